@@ -1,0 +1,37 @@
+# The two commands: `make run` (the GUI with the built-in example) and `make test` (the whole suite, headless).
+# torch is pinned here and only here; override with `make run TORCH=2.14.1`.
+TORCH ?= 2.13.0
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(TORCH)
+
+.PHONY: run test lint format bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet "torch==$(TORCH)"
+	$(BIN)/pip install --quiet -e ".[test]"
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/tcprof
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) build *.egg-info

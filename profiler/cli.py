@@ -1,0 +1,277 @@
+"""`tcprof`: the GUI with no arguments; `tcprof run`, `tcprof examples`, `tcprof inspect`.
+
+Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kept);
+2 a usage error; 130 interrupted (what was measured is kept)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from profiler import examples, outputs, paths
+from profiler.config import (
+    COMPILE_MODES,
+    LOG_ARTIFACTS,
+    ArmSpec,
+    ConfigError,
+    DebugOptions,
+    ModelSource,
+    RunConfig,
+    parse_arms,
+    parse_batch_sizes,
+)
+from profiler.progress import TerminalProgress
+from profiler.runner import Runner
+from profiler.summary import render_summary
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcprof",
+        description="Torch Compile Profiler: eager against torch.compile on your own training loop.",
+    )
+    sub = parser.add_subparsers(dest="command")
+    run = sub.add_parser(
+        "run", help="profile a model file (or a built-in example) and print a summary"
+    )
+    src = run.add_argument_group("model")
+    src.add_argument("model_file", nargs="?", help="a Python file defining nn.Module classes")
+    src.add_argument(
+        "--example", help=f"a built-in example instead of a file ({', '.join(examples.ORDER)})"
+    )
+    src.add_argument("--model", help="the class or factory function in the file to use")
+    src.add_argument(
+        "--factory", help='an expression evaluated in the file, e.g. "GPT(GPTConfig(n_layer=2))"'
+    )
+    src.add_argument(
+        "--input-shape", help="per-sample input shape: 10, 3x64x64, int:128 or int:128:VOCAB"
+    )
+    arms = run.add_argument_group("arms")
+    arms.add_argument(
+        "--arms",
+        default="eager,inductor",
+        help="comma-separated backends (the first is the baseline), or per-arm options separated by ';': "
+        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot'",
+    )
+    arms.add_argument(
+        "--mode", choices=COMPILE_MODES, help="mode for every inductor arm without its own"
+    )
+    arms.add_argument(
+        "--dynamic",
+        choices=("none", "true", "false"),
+        help="dynamic= for every compiled arm without its own",
+    )
+    arms.add_argument(
+        "--fullgraph", action="store_true", help="fullgraph=True for every compiled arm"
+    )
+    loop = run.add_argument_group("loop")
+    loop.add_argument("--batch-sizes", default="32", help="comma-separated, e.g. 32,64,128")
+    loop.add_argument(
+        "--warmup", type=int, default=5, help="warm-up steps after the first step (default 5)"
+    )
+    loop.add_argument(
+        "--steps", type=int, default=50, help="measured steps per batch size (default 50)"
+    )
+    loop.add_argument(
+        "--blocks", type=int, default=5, help="interleaved blocks the measured steps are split into"
+    )
+    loop.add_argument(
+        "--sequential",
+        action="store_true",
+        help="one arm after another, one worker alive at a time",
+    )
+    loop.add_argument("--device", default="cpu", choices=("cpu", "cuda", "mps", "auto"))
+    loop.add_argument("--optimizer", default="sgd", choices=("sgd", "adam", "adamw"))
+    loop.add_argument("--lr", type=float, default=0.01)
+    loop.add_argument("--seed", type=int, default=0)
+    loop.add_argument("--rtol", type=float, default=1e-3, help="accuracy check: relative tolerance")
+    loop.add_argument("--atol", type=float, default=1e-5, help="accuracy check: absolute tolerance")
+    loop.add_argument("--timeout", type=float, help="stop the whole run after this many seconds")
+    dbg = run.add_argument_group("debug (compiled arms)")
+    dbg.add_argument(
+        "--log", default="", help=f"torch._logging artifacts to print: {', '.join(LOG_ARTIFACTS)}"
+    )
+    dbg.add_argument(
+        "--verbose-dynamo", action="store_true", help="torch._dynamo.config.verbose = True"
+    )
+    dbg.add_argument(
+        "--suppress-errors",
+        action="store_true",
+        help="torch._dynamo.config.suppress_errors = True (hides failures)",
+    )
+    dbg.add_argument(
+        "--fail-on-recompile",
+        action="store_true",
+        help='torch.compiler.set_stance("fail_on_recompile")',
+    )
+    out = run.add_argument_group("output")
+    out.add_argument(
+        "--out",
+        help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
+    )
+    out.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+    out.add_argument("--json", action="store_true", help="print session.json instead of the table")
+    out.add_argument(
+        "--show-output", action="store_true", help="echo the model's own printed output"
+    )
+
+    sub.add_parser("examples", help="list the built-in example models")
+    ins = sub.add_parser("inspect", help="list the models a file defines and the inferred input")
+    ins.add_argument("model_file")
+    ins.add_argument("--model")
+    ins.add_argument("--factory")
+    ins.add_argument("--input-shape")
+    sub.add_parser("gui", help="open the desktop application (the default)")
+    return parser
+
+
+def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tuple[ArmSpec, ...]:
+    out = []
+    for a in arms:
+        if a.compiled:
+            kw = a.to_dict()
+            if args.mode and a.mode is None and a.backend == "inductor":
+                kw["mode"] = args.mode
+            if args.dynamic and a.dynamic is None:
+                kw["dynamic"] = {"none": None, "true": True, "false": False}[args.dynamic]
+            if args.fullgraph:
+                kw["fullgraph"] = True
+            a = ArmSpec.from_dict(kw)
+        out.append(a)
+    return tuple(out)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    if bool(args.model_file) == bool(args.example):
+        raise ConfigError("give a model file or --example NAME (one of them)")
+    path = (
+        str(examples.example_path(args.example))
+        if args.example
+        else str(Path(args.model_file).expanduser().absolute())
+    )
+    logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
+    return RunConfig(
+        source=ModelSource(
+            path=path, model=args.model, factory=args.factory, input_shape=args.input_shape
+        ),
+        arms=_apply_defaults(parse_arms(args.arms), args),
+        batch_sizes=parse_batch_sizes(args.batch_sizes),
+        warmup=args.warmup,
+        steps=args.steps,
+        blocks=args.blocks,
+        sequential=args.sequential,
+        device=args.device,
+        optimizer=args.optimizer,
+        lr=args.lr,
+        seed=args.seed,
+        accuracy_rtol=args.rtol,
+        accuracy_atol=args.atol,
+        debug=DebugOptions(
+            logs=logs,
+            verbose=args.verbose_dynamo,
+            suppress_errors=args.suppress_errors,
+            fail_on_recompile=args.fail_on_recompile,
+        ),
+        timeout_s=args.timeout,
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        config = config_from_args(args)
+    except ConfigError as exc:
+        print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    label = args.example or Path(args.model_file).stem
+    out_dir = Path(args.out) if args.out else paths.new_session_dir(label)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "events.jsonl").unlink(missing_ok=True)
+    log = outputs.EventLog(out_dir / "events.jsonl")
+    progress = TerminalProgress(config, [a.name for a in config.arms], quiet=args.quiet)
+    progress._verbose_output = args.show_output
+    runner = Runner(config, listeners=[log, progress])
+    interrupted = False
+    try:
+        session = runner.run()
+    except KeyboardInterrupt:
+        interrupted = True
+        session = runner.session
+    finally:
+        progress.close()
+        log.close()
+    outputs.write_all(session, out_dir)
+    data = session.to_dict(include_samples=False)
+    if args.json:
+        print(json.dumps(data, indent=1))
+    else:
+        print(render_summary(data))
+    print(f"\nsession: {out_dir}", file=sys.stderr)
+    if interrupted:
+        print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return exit_code(data)
+
+
+def exit_code(data: dict) -> int:
+    errors = [a["error"] for a in data["arms"] if a.get("error")]
+    errors += [r["error"] for a in data["arms"] for r in a["results"] if r.get("error")]
+    if errors and all(e.get("kind") == "usage" for e in errors):
+        return EXIT_USAGE
+    if errors or data.get("status") not in ("completed",):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def cmd_examples() -> int:
+    for name, (path, doc) in examples.list_examples().items():
+        print(f"{name:12s} {doc}")
+    return EXIT_OK
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from profiler.inspection import inspect_model
+
+    info = inspect_model(
+        ModelSource(
+            path=str(Path(args.model_file).absolute()),
+            model=args.model,
+            factory=args.factory,
+            input_shape=args.input_shape,
+        )
+    )
+    for c in info.get("candidates", []):
+        print(
+            f"{c['kind']:8s} {c['name']}{c['signature']}"
+            + ("" if c["zero_arg"] else "   (needs arguments)")
+        )
+    if info.get("error"):
+        print(f"tcprof: error: {info['error']['message']}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"\nchosen: {info['chosen']}  parameters: {info['params']:,}  input: {info['input']}")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] == "gui":
+        from app.main import main as gui_main
+
+        return gui_main(argv[1:] if argv else [])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "examples":
+        return cmd_examples()
+    if args.command == "inspect":
+        return cmd_inspect(args)
+    parser.print_help()
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

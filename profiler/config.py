@@ -1,0 +1,297 @@
+"""Run configuration: what to run, frozen before any worker starts.
+
+Pure data and parsing (no torch): the CLI, the GUI and saved sessions all build the same
+`RunConfig`, and a worker receives it as JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+OPTIMIZERS = ("sgd", "adam", "adamw")
+DEVICES = ("cpu", "cuda", "mps", "auto")
+LOG_ARTIFACTS = (
+    "graph_breaks",
+    "recompiles",
+    "recompiles_verbose",
+    "guards",
+    "dynamic",
+    "perf_hints",
+    "output_code",
+)
+
+
+class ConfigError(ValueError):
+    """Bad user input, reported as a usage error (exit code 2) before anything runs."""
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """One arm: eager, or torch.compile(model, backend=..., mode=..., dynamic=..., fullgraph=...)."""
+
+    backend: str = "eager"  # "eager" means no torch.compile at all
+    mode: str | None = None
+    dynamic: bool | None = None
+    fullgraph: bool = False
+    label: str | None = None
+
+    @property
+    def compiled(self) -> bool:
+        return self.backend != "eager"
+
+    @property
+    def name(self) -> str:
+        if self.label:
+            return self.label
+        if not self.compiled:
+            return "eager"
+        parts = [self.backend]
+        if self.mode and self.mode != "default":
+            parts.append(self.mode)
+        if self.dynamic is not None:
+            parts.append(f"dynamic={self.dynamic}")
+        if self.fullgraph:
+            parts.append("fullgraph")
+        return " ".join(parts) if len(parts) == 1 else f"{parts[0]}({', '.join(parts[1:])})"
+
+    def options(self) -> dict[str, Any]:
+        return {"mode": self.mode, "dynamic": self.dynamic, "fullgraph": self.fullgraph}
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArmSpec:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where the model comes from: a Python file plus an optional class name or factory."""
+
+    path: str
+    model: str | None = None  # class or factory function name defined in the file
+    factory: str | None = None  # an expression evaluated in the file's namespace
+    input_shape: str | None = None  # e.g. "10", "3x64x64", "int:128"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class DebugOptions:
+    """Debug settings applied inside each compiled arm's worker (all recorded in the session)."""
+
+    logs: tuple[str, ...] = ()  # torch._logging.set_logs artifacts
+    verbose: bool = False  # torch._dynamo.config.verbose
+    suppress_errors: bool = False  # torch._dynamo.config.suppress_errors: hides failures
+    fail_on_recompile: bool = False  # torch.compiler.set_stance("fail_on_recompile")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "logs": list(self.logs)}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    source: ModelSource
+    arms: tuple[ArmSpec, ...] = (ArmSpec("eager"), ArmSpec("inductor"))
+    batch_sizes: tuple[int, ...] = (32,)
+    warmup: int = 5
+    steps: int = 50
+    blocks: int = 5  # measured steps are split into this many interleaved blocks per arm
+    sequential: bool = False
+    device: str = "cpu"
+    optimizer: str = "sgd"
+    lr: float = 0.01
+    seed: int = 0
+    accuracy_rtol: float = 1e-3
+    accuracy_atol: float = 1e-5
+    debug: DebugOptions = field(default_factory=DebugOptions)
+    timeout_s: float | None = None
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["arms"] = [a.to_dict() for a in self.arms]
+        d["batch_sizes"] = list(self.batch_sizes)
+        d["debug"] = self.debug.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        data = dict(data)
+        data["source"] = ModelSource(**data["source"])
+        data["arms"] = tuple(ArmSpec.from_dict(a) for a in data["arms"])
+        data["batch_sizes"] = tuple(data["batch_sizes"])
+        dbg = dict(data.get("debug") or {})
+        dbg["logs"] = tuple(dbg.get("logs") or ())
+        data["debug"] = DebugOptions(**dbg)
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def validate(cfg: RunConfig) -> None:
+    if not cfg.arms:
+        raise ConfigError("at least one arm is needed")
+    names = [a.name for a in cfg.arms]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"arm names must be distinct (give a label): {', '.join(dupes)}")
+    for arm in cfg.arms:
+        if arm.mode is not None and arm.mode not in COMPILE_MODES:
+            raise ConfigError(
+                f"unknown mode {arm.mode!r}; choose one of {', '.join(COMPILE_MODES)}"
+            )
+        if arm.mode not in (None, "default") and arm.backend != "inductor":
+            raise ConfigError(
+                f"mode={arm.mode!r} only applies to backend 'inductor', not {arm.backend!r}"
+            )
+        if not arm.compiled and (arm.mode or arm.dynamic is not None or arm.fullgraph):
+            raise ConfigError("the eager arm takes no compile options")
+    if not cfg.batch_sizes:
+        raise ConfigError("at least one batch size is needed")
+    if any((not isinstance(b, int)) or b < 1 for b in cfg.batch_sizes):
+        raise ConfigError(f"batch sizes must be positive integers: {list(cfg.batch_sizes)}")
+    if cfg.steps < 1:
+        raise ConfigError("--steps must be at least 1")
+    if cfg.warmup < 0:
+        raise ConfigError("--warmup cannot be negative")
+    if cfg.blocks < 1:
+        raise ConfigError("--blocks must be at least 1")
+    if cfg.device not in DEVICES:
+        raise ConfigError(f"unknown device {cfg.device!r}; choose one of {', '.join(DEVICES)}")
+    if cfg.optimizer not in OPTIMIZERS:
+        raise ConfigError(
+            f"unknown optimizer {cfg.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}"
+        )
+    if not cfg.lr > 0:
+        raise ConfigError("the learning rate must be positive")
+    for art in cfg.debug.logs:
+        if art not in LOG_ARTIFACTS:
+            raise ConfigError(
+                f"unknown log artifact {art!r}; choose from {', '.join(LOG_ARTIFACTS)}"
+            )
+    if cfg.source.input_shape is not None:
+        parse_input_shape(cfg.source.input_shape)
+
+
+def parse_batch_sizes(text: str) -> tuple[int, ...]:
+    """'32, 64,128' -> (32, 64, 128); duplicates and non-positive numbers are errors."""
+    items = [t for t in re.split(r"[\s,]+", text.strip()) if t]
+    if not items:
+        raise ConfigError("give at least one batch size, e.g. 32,64")
+    out: list[int] = []
+    for item in items:
+        if not item.isdigit() or int(item) < 1:
+            raise ConfigError(f"batch size {item!r} is not a positive integer")
+        if int(item) in out:
+            raise ConfigError(f"batch size {item} is listed twice")
+        out.append(int(item))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class InputShape:
+    """A per-sample input shape; the batch dimension is prepended at run time."""
+
+    dims: tuple[int, ...]
+    integer: bool = False
+    vocab: int | None = None
+
+    def describe(self) -> str:
+        text = "x".join(str(d) for d in self.dims)
+        if not self.integer:
+            return text
+        return f"int:{text}:{self.vocab}" if self.vocab else f"int:{text}"
+
+
+def parse_input_shape(text: str) -> InputShape:
+    """'10' -> floats (B, 10); '3x64x64' -> (B, 3, 64, 64); 'int:128' -> tokens (B, 128);
+    'int:128:50257' also fixes the token range."""
+    raw = text.strip().lower()
+    integer = raw.startswith("int:")
+    if integer:
+        raw = raw[4:]
+    vocab = None
+    if integer and ":" in raw:
+        raw, vocab_text = raw.split(":", 1)
+        if not vocab_text.isdigit() or int(vocab_text) < 1:
+            raise ConfigError(
+                f"input shape {text!r}: the token range after the second ':' must be a positive integer"
+            )
+        vocab = int(vocab_text)
+    parts = [p for p in re.split(r"[x×,\s]+", raw) if p]
+    if not parts or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise ConfigError(
+            f"input shape {text!r} is not of the form 10, 3x64x64 or int:128 (per sample, without the batch size)"
+        )
+    return InputShape(tuple(int(p) for p in parts), integer, vocab)
+
+
+def parse_arms(text: str) -> tuple[ArmSpec, ...]:
+    """Shorthand 'eager,inductor,aot_eager' or long form with per-arm options:
+    'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot'.
+
+    Arms are separated by ';' when any arm carries options, else by ','."""
+    text = text.strip()
+    if not text:
+        raise ConfigError("give at least one arm, e.g. --arms eager,inductor")
+    chunks = [
+        c.strip() for c in (text.split(";") if (";" in text or ":" in text) else text.split(","))
+    ]
+    arms = []
+    for chunk in chunks:
+        if chunk:
+            arms.append(parse_arm(chunk))
+    if not arms:
+        raise ConfigError("give at least one arm, e.g. --arms eager,inductor")
+    return tuple(arms)
+
+
+def parse_arm(text: str) -> ArmSpec:
+    backend, _, opts = text.partition(":")
+    backend = backend.strip()
+    if not re.fullmatch(r"[A-Za-z_][\w.\-]*", backend):
+        raise ConfigError(f"arm {text!r}: {backend!r} is not a backend name")
+    kwargs: dict[str, Any] = {}
+    for item in [o.strip() for o in opts.split(",") if o.strip()]:
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq:
+            raise ConfigError(f"arm {text!r}: option {item!r} should be key=value")
+        if key == "mode":
+            kwargs["mode"] = value
+        elif key == "dynamic":
+            kwargs["dynamic"] = _parse_tristate(value, text)
+        elif key == "fullgraph":
+            kwargs["fullgraph"] = bool(_parse_tristate(value, text))
+        elif key in ("label", "name"):
+            kwargs["label"] = value
+        else:
+            raise ConfigError(
+                f"arm {text!r}: unknown option {key!r} (mode, dynamic, fullgraph, label)"
+            )
+    return ArmSpec(backend=backend, **kwargs)
+
+
+def _parse_tristate(value: str, context: str) -> bool | None:
+    v = value.lower()
+    if v in ("true", "1", "yes", "on"):
+        return True
+    if v in ("false", "0", "no", "off"):
+        return False
+    if v in ("none", "null", "auto"):
+        return None
+    raise ConfigError(f"arm {context!r}: {value!r} is not true, false or none")
+
+
+def example_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "resources" / "examples"

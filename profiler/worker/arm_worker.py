@@ -1,0 +1,300 @@
+"""One arm inside its worker process: load the model, build the arm, run steps on command.
+
+The engine drives it one command at a time (load, prepare, measure, finish), which is how arms
+in separate processes take turns in interleaved blocks.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import torch
+import torch._dynamo
+
+from profiler.config import ArmSpec, RunConfig
+from profiler.worker import environment, errors, inputs, model_source, timed_loop
+from profiler.worker.channel import EventChannel
+from profiler.worker.dynamo_insight import CompileWatcher
+from profiler.worker.memory import MemoryProbe
+
+BATCHES_PER_SIZE = 4
+
+
+class StepFailed(Exception):
+    def __init__(self, event: dict[str, Any]) -> None:
+        super().__init__(event["message"])
+        self.event = event
+
+
+def _optimizer(name: str, params, lr: float) -> torch.optim.Optimizer:
+    if name == "adam":
+        return torch.optim.Adam(params, lr=lr)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=lr)
+    return torch.optim.SGD(params, lr=lr)
+
+
+class ArmWorker:
+    def __init__(self, channel: EventChannel) -> None:
+        self.ch = channel
+        self.cfg: RunConfig | None = None
+        self.arm: ArmSpec | None = None
+        self.batches: list[inputs.Batch] = []
+        self.next_step = 0
+        self.last_loss: torch.Tensor | None = None
+        self.watcher: CompileWatcher | None = None
+        self.bs_compiles: list[dict[str, Any]] = []
+        self.bs_graph_breaks: list[dict[str, Any]] = []
+        self.bs_fallbacks: list[dict[str, Any]] = []
+
+    # -- commands ---------------------------------------------------------------------------
+    def load(self, config: dict[str, Any], arm_index: int) -> None:
+        cfg = self.cfg = RunConfig.from_dict(config)
+        arm = self.arm = cfg.arms[arm_index]
+        device_name = environment.resolve_device(cfg.device)
+        self.ch.emit("hello", **environment.describe(device_name))
+        self.ch.emit("phase", phase="loading", batch_size=None)
+        if device_name == "cuda" and not torch.cuda.is_available():
+            raise StepFailed(
+                self._usage("device 'cuda' was asked for, but this torch build sees no CUDA device")
+            )
+        if device_name == "mps" and not torch.backends.mps.is_available():
+            raise StepFailed(self._usage("device 'mps' was asked for, but it is not available"))
+        if arm.compiled:
+            known = torch._dynamo.list_backends(exclude_tags=())
+            if arm.backend not in known:
+                raise StepFailed(
+                    self._usage(
+                        f"unknown torch.compile backend {arm.backend!r}; available: {', '.join(sorted(known))}"
+                    )
+                )
+        self.device = torch.device(device_name)
+        self.user_file = str(cfg.source.path)
+        try:
+            module = self.module = model_source.import_file(cfg.source.path)
+            torch.manual_seed(cfg.seed)  # identical initial weights in every arm
+            model, how = model_source.build_model(module, cfg.source.model, cfg.source.factory)
+            model = self.model = model.to(self.device).train()
+            self.plan = inputs.plan_inputs(model, module, cfg.source.input_shape)
+        except model_source.ModelLoadError as exc:
+            raise StepFailed(self._error_from_load(exc)) from exc
+        except inputs.InputError as exc:
+            raise StepFailed(self._simple_error("load", str(exc))) from exc
+        except Exception as exc:
+            raise StepFailed(errors.describe(exc, "load", False, self.user_file)) from exc
+        self.optimizer = _optimizer(cfg.optimizer, model.parameters(), cfg.lr)
+        self.loss_of = inputs.LossOf(cfg.seed)
+        self.memory = MemoryProbe(self.device)
+        if arm.compiled:
+            self.watcher = CompileWatcher(cfg.debug, self.user_file)
+            options = {k: v for k, v in arm.options().items() if v is not None}
+            if options.get("mode") == "default":
+                options.pop("mode")
+            self.runner = torch.compile(model, backend=arm.backend, **options)
+        else:
+            self.runner = model
+        self.ch.emit(
+            "loaded",
+            model=how,
+            params=model_source.count_parameters(model),
+            input=self.plan.describe(),
+            input_source=self.plan.source,
+            candidates=[c.to_dict() for c in model_source.list_candidates(module)],
+        )
+
+    def prepare(self, batch_size: int) -> None:
+        """Generate batches, time the first (compiling) step alone, then the warm-up steps."""
+        cfg = self.cfg
+        assert cfg is not None and self.arm is not None
+        self.memory.reset_peaks()
+        self.bs_compiles, self.bs_graph_breaks, self.bs_fallbacks = [], [], []
+        count = max(1, min(BATCHES_PER_SIZE, cfg.steps + cfg.warmup + 1))
+        try:
+            self.batches = inputs.make_batches(
+                self.plan, self.model, self.module, batch_size, self.device, cfg.seed, count
+            )
+        except inputs.InputError as exc:
+            raise StepFailed(self._simple_error("load", str(exc), batch_size)) from exc
+        except Exception as exc:
+            raise StepFailed(
+                errors.describe(exc, "load", False, self.user_file, batch_size)
+            ) from exc
+        torch.manual_seed(cfg.seed + batch_size)  # same dropout stream in every arm
+        self.ch.emit(
+            "phase", phase="compiling" if self.arm.compiled else "first_step", batch_size=batch_size
+        )
+        ms, loss, grad_norm = self._first_step(batch_size)
+        compiles = self._take_insight(batch_size, step=0)
+        self.ch.emit(
+            "first_step",
+            batch_size=batch_size,
+            ms=ms,
+            loss=loss,
+            grad_norm=grad_norm,
+            compile_s=sum(c["seconds"] or 0 for c in compiles),
+            compiles=len(compiles),
+        )
+        self._sample_memory(batch_size, 0)
+        self.next_step = 1
+        if cfg.warmup:
+            self.ch.emit("phase", phase="warmup", batch_size=batch_size)
+            self._run(batch_size, cfg.warmup, "warmup")
+
+    def measure(self, batch_size: int, steps: int) -> None:
+        self.ch.emit("phase", phase="measuring", batch_size=batch_size)
+        self._run(batch_size, steps, "measure")
+        self.ch.emit("block_done", batch_size=batch_size, steps=steps)
+
+    def finish(self, batch_size: int) -> None:
+        self._take_insight(batch_size, self.next_step)
+        last = _as_float(self.last_loss)
+        peaks = self.memory.peaks()
+        self.ch.emit(
+            "bs_done",
+            batch_size=batch_size,
+            last_loss=last,
+            graphs=sum(1 for c in self.bs_compiles if c["kind"] == "first"),
+            recompiles=sum(1 for c in self.bs_compiles if c["kind"] == "recompile"),
+            graph_breaks=len(self.bs_graph_breaks),
+            fell_back=bool(self.bs_fallbacks),
+            dynamo_compile_s=sum(c["seconds"] or 0 for c in self.bs_compiles),
+            **peaks,
+        )
+        self.batches = []
+        self.ch.emit("phase", phase="idle", batch_size=None)
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
+    # -- steps ------------------------------------------------------------------------------
+    def _step(self, batch: inputs.Batch) -> torch.Tensor:
+        out = self.runner(*batch.args, **batch.kwargs)
+        loss = self.loss_of(out, batch)
+        loss.backward()
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        return loss
+
+    def _sync(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        elif self.device.type == "mps":
+            torch.mps.synchronize()
+
+    def _first_step(self, batch_size: int) -> tuple[float, float | None, float | None]:
+        """Timed alone and in stages, so an error names its stage and the gradient norm can be
+        read (untimed) between backward and the optimizer step."""
+        batch = self.batches[0]
+        compiled = bool(self.arm and self.arm.compiled)
+        self._sync()
+        clock = time.perf_counter_ns
+        t0 = clock()
+        stage = "forward"
+        try:
+            out = self.runner(*batch.args, **batch.kwargs)
+            stage = "loss"
+            loss = self.loss_of(out, batch)
+            stage = "backward"
+            loss.backward()
+            self._sync()
+            t1 = clock()
+            grad_norm = _grad_norm(self.model)
+            loss_value = _as_float(loss)
+            t2 = clock()
+            stage = "optimizer"
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+            self._sync()
+            t3 = clock()
+        except inputs.InputError as exc:
+            raise StepFailed(self._simple_error("loss", str(exc), batch_size)) from exc
+        except Exception as exc:
+            self._take_insight(batch_size, step=0)
+            raise StepFailed(
+                errors.describe(exc, stage, compiled, self.user_file, batch_size)
+            ) from exc
+        self.last_loss = loss
+        return ((t1 - t0) + (t3 - t2)) / 1e6, loss_value, grad_norm
+
+    def _run(self, batch_size: int, n: int, phase: str) -> None:
+        watch = self.watcher is not None
+
+        def flush(start: int, ms: list[float]) -> None:
+            self.ch.emit("steps", batch_size=batch_size, phase=phase, start=start, ms=ms)
+            if watch:
+                self._take_insight(batch_size, start)
+            self._sample_memory(batch_size, start + len(ms) - 1)
+
+        loop = timed_loop.run_cuda if self.device.type == "cuda" else timed_loop.run_cpu
+        try:
+            loss = loop(self._step, self.batches, n, self.next_step, flush)
+        except Exception as exc:
+            self._take_insight(batch_size, self.next_step)
+            raise StepFailed(
+                errors.describe(
+                    exc, "runtime", bool(self.arm and self.arm.compiled), self.user_file, batch_size
+                )
+            ) from exc
+        self.next_step += n
+        self.last_loss = loss
+
+    # -- insight and memory -------------------------------------------------------------------
+    def _take_insight(self, batch_size: int, step: int) -> list[dict[str, Any]]:
+        if self.watcher is None:
+            return []
+        compiles = self.watcher.take_compiles()
+        for c in compiles:
+            self.ch.emit("compile", batch_size=batch_size, step=step, **c)
+        self.bs_compiles.extend(compiles)
+        for gb in self.watcher.take_graph_breaks():
+            self.ch.emit("graph_break", batch_size=batch_size, step=step, **gb)
+            self.bs_graph_breaks.append(gb)
+        for fb in self.watcher.take_fallbacks():
+            self.ch.emit("fallback", batch_size=batch_size, step=step, **fb)
+            self.bs_fallbacks.append(fb)
+        for log in self.watcher.take_artifact_logs():
+            self.ch.emit("log", stream="torch", **log)
+        return compiles
+
+    def _sample_memory(self, batch_size: int, step: int) -> None:
+        self.ch.emit("memory", batch_size=batch_size, step=step, **self.memory.sample())
+
+    # -- errors -----------------------------------------------------------------------------
+    def _usage(self, message: str) -> dict[str, Any]:
+        return self._simple_error("usage", message)
+
+    def _simple_error(
+        self, kind: str, message: str, batch_size: int | None = None
+    ) -> dict[str, Any]:
+        return {
+            "kind": kind,
+            "message": message,
+            "traceback": None,
+            "file": None,
+            "line": None,
+            "batch_size": batch_size,
+            "fatal": True,
+        }
+
+    def _error_from_load(self, exc: model_source.ModelLoadError) -> dict[str, Any]:
+        event = errors.describe(exc, "load", False, getattr(self, "user_file", None))
+        event.update(kind=exc.kind, message=str(exc))
+        if exc.file:
+            event.update(file=exc.file, line=exc.line)
+        return event
+
+
+def _as_float(t: torch.Tensor | None) -> float | None:
+    if t is None:
+        return None
+    value = float(t.detach().float().item())
+    return value if math.isfinite(value) else None
+
+
+def _grad_norm(model: torch.nn.Module) -> float | None:
+    grads = [p.grad.detach().float().norm() for p in model.parameters() if p.grad is not None]
+    if not grads:
+        return None
+    value = float(torch.stack(grads).norm().item())
+    return value if math.isfinite(value) else None

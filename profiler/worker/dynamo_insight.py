@@ -1,0 +1,166 @@
+"""What TorchDynamo and Inductor decided: compiles, recompiles (with guard failures), graph
+breaks (with the user's file and line) and recompile-limit fallbacks.
+
+Structured sources first: `torch._dynamo.utils.get_compilation_metrics()` gives one record per
+frame compile with its recompile reason and time breakdown; graph breaks come from the
+`graph_breaks` log artifact's records, caught by a logging.Handler (not by scraping stderr).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from typing import Any
+
+import torch
+import torch._dynamo
+from torch._dynamo import utils as dynamo_utils
+
+from profiler.config import DebugOptions
+
+_GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
+_LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")
+_LIMIT_REASON = re.compile(r"last reason: (.+)")
+_ALWAYS_CAPTURED = ("graph_breaks", "recompiles")
+
+
+class _Capture(logging.Handler):
+    def __init__(self, watcher: CompileWatcher) -> None:
+        super().__init__(logging.DEBUG)
+        self.watcher = watcher
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.watcher._on_record(record)
+        except Exception:  # never let insight break the user's run
+            pass
+
+
+class _DropUnrequested(logging.Filter):
+    """torch prints enabled artifacts to stderr; print only the ones the user asked for."""
+
+    def __init__(self, requested: set[str]) -> None:
+        super().__init__()
+        self.requested = requested
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        name = record.name
+        if "__" not in name:
+            return True
+        artifact = name.rsplit("__", 1)[1]
+        return artifact not in _ALWAYS_CAPTURED or artifact in self.requested
+
+
+class CompileWatcher:
+    def __init__(self, debug: DebugOptions, user_file: str | None) -> None:
+        self.user_file = user_file
+        self.graph_breaks: list[dict[str, Any]] = []
+        self.fallbacks: list[dict[str, Any]] = []
+        self.artifact_logs: list[dict[str, Any]] = []
+        self._requested = set(debug.logs)
+        flags = {a: True for a in set(debug.logs) | set(_ALWAYS_CAPTURED)}
+        torch._logging.set_logs(**flags)
+        dropper = _DropUnrequested(self._requested)
+        for handler in logging.getLogger("torch").handlers:
+            handler.addFilter(dropper)
+        logging.getLogger("torch._dynamo").addHandler(_Capture(self))
+        logging.getLogger("torch._inductor").addHandler(_Capture(self))
+        if debug.verbose:
+            torch._dynamo.config.verbose = True
+        if debug.suppress_errors:
+            torch._dynamo.config.suppress_errors = True
+        dynamo_utils.clear_compilation_metrics()
+
+    def _on_record(self, record: logging.LogRecord) -> None:
+        name = record.name
+        if name.endswith("__graph_breaks"):
+            self.graph_breaks.append(parse_graph_break(record.getMessage()))
+        elif record.levelno >= logging.WARNING and "recompile_limit" in record.getMessage():
+            self.fallbacks.append(parse_limit_hit(record.getMessage()))
+        if "__" in name:
+            artifact = name.rsplit("__", 1)[1]
+            if artifact in self._requested:
+                self.artifact_logs.append({"artifact": artifact, "text": record.getMessage()})
+
+    def take_compiles(self) -> list[dict[str, Any]]:
+        """Compile records since the last call (forward frames only; backward compiles are folded in)."""
+        records = dynamo_utils.get_compilation_metrics()
+        dynamo_utils.clear_compilation_metrics()
+        out = []
+        for rec in records:
+            d = dataclasses.asdict(rec) if dataclasses.is_dataclass(rec) else dict(vars(rec))
+            if not d.get("co_name"):
+                continue
+            out.append(
+                {
+                    "compile_id": d.get("compile_id"),
+                    "frame": d.get("co_name"),
+                    "file": d.get("co_filename"),
+                    "line": d.get("co_firstlineno"),
+                    "kind": "recompile" if d.get("recompile_reason") else "first",
+                    "reason": d.get("recompile_reason"),
+                    "seconds": d.get("entire_frame_compile_time_s"),
+                    "backend_s": d.get("backend_compile_time_s"),
+                    "inductor_s": d.get("inductor_compile_time_s"),
+                    "code_gen_s": d.get("code_gen_time_s"),
+                    "fx_cache_hits": d.get("inductor_fx_local_cache_hit_count"),
+                    "fx_cache_misses": d.get("inductor_fx_local_cache_miss_count"),
+                    "graph_ops": d.get("graph_op_count"),
+                    "guards": d.get("guard_count"),
+                    "fail_type": d.get("fail_type"),
+                    "fail_reason": d.get("fail_reason"),
+                }
+            )
+        return out
+
+    def take_graph_breaks(self) -> list[dict[str, Any]]:
+        out, self.graph_breaks = self.graph_breaks, []
+        return out
+
+    def take_fallbacks(self) -> list[dict[str, Any]]:
+        out, self.fallbacks = self.fallbacks, []
+        return out
+
+    def take_artifact_logs(self) -> list[dict[str, Any]]:
+        out, self.artifact_logs = self.artifact_logs, []
+        return out
+
+
+def parse_graph_break(text: str) -> dict[str, Any]:
+    lines = text.splitlines()
+    file = line = None
+    m = _GB_AT.search(lines[0]) if lines else None
+    if m:
+        file, line = m.group(1), int(m.group(2))
+    reason = explanation = None
+    hints = []
+    for raw in lines[1:]:
+        s = raw.strip()
+        if s.startswith("Graph Break Reason:"):
+            reason = s.split(":", 1)[1].strip()
+        elif s.startswith("Explanation:") and explanation is None:
+            explanation = s.split(":", 1)[1].strip()
+        elif s.startswith("Hint:"):
+            hints.append(s.split(":", 1)[1].strip())
+    if reason is None:
+        reason = lines[0] if lines else "graph break"
+    return {
+        "reason": reason,
+        "explanation": explanation,
+        "hints": hints,
+        "file": file,
+        "line": line,
+        "text": text,
+    }
+
+
+def parse_limit_hit(text: str) -> dict[str, Any]:
+    fn = _LIMIT_FN.search(text)
+    last = _LIMIT_REASON.search(text)
+    return {
+        "frame": fn.group(1) if fn else None,
+        "file": fn.group(2) if fn else None,
+        "line": int(fn.group(3)) if fn else None,
+        "reason": last.group(1).strip() if last else text.splitlines()[0],
+    }

@@ -1,0 +1,65 @@
+"""What the worker runs on: reported once in the `hello` event and stored in the session."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from typing import Any
+
+import torch
+
+
+def resolve_device(requested: str) -> str:
+    if requested != "auto":
+        return requested
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def available_devices() -> list[str]:
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices.append("cuda")
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        devices.append("mps")
+    return devices
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def describe(device: str) -> dict[str, Any]:
+    import torch._dynamo
+
+    info: dict[str, Any] = {
+        "torch": torch.__version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "device": device,
+        "device_name": cpu_name(),
+        "cpu": cpu_name(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "cuda": torch.version.cuda,
+        "cuda_available": torch.cuda.is_available(),
+        "devices": available_devices(),
+        "backends": sorted(torch._dynamo.list_backends(exclude_tags=())),
+        "pid": os.getpid(),
+    }
+    if device == "cuda" and torch.cuda.is_available():
+        info["device_name"] = torch.cuda.get_device_name()
+        props = torch.cuda.get_device_properties(0)
+        info["cuda_memory_mb"] = round(props.total_memory / 2**20)
+    return info

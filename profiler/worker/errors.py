@@ -1,0 +1,127 @@
+"""Turn an exception from the user's model or from torch.compile into a one-line error event."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Any
+
+import torch
+
+_OWN_DIRS = (
+    os.path.dirname(torch.__file__),
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # profiler/
+)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen, out = set(), []
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+def user_location(exc: BaseException, user_file: str | None) -> tuple[str | None, int | None]:
+    """The innermost frame in the user's file (else outside torch and this package)."""
+    best: tuple[str | None, int | None] = (None, None)
+    fallback: tuple[str | None, int | None] = (None, None)
+    for item in _chain(exc):
+        if isinstance(item, SyntaxError) and item.filename:
+            return item.filename, item.lineno
+        for frame in traceback.extract_tb(item.__traceback__):
+            fname = os.path.abspath(frame.filename)
+            if user_file and fname == os.path.abspath(user_file):
+                best = (fname, frame.lineno)
+            elif (
+                not fname.startswith(_OWN_DIRS)
+                and "site-packages" not in fname
+                and not fname.startswith("<")
+            ):
+                fallback = (fname, frame.lineno)
+    return best if best[0] else fallback
+
+
+def is_oom(exc: BaseException) -> bool:
+    for item in _chain(exc):
+        if isinstance(item, (torch.cuda.OutOfMemoryError, MemoryError)):
+            return True
+        if "out of memory" in str(item).lower():
+            return True
+    return False
+
+
+def is_compile_failure(exc: BaseException) -> bool:
+    import torch._dynamo.exc as dexc
+
+    compile_types = tuple(
+        t
+        for t in (
+            getattr(dexc, n, None)
+            for n in (
+                "BackendCompilerFailed",
+                "Unsupported",
+                "InternalTorchDynamoError",
+                "UserError",
+                "FailOnRecompileLimitHit",
+                "RecompileError",
+            )
+        )
+        if t
+    )
+    for item in _chain(exc):
+        if isinstance(item, compile_types):
+            return True
+        mod = type(item).__module__ or ""
+        if mod.startswith(("torch._inductor", "torch._dynamo.backends")):
+            return True
+    return False
+
+
+def _first_line(text: str) -> str:
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def describe(
+    exc: BaseException,
+    phase: str,
+    compiled: bool,
+    user_file: str | None,
+    batch_size: int | None = None,
+) -> dict[str, Any]:
+    """phase: load, forward, loss, backward, optimizer or runtime (a later step)."""
+    kind = phase
+    if is_oom(exc):
+        kind = "oom"
+    elif compiled and phase in ("forward", "backward", "runtime") and is_compile_failure(exc):
+        kind = "compile"
+    file, line = user_location(exc, user_file)
+    detail = _first_line(str(exc)) or type(exc).__name__
+    what = {
+        "forward": "the first forward failed",
+        "loss": "computing the loss failed",
+        "backward": "backward() failed",
+        "optimizer": "optimizer.step() failed",
+        "runtime": "a training step failed",
+        "compile": "torch.compile failed",
+        "oom": "out of memory",
+        "load": "loading the model failed",
+    }.get(kind, kind)
+    where = f" ({os.path.basename(file)}:{line})" if file else ""
+    at = f" at batch size {batch_size}" if batch_size else ""
+    message = f"{what}{at}: {type(exc).__name__}: {detail}{where}"
+    return {
+        "kind": kind,
+        "message": message,
+        "exception": type(exc).__name__,
+        "traceback": "".join(traceback.format_exception(exc)),
+        "file": file,
+        "line": line,
+        "batch_size": batch_size,
+        "fatal": kind != "oom",
+    }

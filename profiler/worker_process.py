@@ -1,0 +1,157 @@
+"""A worker process as the engine sees it: start, send commands, read events, stop, classify.
+
+Workers are fresh interpreters (never forked: CUDA cannot be re-initialised in a fork) in their
+own session, so Stop ends the worker *and* inductor's compile sub-processes. Every pipe is
+drained by a thread into one queue that the runner reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+from profiler.events import decode
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TERMINATE_GRACE_S = 1.0
+
+
+class WorkerProcess:
+    def __init__(
+        self, index: int, inbox: queue.Queue, extra_env: dict[str, str] | None = None
+    ) -> None:
+        self.index = index
+        self._inbox = inbox
+        self._threads: list[threading.Thread] = []
+        self.stopped_by_us = False
+        env = dict(os.environ)
+        env["PYTHONUNBUFFERED"] = "1"
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")])
+        )
+        env.update(extra_env or {})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "profiler.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env=env,
+            cwd=str(PROJECT_ROOT),
+        )
+        self.pid = self.proc.pid
+        self._reader(self.proc.stdout, self._read_events)
+        self._reader(self.proc.stderr, self._read_output)
+
+    def _reader(self, stream: IO[bytes] | None, target) -> None:
+        t = threading.Thread(
+            target=target, args=(stream,), daemon=True, name=f"worker{self.index}-reader"
+        )
+        t.start()
+        self._threads.append(t)
+
+    def _read_events(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            try:
+                event = decode(line)
+            except ValueError:
+                event = {
+                    "type": "log",
+                    "stream": "channel",
+                    "text": line.decode(errors="replace").rstrip(),
+                }
+            self._inbox.put((self.index, event))
+        self._inbox.put((self.index, {"type": "_eof"}))
+
+    def _read_output(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            self._inbox.put(
+                (
+                    self.index,
+                    {
+                        "type": "log",
+                        "stream": "output",
+                        "text": line.decode(errors="replace").rstrip("\n"),
+                    },
+                )
+            )
+
+    def send(self, command: dict[str, Any]) -> bool:
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write((json.dumps(command) + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self, grace_s: float = TERMINATE_GRACE_S) -> None:
+        """End the worker's whole process group: terminate, then kill; always reap."""
+        if self.proc.poll() is None:
+            self.stopped_by_us = True
+        for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(self.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._kill_stragglers()
+        for stream in (self.proc.stdin,):
+            try:
+                if stream:
+                    stream.close()
+            except OSError:
+                pass
+        for t in self._threads:
+            t.join(timeout=2.0)
+
+    def _kill_stragglers(self) -> None:
+        # Compile sub-processes inherit the group; a SIGKILL to the group reaches any left over.
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def exit_gracefully(self, timeout_s: float = 10.0) -> None:
+        self.send({"cmd": "exit"})
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
+        self.stop()
+
+    def classify_exit(self) -> dict[str, Any]:
+        code = self.proc.poll()
+        if code is None:
+            return {"status": "running", "code": None}
+        if code == 0:
+            return {"status": "normal", "code": 0}
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            if self.stopped_by_us:
+                return {"status": "stopped", "code": code, "signal": name}
+            hint = " (possibly the out-of-memory killer)" if -code == signal.SIGKILL else ""
+            return {
+                "status": "signal",
+                "code": code,
+                "signal": name,
+                "message": f"worker killed by {name}{hint}",
+            }
+        return {"status": "error", "code": code, "message": f"worker exited with code {code}"}
