@@ -227,7 +227,7 @@ def exit_code(data: dict) -> int:
 
 
 def cmd_examples() -> int:
-    for name, (path, doc) in examples.list_examples().items():
+    for name, (_path, doc) in examples.list_examples().items():
         print(f"{name:12s} {doc}")
     return EXIT_OK
 

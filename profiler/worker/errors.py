@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import traceback
 from typing import Any
 
@@ -24,8 +25,31 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return out
 
 
+_USER_CODE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+_FAKE_CALL_ERROR = re.compile(r"got (\w+(?:Error|Exception))\('(.+?)'\)", re.S)
+
+
+def _traced_user_frame(exc: BaseException, user_file: str | None) -> tuple[str | None, int | None]:
+    """Dynamo reports where in the user's code tracing failed in a 'from user code:' section."""
+    text = str(exc)
+    if "from user code:" not in text:
+        return None, None
+    frames = _USER_CODE_FRAME.findall(text.split("from user code:", 1)[1])
+    for fname, line in frames:
+        if user_file and os.path.abspath(fname) == os.path.abspath(user_file):
+            return fname, int(line)
+    for fname, line in frames:
+        if "site-packages" not in fname:
+            return fname, int(line)
+    return None, None
+
+
 def user_location(exc: BaseException, user_file: str | None) -> tuple[str | None, int | None]:
     """The innermost frame in the user's file (else outside torch and this package)."""
+    for item in _chain(exc):
+        traced = _traced_user_frame(item, user_file)
+        if traced[0]:
+            return traced
     best: tuple[str | None, int | None] = (None, None)
     fallback: tuple[str | None, int | None] = (None, None)
     for item in _chain(exc):
@@ -51,6 +75,13 @@ def is_oom(exc: BaseException) -> bool:
         if "out of memory" in str(item).lower():
             return True
     return False
+
+
+def is_user_code_error(exc: BaseException) -> bool:
+    """Dynamo ran the user's code on fake tensors and it failed: eager would fail too."""
+    import torch._dynamo.exc as dexc
+
+    return any(isinstance(item, dexc.TorchRuntimeError) for item in _chain(exc))
 
 
 def is_compile_failure(exc: BaseException) -> bool:
@@ -98,10 +129,18 @@ def describe(
     kind = phase
     if is_oom(exc):
         kind = "oom"
-    elif compiled and phase in ("forward", "backward", "runtime") and is_compile_failure(exc):
+    elif (
+        compiled
+        and phase in ("forward", "backward", "runtime")
+        and is_compile_failure(exc)
+        and not is_user_code_error(exc)
+    ):
         kind = "compile"
     file, line = user_location(exc, user_file)
-    detail = _first_line(str(exc)) or type(exc).__name__
+    name, detail = type(exc).__name__, _first_line(str(exc)) or type(exc).__name__
+    inner = _FAKE_CALL_ERROR.search(str(exc)) if is_user_code_error(exc) else None
+    if inner:
+        name, detail = inner.group(1), inner.group(2).strip()
     what = {
         "forward": "the first forward failed",
         "loss": "computing the loss failed",
@@ -114,7 +153,7 @@ def describe(
     }.get(kind, kind)
     where = f" ({os.path.basename(file)}:{line})" if file else ""
     at = f" at batch size {batch_size}" if batch_size else ""
-    message = f"{what}{at}: {type(exc).__name__}: {detail}{where}"
+    message = f"{what}{at}: {name}: {detail}{where}"
     return {
         "kind": kind,
         "message": message,

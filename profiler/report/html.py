@@ -1,0 +1,209 @@
+"""report.html: one self-contained page (styles, scripts and data inline; no request to any host).
+
+Every piece of text that comes from a model, a log or the environment goes through `esc()`;
+the chart data travels as JSON in a <script type="application/json"> element, escaped by
+`data.script_json` so that no string in it can end the element.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import time
+from typing import Any
+
+from profiler.report import sections
+from profiler.report.data import RESOURCES, model_label, script_json
+
+VENDOR = RESOURCES / "vendor" / "uplot"
+# No network at all: scripts and styles only from this page, images only as data: URLs.
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+def esc(value: Any) -> str:
+    return _html.escape("" if value is None else str(value), quote=True)
+
+
+def _resource(path) -> str:
+    text = path.read_text(encoding="utf-8")
+    # An inlined file must not be able to close the element it is inlined into.
+    for closer in ("</script", "</style", "<!--"):
+        if closer in text.lower():
+            raise ValueError(f"{path.name} contains {closer!r} and cannot be inlined")
+    return text
+
+
+def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
+    """The compact data the charts draw from."""
+    config = session_dict.get("config") or {}
+    arms = session_dict.get("arms") or []
+    samples = [
+        {
+            "arm": s.get("arm"),
+            "batch_size": s.get("batch_size"),
+            "warmup_ms": s.get("warmup_ms") or [],
+            "ms": s.get("ms") or [],
+            "memory": s.get("memory") or [],
+        }
+        for s in session_dict.get("samples") or []
+    ]
+    order = list(config.get("batch_sizes") or [])
+    seen = {s["batch_size"] for s in samples} | {
+        r.get("batch_size") for a in arms for r in a.get("results") or []
+    }
+    batch_sizes = [b for b in order if b in seen] + sorted(
+        b for b in seen if b not in order and isinstance(b, int)
+    )
+    cuda = any(m[2] is not None for s in samples for m in s["memory"] if len(m) > 2)
+    summary = [
+        {
+            "arm": a.get("name"),
+            "batch_size": r.get("batch_size"),
+            "samples_per_s": r.get("samples_per_s"),
+            "median_ms": r.get("median_ms"),
+        }
+        for a in arms
+        for r in a.get("results") or []
+    ]
+    markers = []
+    for a in arms:
+        for rc in a.get("recompiles") or []:
+            if (rc.get("step") or 0) > 0:
+                markers.append(
+                    {
+                        "arm": a.get("name"),
+                        "batch_size": rc.get("batch_size"),
+                        "step": rc.get("step"),
+                        "label": "recompile",
+                    }
+                )
+        for fb in a.get("fallbacks") or []:
+            if (fb.get("step") or 0) > 0:
+                markers.append(
+                    {
+                        "arm": a.get("name"),
+                        "batch_size": fb.get("batch_size"),
+                        "step": fb.get("step"),
+                        "label": "fell back to eager",
+                    }
+                )
+    return {
+        "arms": [{"name": a.get("name"), "compiled": a.get("backend") != "eager"} for a in arms],
+        "batch_sizes": batch_sizes,
+        "warmup": config.get("warmup") or 0,
+        "samples": samples,
+        "summary": summary,
+        "markers": markers,
+        "cuda": cuda,
+    }
+
+
+def _header(session_dict: dict[str, Any]) -> str:
+    env = session_dict.get("environment") or {}
+    status = session_dict.get("status") or "unknown"
+    started = session_dict.get("started_at")
+    when = (
+        time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
+        if isinstance(started, (int, float))
+        else "unknown time"
+    )
+    arms = ", ".join(str(a.get("name")) for a in session_dict.get("arms") or [])
+    status_cls = "good" if status == "completed" else "bad"
+    device = env.get("device_name") or env.get("device") or "?"
+    facts = [
+        f"arms: {esc(arms)}",
+        f"{esc(env.get('device') or '?')} ({esc(device)})",
+        f"torch {esc(env.get('torch') or '?')}",
+        esc(when),
+    ]
+    toc = "".join(
+        f'<a href="#{anchor}">{title}</a>'
+        for anchor, title in (
+            ("summary", "Summary"),
+            ("charts", "Charts"),
+            ("insight", "Graph breaks &amp; recompiles"),
+            ("errors", "Errors"),
+            ("configuration", "Configuration"),
+            ("environment", "Environment"),
+            ("logs", "Logs"),
+            ("code", "Code"),
+        )
+    )
+    return (
+        "<header>"
+        f"<h1>torch.compile profile: {esc(model_label(session_dict))}</h1>"
+        f'<p class="meta"><span class="badge {status_cls}">{esc(status)}</span> '
+        + " · ".join(facts)
+        + "</p>"
+        f'<nav class="toc">{toc}</nav>'
+        "</header>"
+    )
+
+
+def _charts() -> str:
+    return (
+        '<section id="charts"><h2>Charts</h2>'
+        '<div class="controls"><div class="group"><span class="muted">batch size</span>'
+        '<span class="group" id="bs-buttons"></span></div>'
+        '<label class="group"><input type="checkbox" id="log-scale"> log scale</label>'
+        '<span class="note">Drag across a chart to zoom, double-click to reset; hover for the '
+        "values. The first (compiling) step is not drawn: see compile s in the summary. "
+        "Dashed lines mark recompiles.</span></div>"
+        '<div class="charts">'
+        '<div class="chart"><h3>Step time per step</h3><div id="chart-step-time"></div></div>'
+        '<div class="chart"><h3>Throughput per step</h3><div id="chart-throughput"></div></div>'
+        '<div class="chart"><h3>Memory</h3><div id="chart-memory"></div></div>'
+        '<div class="chart"><h3>Median throughput by batch size</h3>'
+        '<div id="chart-scaling"></div></div>'
+        "</div>"
+        '<noscript><p class="note">The charts need JavaScript; the tables below don\'t.</p>'
+        "</noscript></section>"
+    )
+
+
+def render_html(session_dict: dict[str, Any]) -> str:
+    """The whole report as one HTML document."""
+    from profiler.report.reproduce import render_reproducer
+
+    css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(RESOURCES / "report.css")
+    js_lib = _resource(VENDOR / "uPlot.iife.min.js")
+    js_app = _resource(RESOURCES / "report.js")
+    codes = []
+    for arm in session_dict.get("arms") or []:
+        try:
+            codes.append((arm.get("name"), render_reproducer(session_dict, arm.get("name"))))
+        except Exception as exc:  # a report without the code is better than no report
+            codes.append((arm.get("name"), f"# could not generate the script: {exc}\n"))
+    body = "\n".join(
+        [
+            _header(session_dict),
+            "<main>",
+            sections.summary(session_dict, esc),
+            _charts(),
+            sections.insight(session_dict, esc),
+            sections.errors(session_dict, esc),
+            sections.configuration(session_dict, esc),
+            sections.environment(session_dict, esc),
+            sections.logs(session_dict, esc),
+            sections.code(codes, esc),
+            "</main>",
+            sections.footer(session_dict, esc),
+        ]
+    )
+    title = f"tcprof report: {model_label(session_dict)}"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="generator" content="tcprof">\n'
+        f"<title>{esc(title)}</title>\n"
+        f"<style>\n{css}\n</style>\n</head>\n<body>\n{body}\n"
+        f'<script type="application/json" id="tcprof-data">{script_json(chart_data(session_dict))}'
+        "</script>\n"
+        f"<script>\n{js_lib}\n</script>\n"
+        f"<script>\n{js_app}\n</script>\n"
+        "</body>\n</html>\n"
+    )

@@ -1,0 +1,143 @@
+"""report.md: the summary as a GitHub Markdown table, ready to paste into a pull request."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from profiler.report.data import model_label, short_where
+from profiler.summary import table_rows
+
+RIGHT_ALIGNED = {
+    "bs",
+    "median ms",
+    "p90 ms",
+    "samples/s",
+    "compile s",
+    "break-even",
+    "peak MB",
+    "mem ratio",
+    "recompiles",
+    "breaks",
+}
+# Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!])")
+MAX_ITEMS = 20
+
+
+def md_text(value: Any) -> str:
+    """Plain text that renders as itself: specials escaped, newlines folded into spaces."""
+    text = " ".join(str("" if value is None else value).split())
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def md_cell(value: Any) -> str:
+    return md_text(value) or " "
+
+
+def md_code(value: Any) -> str:
+    """Inline code that survives backticks inside the text; pipes still need a backslash when
+    the span sits in a table cell, so this is used outside tables only."""
+    text = " ".join(str(value).split())
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |"]
+    lines.append("|" + "|".join("---:" if h in RIGHT_ALIGNED else "---" for h in header) + "|")
+    for row in rows:
+        cells = [md_cell(c) for c in row] + [" "] * (len(header) - len(row))
+        lines.append("| " + " | ".join(cells[: len(header)]) + " |")
+    return "\n".join(lines)
+
+
+def _insight(session_dict: dict[str, Any]) -> list[str]:
+    items: list[str] = []
+    for arm in session_dict.get("arms") or []:
+        name = md_text(arm.get("name"))
+        for gb in arm.get("graph_breaks") or []:
+            items.append(
+                f"- **{name}**: graph break ×{gb.get('count')} at "
+                f"{md_code(short_where(gb.get('file'), gb.get('line')))}: {md_text(gb.get('reason'))}"
+            )
+        for rc in arm.get("recompiles") or []:
+            items.append(
+                f"- **{name}**: recompile at bs={md_text(rc.get('batch_size'))} in "
+                f"{md_code(rc.get('frame') or '?')}: {md_text(rc.get('reason'))}"
+            )
+        for fb in arm.get("fallbacks") or []:
+            items.append(
+                f"- **{name}**: recompile limit hit in {md_code(fb.get('frame') or '?')}: "
+                "runs eagerly from then on (timings not compiled)"
+            )
+    if len(items) > MAX_ITEMS:
+        items = items[:MAX_ITEMS] + [f"- … and {len(items) - MAX_ITEMS} more (see report.html)"]
+    return items
+
+
+def _errors(session_dict: dict[str, Any]) -> list[str]:
+    out = []
+    for arm in session_dict.get("arms") or []:
+        err = arm.get("error")
+        if err:
+            out.append(
+                f"- **{md_text(arm.get('name'))}**: {md_text(err.get('kind'))} error: "
+                f"{md_text(err.get('message'))}"
+            )
+    return out
+
+
+def _environment_line(session_dict: dict[str, Any]) -> str:
+    env = session_dict.get("environment") or {}
+    cfg = session_dict.get("config") or {}
+    parts = []
+    if env:
+        parts.append(f"torch {env.get('torch')}")
+        parts.append(f"python {env.get('python')}")
+        parts.append(f"{env.get('device')} ({env.get('device_name')})")
+    if cfg:
+        parts.append(f"{cfg.get('optimizer')} lr={cfg.get('lr')}")
+        parts.append(f"{cfg.get('warmup')} warm-up + {cfg.get('steps')} measured steps")
+        parts.append(f"seed {cfg.get('seed')}")
+    return " · ".join(md_text(p) for p in parts)
+
+
+def render_markdown(session_dict: dict[str, Any]) -> str:
+    header, rows = table_rows(session_dict)
+    baseline = md_text(session_dict.get("baseline"))
+    out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
+    status = session_dict.get("status")
+    if status and status != "completed":
+        out += [f"**Run {md_text(status)}**: the table holds what was measured.", ""]
+    out.append(table(header, rows) if rows else "_No batch size was measured._")
+    out.append("")
+    note = (
+        f"Speedup = median step time of {baseline} / median step time of the arm, with a "
+        "bootstrap 95% CI; compile s = first step minus a steady step, plus later recompiles; "
+        "break-even = steps to pay the compile time back; mem ratio = baseline peak / arm peak."
+    )
+    acc = [
+        r["accuracy"]
+        for a in (session_dict.get("arms") or [])[1:]
+        for r in a.get("results") or []
+        if r.get("accuracy")
+    ]
+    if acc:
+        note += (
+            f" Accuracy: first-step loss and gradient norm against {baseline}, "
+            f"\\|a-b\\| ≤ {acc[0].get('atol', 0):g} + {acc[0].get('rtol', 0):g}·\\|b\\|."
+        )
+    out += [note, ""]
+    insight = _insight(session_dict)
+    if insight:
+        out += ["**Graph breaks and recompiles**", "", *insight, ""]
+    errors = _errors(session_dict)
+    if errors:
+        out += ["**Errors**", "", *errors, ""]
+    env_line = _environment_line(session_dict)
+    if env_line:
+        out += [f"<sub>{env_line} · measured with tcprof</sub>", ""]
+    return "\n".join(out)

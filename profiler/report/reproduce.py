@@ -1,0 +1,148 @@
+"""reproduce.py: a standalone plain-PyTorch script for one arm of a session (no tcprof needed).
+
+It loads the user's model file, builds inputs the way the profiler's worker does (an input
+shape, integer tokens, or the file's make_batch hook; same seeds, so the first loss matches
+the session), applies the arm's torch.compile line and debug settings, and runs the seed's
+training loop, printing the loss. Values from the session enter the script only as Python
+literals (repr) or as single-line comments, so nothing in a session can inject code.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from profiler.config import ConfigError, parse_input_shape
+from profiler.report.data import RESOURCES
+
+TEMPLATE = RESOURCES / "reproduce_template.py.txt"
+_LOADED_INPUT = re.compile(r"^\(B,\s*([\d,\s]+)\)\s*(float|int tokens)$")
+
+
+def _comment(value: Any) -> str:
+    """Text safe on one comment line."""
+    return " ".join(str(value).split())
+
+
+def _find_arm(session_dict: dict[str, Any], arm_name: str | None) -> dict[str, Any]:
+    arms = session_dict.get("arms") or []
+    if not arms:
+        raise ValueError("the session has no arms")
+    if arm_name is None:
+        compiled = [a for a in arms if a.get("backend") != "eager"]
+        return compiled[0] if compiled else arms[0]
+    for arm in arms:
+        if arm.get("name") == arm_name:
+            return arm
+    names = ", ".join(str(a.get("name")) for a in arms)
+    raise ValueError(f"no arm named {arm_name!r} in the session (arms: {names})")
+
+
+def _input_spec(source: dict[str, Any], loaded: dict[str, Any]) -> dict[str, Any] | None:
+    """{"kind": "hook"} or {"kind": "shape", "dims": [...], "integer": bool, "vocab": int|None};
+    None when the shape must be inferred from the model at run time."""
+    text = source.get("input_shape")
+    if text:
+        try:
+            shape = parse_input_shape(str(text))
+        except ConfigError:
+            shape = None
+        if shape is not None:
+            return {
+                "kind": "shape",
+                "dims": list(shape.dims),
+                "integer": shape.integer,
+                "vocab": shape.vocab,
+            }
+    if loaded.get("input_source") == "hook":
+        return {"kind": "hook"}
+    m = _LOADED_INPUT.match(str(loaded.get("input") or "").strip())
+    if m:
+        dims = [int(d) for d in m.group(1).replace(",", " ").split()]
+        return {"kind": "shape", "dims": dims, "integer": m.group(2) != "float", "vocab": None}
+    return None
+
+
+def _build_expression(source: dict[str, Any], loaded: dict[str, Any]) -> str | None:
+    if source.get("factory"):
+        return str(source["factory"])
+    if source.get("model"):
+        return f"{source['model']}()"
+    how = loaded.get("model")
+    return str(how) if how else None
+
+
+def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
+    if arm.get("backend") == "eager":
+        return (
+            "# This arm is plain eager PyTorch. To try torch.compile, replace the line below with\n"
+            '#   runner = torch.compile(model, backend="inductor", mode=None, dynamic=None, fullgraph=False)\n'
+            "runner = model"
+        )
+    opts = arm.get("options") or {}
+    lines = []
+    logs = [str(a) for a in debug.get("logs") or []]
+    if logs:
+        args = ", ".join(
+            f"{a}=logging.DEBUG" if a == "dynamic" else f"{a}=True"
+            for a in logs
+            if re.fullmatch(r"[A-Za-z_]\w*", a)
+        )
+        lines.append(f"torch._logging.set_logs({args})  # what tcprof printed for this arm")
+    if debug.get("verbose"):
+        lines.append("torch._dynamo.config.verbose = True")
+    if debug.get("suppress_errors"):
+        lines.append(
+            "torch._dynamo.config.suppress_errors = True  # hides compile failures: "
+            "a failing frame silently runs eagerly"
+        )
+    lines.append(
+        f"runner = torch.compile(model, backend={arm.get('backend')!r}, mode={opts.get('mode')!r}, "
+        f"dynamic={opts.get('dynamic')!r}, fullgraph={bool(opts.get('fullgraph'))!r})"
+    )
+    return "\n".join(lines)
+
+
+def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None) -> str:
+    """The script for `arm_name` (default: the first compiled arm, else the first arm)."""
+    arm = _find_arm(session_dict, arm_name)
+    config = session_dict.get("config") or {}
+    source = config.get("source") or {}
+    debug = config.get("debug") or {}
+    loaded = arm.get("model") or next(
+        (a.get("model") for a in session_dict.get("arms") or [] if a.get("model")), None
+    )
+    loaded = loaded or {}
+    batch_sizes = list(config.get("batch_sizes") or [])
+    results = arm.get("results") or []
+    batch_size = batch_sizes[0] if batch_sizes else (results[0]["batch_size"] if results else 8)
+    first = next((r for r in results if r.get("batch_size") == batch_size), {})
+    expected = first.get("first_loss")
+    warmup = int(config.get("warmup") or 0)
+    steps = int(config.get("steps") or 10)
+    compiled = arm.get("backend") != "eager"
+    fail_on_recompile = bool(debug.get("fail_on_recompile")) and compiled
+    values = {
+        "arm": _comment(arm.get("name")),
+        "model_label": _comment(_build_expression(source, loaded) or "the default model"),
+        "file_name": _comment(Path(str(source.get("path") or "model.py")).name),
+        "model_file": repr(str(source.get("path") or "model.py")),
+        "build": repr(_build_expression(source, loaded)),
+        "input_spec": repr(_input_spec(source, loaded)),
+        "batch_size": repr(int(batch_size)),
+        "seed": repr(int(config.get("seed") or 0)),
+        "lr": repr(float(config.get("lr") or 0.01)),
+        "optimizer": repr(str(config.get("optimizer") or "sgd")),
+        "device": repr(str(config.get("device") or "cpu")),
+        "warmup": repr(warmup),
+        "total_steps": repr(1 + warmup + steps),
+        "expected": repr(expected if isinstance(expected, (int, float)) else None),
+        "compile_block": textwrap.indent(_compile_block(arm, debug), "    "),
+        "fail_on_recompile": repr(fail_on_recompile),
+        "backend": _comment(arm.get("backend")),
+    }
+    template = Template(TEMPLATE.read_text(encoding="utf-8"))
+    return template.substitute(values)

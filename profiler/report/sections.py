@@ -1,0 +1,375 @@
+"""The HTML sections of report.html. Each takes the session dict and `esc` (html.escape)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from profiler.report.data import short_where
+from profiler.summary import table_rows
+
+Esc = Callable[[Any], str]
+MAX_LOG_LINES = 2000
+NUMERIC_COLUMNS = {
+    "bs",
+    "median ms",
+    "p90 ms",
+    "samples/s",
+    "compile s",
+    "break-even",
+    "peak MB",
+    "mem ratio",
+    "recompiles",
+    "breaks",
+}
+
+
+def _speedup_class(row: dict[str, Any]) -> str:
+    ci = row.get("speedup_ci")
+    if not ci or None in ci:
+        return ""
+    if ci[0] > 1.0:
+        return "good"
+    if ci[1] < 1.0:
+        return "bad"
+    return ""
+
+
+def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
+    cards = []
+    for arm in (session_dict.get("arms") or [])[1:]:
+        results = arm.get("results") or []
+        speedups = [r["speedup"] for r in results if r.get("speedup") is not None]
+        if speedups:
+            lo, hi = min(speedups), max(speedups)
+            big = f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}–{hi:.2f}x"
+            cls = "good" if lo > 1 else ("bad" if hi < 1 else "")
+        else:
+            big, cls = "no speedup measured", "muted"
+        compile_s = sum(r.get("compile_s") or 0.0 for r in results)
+        statuses = {(r.get("accuracy") or {}).get("status") for r in results} - {None}
+        accuracy = "fail" if "fail" in statuses else ("pass" if "pass" in statuses else "n/a")
+        items = [
+            f"compile {compile_s:.2f} s over {len(results)} batch size(s)",
+            f"{len(arm.get('graph_breaks') or [])} distinct graph break(s), "
+            f"{len(arm.get('recompiles') or [])} recompile(s)",
+            f'accuracy <span class="{"bad" if accuracy == "fail" else "good" if accuracy == "pass" else "muted"}">'
+            f"{accuracy}</span>",
+        ]
+        if arm.get("fallbacks"):
+            items.append('<span class="bad">hit the recompile limit: ran eagerly</span>')
+        if arm.get("error"):
+            err = arm["error"]
+            items.append(f'<span class="bad">error ({esc(err.get("kind"))})</span>')
+        cards.append(
+            f'<div class="card"><div class="name">{esc(arm.get("name"))} vs '
+            f"{esc(session_dict.get('baseline'))}</div>"
+            f'<div class="big {cls}">{esc(big)}</div>'
+            f"<ul>{''.join(f'<li>{i}</li>' for i in items)}</ul></div>"
+        )
+    return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
+
+
+def summary(session_dict: dict[str, Any], esc: Esc) -> str:
+    header, rows = table_rows(session_dict)
+    raw = [
+        (i, r) for i, a in enumerate(session_dict.get("arms") or []) for r in a.get("results") or []
+    ]
+    head = "".join(
+        f'<th class="{"num" if h in NUMERIC_COLUMNS else ""}">{esc(h)}</th>' for h in header
+    )
+    body = []
+    for cells, (arm_index, r) in zip(rows, raw, strict=False):
+        tds = []
+        for h, cell in zip(header, cells, strict=False):
+            cls = "num" if h in NUMERIC_COLUMNS else ""
+            title = ""
+            if h == "status" and r.get("status") != "ok":
+                cls = "bad"
+            elif h == "speedup [95% CI]" and arm_index:
+                cls = _speedup_class(r)
+            elif h == "accuracy" and cell == "fail":
+                cls, acc = "bad", r.get("accuracy") or {}
+                title = (
+                    f"loss {acc.get('loss')} vs {acc.get('baseline_loss')}; grad norm "
+                    f"{acc.get('grad_norm')} vs {acc.get('baseline_grad_norm')}"
+                )
+            elif h == "accuracy" and cell == "pass":
+                cls = "good"
+            elif h == "median ms" and r.get("noisy"):
+                cell += " *"
+                title = "noisy: the interquartile range is over 10% of the median"
+            tds.append(
+                f'<td class="{cls}"'
+                + (f' title="{esc(title)}"' if title else "")
+                + f">{esc(cell)}</td>"
+            )
+        body.append(f"<tr>{''.join(tds)}</tr>")
+    acc = [
+        r["accuracy"]
+        for a in (session_dict.get("arms") or [])[1:]
+        for r in a.get("results") or []
+        if r.get("accuracy")
+    ]
+    notes = [
+        f"speedup = median step time of {esc(session_dict.get('baseline'))} / median step time "
+        "of the arm, with a bootstrap 95% confidence interval (green: faster beyond doubt, "
+        "red: slower). compile s = first step minus a steady step, plus later recompiles. "
+        "break-even = steps until the compile time is paid back. mem ratio = baseline peak / "
+        "arm peak. * marks a noisy median."
+    ]
+    if acc:
+        notes.append(
+            f"accuracy: first-step loss and gradient norm against {esc(session_dict.get('baseline'))}, "
+            f"|a-b| &le; {acc[0].get('atol', 0):g} + {acc[0].get('rtol', 0):g}·|b|."
+        )
+    table = (
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        if body
+        else '<p class="muted">No batch size was measured.</p>'
+    )
+    return (
+        f'<section id="summary"><h2>Summary</h2>{_cards(session_dict, esc)}{table}'
+        + "".join(f'<p class="note">{n}</p>' for n in notes)
+        + "</section>"
+    )
+
+
+def _where(esc: Esc, file: Any, line: Any) -> str:
+    full = f"{file}:{line}" if file else ""
+    return f'<span class="mono" title="{esc(full)}">{esc(short_where(file, line))}</span>'
+
+
+def insight(session_dict: dict[str, Any], esc: Esc) -> str:
+    parts = ['<section id="insight"><h2>Graph breaks &amp; recompiles</h2>']
+    any_found = False
+    for arm in session_dict.get("arms") or []:
+        breaks = arm.get("graph_breaks") or []
+        recompiles = arm.get("recompiles") or []
+        fallbacks = arm.get("fallbacks") or []
+        if not (breaks or recompiles or fallbacks):
+            continue
+        any_found = True
+        parts.append(f"<h3>{esc(arm.get('name'))}</h3>")
+        if breaks:
+            rows = []
+            for gb in breaks:
+                detail = ""
+                if gb.get("explanation"):
+                    detail += f'<div class="muted">{esc(gb["explanation"])}</div>'
+                if gb.get("hints"):
+                    detail += (
+                        '<ul class="hints">'
+                        + "".join(f"<li>{esc(h)}</li>" for h in gb["hints"])
+                        + "</ul>"
+                    )
+                rows.append(
+                    f"<tr><td>{_where(esc, gb.get('file'), gb.get('line'))}</td>"
+                    f'<td class="num">{esc(gb.get("count"))}</td>'
+                    f"<td>{esc(', '.join(str(b) for b in gb.get('batch_sizes') or []))}</td>"
+                    f'<td class="wrap"><strong>{esc(gb.get("reason"))}</strong>{detail}</td></tr>'
+                )
+            parts.append(
+                '<div class="table-wrap"><table><thead><tr><th>graph break at</th>'
+                '<th class="num">count</th><th>batch sizes</th><th>reason</th></tr></thead>'
+                f"<tbody>{''.join(rows)}</tbody></table></div>"
+            )
+        if recompiles:
+            rows = [
+                f'<tr><td class="num">{esc(rc.get("batch_size"))}</td>'
+                f'<td class="num">{esc(rc.get("step"))}</td>'
+                f'<td class="mono">{esc(rc.get("frame"))}</td>'
+                f"<td>{_where(esc, rc.get('file'), rc.get('line'))}</td>"
+                f'<td class="num">{esc(_num(rc.get("seconds"), ".2f"))}</td>'
+                f'<td class="wrap mono">{esc(rc.get("reason"))}</td></tr>'
+                for rc in recompiles
+            ]
+            parts.append(
+                '<div class="table-wrap"><table><thead><tr><th class="num">bs</th>'
+                '<th class="num">step</th><th>frame</th><th>where</th><th class="num">s</th>'
+                f"<th>recompile reason (guard that failed)</th></tr></thead><tbody>{''.join(rows)}"
+                "</tbody></table></div>"
+            )
+        for fb in fallbacks:
+            parts.append(
+                f'<p class="bad">Recompile limit hit in {esc(fb.get("frame"))} '
+                f"({_where(esc, fb.get('file'), fb.get('line'))}): this frame runs eagerly from "
+                f"then on, so its timings are not compiled timings. {esc(fb.get('reason') or '')}</p>"
+            )
+    if not any_found:
+        parts.append('<p class="muted">No graph breaks, recompiles or fallbacks were recorded.</p>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _num(value: Any, fmt: str) -> str:
+    return "-" if not isinstance(value, (int, float)) else format(value, fmt)
+
+
+def errors(session_dict: dict[str, Any], esc: Esc) -> str:
+    arms = session_dict.get("arms") or []
+    names = {a.get("index", i): a.get("name") for i, a in enumerate(arms)}
+    parts = ['<section id="errors"><h2>Errors</h2>']
+    found = False
+    for err in session_dict.get("errors") or []:
+        found = True
+        arm = names.get(err.get("arm"), err.get("arm"))
+        where = f" at {_where(esc, err.get('file'), err.get('line'))}" if err.get("file") else ""
+        bs = f", bs={esc(err.get('batch_size'))}" if err.get("batch_size") is not None else ""
+        tb = err.get("traceback")
+        parts.append(
+            f'<div class="error-box"><span class="kind">{esc(err.get("kind"))} error</span> '
+            f"in {esc(arm if arm is not None else 'the run')}{bs}{where}"
+            f'<pre class="wrap">{esc(err.get("message"))}</pre>'
+            + (f"<details><summary>traceback</summary><pre>{esc(tb)}</pre></details>" if tb else "")
+            + "</div>"
+        )
+    listed = {(e.get("arm"), e.get("message")) for e in session_dict.get("errors") or []}
+    for i, arm in enumerate(arms):
+        err = arm.get("error")
+        if err and (arm.get("index", i), err.get("message")) not in listed:
+            found = True
+            parts.append(
+                f'<div class="error-box"><span class="kind">{esc(err.get("kind"))} error</span> '
+                f"in {esc(arm.get('name'))}<pre>{esc(err.get('message'))}</pre></div>"
+            )
+        ex = arm.get("exit") or {}
+        if ex and ex.get("status") not in (None, "normal"):
+            found = True
+            detail = ", ".join(f"{k}={v}" for k, v in ex.items() if k != "t")
+            parts.append(
+                f'<p class="bad">worker of {esc(arm.get("name"))} exited abnormally: {esc(detail)}</p>'
+            )
+    if not found:
+        parts.append('<p class="muted">No errors.</p>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _kv(esc: Esc, items: list[tuple[str, Any]]) -> str:
+    rows = []
+    for key, value in items:
+        if isinstance(value, (list, tuple)):
+            value = ", ".join(str(v) for v in value) or "-"
+        elif isinstance(value, dict):
+            value = json.dumps(value)
+        elif value is None:
+            value = "-"
+        rows.append(f'<tr><th>{esc(key)}</th><td class="wrap">{esc(value)}</td></tr>')
+    return f'<table class="kv"><tbody>{"".join(rows)}</tbody></table>'
+
+
+def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
+    cfg = session_dict.get("config") or {}
+    src = cfg.get("source") or {}
+    dbg = cfg.get("debug") or {}
+    loaded = next((a.get("model") for a in session_dict.get("arms") or [] if a.get("model")), {})
+    items = [
+        ("model file", src.get("path")),
+        ("model", src.get("factory") or src.get("model") or (loaded or {}).get("model")),
+        ("parameters", f"{loaded['params']:,}" if (loaded or {}).get("params") else None),
+        ("input", src.get("input_shape") or (loaded or {}).get("input")),
+        ("batch sizes", cfg.get("batch_sizes")),
+        ("steps", f"1 first step + {cfg.get('warmup')} warm-up + {cfg.get('steps')} measured"),
+        (
+            "blocks",
+            f"{cfg.get('blocks')} ({'sequential' if cfg.get('sequential') else 'interleaved'})",
+        ),
+        ("device", cfg.get("device")),
+        ("optimizer", f"{cfg.get('optimizer')} lr={cfg.get('lr')}"),
+        ("seed", cfg.get("seed")),
+        ("accuracy tolerance", f"rtol={cfg.get('accuracy_rtol')} atol={cfg.get('accuracy_atol')}"),
+        ("debug logs", dbg.get("logs")),
+        ("dynamo verbose", dbg.get("verbose")),
+        ("suppress_errors", dbg.get("suppress_errors")),
+        ("fail_on_recompile", dbg.get("fail_on_recompile")),
+        ("timeout s", cfg.get("timeout_s")),
+    ]
+    arm_rows = "".join(
+        f'<tr><td>{esc(a.get("name"))}</td><td class="mono">{esc(a.get("backend"))}</td>'
+        f"<td>{esc((a.get('options') or {}).get('mode'))}</td>"
+        f"<td>{esc((a.get('options') or {}).get('dynamic'))}</td>"
+        f"<td>{esc((a.get('options') or {}).get('fullgraph'))}</td></tr>"
+        for a in session_dict.get("arms") or []
+    )
+    return (
+        '<section id="configuration"><h2>Configuration</h2>'
+        + _kv(esc, items)
+        + '<h3>Arms</h3><div class="table-wrap"><table><thead><tr><th>arm</th><th>backend</th>'
+        f"<th>mode</th><th>dynamic</th><th>fullgraph</th></tr></thead><tbody>{arm_rows}</tbody>"
+        "</table></div></section>"
+    )
+
+
+def environment(session_dict: dict[str, Any], esc: Esc) -> str:
+    env = dict(session_dict.get("environment") or {})
+    if not env:
+        return '<section id="environment"><h2>Environment</h2><p class="muted">Not recorded.</p></section>'
+    backends = env.pop("backends", None)
+    env.pop("pid", None)
+    out = '<section id="environment"><h2>Environment</h2>' + _kv(esc, list(env.items()))
+    if backends:
+        out += (
+            f"<details><summary>{len(backends)} torch.compile backends available</summary>"
+            f'<p class="mono">{esc(", ".join(str(b) for b in backends))}</p></details>'
+        )
+    return out + "</section>"
+
+
+def logs(session_dict: dict[str, Any], esc: Esc) -> str:
+    entries = session_dict.get("logs") or []
+    names = {a.get("index", i): a.get("name") for i, a in enumerate(session_dict.get("arms") or [])}
+    if not entries:
+        return (
+            '<section id="logs"><h2>Logs</h2><p class="muted">No output was captured.</p></section>'
+        )
+    lines = []
+    for e in entries[:MAX_LOG_LINES]:
+        t = e.get("t")
+        stamp = f"{t:8.3f}" if isinstance(t, (int, float)) else " " * 8
+        lines.append(f"{stamp} [{names.get(e.get('arm'), e.get('arm'))}] {e.get('text', '')}")
+    more = (
+        f'<p class="note">First {MAX_LOG_LINES} of {len(entries)} lines; session.json has all.</p>'
+        if len(entries) > MAX_LOG_LINES
+        else ""
+    )
+    return (
+        '<section id="logs"><h2>Logs</h2>'
+        f"<details><summary>{len(entries)} line(s) of output from the workers and torch</summary>"
+        f"<pre>{esc(chr(10).join(lines))}</pre>{more}</details></section>"
+    )
+
+
+def code(codes: list[tuple[Any, str]], esc: Esc) -> str:
+    parts = [
+        '<section id="code"><h2>Code for this setup</h2>'
+        '<p class="note">A standalone script per arm with plain PyTorch (no tcprof): the same '
+        "model, inputs, seed and training loop, with the torch.compile line and debug settings "
+        "of the arm. It is also written as reproduce.py beside this report.</p>"
+    ]
+    for i, (name, text) in enumerate(codes):
+        open_attr = " open" if i == 1 or len(codes) == 1 else ""
+        parts.append(
+            f"<details{open_attr}><summary>{esc(name)}</summary>"
+            f'<button type="button" class="copy" data-target="code-{i}">copy</button>'
+            f'<pre id="code-{i}">{esc(text)}</pre></details>'
+        )
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def footer(session_dict: dict[str, Any], esc: Esc) -> str:
+    ended = session_dict.get("ended_at")
+    started = session_dict.get("started_at")
+    took = (
+        f" · run took {ended - started:.1f} s"
+        if isinstance(ended, (int, float)) and isinstance(started, (int, float))
+        else ""
+    )
+    return (
+        f"<footer>Generated by tcprof from a session (schema "
+        f"{esc(session_dict.get('schema_version'))}){esc(took)}. Charts: uPlot (MIT licence), "
+        "inlined: this file makes no network request.</footer>"
+    )

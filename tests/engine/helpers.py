@@ -1,0 +1,33 @@
+"""Run the real CLI in a subprocess, as a user would, and read back what it wrote."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+MODELS = Path(__file__).parent / "models"
+FAST = ["--warmup", "1", "--steps", "6", "--blocks", "2", "--quiet"]
+
+
+def run_cli(args: list[str], out: Path, timeout: float = 240) -> tuple[int, str, str, dict | None]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "profiler", "run", *args, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    session_file = out / "session.json"
+    session = json.loads(session_file.read_text()) if session_file.exists() else None
+    return proc.returncode, proc.stdout, proc.stderr, session
+
+
+def events(out: Path) -> list[dict]:
+    return [
+        json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()
+    ]
+
+
+def arm(session: dict, name: str) -> dict:
+    return next(a for a in session["arms"] if a["name"] == name)
