@@ -1,0 +1,169 @@
+"""Live plots of step time, throughput and memory against step, one colour per arm.
+
+Plots never redraw per event: events fill `LiveData`'s numpy buffers, and a ~30 Hz QTimer
+calls `setData` once per curve whose buffer changed. Curves clip to the visible range and
+peak-downsample automatically, pens are 1 px wide and there is no OpenGL: a redraw stays cheap
+even after a million steps. Batch-size phases are vertical lines; compile and recompile moments
+are markers along the bottom of the step-time plot whose tooltip gives the duration and reason.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from app.live_data import LiveData
+from app.theme import arm_colour, configure_pyqtgraph, muted_colour
+
+REDRAW_INTERVAL_MS = 33
+
+# (buffer name, plot index, pen style)
+CURVES = (
+    ("step_ms", 0, Qt.PenStyle.SolidLine),
+    ("throughput", 1, Qt.PenStyle.SolidLine),
+    ("rss_mb", 2, Qt.PenStyle.SolidLine),
+    ("cuda_alloc_mb", 2, Qt.PenStyle.DashLine),
+    ("cuda_reserved_mb", 2, Qt.PenStyle.DotLine),
+)
+PLOT_OF = {key: plot_index for key, plot_index, _ in CURVES}
+TITLES = (
+    "step time (ms)",
+    "throughput (samples/s)",
+    "memory (MB): RSS, CUDA alloc - -, reserved ··",
+)
+
+
+def _marker_tip(x: float, y: float, data: object) -> str:
+    return str(data)
+
+
+class LivePlots(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        configure_pyqtgraph()
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setToolTip("")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.plots: list[pg.PlotItem] = []
+        for row, title in enumerate(TITLES):
+            plot = self.view.addPlot(row=row, col=0)
+            plot.setTitle(title, size="9pt")
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMenuEnabled(True)
+            plot.getAxis("left").setWidth(52)
+            if row:
+                plot.setXLink(self.plots[0])
+            if row < len(TITLES) - 1:
+                plot.getAxis("bottom").setStyle(showValues=False)
+            self.plots.append(plot)
+        self.plots[-1].setLabel("bottom", "step (all batch sizes in a row)")
+        self.legend = self.plots[0].addLegend(offset=(-8, 4), labelTextSize="8pt")
+        self.data: LiveData | None = None
+        self._curves: list[dict[str, pg.PlotDataItem]] = []
+        self._markers: list[pg.ScatterPlotItem] = []
+        self._seen: dict[tuple[int, str], int] = {}
+        self._marker_seen: list[int] = []
+        self._extras: list[pg.GraphicsObject] = []
+        self.last_redraw_s = 0.0
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_INTERVAL_MS)
+        self.timer.timeout.connect(self.refresh)
+
+    # -- run lifecycle ------------------------------------------------------------------------
+    def start(self, data: LiveData) -> None:
+        """Clear the plots and follow a new run's buffers."""
+        self.clear()
+        self.data = data
+        for i, trace in enumerate(data.arms):
+            colour = arm_colour(i)
+            curves = {}
+            for key, plot_index, style in CURVES:
+                pen = pg.mkPen(colour, width=1, style=style)
+                item = pg.PlotDataItem(
+                    pen=pen,
+                    name=trace.name if key == "step_ms" else None,
+                    clipToView=True,
+                    autoDownsample=True,
+                    downsampleMethod="peak",
+                    skipFiniteCheck=True,
+                )
+                self.plots[plot_index].addItem(item)
+                curves[key] = item
+            self._curves.append(curves)
+            scatter = pg.ScatterPlotItem(
+                size=10,
+                pen=pg.mkPen(colour, width=1),
+                brush=pg.mkBrush(colour),
+                hoverable=True,
+                hoverSize=14,
+                tip=_marker_tip,
+            )
+            self.plots[0].addItem(scatter)
+            self._markers.append(scatter)
+            self._marker_seen.append(-1)
+        line_pen = pg.mkPen(muted_colour(), width=1, style=Qt.PenStyle.DashLine)
+        for x, bs in data.boundaries():
+            for row, plot in enumerate(self.plots):
+                line = pg.InfiniteLine(
+                    pos=x,
+                    angle=90,
+                    pen=line_pen,
+                    label=f"bs={bs}" if row == 0 else None,
+                    labelOpts={
+                        "position": 0.92,
+                        "color": muted_colour(),
+                        "anchors": [(0, 0), (0, 0)],
+                    },
+                )
+                plot.addItem(line)
+                self._extras.append((plot, line))
+        for plot in self.plots:
+            plot.enableAutoRange()
+        self.timer.start()
+
+    def stop(self) -> None:
+        """Stop the timer after one last redraw (the run ended)."""
+        self.refresh()
+        self.timer.stop()
+
+    def clear(self) -> None:
+        self.timer.stop()
+        for curves in self._curves:
+            for key, item in curves.items():
+                self.plots[PLOT_OF[key]].removeItem(item)
+        for scatter in self._markers:
+            self.plots[0].removeItem(scatter)
+        for plot, item in self._extras:
+            plot.removeItem(item)
+        self.legend.clear()
+        self._curves, self._markers, self._extras = [], [], []
+        self._seen, self._marker_seen = {}, []
+        self.data = None
+
+    # -- drawing ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """setData once per curve whose buffer changed since the last call."""
+        if self.data is None:
+            return
+        t0 = time.perf_counter()
+        for i, trace in enumerate(self.data.arms):
+            for key, series in trace.series().items():
+                if self._seen.get((i, key)) == series.version or series.n == 0:
+                    continue
+                self._seen[(i, key)] = series.version
+                x, y = series.data()
+                self._curves[i][key].setData(x, y)
+            if self._marker_seen[i] != trace.markers_version:
+                self._marker_seen[i] = trace.markers_version
+                self._markers[i].setData(
+                    x=[m.x for m in trace.markers],
+                    y=[0.0] * len(trace.markers),
+                    data=[m.text for m in trace.markers],
+                    symbol=["t1" if m.kind == "recompile" else "o" for m in trace.markers],
+                )
+        self.last_redraw_s = time.perf_counter() - t0

@@ -1,0 +1,104 @@
+"""The workers' output and the run's notable moments, filterable by arm.
+
+Lines arrive in batches (one per drain of the profiler thread), so the view appends one block
+per batch rather than one per line. A bounded history keeps a chatty model from eating memory.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+MAX_LINES = 20_000
+ALL = -1
+
+
+def describe_event(event: dict[str, Any]) -> str | None:
+    """The log line for an event, or None for events that are not worth a line."""
+    kind = event.get("type")
+    bs = event.get("batch_size")
+    at = f"bs {bs}: " if bs is not None else ""
+    if kind == "log":
+        return str(event.get("text", "")).rstrip()
+    if kind == "error":
+        where = f" ({event.get('file')}:{event.get('line')})" if event.get("file") else ""
+        return f"ERROR {at}{event.get('kind')}: {event.get('message')}{where}"
+    if kind == "compile":
+        secs = event.get("seconds")
+        took = f" {secs:.2f} s" if isinstance(secs, (int, float)) else ""
+        reason = f": {event['reason']}" if event.get("reason") else ""
+        return f"{at}{event.get('kind')} compile of {event.get('frame')}{took}{reason}"
+    if kind == "graph_break":
+        where = f" at {event.get('file')}:{event.get('line')}" if event.get("file") else ""
+        return f"{at}graph break{where}: {event.get('reason')}"
+    if kind == "fallback":
+        return f"{at}recompile limit hit in {event.get('frame')}: runs eagerly from now on"
+    if kind == "loaded":
+        return f"loaded {event.get('model')}: {event.get('params'):,} parameters, input {event.get('input')}"
+    if kind == "worker_exit":
+        return f"worker exited: {event.get('status')} {event.get('message') or ''}".rstrip()
+    if kind == "run_end":
+        return f"run {event.get('status')}"
+    return None
+
+
+class LogPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.filter = QComboBox()
+        self.filter.addItem("all arms", ALL)
+        self.filter.setToolTip("Show the output of one arm's worker process only")
+        self.filter.currentIndexChanged.connect(self._rebuild)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setMaximumBlockCount(MAX_LINES)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setFont(QFont("monospace", 9))
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Arm:"))
+        top.addWidget(self.filter)
+        top.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(top)
+        layout.addWidget(self.text)
+        self.names: list[str] = []
+        self.lines: deque[tuple[int, str]] = deque(maxlen=MAX_LINES)
+
+    def start(self, arm_names: list[str]) -> None:
+        self.names = list(arm_names)
+        self.lines.clear()
+        self.filter.blockSignals(True)
+        self.filter.clear()
+        self.filter.addItem("all arms", ALL)
+        for i, name in enumerate(arm_names):
+            self.filter.addItem(name, i)
+        self.filter.blockSignals(False)
+        self.text.clear()
+
+    def _format(self, arm: int, text: str) -> str:
+        name = self.names[arm] if 0 <= arm < len(self.names) else "run"
+        return f"[{name}] {text}"
+
+    def add_events(self, events: list[dict[str, Any]]) -> None:
+        wanted = self.filter.currentData()
+        shown = []
+        for event in events:
+            text = describe_event(event)
+            if text is None:
+                continue
+            arm = event.get("arm") if isinstance(event.get("arm"), int) else ALL
+            self.lines.append((arm, text))
+            if wanted == ALL or arm == wanted:
+                shown.append(self._format(arm, text))
+        if shown:
+            self.text.appendPlainText("\n".join(shown))
+
+    def _rebuild(self) -> None:
+        wanted = self.filter.currentData()
+        self.text.setPlainText(
+            "\n".join(self._format(a, t) for a, t in self.lines if wanted == ALL or a == wanted)
+        )

@@ -1,0 +1,34 @@
+"""Entry point of the desktop application (`tcprof` with no arguments, `python -m app`).
+
+Imports stay light on purpose: no torch, so the window shows in well under the 1.5 s budget;
+workers import torch in their own processes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the main window; an optional argument is a model file to load. Returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from PySide6.QtWidgets import QApplication
+
+    from app.settings import APPLICATION, ORGANIZATION
+
+    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    from app.main_window import MainWindow
+
+    window = MainWindow()
+    model = next((a for a in argv if a.endswith(".py") and Path(a).is_file()), None)
+    if model:
+        window.load_model(str(Path(model).resolve()))
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

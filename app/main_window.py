@@ -1,0 +1,332 @@
+"""The main window: setup on the left, live plots and results on the right, run status below.
+
+It wires the parts together and owns the conventions (actions and shortcuts, drag and drop,
+recent files, persisted settings, closing safely mid-run); the parts themselves live in their
+own modules. Nothing here imports torch: models are inspected, probed and run by worker
+processes through the engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.background import BackgroundCalls
+from app.environment_probe import request_environment
+from app.error_banner import ErrorBanner
+from app.live_plots import LivePlots
+from app.profiler_thread import RunnerFactory
+from app.results_view import ResultsView
+from app.run_controller import RunController
+from app.run_status import RunStatus
+from app.settings import Preferences
+from app.setup_panel import SetupPanel
+from profiler.config import ConfigError
+from profiler.examples import list_examples
+from profiler.paths import sessions_dir
+from profiler.runner import Runner
+
+TITLE = "Torch Compile Profiler"
+DEFAULT_EXAMPLE = "simple"
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        background: bool = True,
+        runner_factory: RunnerFactory = Runner,
+        parent: QWidget | None = None,
+    ) -> None:
+        """background=False skips the start-up worker calls (environment probe, model
+        inspection): for tests that only exercise the window itself."""
+        super().__init__(parent)
+        self.setWindowTitle(TITLE)
+        self.setAcceptDrops(True)
+        self.prefs = Preferences()
+        self.background = BackgroundCalls(self) if background else None
+        self.controller = RunController(runner_factory, self)
+        self.environment: dict[str, Any] | None = None
+
+        self.setup = SetupPanel(self.background)
+        scroll = QScrollArea()
+        scroll.setWidget(self.setup)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(300)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.banner = ErrorBanner()
+        self.plots = LivePlots()
+        self.results = ResultsView()
+        right = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.banner)
+        top_layout.addWidget(self.plots, 1)
+        right.addWidget(top)
+        right.addWidget(self.results)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(scroll)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([330, 900])
+        self.setCentralWidget(split)
+        self.status = RunStatus()
+        self.statusBar().addWidget(self.status, 1)
+
+        self._make_actions()
+        self.setup.validityChanged.connect(self._update_actions)
+        self.setup.model.openRequested.connect(self.open_file_dialog)
+        self.controller.eventsArrived.connect(self._on_events)
+        self.controller.runEnded.connect(self._on_run_ended)
+        self.results.show_environment(None)
+        self._restore_settings()
+        if self.background is not None:
+            request_environment(self.background, self._on_environment)
+        self._update_actions()
+
+    # -- actions --------------------------------------------------------------------------------
+    def _make_actions(self) -> None:
+        def action(text: str, shortcut: Any, slot, tip: str) -> QAction:
+            a = QAction(text, self)
+            a.setShortcut(QKeySequence(shortcut))
+            a.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})")
+            a.setStatusTip(tip)
+            a.triggered.connect(slot)
+            self.addAction(a)
+            return a
+
+        self.open_action = action(
+            "Open…", QKeySequence.StandardKey.Open, self.open_file_dialog, "Open a model file"
+        )
+        self.run_action = action(
+            "▶ Run", "Ctrl+R", self.start_run, "Run every arm at every batch size"
+        )
+        self.stop_action = action(
+            "■ Stop", "Esc", self.stop_run, "Stop the run, keeping what was measured"
+        )
+        self.sessions_action = action(
+            "Sessions",
+            "Ctrl+Shift+S",
+            self.open_sessions_folder,
+            "Open the folder of saved sessions",
+        )
+        self.quit_action = action("Quit", "Ctrl+Q", self.close, "Stop any run and quit")
+        self.examples_menu = QMenu("Examples", self)
+        for name, (path, description) in list_examples().items():
+            a = self.examples_menu.addAction(name)
+            a.setToolTip(description)
+            a.setStatusTip(description)
+            a.triggered.connect(lambda _=False, p=str(path): self.load_model(p))
+        self.examples_menu.setToolTipsVisible(True)
+        self.recent_menu = QMenu("Recent files", self)
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main_toolbar")
+        toolbar.setMovable(False)
+        toolbar.addAction(self.open_action)
+        examples_button = QToolButton()
+        examples_button.setText("Examples")
+        examples_button.setMenu(self.examples_menu)
+        examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        examples_button.setToolTip("Open a built-in example model")
+        toolbar.addWidget(examples_button)
+        toolbar.addSeparator()
+        toolbar.addAction(self.run_action)
+        toolbar.addAction(self.stop_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.sessions_action)
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self.open_action)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addMenu(self.examples_menu)
+        file_menu.addAction(self.sessions_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        run_menu = self.menuBar().addMenu("&Run")
+        run_menu.addAction(self.run_action)
+        run_menu.addAction(self.stop_action)
+
+    def _update_actions(self) -> None:
+        running = self.controller.running
+        self.run_action.setEnabled(not running and self.setup.is_valid())
+        self.run_action.setToolTip(
+            "Run every arm at every batch size (Ctrl+R)"
+            if self.setup.is_valid() or running
+            else f"Cannot run: {self.setup.error()}"
+        )
+        self.stop_action.setEnabled(running)
+        self.setup.setEnabled(not running)
+        self.open_action.setEnabled(not running)
+        self.examples_menu.setEnabled(not running)
+        self.recent_menu.setEnabled(not running)
+
+    # -- model files ----------------------------------------------------------------------------
+    def open_file_dialog(self) -> None:
+        start = (
+            str(Path(self.setup.model.current_path()).parent)
+            if self.setup.model.current_path()
+            else ""
+        )
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a model file", start, "Python files (*.py)"
+        )
+        if path:
+            self.load_model(path)
+
+    def load_model(
+        self, path: str, model: str | None = None, factory: str = "", shape: str = ""
+    ) -> None:
+        if self.controller.running:
+            return
+        self.setup.model.set_path(path, model, factory, shape)
+        self._set_recent(self.prefs.add_recent_file(path))
+
+    def _set_recent(self, paths: list[str]) -> None:
+        self.setup.model.set_recent(paths)
+        self.recent_menu.clear()
+        for p in paths:
+            a = self.recent_menu.addAction(p)
+            a.triggered.connect(lambda _=False, p=p: self.load_model(p))
+        self.recent_menu.setEnabled(bool(paths) and not self.controller.running)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(".py"):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            self.load_model(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    def open_sessions_folder(self) -> None:
+        folder = sessions_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    # -- environment ----------------------------------------------------------------------------
+    def _on_environment(self, env: dict[str, Any]) -> None:
+        if "error" in env:
+            self.status.label.setText(f"Could not probe torch: {env['error'].get('message')}")
+            return
+        self.environment = env
+        self.setup.set_environment(env)
+        self.results.show_environment(env)
+        saved = self.prefs.setup().get("device")
+        if saved in (env.get("devices") or []):
+            self.setup.device.setCurrentText(saved)
+        if not self.controller.running:
+            self.status.label.setText(
+                f"Ready · torch {env.get('torch')} · {', '.join(env.get('devices') or [])}"
+            )
+
+    # -- runs -----------------------------------------------------------------------------------
+    def start_run(self) -> None:
+        if self.controller.running:
+            return
+        try:
+            config = self.setup.config()
+        except ConfigError as exc:  # the Run action is disabled then; keyboard races land here
+            self.status.label.setText(f"Cannot run: {exc}")
+            return
+        self._save_settings()
+        self.banner.clear()
+        names = [a.name for a in config.arms]
+        self.controller.start(config)
+        self.plots.start(self.controller.data)
+        self.results.logs.start(names)
+        self.results.show_summary({"arms": []})
+        self.status.start(names, list(config.batch_sizes), config.warmup, config.steps)
+        self._update_actions()
+
+    def stop_run(self) -> None:
+        if self.controller.running:
+            self.status.label.setText("Stopping…")
+            self.controller.stop()
+
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        names = [a.name for a in self.controller.config.arms] if self.controller.config else []
+        self.results.logs.add_events(events)
+        self.status.update_from(events)
+        refresh_summary = False
+        for e in events:
+            kind = e.get("type")
+            if kind == "error":
+                self.banner.add(e, names)
+            elif kind == "hello" and self.environment is None:
+                self.results.show_environment(e)
+            elif kind == "bs_done":
+                refresh_summary = True
+        if refresh_summary:
+            self.results.show_summary(self.controller.session_dict())
+
+    def _on_run_ended(self, status: str) -> None:
+        self.plots.stop()
+        session = self.controller.session_dict()
+        self.results.show_summary(session)
+        if self.controller.session.environment and self.environment is None:
+            self.results.show_environment(self.controller.session.environment)
+        where = f" · saved in {self.controller.session_dir}" if self.controller.session_dir else ""
+        self.status.finish(f"Run {status.replace('_', ' ')}{where}")
+        if self.controller.save_error:
+            self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
+        self._update_actions()
+
+    # -- settings and closing -------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        geometry = self.prefs.geometry()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1280, 720)
+        state = self.prefs.setup()
+        self.setup.restore(state)
+        self._set_recent(self.prefs.recent_files())
+        source = state.get("source") or {}
+        path = source.get("path")
+        if isinstance(path, str) and Path(path).is_file():
+            self.setup.model.set_path(
+                path,
+                source.get("model"),
+                source.get("factory") or "",
+                source.get("input_shape") or "",
+            )
+        else:
+            self.setup.model.set_path(str(list_examples()[DEFAULT_EXAMPLE][0]))
+
+    def _save_settings(self) -> None:
+        self.prefs.set_setup(self.setup.state())
+        self.prefs.set_geometry(self.saveGeometry())
+        self.prefs.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        """Stop a run first and wait for it; never leave a QThread or worker process behind."""
+        if self.controller.running:
+            self.status.label.setText("Stopping the run before closing…")
+            self.controller.stop_and_wait()
+        self.plots.timer.stop()
+        self.status.timer.stop()
+        if self.background is not None:
+            self.background.shutdown()
+        self._save_settings()
+        super().closeEvent(event)

@@ -1,0 +1,237 @@
+"""The model part of the setup panel: file, the model or factory in it, and its input shape.
+
+The GUI never imports the user's file (it may import torch, or crash): a short-lived engine
+worker inspects it in the background (`profiler.inspection.inspect_model`) and answers with
+the classes and factories it defines, the chosen model's parameter count and the inferred
+input. Answers are cached per file version, and an answer for a file no longer selected is
+dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from app.background import BackgroundCalls
+from app.theme import error_colour, muted_colour
+from profiler.config import ConfigError, ModelSource, parse_input_shape
+from profiler.inspection import inspect_model
+
+_CACHE: dict[tuple, dict[str, Any]] = {}
+
+
+def _cache_key(source: ModelSource) -> tuple:
+    try:
+        mtime = os.stat(source.path).st_mtime_ns
+    except OSError:
+        mtime = None
+    return (source.path, mtime, source.model, source.factory)
+
+
+class ModelPicker(QWidget):
+    changed = Signal()  # anything that affects validity
+    openRequested = Signal()
+
+    def __init__(self, background: BackgroundCalls | None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._background = background
+        self._generation = 0
+        self.info: dict[str, Any] | None = None  # the last inspection answer
+        self.inspecting = False
+        self.path = QComboBox()
+        self.path.setMinimumContentsLength(14)
+        self.path.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.path.setToolTip(
+            "The Python file that defines the model (an nn.Module class or a factory).\n"
+            "It is imported only inside worker processes, never in this window.\n"
+            "Drop a .py file on the window to open it."
+        )
+        self.path.activated.connect(lambda i: self.set_path(self.path.itemData(i)))
+        browse = QPushButton("Open…")
+        browse.setToolTip("Open a model file (Ctrl+O)")
+        browse.clicked.connect(self.openRequested)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        self.candidate = QComboBox()
+        self.candidate.setToolTip(
+            "Which nn.Module subclass or factory function in the file to build.\n"
+            "Automatic picks a zero-argument model or a make_model()-style factory."
+        )
+        self.candidate.activated.connect(lambda _i: self._inspect())
+        self.factory = QLineEdit()
+        self.factory.setPlaceholderText("e.g. GPT(GPTConfig(n_layer=2))")
+        self.factory.setToolTip(
+            "A Python expression evaluated in the file's namespace that returns the\n"
+            "torch.nn.Module to train; overrides the choice above."
+        )
+        self.factory.editingFinished.connect(self._inspect)
+        self.input_shape = QLineEdit()
+        self.input_shape.setPlaceholderText("inferred")
+        self.input_shape.setToolTip(
+            "Per-sample input shape, without the batch dimension: 10 -> torch.randn(B, 10);\n"
+            "3x64x64 -> torch.randn(B, 3, 64, 64); int:128 -> torch.randint(..., (B, 128)).\n"
+            "Empty: inferred from the model's first layer (nn.Linear in_features, ...)."
+        )
+        self.input_shape.textChanged.connect(self._validate_shape)
+        self.shape_error = QLabel()
+        self.shape_error.setStyleSheet(f"color: {error_colour()}")
+        self.shape_error.setWordWrap(True)
+        self.shape_error.hide()
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(self.summary.textInteractionFlags())
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("File", row)
+        form.addRow("Model", self.candidate)
+        form.addRow("", self.summary)
+        form.addRow("Factory", self.factory)
+        form.addRow("Input", self.input_shape)
+        form.addRow("", self.shape_error)
+        self._recent: list[str] = []
+
+    # -- file -----------------------------------------------------------------------------------
+    def current_path(self) -> str:
+        return self.path.currentData() or ""
+
+    def set_recent(self, paths: list[str]) -> None:
+        self._recent = list(paths)
+        self._fill_paths(self.current_path())
+
+    def _fill_paths(self, current: str) -> None:
+        self.path.blockSignals(True)
+        self.path.clear()
+        for p in [current, *[r for r in self._recent if r != current]]:
+            if p:
+                self.path.addItem(Path(p).name, p)
+                self.path.setItemData(self.path.count() - 1, p, 3)  # tooltip role
+        self.path.setCurrentIndex(0)
+        self.path.blockSignals(False)
+
+    def set_path(
+        self, path: str, model: str | None = None, factory: str = "", shape: str = ""
+    ) -> None:
+        """Select a file (and optionally its model/factory/shape) and inspect it."""
+        self._fill_paths(path)
+        self.candidate.clear()
+        self.candidate.addItem("automatic", None)
+        if model:
+            self.candidate.addItem(model, model)
+            self.candidate.setCurrentIndex(1)
+        self.factory.setText(factory)
+        self.input_shape.setText(shape)
+        self.info = None
+        self._inspect()
+
+    # -- inspection -----------------------------------------------------------------------------
+    def _inspect(self) -> None:
+        path = self.current_path()
+        if not path:
+            return
+        self._generation += 1
+        generation = self._generation
+        source = ModelSource(
+            path, model=self.candidate.currentData(), factory=self.factory.text().strip() or None
+        )
+        if not os.path.isfile(path):
+            self._show_answer(
+                generation, {"error": {"kind": "load", "message": f"no such file: {path}"}}
+            )
+            return
+        cached = _CACHE.get(_cache_key(source))
+        if cached is not None or self._background is None:
+            self._show_answer(generation, cached or {})
+            return
+        self.inspecting = True
+        self.summary.setStyleSheet(f"color: {muted_colour()}")
+        self.summary.setText("inspecting in a worker process…")
+        self.changed.emit()
+
+        def done(answer: dict[str, Any]) -> None:
+            if "error" not in answer or answer["error"].get("kind") in ("syntax", "load"):
+                _CACHE[_cache_key(source)] = answer
+            self._show_answer(generation, answer)
+
+        self._background.submit(inspect_model, done, source)
+
+    def _show_answer(self, generation: int, answer: dict[str, Any]) -> None:
+        if generation != self._generation:
+            return  # an answer for an earlier choice
+        self.inspecting = False
+        self.info = answer
+        chosen = self.candidate.currentData()
+        self.candidate.clear()
+        self.candidate.addItem(f"automatic ({answer.get('chosen') or '?'})", None)
+        for c in answer.get("candidates") or []:
+            label = f"{c['name']}{c.get('signature') or ''}  [{c.get('kind')}]"
+            self.candidate.addItem(label, c["name"])
+        if chosen:
+            index = self.candidate.findData(chosen)
+            if index < 0:
+                self.candidate.addItem(chosen, chosen)
+                index = self.candidate.count() - 1
+            self.candidate.setCurrentIndex(index)
+        error = answer.get("error")
+        if error:
+            self.summary.setStyleSheet(f"color: {error_colour()}")
+            self.summary.setText(f"{error.get('kind')} error: {error.get('message')}")
+        elif answer:
+            params = answer.get("params")
+            self.summary.setStyleSheet("")
+            self.summary.setText(
+                f"{answer.get('chosen')} · {params:,} parameters · input {answer.get('input')}"
+                if isinstance(params, int)
+                else str(answer.get("chosen") or "")
+            )
+            self.input_shape.setPlaceholderText(f"inferred: {answer.get('input')}")
+        else:
+            self.summary.setText("")
+        self.changed.emit()
+
+    # -- validation -----------------------------------------------------------------------------
+    def _validate_shape(self) -> None:
+        text = self.input_shape.text().strip()
+        message = ""
+        if text:
+            try:
+                parse_input_shape(text)
+            except ConfigError as exc:
+                message = str(exc)
+        self.shape_error.setText(message)
+        self.shape_error.setVisible(bool(message))
+        self.changed.emit()
+
+    def error(self) -> str | None:
+        """Why the model cannot run as chosen, or None."""
+        if not self.current_path():
+            return "choose a model file"
+        if self.shape_error.text():
+            return self.shape_error.text()
+        error = (self.info or {}).get("error")
+        if error and error.get("kind") == "syntax":
+            return f"the model file has a syntax error: {error.get('message')}"
+        return None
+
+    def source(self) -> ModelSource:
+        return ModelSource(
+            self.current_path(),
+            model=self.candidate.currentData(),
+            factory=self.factory.text().strip() or None,
+            input_shape=self.input_shape.text().strip() or None,
+        )

@@ -1,0 +1,124 @@
+"""Results tabs: the summary table (arm x batch size), compile insight, logs, environment.
+
+The table is filled from the engine's `Session.to_dict()`, the same dict session.json holds,
+using the engine's own cell formatting so the window and `tcprof run` agree to the digit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QPlainTextEdit,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QWidget,
+)
+
+from app.log_panel import LogPanel
+from app.theme import arm_colour, error_colour
+from profiler.summary import render_insight, table_rows
+
+ENV_KEYS = (
+    ("torch", "torch"),
+    ("python", "Python"),
+    ("platform", "platform"),
+    ("device", "device"),
+    ("device_name", "device name"),
+    ("cpu", "CPU"),
+    ("cpu_count", "CPU cores"),
+    ("torch_threads", "torch threads (torch.get_num_threads)"),
+    ("cuda", "CUDA"),
+    ("cuda_available", "CUDA available"),
+    ("gpu", "GPU"),
+    ("devices", "devices"),
+)
+
+
+def _table(columns: int) -> QTableWidget:
+    table = QTableWidget(0, columns)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.setAlternatingRowColors(True)
+    return table
+
+
+class ResultsView(QTabWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = _table(1)
+        self.summary.setToolTip(
+            "median/p90: step time over the measured steps; speedup = median(baseline) /\n"
+            "median(arm) with a bootstrap 95% CI; compile s = first step minus a steady step\n"
+            "(plus recompiles); break-even = compile time / time saved per step; accuracy\n"
+            "compares first-step loss and gradient norm with the baseline."
+        )
+        self.insight = QPlainTextEdit()
+        self.insight.setReadOnly(True)
+        self.insight.setFont(QFont("monospace", 9))
+        self.logs = LogPanel()
+        self.environment = _table(2)
+        self.environment.setHorizontalHeaderLabels(["", "value"])
+        self.environment.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.addTab(self.summary, "Summary")
+        self.addTab(self.insight, "Compile insight")
+        self.addTab(self.logs, "Logs")
+        self.addTab(self.environment, "Environment")
+        self.show_summary({"arms": []})
+
+    def show_summary(self, session: dict[str, Any]) -> None:
+        header, rows = table_rows(session)
+        self.summary.setSortingEnabled(False)
+        self.summary.clear()
+        self.summary.setColumnCount(len(header))
+        self.summary.setHorizontalHeaderLabels(header)
+        self.summary.setRowCount(len(rows))
+        names = [a["name"] for a in session.get("arms", [])]
+        results = [(a, r) for a in session.get("arms", []) for r in a["results"]]
+        bad = QColor(error_colour())
+        for r, row in enumerate(rows):
+            arm, result = results[r]
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setForeground(arm_colour(names.index(arm["name"])))
+                if header[c] == "accuracy" and text == "fail":
+                    item.setForeground(bad)
+                if header[c] == "status" and not text.startswith("ok"):
+                    item.setForeground(bad)
+                    if result.get("error"):
+                        item.setToolTip(str(result["error"].get("message")))
+                self.summary.setItem(r, c, item)
+        self.summary.resizeColumnsToContents()
+        self.insight.setPlainText(
+            render_insight(session).strip() or "No graph breaks, recompiles or fallbacks."
+        )
+
+    def rows(self) -> list[list[str]]:
+        """The table's text (tests and exports read it)."""
+        return [
+            [self.summary.item(r, c).text() for c in range(self.summary.columnCount())]
+            for r in range(self.summary.rowCount())
+        ]
+
+    def show_environment(self, env: dict[str, Any] | None) -> None:
+        env = env or {}
+        keys = [(k, label) for k, label in ENV_KEYS if env.get(k) not in (None, "")]
+        self.environment.setRowCount(len(keys) + 1)
+        for r, (key, label) in enumerate(keys):
+            value = env[key]
+            if isinstance(value, list):
+                value = ", ".join(map(str, value))
+            self.environment.setItem(r, 0, QTableWidgetItem(label))
+            self.environment.setItem(r, 1, QTableWidgetItem(str(value)))
+        backends = env.get("backends") or []
+        self.environment.setItem(len(keys), 0, QTableWidgetItem("compile backends"))
+        self.environment.setItem(
+            len(keys), 1, QTableWidgetItem(", ".join(backends) if backends else "(detecting…)")
+        )
+        self.environment.resizeColumnToContents(0)

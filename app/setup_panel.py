@@ -1,0 +1,241 @@
+"""The setup panel: everything a run needs, validated as it is typed.
+
+It produces the engine's `RunConfig` and nothing else; the GUI adds no second way to run a
+model. Invalid input is shown next to its field and reported through `validityChanged`, which
+the window uses to enable Run; building the config never raises into Qt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.arms_editor import ArmsEditor
+from app.background import BackgroundCalls
+from app.debug_options import DebugOptionsBox
+from app.model_picker import ModelPicker
+from app.theme import error_colour
+from profiler.config import (
+    OPTIMIZERS,
+    ArmSpec,
+    ConfigError,
+    DebugOptions,
+    RunConfig,
+    parse_batch_sizes,
+)
+
+DEFAULT_BATCH_SIZES = "32, 64"
+
+
+class SetupPanel(QWidget):
+    validityChanged = Signal(bool)
+
+    def __init__(self, background: BackgroundCalls | None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = ModelPicker(background)
+        model_box = QGroupBox("Model")
+        QVBoxLayout(model_box).addWidget(self.model)
+
+        self.device = QComboBox()
+        self.device.addItem("cpu")
+        self.device.setToolTip(
+            "torch.device for the model and batches. The list is what the installed torch\n"
+            "can use (torch.cuda.is_available(), torch.backends.mps.is_available()),\n"
+            "detected by a worker in the background."
+        )
+        self.arms = ArmsEditor()
+        arms_box = QGroupBox("Arms (first = baseline)")
+        QVBoxLayout(arms_box).addWidget(self.arms)
+
+        self.batch_sizes = QLineEdit(DEFAULT_BATCH_SIZES)
+        self.batch_sizes.setToolTip(
+            "Batch sizes to measure, in order, e.g. 32, 64, 128: the leading dimension of the\n"
+            "input batch. A new size may make a compiled arm recompile (dynamic=None)."
+        )
+        self.batch_error = QLabel()
+        self.batch_error.setWordWrap(True)
+        self.batch_error.setStyleSheet(f"color: {error_colour()}")
+        self.batch_error.hide()
+        self.warmup = QSpinBox()
+        self.warmup.setRange(0, 100_000)
+        self.warmup.setValue(5)
+        self.warmup.setToolTip(
+            "Untimed training steps after the first (compiling) step, before measuring."
+        )
+        self.steps = QSpinBox()
+        self.steps.setRange(1, 10_000_000)
+        self.steps.setValue(50)
+        self.steps.setToolTip(
+            "Measured steps per batch size: forward, loss, loss.backward(), optimizer.step(),\n"
+            "optimizer.zero_grad(), timed with time.perf_counter_ns (CUDA: torch.cuda.Event)."
+        )
+        self.optimizer = QComboBox()
+        self.optimizer.addItems(OPTIMIZERS)
+        self.optimizer.setToolTip("torch.optim.SGD / torch.optim.Adam / torch.optim.AdamW")
+        self.lr = QDoubleSpinBox()
+        self.lr.setDecimals(6)
+        self.lr.setRange(1e-6, 10.0)
+        self.lr.setSingleStep(0.001)
+        self.lr.setValue(0.01)
+        self.lr.setToolTip("The optimizer's lr= argument")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setToolTip(
+            "torch.manual_seed(seed) in every arm: identical initial weights and batches"
+        )
+        run_box = QGroupBox("Run")
+        form = QFormLayout(run_box)
+        form.addRow("Device", self.device)
+        form.addRow("Batch sizes", self.batch_sizes)
+        form.addRow("", self.batch_error)
+        form.addRow("Warm-up", self.warmup)
+        form.addRow("Steps", self.steps)
+        form.addRow("Optimizer", self.optimizer)
+        form.addRow("Learning rate", self.lr)
+        form.addRow("Seed", self.seed)
+
+        self.debug = DebugOptionsBox()
+        debug_box = QGroupBox("Debug")
+        QVBoxLayout(debug_box).addWidget(self.debug)
+
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(f"color: {error_colour()}")
+        self.problem.hide()
+
+        layout = QVBoxLayout(self)
+        for w in (model_box, arms_box, run_box, debug_box, self.problem):
+            layout.addWidget(w)
+        layout.addStretch(1)
+
+        self.model.changed.connect(self.revalidate)
+        self.arms.changed.connect(self.revalidate)
+        self.batch_sizes.textChanged.connect(self.revalidate)
+        for spin in (self.warmup, self.steps, self.seed):
+            spin.valueChanged.connect(self.revalidate)
+        self.debug.presetRequested.connect(self._add_debug_arm)
+        self._valid: bool | None = None
+        self.revalidate()
+
+    # -- environment ----------------------------------------------------------------------------
+    def set_environment(self, env: dict[str, Any]) -> None:
+        devices = env.get("devices") or ["cpu"]
+        current = self.device.currentText()
+        self.device.clear()
+        self.device.addItems(devices)
+        if current in devices:
+            self.device.setCurrentText(current)
+        if env.get("backends"):
+            self.arms.set_backends(list(env["backends"]))
+
+    def _add_debug_arm(self) -> None:
+        arms = self.arms.arms()
+        if not any(a.backend == "aot_eager" for a in arms):
+            self.arms.set_arms([*arms, ArmSpec("aot_eager")])
+
+    # -- validation -----------------------------------------------------------------------------
+    def _batch_problem(self) -> str:
+        try:
+            parse_batch_sizes(self.batch_sizes.text())
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
+    def revalidate(self) -> None:
+        batch = self._batch_problem()
+        self.batch_error.setText(batch)
+        self.batch_error.setVisible(bool(batch))
+        problem = self.error()
+        shown = problem if problem and problem != batch and problem != self.model.error() else ""
+        self.problem.setText(shown)
+        self.problem.setVisible(bool(shown))
+        valid = problem is None
+        if valid != self._valid:
+            self._valid = valid
+            self.validityChanged.emit(valid)
+
+    def is_valid(self) -> bool:
+        return bool(self._valid)
+
+    def error(self) -> str | None:
+        """The first reason the run cannot start, or None."""
+        try:
+            self.config()
+        except ConfigError as exc:
+            return str(exc)
+        return None
+
+    def config(self) -> RunConfig:
+        """The RunConfig for Run; ConfigError (with a readable message) if input is invalid."""
+        model_problem = self.model.error()
+        if model_problem:
+            raise ConfigError(model_problem)
+        return RunConfig(
+            source=self.model.source(),
+            arms=tuple(self.arms.arms()),
+            batch_sizes=parse_batch_sizes(self.batch_sizes.text()),
+            warmup=self.warmup.value(),
+            steps=self.steps.value(),
+            device=self.device.currentText() or "cpu",
+            optimizer=self.optimizer.currentText(),
+            lr=self.lr.value(),
+            seed=self.seed.value(),
+            debug=self.debug.options(),
+        )
+
+    # -- persistence ----------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        source = self.model.source()
+        return {
+            "source": source.to_dict(),
+            "arms": [a.to_dict() for a in self.arms.arms()],
+            "batch_sizes": self.batch_sizes.text(),
+            "warmup": self.warmup.value(),
+            "steps": self.steps.value(),
+            "optimizer": self.optimizer.currentText(),
+            "lr": self.lr.value(),
+            "seed": self.seed.value(),
+            "device": self.device.currentText(),
+            "debug": self.debug.options().to_dict(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Apply a saved state; anything malformed is skipped, never raised."""
+        try:
+            arms = [ArmSpec.from_dict(a) for a in state.get("arms") or []]
+            if arms:
+                self.arms.set_arms(arms)
+        except (TypeError, ValueError, AttributeError):
+            pass
+        if isinstance(state.get("batch_sizes"), str):
+            self.batch_sizes.setText(state["batch_sizes"])
+        for key, widget in (("warmup", self.warmup), ("steps", self.steps), ("seed", self.seed)):
+            if isinstance(state.get(key), int):
+                widget.setValue(state[key])
+        if state.get("optimizer") in OPTIMIZERS:
+            self.optimizer.setCurrentText(state["optimizer"])
+        if isinstance(state.get("lr"), (int, float)) and state["lr"] > 0:
+            self.lr.setValue(float(state["lr"]))
+        if isinstance(state.get("device"), str) and state["device"]:
+            if self.device.findText(state["device"]) < 0:
+                self.device.addItem(state["device"])
+            self.device.setCurrentText(state["device"])
+        try:
+            dbg = dict(state.get("debug") or {})
+            dbg["logs"] = tuple(dbg.get("logs") or ())
+            self.debug.set_options(DebugOptions(**dbg))
+        except TypeError:
+            pass
+        self.revalidate()
