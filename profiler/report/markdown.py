@@ -21,14 +21,14 @@ RIGHT_ALIGNED = {
     "breaks",
 }
 # Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 MAX_ITEMS = 20
 
 
 def md_text(value: Any) -> str:
     """Plain text that renders as itself: specials escaped, newlines folded into spaces."""
     text = " ".join(str("" if value is None else value).split())
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
 def md_cell(value: Any) -> str:

@@ -142,6 +142,7 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
         "expected": repr(expected if isinstance(expected, (int, float)) else None),
         "compile_block": textwrap.indent(_compile_block(arm, debug), "    "),
         "fail_on_recompile": repr(fail_on_recompile),
+        "first_note": " (includes compiling)" if compiled else "",
         "backend": _comment(arm.get("backend")),
     }
     template = Template(TEMPLATE.read_text(encoding="utf-8"))

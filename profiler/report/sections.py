@@ -261,6 +261,18 @@ def _kv(esc: Esc, items: list[tuple[str, Any]]) -> str:
     return f'<table class="kv"><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _arm_options(arm: dict[str, Any]) -> list[str]:
+    if arm.get("backend") == "eager":
+        return ["-", "-", "-"]
+    opts = arm.get("options") or {}
+    dynamic = opts.get("dynamic")
+    return [
+        opts.get("mode") or "default",
+        "None (automatic)" if dynamic is None else str(dynamic),
+        str(bool(opts.get("fullgraph"))),
+    ]
+
+
 def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
     cfg = session_dict.get("config") or {}
     src = cfg.get("source") or {}
@@ -289,9 +301,8 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
     ]
     arm_rows = "".join(
         f'<tr><td>{esc(a.get("name"))}</td><td class="mono">{esc(a.get("backend"))}</td>'
-        f"<td>{esc((a.get('options') or {}).get('mode'))}</td>"
-        f"<td>{esc((a.get('options') or {}).get('dynamic'))}</td>"
-        f"<td>{esc((a.get('options') or {}).get('fullgraph'))}</td></tr>"
+        + "".join(f"<td>{esc(v)}</td>" for v in _arm_options(a))
+        + "</tr>"
         for a in session_dict.get("arms") or []
     )
     return (

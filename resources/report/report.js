@@ -28,6 +28,12 @@
   function axis(label, values) {
     var a = { label: label, stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
     if (values) a.values = values;
+    // Room for the longest tick label plus the axis title, so they never overlap.
+    a.size = function (u, vals) {
+      var longest = 0;
+      (vals || []).forEach(function (v) { longest = Math.max(longest, String(v).length); });
+      return 34 + longest * 7;
+    };
     return a;
   }
   function sample(arm, bs) {
@@ -143,7 +149,10 @@
     var bs = state.bs;
     var yScale = { y: { distr: state.log ? 3 : 1 } };
     var cursor = { sync: { key: "tcprof-steps" }, drag: { x: true, y: false } };
-    var stepX = { label: "step", stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    var stepX = {
+      label: "step", stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 },
+      incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000],
+    };
     var specs = [
       { id: "chart-step-time", title: "ms", series: stepSeries(bs, function (ms) { return ms; }), unit: " ms", digits: null, markers: true },
       { id: "chart-throughput", title: "samples/s", series: stepSeries(bs, function (ms) { return ms > 0 ? bs * 1000 / ms : null; }), unit: "/s", digits: 0, markers: true },

@@ -1,0 +1,76 @@
+"""Write the reports of a session dict to a folder, each file atomically.
+
+Every file is rendered in memory first and then renamed into place, so an error (or a crash)
+while exporting leaves the previous good file where it was, never a half-written one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from profiler.outputs import atomic_write_text
+from profiler.report.data import session_json_text, steps_csv_text
+from profiler.report.html import render_html
+from profiler.report.markdown import render_markdown
+from profiler.report.reproduce import render_reproducer
+
+# format -> (file name, renderer). "html" also writes reproduce.py (the report shows it).
+FORMATS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "html": ("report.html", render_html),
+    "md": ("report.md", render_markdown),
+    "csv": ("steps.csv", steps_csv_text),
+    "json": ("session.json", session_json_text),
+}
+REPRODUCER = "reproduce.py"
+
+
+class UnknownFormat(ValueError):
+    pass
+
+
+def _readable(path: Path) -> None:
+    """Reports are for sharing: rw-r--r-- (the temporary file they were renamed from is 0600)."""
+    try:
+        os.chmod(path, 0o644)
+    except OSError:
+        pass
+
+
+def parse_formats(text: str | Iterable[str]) -> tuple[str, ...]:
+    items = [t.strip().lower() for t in (text.split(",") if isinstance(text, str) else text)]
+    items = [t for t in items if t]
+    if not items:
+        raise UnknownFormat(f"no format given; choose from {', '.join(FORMATS)}")
+    unknown = [t for t in items if t not in FORMATS and t != "py"]
+    if unknown:
+        raise UnknownFormat(
+            f"unknown format {unknown[0]!r}; choose from {', '.join([*FORMATS, 'py'])}"
+        )
+    return tuple(dict.fromkeys(items))
+
+
+def export_reports(
+    session_dict: dict[str, Any],
+    out_dir: str | Path,
+    formats: Iterable[str] = ("html", "md", "csv", "json"),
+) -> list[Path]:
+    """Write the chosen reports (plus reproduce.py) into out_dir; returns the paths written.
+
+    All files are rendered before the first one is written, so a renderer that raises leaves
+    every existing file untouched."""
+    chosen = parse_formats(list(formats))
+    out = Path(out_dir)
+    rendered: list[tuple[Path, str]] = []
+    for fmt in chosen:
+        if fmt == "py":
+            continue
+        name, render = FORMATS[fmt]
+        rendered.append((out / name, render(session_dict)))
+    if session_dict.get("arms"):
+        rendered.append((out / REPRODUCER, render_reproducer(session_dict)))
+    for path, text in rendered:
+        atomic_write_text(path, text)
+        _readable(path)
+    return [p for p, _ in rendered]
