@@ -298,7 +298,7 @@ class MainWindow(QMainWindow):
     def _restore_settings(self) -> None:
         geometry = self.prefs.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1280, 720)
+            self._default_size()
         state = self.prefs.setup()
         self.setup.restore(state)
         self._set_recent(self.prefs.recent_files())
@@ -313,6 +313,15 @@ class MainWindow(QMainWindow):
             )
         else:
             self.setup.model.set_path(str(list_examples()[DEFAULT_EXAMPLE][0]))
+
+    def _default_size(self) -> None:
+        """1280x720, or 95% of a smaller screen (1366x768 laptops keep their task bar)."""
+        screen = self.screen().availableGeometry() if self.screen() else None
+        width, height = 1280, 720
+        if screen is not None:
+            width = min(width, int(screen.width() * 0.95))
+            height = min(height, int(screen.height() * 0.92))
+        self.resize(width, height)
 
     def _save_settings(self) -> None:
         self.prefs.set_setup(self.setup.state())

@@ -1,0 +1,173 @@
+"""The cross-thread path: events from the run's thread reach the GUI in batches, all of them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from app.live_data import LiveData
+from app.profiler_thread import ProfilerThread
+from app.run_controller import RunController
+from profiler.config import ArmSpec, ModelSource, RunConfig
+from profiler.session import Session
+
+N_EVENTS = 50_000
+
+
+def _config(steps: int = 10) -> RunConfig:
+    return RunConfig(
+        source=ModelSource("model.py"), arms=(ArmSpec("eager"),), batch_sizes=(8,), steps=steps
+    )
+
+
+class FloodRunner:
+    """Stands in for the engine's Runner: publishes N step events as fast as it can."""
+
+    def __init__(self, config, listeners, n=N_EVENTS):
+        self.config, self.listeners, self.n = config, listeners, n
+        self.session = Session()
+        self.cancelled = False
+
+    def cancel(self):
+        self.cancelled = True
+
+    def run(self):
+        self._publish({"type": "run_start", "config": self.config.to_dict()})
+        for i in range(self.n - 2):
+            if self.cancelled:
+                break
+            self._publish(
+                {
+                    "type": "steps",
+                    "arm": 0,
+                    "batch_size": 8,
+                    "phase": "measure",
+                    "start": 1 + i,
+                    "ms": [1.0],
+                }
+            )
+        self._publish({"type": "run_end", "status": "stopped" if self.cancelled else "completed"})
+        return self.session
+
+    def _publish(self, event):
+        self.session.apply(event)
+        for listener in self.listeners:
+            listener(event)
+
+
+class BrokenRunner(FloodRunner):
+    def run(self):
+        raise RuntimeError("boom")
+
+
+def test_50000_cross_thread_events_reach_the_gui_in_few_signals(qtbot):
+    controller = RunController(runner_factory=FloodRunner)
+    received = []
+    controller.eventsArrived.connect(received.extend)
+    with qtbot.waitSignal(controller.runEnded, timeout=60_000) as ended:
+        controller.start(_config(steps=N_EVENTS), save=False)
+        thread = controller.thread
+    assert ended.args == ["completed"]
+    assert len(received) == N_EVENTS
+    assert thread.events_relayed == N_EVENTS
+    assert thread.signals_emitted < N_EVENTS / 10, thread.signals_emitted
+    assert controller.data.points == N_EVENTS - 2
+    assert controller.thread is None
+
+
+def test_take_events_batches_and_rearms():
+    thread = ProfilerThread(_config(), runner_factory=FloodRunner)
+    emitted = []
+    thread.eventsReady.connect(lambda: emitted.append(1))
+    for i in range(5):
+        thread._relay({"type": "log", "text": str(i)})
+    assert len(emitted) == 1  # one signal for the whole burst
+    assert [e["text"] for e in thread.take_events()] == ["0", "1", "2", "3", "4"]
+    thread._relay({"type": "log", "text": "5"})
+    assert len(emitted) == 2
+    assert thread.take_events() == [{"type": "log", "text": "5"}]
+
+
+def test_an_exception_in_the_run_becomes_an_error_event(qtbot):
+    controller = RunController(runner_factory=BrokenRunner)
+    received = []
+    controller.eventsArrived.connect(received.extend)
+    with qtbot.waitSignal(controller.runEnded, timeout=10_000) as ended:
+        controller.start(_config(), save=False)
+    assert ended.args == ["failed"]
+    assert received[-1]["type"] == "error" and "boom" in received[-1]["message"]
+    assert "Traceback" in received[-1]["traceback"]
+
+
+class _Emitter(QObject):
+    event = Signal(object)
+
+
+class _SignalFlood(QThread):
+    """One signal per event with a Python payload: the pattern PySide6 6.12 aborted on."""
+
+    def __init__(self, emitter):
+        super().__init__()
+        self.emitter = emitter
+
+    def run(self):
+        for i in range(N_EVENTS):
+            self.emitter.event.emit({"type": "steps", "i": i, "ms": [1.0]})
+
+
+def test_50000_raw_cross_thread_signals_do_not_crash_pyside(qtbot):
+    emitter = _Emitter()
+    got = []
+    emitter.event.connect(lambda e: got.append(e["i"]))
+    flood = _SignalFlood(emitter)
+    with qtbot.waitSignal(flood.finished, timeout=60_000):
+        flood.start()
+    flood.wait()
+    qtbot.waitUntil(lambda: len(got) == N_EVENTS, timeout=60_000)
+    assert got[-1] == N_EVENTS - 1
+
+
+def test_live_data_places_steps_by_batch_size_phase():
+    data = LiveData(["eager", "inductor"], [32, 64], warmup=2, steps=10)
+    assert data.boundaries() == [(0.0, 32), (13.0, 64)]
+    data.apply(
+        {
+            "type": "steps",
+            "arm": 1,
+            "batch_size": 64,
+            "phase": "warmup",
+            "start": 1,
+            "ms": [2.0, 4.0],
+        }
+    )
+    x, y = data.arms[1].step_ms.data()
+    assert list(x) == [14.0, 15.0] and list(y) == [2.0, 4.0]
+    assert list(data.arms[1].throughput.data()[1]) == [32_000.0, 16_000.0]
+    data.apply({"type": "memory", "arm": 0, "batch_size": 32, "step": 3, "rss_mb": 300.0})
+    assert list(data.arms[0].rss_mb.data()[0]) == [3.0]
+    assert data.arms[0].cuda_alloc_mb.n == 0
+    data.apply(
+        {
+            "type": "compile",
+            "arm": 1,
+            "batch_size": 64,
+            "step": 0,
+            "kind": "recompile",
+            "reason": "size mismatch",
+            "seconds": 1.5,
+            "frame": "forward",
+        }
+    )
+    marker = data.arms[1].markers[0]
+    assert marker.x == 13.0 and marker.kind == "recompile"
+    assert "1.50 s" in marker.text and "size mismatch" in marker.text
+    data.apply({"type": "steps", "arm": 5, "batch_size": 64, "ms": [1.0]})  # unknown arm: ignored
+    data.apply({"type": "steps", "arm": 0, "batch_size": 7, "ms": [1.0]})  # unknown size: ignored
+    assert data.points == 2
+
+
+def test_series_grows_past_its_capacity():
+    data = LiveData(["eager"], [8], warmup=0, steps=100_000)
+    for start in range(1, 100_001, 1000):
+        data.apply({"type": "steps", "arm": 0, "batch_size": 8, "start": start, "ms": [1.0] * 1000})
+    x, _ = data.arms[0].step_ms.data()
+    assert len(x) == 100_000 and x[-1] == 100_000.0

@@ -1,0 +1,124 @@
+"""The window as a whole: repeated creation, persisted settings, tooltips, presets, drops."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLineEdit,
+    QSpinBox,
+)
+
+from app.arms_editor import ArmDialog
+from app.main_window import MainWindow
+from profiler.config import ArmSpec
+from tests.app.conftest import write_model
+
+
+def test_thirty_windows_created_and_closed(qtbot):
+    for _ in range(30):
+        window = MainWindow(background=False)
+        window.show()
+        qtbot.waitExposed(window)
+        window.close()
+        window.deleteLater()
+        QApplication.processEvents()
+    gc.collect()
+
+
+def test_settings_persist_between_windows(make_window, tmp_path):
+    path = write_model(tmp_path, "m.py", "import torch.nn as nn\nM = lambda: nn.Linear(3, 1)\n")
+    first = make_window(background=False)
+    first.load_model(path)
+    first.setup.arms.set_arms([ArmSpec("eager"), ArmSpec("aot_eager", dynamic=False)])
+    first.setup.batch_sizes.setText("4, 8, 16")
+    first.setup.steps.setValue(77)
+    first.resize(700, 500)
+    first.close()
+    second = make_window(background=False)
+    assert second.setup.model.current_path() == path
+    assert [a.name for a in second.setup.arms.arms()] == ["eager", "aot_eager(dynamic=False)"]
+    assert second.setup.batch_sizes.text() == "4, 8, 16"
+    assert second.setup.steps.value() == 77
+    assert second.size().width() == 700
+    assert path in [
+        second.recent_menu.actions()[i].text() for i in range(len(second.recent_menu.actions()))
+    ]
+
+
+def test_every_setup_field_has_a_tooltip_naming_its_api(make_window):
+    window = make_window(background=False)
+    kinds = (QLineEdit, QComboBox, QSpinBox, QDoubleSpinBox, QCheckBox)
+    fields = [w for k in kinds for w in window.setup.findChildren(k)]
+    fields = [
+        w for w in fields if not isinstance(w.parent(), (QComboBox, QSpinBox, QDoubleSpinBox))
+    ]
+    assert len(fields) > 15
+    missing = [w for w in fields if not w.toolTip()]
+    assert not missing, [type(w).__name__ for w in missing]
+    tips = " ".join(w.toolTip() for w in fields)
+    for api in (
+        "torch.compile",
+        "torch.optim",
+        "torch.manual_seed",
+        "torch._logging.set_logs",
+        "torch._dynamo.config.verbose",
+    ):
+        assert api in tips
+
+
+def test_debug_preset_says_what_it_sets_and_sets_exactly_that(make_window):
+    window = make_window(background=False)
+    text = window.setup.debug.preset.toolTip()
+    assert 'backend="aot_eager"' in text and 'no mode="debug"' in text
+    window.setup.debug.preset.click()
+    options = window.setup.config().debug
+    assert set(options.logs) == {"graph_breaks", "recompiles"}
+    assert options.verbose and not options.suppress_errors
+    assert "aot_eager" in [a.backend for a in window.setup.arms.arms()]
+
+
+def test_arm_dialog_builds_compile_options():
+    dialog = ArmDialog(ArmSpec("eager"), ["eager", "inductor", "aot_eager"])
+    assert not dialog.mode.isEnabled() and not dialog.fullgraph.isEnabled()
+    dialog.backend.setCurrentText("inductor")
+    assert dialog.mode.isEnabled()
+    dialog.mode.setCurrentText("max-autotune")
+    dialog.dynamic.setCurrentIndex(2)
+    dialog.fullgraph.setChecked(True)
+    assert dialog.arm() == ArmSpec("inductor", mode="max-autotune", dynamic=False, fullgraph=True)
+    dialog.backend.setCurrentText("aot_eager")
+    assert dialog.arm().mode is None  # a mode only applies to inductor
+    dialog.deleteLater()
+
+
+def test_dropping_a_python_file_loads_it(make_window, tmp_path):
+    window = make_window(background=False)
+    path = write_model(tmp_path, "dropped.py", "import torch.nn as nn\n")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(path)])
+    event = QDropEvent(
+        QPoint(10, 10).toPointF(),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+    assert Path(window.setup.model.current_path()) == Path(path)
+
+
+def test_examples_menu_lists_every_example(make_window):
+    from profiler.examples import list_examples
+
+    window = make_window(background=False)
+    assert [a.text() for a in window.examples_menu.actions()] == list(list_examples())
+    window.examples_menu.actions()[1].trigger()
+    assert Path(window.setup.model.current_path()).stem == list(list_examples())[1]
