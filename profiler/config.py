@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+DYNAMO_EAGER = "dynamo_eager"
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 OPTIMIZERS = ("sgd", "adam", "adamw")
 DEVICES = ("cpu", "cuda", "mps", "auto")
@@ -43,6 +44,12 @@ class ArmSpec:
     @property
     def compiled(self) -> bool:
         return self.backend != "eager"
+
+    @property
+    def torch_backend(self) -> str:
+        """The name passed to torch.compile: 'dynamo_eager' is torch.compile(backend="eager")
+        (TorchDynamo capture only), since a plain 'eager' arm means no torch.compile at all."""
+        return "eager" if self.backend == DYNAMO_EAGER else self.backend
 
     @property
     def name(self) -> str:
@@ -240,13 +247,19 @@ def parse_arms(text: str) -> tuple[ArmSpec, ...]:
     """Shorthand 'eager,inductor,aot_eager' or long form with per-arm options:
     'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot'.
 
-    Arms are separated by ';' when any arm carries options, else by ','."""
+    Arms are separated by ';', or by ',' (an option after an arm's ':' stays with that arm)."""
     text = text.strip()
     if not text:
         raise ConfigError("give at least one arm, e.g. --arms eager,inductor")
-    chunks = [
-        c.strip() for c in (text.split(";") if (";" in text or ":" in text) else text.split(","))
-    ]
+    if ";" in text:
+        chunks = [c.strip() for c in text.split(";")]
+    else:  # commas separate arms, except inside an arm's options: 'eager,inductor:mode=x,dynamic=false'
+        chunks = []
+        for token in (t.strip() for t in text.split(",")):
+            if "=" in token and ":" not in token and chunks:
+                chunks[-1] += "," + token
+            else:
+                chunks.append(token)
     arms = []
     for chunk in chunks:
         if chunk:

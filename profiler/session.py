@@ -242,7 +242,8 @@ class Session:
             if compiled
             else 0,
             "graph_breaks": len(res.graph_break_events) if compiled else 0,
-            "fell_back": bool(res.fallbacks),
+            "fell_back": self._fell_back(arm, res),
+            "compile_status": _compile_status(compiled, res),
             "compiled_while_measuring": any(
                 c.get("step", 0) > len(res.warmup_ms) for c in res.compiles
             ),
@@ -259,11 +260,21 @@ class Session:
             "accuracy": None,
             "noisy": bool(s and s.n >= 5 and s.relative_iqr > 0.1),
         }
+        if row["fell_back"]:
+            row["compile_status"] = "fell_back"
         if compiled and res.first_step_ms is not None and s:
             later = sum((c.get("seconds") or 0.0) for c in res.compile_steps_after_first())
             row["compile_s"] = max(0.0, res.first_step_ms - s.median) / 1000.0 + later
         self._compare_with_baseline(arm, res, row)
         return row
+
+    def _fell_back(self, arm: ArmRecord, res: BatchResult) -> bool:
+        """Hitting the recompile limit makes every later new shape run eagerly, silently."""
+        if res.fallbacks:
+            return True
+        earlier = self._ordered(arm)
+        earlier = earlier[: earlier.index(res.batch_size)] if res.batch_size in earlier else []
+        return any(arm.results[b].fallbacks for b in earlier) and not res.compiles
 
     def _compare_with_baseline(self, arm: ArmRecord, res: BatchResult, row: dict[str, Any]) -> None:
         base_arm = self.baseline
@@ -371,6 +382,20 @@ class Session:
         if session.status == "running":
             session._on_run_end({"status": "interrupted", "wall_time": session.ended_at})
         return session
+
+
+def _compile_status(compiled: bool, res: BatchResult) -> str:
+    """For the batch-size matrix: what dynamo did at this batch size."""
+    if not compiled:
+        return "eager"
+    if res.fallbacks:
+        return "fell_back"
+    kinds = {c.get("kind") for c in res.compiles}
+    if "recompile" in kinds:
+        return "recompiled"
+    if "first" in kinds:
+        return "compiled"
+    return "reused" if res.first_step_ms is not None else "not_run"
 
 
 def dedupe_graph_breaks(arm: ArmRecord) -> list[dict[str, Any]]:

@@ -64,7 +64,7 @@ class ArmWorker:
             raise StepFailed(self._usage("device 'mps' was asked for, but it is not available"))
         if arm.compiled:
             known = torch._dynamo.list_backends(exclude_tags=())
-            if arm.backend not in known:
+            if arm.torch_backend not in known:
                 raise StepFailed(
                     self._usage(
                         f"unknown torch.compile backend {arm.backend!r}; available: {', '.join(sorted(known))}"
@@ -92,7 +92,7 @@ class ArmWorker:
             options = {k: v for k, v in arm.options().items() if v is not None}
             if options.get("mode") == "default":
                 options.pop("mode")
-            self.runner = torch.compile(model, backend=arm.backend, **options)
+            self.runner = torch.compile(model, backend=arm.torch_backend, **options)
         else:
             self.runner = model
         self.ch.emit(

@@ -1,4 +1,4 @@
-import time
+"""Deliberately heavy steps (a few ms each on CPU), for timeout and interrupt tests."""
 
 import torch.nn as nn
 
@@ -6,8 +6,9 @@ import torch.nn as nn
 class Slow(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(3, 1)
+        self.net = nn.Sequential(
+            nn.Linear(3, 1024), nn.Linear(1024, 1024), nn.Linear(1024, 1024), nn.Linear(1024, 1)
+        )
 
     def forward(self, x):
-        time.sleep(0.05)
-        return self.fc(x)
+        return self.net(x)

@@ -1,0 +1,102 @@
+"""Compile insight in the session: graph breaks, recompiles per batch size, fullgraph errors
+and the recompile-limit fallback."""
+
+from __future__ import annotations
+
+from tests.engine.helpers import FAST, arm, run_cli
+
+
+def test_graph_break_example_reports_file_and_line(tmp_path):
+    rc, stdout, _, s = run_cli(
+        ["--example", "graph_break", "--arms", "eager,aot_eager", "--batch-sizes", "8", *FAST],
+        tmp_path,
+    )
+    assert rc == 0
+    breaks = arm(s, "aot_eager")["graph_breaks"]
+    assert len(breaks) >= 1
+    gb = breaks[0]
+    assert gb["file"].endswith("graph_break.py") and gb["line"] == 16
+    assert "Data-dependent branching" in gb["reason"] and gb["count"] >= 1
+    assert gb["hints"], "PyTorch's hints are kept"
+    assert arm(s, "aot_eager")["results"][0]["graph_breaks"] >= 1
+    assert "graph break" in stdout and "graph_break.py:16" in stdout
+
+
+def test_dynamic_false_recompiles_per_size_and_dynamic_true_does_not(tmp_path):
+    rc, stdout, _, s = run_cli(
+        [
+            "--example",
+            "simple",
+            "--arms",
+            "eager; aot_eager:dynamic=false; aot_eager:dynamic=true",
+            "--batch-sizes",
+            "8,16,32",
+            *FAST,
+        ],
+        tmp_path,
+    )
+    assert rc == 0, stdout
+    static = arm(s, "aot_eager(dynamic=False)")
+    assert [r["recompiles"] for r in static["results"]] == [0, 1, 1]
+    assert [r["compile_status"] for r in static["results"]] == [
+        "compiled",
+        "recompiled",
+        "recompiled",
+    ]
+    reasons = [r["reason"] for r in static["recompiles"]]
+    assert "size mismatch at index 0. expected 8, actual 16" in reasons[0]
+    assert [r["batch_size"] for r in static["recompiles"]] == [16, 32]
+    dynamic = arm(s, "aot_eager(dynamic=True)")
+    assert dynamic["recompiles"] == []
+    assert [r["compile_status"] for r in dynamic["results"]] == ["compiled", "reused", "reused"]
+
+
+def test_fullgraph_on_a_graph_break_fails_that_arm_only(tmp_path):
+    rc, _, _, s = run_cli(
+        [
+            "--example",
+            "graph_break",
+            "--arms",
+            "eager; aot_eager:fullgraph=true; aot_eager",
+            "--batch-sizes",
+            "8",
+            *FAST,
+        ],
+        tmp_path,
+    )
+    assert rc == 1
+    err = arm(s, "aot_eager(fullgraph)")["error"]
+    assert err["kind"] == "compile"
+    assert "Data-dependent branching" in err["message"] and err["line"] == 16
+    assert arm(s, "aot_eager")["results"][0]["status"] == "ok"
+    assert arm(s, "eager")["results"][0]["status"] == "ok"
+
+
+def test_recompile_limit_fallback_is_flagged(tmp_path):
+    sizes = ",".join(str(b) for b in range(1, 12))
+    rc, stdout, _, s = run_cli(
+        [
+            "--example",
+            "simple",
+            "--arms",
+            "eager,dynamo_eager:dynamic=false",
+            "--batch-sizes",
+            sizes,
+            "--warmup",
+            "0",
+            "--steps",
+            "2",
+            "--blocks",
+            "1",
+            "--quiet",
+        ],
+        tmp_path,
+    )
+    assert rc == 0, stdout
+    rows = arm(s, "dynamo_eager(dynamic=False)")["results"]
+    assert not rows[0]["fell_back"]
+    flagged = [r["batch_size"] for r in rows if r["fell_back"]]
+    assert flagged and flagged == list(range(flagged[0], 12)), flagged
+    assert all(r["compile_status"] == "fell_back" for r in rows if r["fell_back"])
+    assert arm(s, "dynamo_eager(dynamic=False)")["fallbacks"][0]["frame"] == "forward"
+    assert "fell back to eager" in stdout
