@@ -1,0 +1,130 @@
+"""Session dicts folded from hand-made events, for unit tests that need no worker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from profiler.config import ArmSpec, ModelSource, RunConfig
+from profiler.session import Session
+
+ENV = {
+    "torch": "2.13.0+cpu",
+    "python": "3.11.7",
+    "platform": "Linux",
+    "device": "cpu",
+    "device_name": "Test CPU",
+    "backends": ["aot_eager", "eager", "inductor"],
+}
+
+
+def synthetic_session(
+    path: str = "/models/model.py",
+    arms: tuple[ArmSpec, ...] = (ArmSpec("eager"), ArmSpec("aot_eager")),
+    batch_sizes: tuple[int, ...] = (8,),
+    source: dict[str, Any] | None = None,
+    model_info: dict[str, Any] | None = None,
+    reason: str = "Data-dependent branching",
+    log_text: str = "hello from the model",
+    error: dict[str, Any] | None = None,
+    ms: list[float] | None = None,
+    debug: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    cfg = RunConfig(
+        source=ModelSource(**(source or {"path": path})),
+        arms=arms,
+        batch_sizes=batch_sizes,
+        warmup=2,
+        steps=4,
+    ).to_dict()
+    if debug:
+        cfg["debug"].update(debug)
+    s = Session()
+    s.apply({"type": "run_start", "config": cfg, "wall_time": 1_700_000_000.0})
+    info = model_info or {"model": "Net()", "params": 11, "input": "(B, 10) float"}
+    for i, arm in enumerate(arms):
+        s.apply({"type": "hello", "arm": i, **ENV})
+        s.apply({"type": "loaded", "arm": i, "input_source": "inferred", **info})
+        for bs in batch_sizes:
+            s.apply(
+                {
+                    "type": "first_step",
+                    "arm": i,
+                    "batch_size": bs,
+                    "ms": 50.0,
+                    "loss": 1.0,
+                    "grad_norm": 2.0,
+                }
+            )
+            s.apply(
+                {
+                    "type": "steps",
+                    "arm": i,
+                    "batch_size": bs,
+                    "phase": "warmup",
+                    "start": 1,
+                    "ms": [2.0, 2.1],
+                }
+            )
+            s.apply(
+                {
+                    "type": "steps",
+                    "arm": i,
+                    "batch_size": bs,
+                    "phase": "measure",
+                    "start": 3,
+                    "ms": ms or [1.0 + 0.1 * i, 1.1, 1.05, 0.95],
+                }
+            )
+            s.apply(
+                {
+                    "type": "memory",
+                    "arm": i,
+                    "batch_size": bs,
+                    "step": 6,
+                    "rss_mb": 300.0 + i,
+                    "cuda_alloc_mb": None,
+                    "cuda_reserved_mb": None,
+                }
+            )
+            if arm.compiled:
+                s.apply(
+                    {
+                        "type": "graph_break",
+                        "arm": i,
+                        "batch_size": bs,
+                        "step": 0,
+                        "reason": reason,
+                        "file": path,
+                        "line": 7,
+                        "explanation": "because " + reason,
+                        "hints": [reason],
+                    }
+                )
+                s.apply(
+                    {
+                        "type": "compile",
+                        "arm": i,
+                        "batch_size": bs,
+                        "step": 4,
+                        "kind": "recompile",
+                        "reason": reason,
+                        "frame": "forward",
+                        "file": path,
+                        "line": 5,
+                        "seconds": 0.2,
+                    }
+                )
+            s.apply(
+                {
+                    "type": "bs_done",
+                    "arm": i,
+                    "batch_size": bs,
+                    "peak_rss_mb": 300.0 + i,
+                    "last_loss": 0.9,
+                }
+            )
+        s.apply({"type": "log", "arm": i, "stream": "stdout", "text": log_text, "t": 1.0})
+    if error:
+        s.apply({"type": "error", "arm": len(arms) - 1, **error})
+    s.apply({"type": "run_end", "status": "completed", "wall_time": 1_700_000_030.0})
+    return s.to_dict()
