@@ -6,6 +6,7 @@ Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kep
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ from pathlib import Path
 from profiler import examples, outputs, paths
 from profiler.config import (
     COMPILE_MODES,
+    DEBUG_PRESET_BACKEND,
+    DEBUG_PRESET_LOGS,
     LOG_ARTIFACTS,
     ArmSpec,
     ConfigError,
@@ -104,6 +107,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="torch._dynamo.config.suppress_errors = True (hides failures)",
     )
     dbg.add_argument(
+        "--explain", action="store_true", help="a torch._dynamo.explain pre-pass (untimed)"
+    )
+    dbg.add_argument(
+        "--compile-debug",
+        action="store_true",
+        help="TORCH_COMPILE_DEBUG=1 dump in the session folder",
+    )
+    dbg.add_argument(
+        "--trace", action="store_true", help="TORCH_TRACE log (+ tlparse report if installed)"
+    )
+    dbg.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="CUDA: torch.cuda.memory._record_memory_history snapshot",
+    )
+    dbg.add_argument(
+        "--debug-preset",
+        action="store_true",
+        help="what the seed's mode='debug' should have been: backend aot_eager for compiled arms, "
+        "graph-break and recompile logs, dynamo verbose, explain pre-pass",
+    )
+    dbg.add_argument(
         "--fail-on-recompile",
         action="store_true",
         help='torch.compiler.set_stance("fail_on_recompile")',
@@ -145,7 +170,7 @@ def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tupl
     return tuple(out)
 
 
-def config_from_args(args: argparse.Namespace) -> RunConfig:
+def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None) -> RunConfig:
     if bool(args.model_file) == bool(args.example):
         raise ConfigError("give a model file or --example NAME (one of them)")
     path = (
@@ -154,11 +179,14 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         else str(Path(args.model_file).expanduser().absolute())
     )
     logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
+    arms = _apply_defaults(parse_arms(args.arms), args)
+    if args.debug_preset and not any(a.backend == DEBUG_PRESET_BACKEND for a in arms):
+        arms = (*arms, ArmSpec(DEBUG_PRESET_BACKEND, label=f"debug ({DEBUG_PRESET_BACKEND})"))
     return RunConfig(
         source=ModelSource(
             path=path, model=args.model, factory=args.factory, input_shape=args.input_shape
         ),
-        arms=_apply_defaults(parse_arms(args.arms), args),
+        arms=arms,
         batch_sizes=parse_batch_sizes(args.batch_sizes),
         warmup=args.warmup,
         steps=args.steps,
@@ -171,23 +199,29 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         accuracy_rtol=args.rtol,
         accuracy_atol=args.atol,
         debug=DebugOptions(
-            logs=logs,
-            verbose=args.verbose_dynamo,
+            logs=tuple(dict.fromkeys(logs + (DEBUG_PRESET_LOGS if args.debug_preset else ()))),
+            verbose=args.verbose_dynamo or args.debug_preset,
             suppress_errors=args.suppress_errors,
             fail_on_recompile=args.fail_on_recompile,
+            explain=args.explain or args.debug_preset,
+            compile_debug=args.compile_debug,
+            trace=args.trace,
+            memory_snapshot=args.memory_snapshot,
         ),
         timeout_s=args.timeout,
+        artifacts_dir=artifacts_dir,
     )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        config = config_from_args(args)
+        config = config_from_args(args, artifacts_dir=args.out or "pending")
     except ConfigError as exc:
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     label = args.example or Path(args.model_file).stem
     out_dir = Path(args.out) if args.out else paths.new_session_dir(label)
+    config = dataclasses.replace(config, artifacts_dir=str(out_dir.absolute()))
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "events.jsonl").unlink(missing_ok=True)
     log = outputs.EventLog(out_dir / "events.jsonl")

@@ -27,6 +27,17 @@ LOG_ARTIFACTS = (
 )
 
 
+DEBUG_PRESET_BACKEND = "aot_eager"
+DEBUG_PRESET_LOGS = ("graph_breaks", "recompiles")
+DEBUG_PRESET_TEXT = (
+    'torch.compile has no mode="debug" (the seed guide\'s advice raises an error). The Debug preset '
+    'uses backend="aot_eager" (TorchDynamo + AOTAutograd without Inductor, so errors are '
+    "Dynamo's or your model's), logs graph breaks and recompiles (torch._logging.set_logs("
+    "graph_breaks=True, recompiles=True)), sets torch._dynamo.config.verbose = True and runs a "
+    "torch._dynamo.explain pre-pass."
+)
+
+
 class ConfigError(ValueError):
     """Bad user input, reported as a usage error (exit code 2) before anything runs."""
 
@@ -98,7 +109,15 @@ class DebugOptions:
     logs: tuple[str, ...] = ()  # torch._logging.set_logs artifacts
     verbose: bool = False  # torch._dynamo.config.verbose
     suppress_errors: bool = False  # torch._dynamo.config.suppress_errors: hides failures
-    fail_on_recompile: bool = False  # torch.compiler.set_stance("fail_on_recompile")
+    fail_on_recompile: bool = (
+        False  # torch.compiler.set_stance("fail_on_recompile"), after the first compile
+    )
+    explain: bool = False  # a torch._dynamo.explain pre-pass on the first batch (untimed)
+    compile_debug: bool = False  # TORCH_COMPILE_DEBUG=1, dumped under the session folder
+    trace: bool = False  # TORCH_TRACE structured log (and a tlparse report if tlparse is installed)
+    memory_snapshot: bool = (
+        False  # CUDA: torch.cuda.memory._record_memory_history -> snapshot.pickle
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "logs": list(self.logs)}
@@ -121,6 +140,7 @@ class RunConfig:
     accuracy_atol: float = 1e-5
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
+    artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -186,6 +206,11 @@ def validate(cfg: RunConfig) -> None:
             raise ConfigError(
                 f"unknown log artifact {art!r}; choose from {', '.join(LOG_ARTIFACTS)}"
             )
+    needs_dir = cfg.debug.compile_debug or cfg.debug.trace or cfg.debug.memory_snapshot
+    if needs_dir and not cfg.artifacts_dir:
+        raise ConfigError(
+            "compile-debug dumps, TORCH_TRACE and memory snapshots need an output folder"
+        )
     if cfg.source.input_shape is not None:
         parse_input_shape(cfg.source.input_shape)
 
@@ -304,6 +329,14 @@ def _parse_tristate(value: str, context: str) -> bool | None:
     if v in ("none", "null", "auto"):
         return None
     raise ConfigError(f"arm {context!r}: {value!r} is not true, false or none")
+
+
+def arm_artifacts_dir(cfg: RunConfig, arm_index: int) -> Path | None:
+    """Per-arm folder for debug artifacts: <session>/artifacts/<index>-<arm name>."""
+    if not cfg.artifacts_dir:
+        return None
+    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", cfg.arms[arm_index].name).strip("_")
+    return Path(cfg.artifacts_dir) / "artifacts" / f"{arm_index}-{name}"
 
 
 def example_dir() -> Path:

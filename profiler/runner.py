@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from profiler.config import RunConfig
+from profiler.config import RunConfig, arm_artifacts_dir
+from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.session import Session
 from profiler.worker_process import WorkerProcess
 
@@ -98,6 +99,10 @@ class Runner:
             if status in ("stopped", "timeout"):
                 self._shutdown(force=True)
         self._shutdown(force=False)
+        if self.config.debug.trace:
+            for arm in self._arms:
+                for event in render_tlparse(arm_artifacts_dir(self.config, arm.index)):
+                    self._publish({**event, "arm": arm.index})
         self._publish({"type": "run_end", "status": status, "wall_time": time.time()})
         return self.session
 
@@ -152,7 +157,9 @@ class Runner:
         self._publish(
             {"type": "arm_start", "arm": arm.index, "name": spec.name, "backend": spec.backend}
         )
-        arm.worker = WorkerProcess(arm.index, self._inbox)
+        arm.worker = WorkerProcess(
+            arm.index, self._inbox, extra_env=debug_env(self.config, arm.index)
+        )
 
     def _send(self, arm: _ArmState, command: dict[str, Any]) -> None:
         assert arm.worker is not None

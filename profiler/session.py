@@ -57,6 +57,8 @@ class ArmRecord:
     results: dict[int, BatchResult] = field(default_factory=dict)
     phase: str | None = None
     phase_batch_size: int | None = None
+    explain: dict[str, Any] | None = None
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
 
     def result(self, batch_size: int) -> BatchResult:
         if batch_size not in self.results:
@@ -198,6 +200,16 @@ class Session:
         if e.get("fatal", True) and arm.error is None:
             arm.error = brief
 
+    def _on_explain(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm:
+            arm.explain = _strip(e)
+
+    def _on_artifact(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm:
+            arm.artifacts.append(_strip(e))
+
     def _on_worker_exit(self, e: dict[str, Any]) -> None:
         arm = self._arm(e)
         if arm:
@@ -262,6 +274,7 @@ class Session:
         }
         if row["fell_back"]:
             row["compile_status"] = "fell_back"
+        row["compile_breakdown"] = _compile_breakdown(res) if compiled else None
         if compiled and res.first_step_ms is not None and s:
             later = sum((c.get("seconds") or 0.0) for c in res.compile_steps_after_first())
             row["compile_s"] = max(0.0, res.first_step_ms - s.median) / 1000.0 + later
@@ -333,6 +346,8 @@ class Session:
                 if c.get("kind") == "recompile"
             ],
             "fallbacks": [f for bs in self._ordered(arm) for f in arm.results[bs].fallbacks],
+            "explain": arm.explain,
+            "artifacts": arm.artifacts,
         }
 
     def _ordered(self, arm: ArmRecord) -> list[int]:
@@ -382,6 +397,28 @@ class Session:
         if session.status == "running":
             session._on_run_end({"status": "interrupted", "wall_time": session.ended_at})
         return session
+
+
+def _compile_breakdown(res: BatchResult) -> dict[str, Any]:
+    """dynamo's own compile-time metrics summed over this batch size's compiles."""
+
+    def total(key: str) -> float | None:
+        values = [c.get(key) for c in res.compiles if c.get(key) is not None]
+        return float(sum(values)) if values else None
+
+    hits, misses = total("fx_cache_hits"), total("fx_cache_misses")
+    return {
+        "compiles": len(res.compiles),
+        "dynamo_s": total("seconds"),
+        "backend_s": total("backend_s"),
+        "inductor_s": total("inductor_s"),
+        "code_gen_s": total("code_gen_s"),
+        "fx_cache_hits": int(hits) if hits is not None else None,
+        "fx_cache_misses": int(misses) if misses is not None else None,
+        "fx_cache": None
+        if not (hits or misses)
+        else ("hit" if hits and not misses else "miss" if misses and not hits else "partial"),
+    }
 
 
 def _compile_status(compiled: bool, res: BatchResult) -> str:

@@ -11,12 +11,10 @@ import time
 from typing import Any
 
 import torch
-import torch._dynamo
 
-from profiler.config import ArmSpec, RunConfig
+from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
 from profiler.worker import environment, errors, inputs, model_source, timed_loop
 from profiler.worker.channel import EventChannel
-from profiler.worker.dynamo_insight import CompileWatcher
 from profiler.worker.memory import MemoryProbe
 
 BATCHES_PER_SIZE = 4
@@ -44,17 +42,20 @@ class ArmWorker:
         self.batches: list[inputs.Batch] = []
         self.next_step = 0
         self.last_loss: torch.Tensor | None = None
-        self.watcher: CompileWatcher | None = None
+        self.watcher: Any = None  # a CompileWatcher for compiled arms
         self.bs_compiles: list[dict[str, Any]] = []
         self.bs_graph_breaks: list[dict[str, Any]] = []
         self.bs_fallbacks: list[dict[str, Any]] = []
+        self.explained = False
+        self.stance_set = False
+        self.artifacts = None
 
     # -- commands ---------------------------------------------------------------------------
     def load(self, config: dict[str, Any], arm_index: int) -> None:
         cfg = self.cfg = RunConfig.from_dict(config)
         arm = self.arm = cfg.arms[arm_index]
         device_name = environment.resolve_device(cfg.device)
-        self.ch.emit("hello", **environment.describe(device_name))
+        self.ch.emit("hello", **environment.describe(device_name, with_backends=arm.compiled))
         self.ch.emit("phase", phase="loading", batch_size=None)
         if device_name == "cuda" and not torch.cuda.is_available():
             raise StepFailed(
@@ -63,7 +64,9 @@ class ArmWorker:
         if device_name == "mps" and not torch.backends.mps.is_available():
             raise StepFailed(self._usage("device 'mps' was asked for, but it is not available"))
         if arm.compiled:
-            known = torch._dynamo.list_backends(exclude_tags=())
+            from torch import _dynamo  # only compiled arms pay for importing TorchDynamo
+
+            known = _dynamo.list_backends(exclude_tags=())
             if arm.torch_backend not in known:
                 raise StepFailed(
                     self._usage(
@@ -84,10 +87,15 @@ class ArmWorker:
             raise StepFailed(self._simple_error("load", str(exc))) from exc
         except Exception as exc:
             raise StepFailed(errors.describe(exc, "load", False, self.user_file)) from exc
+        self.artifacts = arm_artifacts_dir(cfg, arm_index)
+        if cfg.debug.memory_snapshot and self.device.type == "cuda":
+            torch.cuda.memory._record_memory_history(max_entries=200_000)
         self.optimizer = _optimizer(cfg.optimizer, model.parameters(), cfg.lr)
         self.loss_of = inputs.LossOf(cfg.seed)
         self.memory = MemoryProbe(self.device)
         if arm.compiled:
+            from profiler.worker.dynamo_insight import CompileWatcher
+
             self.watcher = CompileWatcher(cfg.debug, self.user_file)
             options = {k: v for k, v in arm.options().items() if v is not None}
             if options.get("mode") == "default":
@@ -121,11 +129,17 @@ class ArmWorker:
             raise StepFailed(
                 errors.describe(exc, "load", False, self.user_file, batch_size)
             ) from exc
+        if self.arm.compiled and cfg.debug.explain and not self.explained:
+            self.explained = True
+            self._explain(batch_size)
         torch.manual_seed(cfg.seed + batch_size)  # same dropout stream in every arm
         self.ch.emit(
             "phase", phase="compiling" if self.arm.compiled else "first_step", batch_size=batch_size
         )
         ms, loss, grad_norm = self._first_step(batch_size)
+        if self.arm.compiled and cfg.debug.fail_on_recompile and not self.stance_set:
+            self.stance_set = True  # after the first compile, which the stance would refuse too
+            torch.compiler.set_stance("fail_on_recompile")
         compiles = self._take_insight(batch_size, step=0)
         self.ch.emit(
             "first_step",
@@ -163,6 +177,16 @@ class ArmWorker:
             **peaks,
         )
         self.batches = []
+        if (
+            self.cfg
+            and self.cfg.debug.memory_snapshot
+            and self.device.type == "cuda"
+            and self.artifacts
+        ):
+            self.artifacts.mkdir(parents=True, exist_ok=True)
+            path = self.artifacts / f"memory-snapshot-bs{batch_size}.pickle"
+            torch.cuda.memory._dump_snapshot(str(path))
+            self.ch.emit("artifact", kind="memory_snapshot", batch_size=batch_size, path=str(path))
         self.ch.emit("phase", phase="idle", batch_size=None)
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
@@ -175,6 +199,48 @@ class ArmWorker:
         self.optimizer.step()
         self.optimizer.zero_grad()
         return loss
+
+    def _explain(self, batch_size: int) -> None:
+        """torch._dynamo.explain on the first batch, untimed; buffers (BatchNorm statistics)
+        are restored so every arm still starts from identical state."""
+        from torch import _dynamo
+
+        self.ch.emit("phase", phase="explain", batch_size=batch_size)
+        saved = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        batch = self.batches[0]
+        try:
+            out = _dynamo.explain(self.model)(*batch.args, **batch.kwargs)
+            reasons = []
+            for r in out.break_reasons:
+                frame = r.user_stack[-1] if getattr(r, "user_stack", None) else None
+                reasons.append(
+                    {
+                        "reason": r.reason,
+                        "file": getattr(frame, "filename", None),
+                        "line": getattr(frame, "lineno", None),
+                    }
+                )
+            self.ch.emit(
+                "explain",
+                batch_size=batch_size,
+                graph_count=out.graph_count,
+                graph_break_count=out.graph_break_count,
+                op_count=out.op_count,
+                break_reasons=reasons,
+            )
+        except Exception as exc:
+            self.ch.emit(
+                "log", stream="tcprof", text=f"explain pre-pass failed: {type(exc).__name__}: {exc}"
+            )
+        finally:
+            with torch.no_grad():
+                self.model.load_state_dict(saved)
+            self.optimizer.zero_grad()
+            _dynamo.reset()
+            if self.watcher is not None:  # what explain compiled is not the arm's compile
+                self.watcher.take_compiles()
+                self.watcher.take_graph_breaks()
+                self.watcher.take_fallbacks()
 
     def _sync(self) -> None:
         if self.device.type == "cuda":

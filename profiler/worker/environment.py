@@ -29,6 +29,12 @@ def available_devices() -> list[str]:
     return devices
 
 
+def _backends() -> list[str]:
+    from torch import _dynamo
+
+    return sorted(_dynamo.list_backends(exclude_tags=()))
+
+
 def cpu_name() -> str:
     try:
         with open("/proc/cpuinfo") as f:
@@ -40,9 +46,8 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def describe(device: str) -> dict[str, Any]:
-    import torch._dynamo
-
+def describe(device: str, with_backends: bool = True) -> dict[str, Any]:
+    """with_backends imports TorchDynamo (about a second): only compiled arms and probes need it."""
     info: dict[str, Any] = {
         "torch": torch.__version__,
         "python": sys.version.split()[0],
@@ -55,7 +60,7 @@ def describe(device: str) -> dict[str, Any]:
         "cuda": torch.version.cuda,
         "cuda_available": torch.cuda.is_available(),
         "devices": available_devices(),
-        "backends": sorted(torch._dynamo.list_backends(exclude_tags=())),
+        "backends": _backends() if with_backends else None,
         "pid": os.getpid(),
     }
     if device == "cuda" and torch.cuda.is_available():

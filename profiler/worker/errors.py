@@ -103,7 +103,7 @@ def is_compile_failure(exc: BaseException) -> bool:
         if t
     )
     for item in _chain(exc):
-        if isinstance(item, compile_types):
+        if isinstance(item, compile_types) or "fail_on_recompile" in str(item):
             return True
         mod = type(item).__module__ or ""
         if mod.startswith(("torch._inductor", "torch._dynamo.backends")):

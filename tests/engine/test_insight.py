@@ -3,7 +3,7 @@ and the recompile-limit fallback."""
 
 from __future__ import annotations
 
-from tests.engine.helpers import FAST, arm, run_cli
+from tests.engine.helpers import FAST, arm, events, run_cli
 
 
 def test_graph_break_example_reports_file_and_line(tmp_path):
@@ -100,3 +100,47 @@ def test_recompile_limit_fallback_is_flagged(tmp_path):
     assert all(r["compile_status"] == "fell_back" for r in rows if r["fell_back"])
     assert arm(s, "dynamo_eager(dynamic=False)")["fallbacks"][0]["frame"] == "forward"
     assert "fell back to eager" in stdout
+
+
+def test_debug_flags_are_applied_and_recorded(tmp_path):
+    rc, stdout, _, s = run_cli(
+        [
+            "--example",
+            "graph_break",
+            "--arms",
+            "eager,aot_eager:dynamic=false",
+            "--batch-sizes",
+            "8,16",
+            "--debug-preset",
+            "--trace",
+            "--compile-debug",
+            "--fail-on-recompile",
+            "--log",
+            "guards",
+            *FAST,
+        ],
+        tmp_path,
+    )
+    debug = s["config"]["debug"]
+    assert debug["logs"] == ["guards", "graph_breaks", "recompiles"]
+    assert debug["verbose"] and debug["explain"] and debug["trace"] and debug["compile_debug"]
+    # an aot_eager arm is already there, so the preset adds none (it never replaces an arm)
+    assert [a["name"] for a in s["arms"]] == ["eager", "aot_eager(dynamic=False)"]
+    compiled = arm(s, "aot_eager(dynamic=False)")
+    assert (
+        compiled["explain"]["graph_break_count"] == 1
+        and compiled["explain"]["break_reasons"][0]["line"] == 16
+    )
+    # fail_on_recompile turns the recompile at bs=16 into a clear error; bs=8 keeps its numbers
+    assert compiled["results"][0]["status"] == "ok"
+    assert "fail_on_recompile" in compiled["error"]["message"]
+    assert rc == 1
+    kinds = {a["kind"] for a in compiled["artifacts"]}
+    assert "torch_trace" in kinds and "tlparse" in kinds
+    tlparse = next(a["path"] for a in compiled["artifacts"] if a["kind"] == "tlparse")
+    assert tlparse.startswith(str(tmp_path)) and (tmp_path / tlparse).exists()
+    assert any((tmp_path / "artifacts").glob("*/compile_debug/*")), (
+        "TORCH_COMPILE_DEBUG dump in the session folder"
+    )
+    artifact_logs = [e for e in events(tmp_path) if e["type"] == "log" and e.get("artifact")]
+    assert {"guards", "graph_breaks"} <= {e["artifact"] for e in artifact_logs}
