@@ -138,6 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
     )
+    out.add_argument(
+        "--save-weights",
+        choices=("safetensors", "pt"),
+        help="save each arm's trained state_dict (without the compiled _orig_mod. prefix), verified by a strict load",
+    )
     out.add_argument("--quiet", action="store_true", help="no progress on the terminal")
     out.add_argument("--json", action="store_true", help="print session.json instead of the table")
     out.add_argument(
@@ -210,6 +215,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         ),
         timeout_s=args.timeout,
         artifacts_dir=artifacts_dir,
+        save_weights=args.save_weights,
     )
 
 

@@ -141,6 +141,7 @@ class RunConfig:
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
+    save_weights: str | None = None  # "safetensors" or "pt": each arm's trained weights, verified
 
     def __post_init__(self) -> None:
         validate(self)
@@ -206,7 +207,11 @@ def validate(cfg: RunConfig) -> None:
             raise ConfigError(
                 f"unknown log artifact {art!r}; choose from {', '.join(LOG_ARTIFACTS)}"
             )
-    needs_dir = cfg.debug.compile_debug or cfg.debug.trace or cfg.debug.memory_snapshot
+    if cfg.save_weights not in (None, "safetensors", "pt"):
+        raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
+    needs_dir = (
+        cfg.debug.compile_debug or cfg.debug.trace or cfg.debug.memory_snapshot or cfg.save_weights
+    )
     if needs_dir and not cfg.artifacts_dir:
         raise ConfigError(
             "compile-debug dumps, TORCH_TRACE and memory snapshots need an output folder"

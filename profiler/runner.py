@@ -263,6 +263,8 @@ class Runner:
     def _close(self, arm: _ArmState) -> None:
         if arm.worker is None or arm.exited:
             return
+        if self.config.save_weights and not arm.failed and not self._cancel.is_set():
+            self._command(arm, {"cmd": "save_weights", "format": self.config.save_weights})
         arm.worker.send({"cmd": "exit"})
         deadline = self._clock() + 10
         while not arm.exited and self._clock() < deadline:

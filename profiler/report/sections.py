@@ -358,13 +358,14 @@ def code(codes: list[tuple[Any, str]], esc: Esc) -> str:
         '<section id="code"><h2>Code for this setup</h2>'
         '<p class="note">A standalone script per arm with plain PyTorch (no tcprof): the same '
         "model, inputs, seed and training loop, with the torch.compile line and debug settings "
-        "of the arm. It is also written as reproduce.py beside this report.</p>"
+        "of the arm; the first loss it prints should match the one tcprof measured. reproduce.py "
+        "beside this report holds the script of the first compiled arm.</p>"
     ]
     for i, (name, text) in enumerate(codes):
         open_attr = " open" if i == 1 or len(codes) == 1 else ""
         parts.append(
-            f"<details{open_attr}><summary>{esc(name)}</summary>"
-            f'<button type="button" class="copy" data-target="code-{i}">copy</button>'
+            f"<details{open_attr}><summary>{esc(name)} "
+            f'<button type="button" class="copy" data-target="code-{i}">copy</button></summary>'
             f'<pre id="code-{i}">{esc(text)}</pre></details>'
         )
     parts.append("</section>")

@@ -44,6 +44,8 @@ def main() -> int:
                 worker.prepare(cmd["batch_size"])
             elif name == "measure":
                 worker.measure(cmd["batch_size"], cmd["steps"])
+            elif name == "save_weights":
+                worker.save_weights(cmd["format"])
             elif name == "finish":
                 worker.finish(cmd["batch_size"])
             else:

@@ -191,6 +191,26 @@ class ArmWorker:
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
 
+    def save_weights(self, fmt: str) -> None:
+        from profiler.worker.weights import save_weights
+
+        cfg = self.cfg
+        assert cfg is not None and self.artifacts is not None
+        path = self.artifacts / f"weights.{fmt}"
+        try:
+            info = save_weights(
+                self.model, self.module, cfg.source.model, cfg.source.factory, path, fmt
+            )
+        except Exception as exc:
+            raise StepFailed(
+                {
+                    **errors.describe(exc, "runtime", False, self.user_file),
+                    "kind": "weights",
+                    "fatal": False,
+                }
+            ) from exc
+        self.ch.emit("artifact", kind="weights", **info)
+
     # -- steps ------------------------------------------------------------------------------
     def _step(self, batch: inputs.Batch) -> torch.Tensor:
         out = self.runner(*batch.args, **batch.kwargs)
