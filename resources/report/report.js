@@ -224,7 +224,8 @@
       }, 100);
     });
     document.querySelectorAll("button.copy").forEach(function (btn) {
-      btn.addEventListener("click", function () {
+      btn.addEventListener("click", function (ev) {
+        ev.preventDefault(); // inside <summary>: copy without folding the code
         var pre = document.getElementById(btn.getAttribute("data-target"));
         if (!pre) return;
         var text = pre.textContent;

@@ -54,6 +54,25 @@ def test_cli_regenerates_from_session_json(real_run, tmp_path):
     assert sorted(p.name for p in (tmp_path / "md").iterdir()) == ["report.md", "reproduce.py"]
 
 
+def test_cli_accepts_the_events_log_of_a_run(real_run, tmp_path):
+    _, run_dir = real_run
+    assert (
+        main_report(
+            [str(run_dir / "events.jsonl"), "--format", "md", "--out", str(tmp_path / "ev")]
+        )
+        == 0
+    )
+    assert (
+        main_report(
+            [str(run_dir / "session.json"), "--format", "md", "--out", str(tmp_path / "js")]
+        )
+        == 0
+    )
+    assert (tmp_path / "ev" / "report.md").read_text() == (
+        tmp_path / "js" / "report.md"
+    ).read_text()
+
+
 def main_report(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tcprof")
     add_report_parser(parser.add_subparsers(dest="command"))
