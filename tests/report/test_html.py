@@ -179,3 +179,22 @@ def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
     line = next(x for x in code.splitlines() if x.startswith("MODEL_FILE = "))
     exec(line, namespace)
     assert namespace["MODEL_FILE"] == str(model)
+
+
+def test_sparse_sessions_still_render():
+    from profiler.report import render_markdown, render_reproducer
+    from profiler.session import Session
+
+    s = Session()
+    cfg = synthetic_session()["config"]
+    s.apply({"type": "run_start", "config": cfg, "wall_time": 1.0})
+    s.apply({"type": "error", "arm": 1, "kind": "usage", "message": "unknown backend <x>",
+             "traceback": None, "file": None, "line": None, "batch_size": None, "fatal": True})  # fmt: skip
+    s.apply({"type": "run_end", "status": "failed", "wall_time": 2.0})
+    for data in (s.to_dict(), s.to_dict(include_samples=False), {"arms": []}):
+        html = render_html(data)
+        assert_self_contained(html)
+        render_markdown(data)
+    html = render_html(s.to_dict())
+    assert "unknown backend &lt;x&gt;" in html
+    assert "INPUT = None" in render_reproducer(s.to_dict())
