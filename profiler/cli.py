@@ -26,6 +26,8 @@ from profiler.config import (
     parse_batch_sizes,
 )
 from profiler.progress import TerminalProgress
+from profiler.report import export_reports
+from profiler.report.cli import add_report_parser, cmd_report
 from profiler.runner import Runner
 from profiler.summary import render_summary
 
@@ -139,6 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
     )
     out.add_argument(
+        "--profile-steps",
+        type=int,
+        default=0,
+        help="after measuring, profile this many more steps with torch.profiler (Chrome trace + top operators)",
+    )
+    out.add_argument(
         "--save-weights",
         choices=("safetensors", "pt"),
         help="save each arm's trained state_dict (without the compiled _orig_mod. prefix), verified by a strict load",
@@ -155,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--model")
     ins.add_argument("--factory")
     ins.add_argument("--input-shape")
+    add_report_parser(sub)
+    cmp_ = sub.add_parser("compare", help="compare two saved sessions (before / after)")
+    cmp_.add_argument("before", help="session.json of the earlier run")
+    cmp_.add_argument("after", help="session.json of the later run")
     sub.add_parser("gui", help="open the desktop application (the default)")
     return parser
 
@@ -216,6 +228,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         timeout_s=args.timeout,
         artifacts_dir=artifacts_dir,
         save_weights=args.save_weights,
+        profile_steps=args.profile_steps,
     )
 
 
@@ -244,6 +257,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.close()
         log.close()
     outputs.write_all(session, out_dir)
+    export_reports(session.to_dict(), out_dir)
     data = session.to_dict(include_samples=False)
     if args.json:
         print(json.dumps(data, indent=1))
@@ -295,6 +309,20 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from profiler.compare import compare_sessions, render_comparison
+
+    loaded = []
+    for path in (args.before, args.after):
+        try:
+            loaded.append(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            print(f"tcprof: error: cannot read session {path}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    print(render_comparison(compare_sessions(*loaded)))
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] == "gui":
@@ -309,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_examples()
     if args.command == "inspect":
         return cmd_inspect(args)
+    if args.command == "compare":
+        return cmd_compare(args)
+    if args.command == "report":
+        return cmd_report(args)
     parser.print_help()
     return EXIT_USAGE
 

@@ -141,6 +141,7 @@ class RunConfig:
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
+    profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
     save_weights: str | None = None  # "safetensors" or "pt": each arm's trained weights, verified
 
     def __post_init__(self) -> None:

@@ -39,6 +39,7 @@ class BatchResult:
     graph_break_events: list[dict[str, Any]] = field(default_factory=list)
     fallbacks: list[dict[str, Any]] = field(default_factory=list)
     done: dict[str, Any] = field(default_factory=dict)  # the worker's bs_done fields
+    profile: dict[str, Any] | None = None  # the torch.profiler pass: path, top_ops
 
     def compile_steps_after_first(self) -> list[dict[str, Any]]:
         return [c for c in self.compiles if (c.get("step") or 0) > 0]
@@ -200,6 +201,11 @@ class Session:
         if e.get("fatal", True) and arm.error is None:
             arm.error = brief
 
+    def _on_profile(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm:
+            arm.result(e["batch_size"]).profile = _strip(e)
+
     def _on_explain(self, e: dict[str, Any]) -> None:
         arm = self._arm(e)
         if arm:
@@ -275,6 +281,7 @@ class Session:
         if row["fell_back"]:
             row["compile_status"] = "fell_back"
         row["compile_breakdown"] = _compile_breakdown(res) if compiled else None
+        row["profile"] = res.profile
         if compiled and res.first_step_ms is not None and s:
             later = sum((c.get("seconds") or 0.0) for c in res.compile_steps_after_first())
             row["compile_s"] = max(0.0, res.first_step_ms - s.median) / 1000.0 + later

@@ -163,6 +163,8 @@ class ArmWorker:
 
     def finish(self, batch_size: int) -> None:
         self._take_insight(batch_size, self.next_step)
+        if self.cfg and self.cfg.profile_steps and self.artifacts is not None:
+            self._profile(batch_size, self.cfg.profile_steps)
         last = _as_float(self.last_loss)
         peaks = self.memory.peaks()
         self.ch.emit(
@@ -190,6 +192,24 @@ class ArmWorker:
         self.ch.emit("phase", phase="idle", batch_size=None)
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
+
+    def _profile(self, batch_size: int, steps: int) -> None:
+        from profiler.worker.op_profile import profile_steps
+
+        self.ch.emit("phase", phase="profiling", batch_size=batch_size)
+        path = self.artifacts / f"torch-profiler-bs{batch_size}.json"
+        try:
+            ops = profile_steps(self._step, self.batches, steps, self.device, path)
+        except Exception as exc:
+            self.ch.emit(
+                "log",
+                stream="tcprof",
+                text=f"torch.profiler pass failed: {type(exc).__name__}: {exc}",
+            )
+            return
+        self._take_insight(batch_size, self.next_step)
+        self.ch.emit("profile", batch_size=batch_size, steps=steps, path=str(path), top_ops=ops)
+        self.ch.emit("artifact", kind="torch_profiler_trace", batch_size=batch_size, path=str(path))
 
     def save_weights(self, fmt: str) -> None:
         from profiler.worker.weights import save_weights

@@ -1,0 +1,96 @@
+"""Compare two saved sessions (say, before and after a code change), arm by arm and batch size
+by batch size: the change in median step time and in peak memory, with its direction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from profiler.summary import fmt_ms, render_table
+
+NOISE_FRACTION = 0.02  # changes smaller than 2% of the median are called unchanged
+
+
+def _direction(
+    before: float | None, after: float | None, spread: float, lower_is_better: bool = True
+) -> str:
+    if before is None or after is None:
+        return "n/a"
+    delta = after - before
+    if abs(delta) <= max(spread, NOISE_FRACTION * abs(before)):
+        return "unchanged"
+    better = delta < 0 if lower_is_better else delta > 0
+    return "better" if better else "worse"
+
+
+def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    after_arms = {a["name"]: a for a in after.get("arms", [])}
+    for arm in before.get("arms", []):
+        other = after_arms.get(arm["name"])
+        if other is None:
+            continue
+        other_rows = {r["batch_size"]: r for r in other["results"]}
+        for r in arm["results"]:
+            o = other_rows.get(r["batch_size"])
+            if o is None:
+                continue
+            b_ms, a_ms = r.get("median_ms"), o.get("median_ms")
+            spread = 0.0
+            if None not in (r.get("iqr_ms"), o.get("iqr_ms")):
+                spread = 0.5 * (r["iqr_ms"] + o["iqr_ms"])
+            b_mem = r.get("peak_cuda_mb") or r.get("peak_rss_mb")
+            a_mem = o.get("peak_cuda_mb") or o.get("peak_rss_mb")
+            rows.append(
+                {
+                    "arm": arm["name"],
+                    "batch_size": r["batch_size"],
+                    "median_ms_before": b_ms,
+                    "median_ms_after": a_ms,
+                    "time_change": (a_ms / b_ms - 1) if b_ms and a_ms else None,
+                    "time_direction": _direction(b_ms, a_ms, spread),
+                    "peak_mb_before": b_mem,
+                    "peak_mb_after": a_mem,
+                    "memory_change": (a_mem / b_mem - 1) if b_mem and a_mem else None,
+                    "memory_direction": _direction(b_mem, a_mem, 0.0),
+                    "speedup_before": r.get("speedup"),
+                    "speedup_after": o.get("speedup"),
+                }
+            )
+    return rows
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:+.1f}%"
+
+
+def render_comparison(rows: list[dict[str, Any]]) -> str:
+    header = [
+        "arm",
+        "bs",
+        "median before",
+        "after",
+        "change",
+        "",
+        "peak MB before",
+        "after",
+        "change",
+        "",
+    ]
+    body = [
+        [
+            r["arm"],
+            str(r["batch_size"]),
+            fmt_ms(r["median_ms_before"]),
+            fmt_ms(r["median_ms_after"]),
+            _pct(r["time_change"]),
+            r["time_direction"],
+            "-" if r["peak_mb_before"] is None else f"{r['peak_mb_before']:.0f}",
+            "-" if r["peak_mb_after"] is None else f"{r['peak_mb_after']:.0f}",
+            _pct(r["memory_change"]),
+            r["memory_direction"],
+        ]
+        for r in rows
+    ]
+    if not body:
+        return "the sessions share no arm and batch size to compare"
+    return render_table(header, body)
