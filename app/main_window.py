@@ -8,10 +8,12 @@ processes through the engine.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -22,6 +24,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QFileDialog,
+    QLabel,
     QMainWindow,
     QMenu,
     QScrollArea,
@@ -34,8 +37,6 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundCalls
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
-from app.live_plots import LivePlots
-from app.profiler_thread import RunnerFactory
 from app.results_view import ResultsView
 from app.run_controller import RunController
 from app.run_status import RunStatus
@@ -44,9 +45,23 @@ from app.setup_panel import SetupPanel
 from profiler.config import ConfigError
 from profiler.examples import list_examples
 from profiler.paths import sessions_dir
-from profiler.runner import Runner
 
 TITLE = "Torch Compile Profiler"
+
+
+class _FirstPaint(QLabel):
+    """The plots' placeholder: tells the window when it has first been painted."""
+
+    def __init__(self, text: str, on_paint: Callable[[], None]) -> None:
+        super().__init__(text)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._on_paint = on_paint
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
+        super().paintEvent(event)
+        self._on_paint()
+
+
 DEFAULT_EXAMPLE = "simple"
 
 
@@ -54,7 +69,7 @@ class MainWindow(QMainWindow):
     def __init__(
         self,
         background: bool = True,
-        runner_factory: RunnerFactory = Runner,
+        runner_factory: Callable[..., Any] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         """background=False skips the start-up worker calls (environment probe, model
@@ -74,14 +89,17 @@ class MainWindow(QMainWindow):
         scroll.setMinimumWidth(300)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.banner = ErrorBanner()
-        self.plots = LivePlots()
+        # pyqtgraph takes ~0.6 s to import: the plots are built just after the window shows.
+        self.plots: Any = None
+        self._plots_placeholder = _FirstPaint("preparing plots…", self._on_first_paint)
         self.results = ResultsView()
         right = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.banner)
-        top_layout.addWidget(self.plots, 1)
+        top_layout.addWidget(self._plots_placeholder, 1)
+        self._top_layout = top_layout
         right.addWidget(top)
         right.addWidget(self.results)
         right.setStretchFactor(0, 3)
@@ -105,6 +123,23 @@ class MainWindow(QMainWindow):
         if self.background is not None:
             request_environment(self.background, self._on_environment)
         self._update_actions()
+        self.first_painted_at: float | None = None
+
+    def _on_first_paint(self) -> None:
+        """The window has been painted once: now pay for pyqtgraph."""
+        if self.first_painted_at is None:
+            self.first_painted_at = time.time()
+            QTimer.singleShot(0, self.ensure_plots)
+
+    def ensure_plots(self) -> None:
+        """Build the live plots (and import pyqtgraph) once, after the first paint."""
+        if self.plots is not None:
+            return
+        from app.live_plots import LivePlots
+
+        self.plots = LivePlots()
+        self._top_layout.replaceWidget(self._plots_placeholder, self.plots)
+        self._plots_placeholder.deleteLater()
 
     # -- actions --------------------------------------------------------------------------------
     def _make_actions(self) -> None:
@@ -254,6 +289,7 @@ class MainWindow(QMainWindow):
         self._save_settings()
         self.banner.clear()
         names = [a.name for a in config.arms]
+        self.ensure_plots()
         self.controller.start(config)
         self.plots.start(self.controller.data)
         self.results.logs.start(names)
@@ -283,11 +319,13 @@ class MainWindow(QMainWindow):
             self.results.show_summary(self.controller.session_dict())
 
     def _on_run_ended(self, status: str) -> None:
-        self.plots.stop()
+        if self.plots is not None:
+            self.plots.stop()
         session = self.controller.session_dict()
         self.results.show_summary(session)
-        if self.controller.session.environment and self.environment is None:
-            self.results.show_environment(self.controller.session.environment)
+        env = self.controller.environment
+        if env and self.environment is None:
+            self.results.show_environment(env)
         where = f" · saved in {self.controller.session_dir}" if self.controller.session_dir else ""
         self.status.finish(f"Run {status.replace('_', ' ')}{where}")
         if self.controller.save_error:
@@ -333,7 +371,8 @@ class MainWindow(QMainWindow):
         if self.controller.running:
             self.status.label.setText("Stopping the run before closing…")
             self.controller.stop_and_wait()
-        self.plots.timer.stop()
+        if self.plots is not None:
+            self.plots.timer.stop()
         self.status.timer.stop()
         if self.background is not None:
             self.background.shutdown()

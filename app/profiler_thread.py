@@ -7,6 +7,11 @@ thousands of cross-thread signals carrying Python objects). Instead the listener
 list under a lock and emits a payload-free `eventsReady` only when the list goes from empty to
 non-empty; the GUI takes the whole list with `take_events()` at most ~30 times per second. The
 number of cross-thread signals is thus bounded by the GUI's drain rate, whatever the event rate.
+
+Work that grows with the run's length stays here too, off the GUI thread: the summary table's
+numbers (`Session.to_dict()` bootstraps confidence intervals) are computed when a batch size
+finishes and relayed as a `summary` event, and session.json / steps.csv are written here when
+the run ends or is stopped.
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ from __future__ import annotations
 import threading
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from profiler.config import RunConfig
+from profiler.outputs import EventLog, write_all
 from profiler.runner import Runner
-from profiler.session import Session
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -37,8 +43,11 @@ class ProfilerThread(QThread):
         config: RunConfig,
         listeners: list[Listener] | None = None,
         runner_factory: RunnerFactory = Runner,
+        session_dir: Path | None = None,
         parent: QObject | None = None,
     ) -> None:
+        """With session_dir, events.jsonl is written as events arrive and session.json and
+        steps.csv when the run ends."""
         super().__init__(parent)
         self.setObjectName("ProfilerThread")
         self.config = config
@@ -47,9 +56,14 @@ class ProfilerThread(QThread):
         self._signalled = False
         self.events_relayed = 0
         self.signals_emitted = 0
-        # Listeners other than the relay (e.g. the events.jsonl writer) run here, off the GUI.
-        self.runner = runner_factory(config, [*(listeners or []), self._relay])
-        self.session: Session | None = None
+        self.session_dir = session_dir
+        self._event_log = EventLog(session_dir / "events.jsonl") if session_dir else None
+        own = [self._event_log] if self._event_log else []
+        # Listeners run here, off the GUI thread; the relay comes last.
+        self.runner = runner_factory(config, [*own, *(listeners or []), self._relay])
+        self.session: Any = None
+        self.summary: dict[str, Any] | None = None
+        self.save_error: str | None = None
         self.crash: Event | None = None
 
     def cancel(self) -> None:
@@ -69,10 +83,38 @@ class ProfilerThread(QThread):
                 "fatal": True,
             }
             self._relay(self.crash)
+        finally:
+            if self._event_log is not None:
+                self._event_log.close()
+        self._save()
+
+    def _summarize(self) -> dict[str, Any] | None:
+        session = getattr(self.runner, "session", None)
+        try:
+            return session.to_dict(include_samples=False) if session is not None else None
+        except Exception:
+            return None
+
+    def _save(self) -> None:
+        session = (
+            self.session if self.session is not None else getattr(self.runner, "session", None)
+        )
+        self.summary = self._summarize()
+        if self.session_dir is None or session is None:
+            return
+        try:
+            write_all(session, self.session_dir)
+        except Exception as exc:  # a full disk must not take the window down
+            self.save_error = f"could not save the session in {self.session_dir}: {exc}"
 
     def _relay(self, event: Event) -> None:
+        if event.get("type") == "bs_done":
+            summary = self._summarize()  # the runner's session already holds this event
+            events = [event, {"type": "summary", "session": summary}] if summary else [event]
+        else:
+            events = [event]
         with self._lock:
-            self._pending.append(event)
+            self._pending.extend(events)
             self.events_relayed += 1
             if self._signalled:
                 return

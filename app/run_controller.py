@@ -1,28 +1,26 @@
-"""One run at a time: start it, relay its events, stop it, save it, report how it ended.
+"""One run at a time: start it, relay its events, stop it, report how it ended.
 
-The controller owns the ProfilerThread and everything tied to the run's lifetime: the session
-folder (events.jsonl written live by the engine's EventLog on the profiler thread; session.json
-and steps.csv by `write_all` when the run ends or is stopped), a GUI-side Session folded from
-the relayed events (for a summary that fills in while the run goes on) and the LiveData buffers
-the plots pull from. Widgets subscribe to its signals; none of them touches the thread.
+The controller owns the ProfilerThread and what lives as long as a run: the session folder
+(the thread writes events.jsonl live, and session.json and steps.csv when the run ends or is
+stopped), the latest summary (session.json's dict, computed on the thread whenever a batch size
+finishes) and the LiveData buffers the plots pull from. Widgets subscribe to its signals; none
+of them touches the thread.
 """
 
 from __future__ import annotations
 
 import time
-import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.live_data import LiveData
-from app.profiler_thread import ProfilerThread, RunnerFactory
 from profiler.config import RunConfig
-from profiler.outputs import EventLog, write_all
 from profiler.paths import new_session_dir
-from profiler.runner import Runner
-from profiler.session import Session
+
+if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
+    from app.live_data import LiveData
+    from app.profiler_thread import ProfilerThread, RunnerFactory
 
 DRAIN_INTERVAL_S = 1 / 30
 
@@ -32,22 +30,24 @@ class RunController(QObject):
     eventsArrived = Signal(list)  # GUI thread only: a drained batch
     runEnded = Signal(str)  # status: completed, completed_with_errors, stopped, failed...
 
-    def __init__(self, runner_factory: RunnerFactory = Runner, parent: QObject | None = None):
+    def __init__(self, runner_factory: RunnerFactory | None = None, parent: QObject | None = None):
+        """runner_factory(config, listeners) defaults to the engine's Runner."""
         super().__init__(parent)
         self.runner_factory = runner_factory
         self.thread: ProfilerThread | None = None
         self.config: RunConfig | None = None
-        self.session = Session()
+        self.summary: dict[str, Any] | None = None
+        self.environment: dict[str, Any] | None = None
         self.data: LiveData | None = None
         self.session_dir: Path | None = None
         self.status: str | None = None
         self.save_error: str | None = None
-        self._event_log: EventLog | None = None
         self._last_drain = 0.0
         self._drain_timer = QTimer(self)
         self._drain_timer.setSingleShot(True)
         self._drain_timer.timeout.connect(self._drain)
         self.events_received = 0
+        self.signals_received = 0
 
     @property
     def running(self) -> bool:
@@ -57,20 +57,22 @@ class RunController(QObject):
         """Start a run (the previous one must have ended)."""
         if self.running:
             raise RuntimeError("a run is already in progress")
+        from app.live_data import LiveData
+        from app.profiler_thread import ProfilerThread
+        from profiler.runner import Runner
+
         self.config = config
         self.status = None
         self.save_error = None
-        self.session = Session()
+        self.summary = None
+        self.environment = None
         self.data = LiveData.from_config(config)
         self.events_received = 0
-        listeners = []
-        self.session_dir = None
-        if save:
-            label = Path(config.source.path).stem
-            self.session_dir = new_session_dir(label)
-            self._event_log = EventLog(self.session_dir / "events.jsonl")
-            listeners.append(self._event_log)
-        self.thread = ProfilerThread(config, listeners, self.runner_factory)
+        self.signals_received = 0
+        self.session_dir = new_session_dir(Path(config.source.path).stem) if save else None
+        self.thread = ProfilerThread(
+            config, [], self.runner_factory or Runner, session_dir=self.session_dir
+        )
         self.thread.eventsReady.connect(self._on_events_ready)
         self.thread.finished.connect(self._on_thread_finished)
         self.runStarted.emit()
@@ -93,6 +95,7 @@ class RunController(QObject):
 
     # -- events ---------------------------------------------------------------------------------
     def _on_events_ready(self) -> None:
+        self.signals_received += 1
         wait = DRAIN_INTERVAL_S - (time.monotonic() - self._last_drain)
         if wait <= 0:
             self._drain()
@@ -108,8 +111,12 @@ class RunController(QObject):
             return
         self.events_received += len(events)
         for event in events:
-            self.session.apply(event)
-            if self.data is not None:
+            kind = event.get("type")
+            if kind == "summary":
+                self.summary = event["session"]
+            elif kind == "hello" and self.environment is None:
+                self.environment = {k: v for k, v in event.items() if k not in ("type", "arm", "t")}
+            elif self.data is not None:
                 self.data.apply(event)
         self.eventsArrived.emit(events)
 
@@ -127,20 +134,14 @@ class RunController(QObject):
         self.thread = None
         thread.eventsReady.disconnect(self._on_events_ready)
         thread.finished.disconnect(self._on_thread_finished)
-        if thread.session is not None and thread.crash is None:
-            self.session = thread.session
-        status = "failed" if thread.crash else self.session.status
-        if self._event_log is not None:
-            self._event_log.close()
-            self._event_log = None
-        if self.session_dir is not None:
-            try:
-                write_all(self.session, self.session_dir)
-            except Exception as exc:  # a full disk must not take the window down
-                self.save_error = f"could not save the session: {exc}\n{traceback.format_exc()}"
+        status = "failed" if thread.crash else (thread.summary or {}).get("status", "failed")
+        if thread.summary is not None:
+            self.summary = thread.summary
+            self.environment = thread.summary.get("environment") or self.environment
+        self.save_error = thread.save_error
         thread.deleteLater()
         self.status = status
         self.runEnded.emit(status)
 
     def session_dict(self) -> dict[str, Any]:
-        return self.session.to_dict(include_samples=False) if self.session.arms else {"arms": []}
+        return self.summary if self.summary and self.summary.get("arms") else {"arms": []}

@@ -7,7 +7,6 @@ ignore the system palette, so they are set from the application palette here.
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -36,6 +35,8 @@ def is_dark() -> bool:
 
 def configure_pyqtgraph() -> None:
     """Follow the system palette; no antialiasing or OpenGL (cheap redraws of long curves)."""
+    import pyqtgraph as pg  # only the plots need it; importing it costs ~0.6 s at start-up
+
     app = QApplication.instance()
     options = {"antialias": False, "useOpenGL": False}
     if app is not None:
