@@ -1,8 +1,8 @@
 """Live plots of step time, throughput and memory against step, one colour per arm.
 
 Plots never redraw per event: events fill `LiveData`'s numpy buffers, and a ~30 Hz QTimer
-calls `setData` once per curve whose buffer changed. Curves clip to the visible range and
-peak-downsample automatically, pens are 1 px wide and there is no OpenGL: a redraw stays cheap
+calls `setData` once per curve whose buffer changed. Each curve gets only its visible
+part, peak-decimated to about two points per pixel (`visible_peaks`); pens are 1 px wide and there is no OpenGL: a redraw stays cheap
 even after a million steps. Batch-size phases are vertical lines; compile and recompile moments
 are markers along the bottom of the step-time plot whose tooltip gives the duration and reason.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -19,6 +20,38 @@ from app.live_data import LiveData
 from app.theme import arm_colour, configure_pyqtgraph, muted_colour
 
 REDRAW_INTERVAL_MS = 33
+MAX_POINTS = 4000  # per curve handed to pyqtgraph: about two per horizontal pixel
+
+
+def visible_peaks(
+    x: np.ndarray, y: np.ndarray, x0: float, x1: float, max_points: int = MAX_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """The part of a curve inside [x0, x1], peak-decimated (min and max per bin) to at most
+    about max_points points. x must be non-decreasing (steps arrive in order).
+
+    Doing this here costs a binary search plus one numpy min/max pass over the visible
+    points; handing pyqtgraph a million points instead made each redraw ~70 ms."""
+    i0 = max(0, int(np.searchsorted(x, x0, side="left")) - 1)
+    i1 = min(len(x), int(np.searchsorted(x, x1, side="right")) + 1)
+    xs, ys = x[i0:i1], y[i0:i1]
+    n = len(xs)
+    if n <= max_points:
+        return xs, ys
+    bins = max_points // 2
+    k = n // bins
+    m = bins * k
+    yb = ys[:m].reshape(bins, k)
+    out_y = np.empty(2 * bins + (n - m))
+    out_x = np.empty_like(out_y)
+    out_y[0 : 2 * bins : 2] = yb.min(axis=1)
+    out_y[1 : 2 * bins : 2] = yb.max(axis=1)
+    xb = xs[:m:k]
+    out_x[0 : 2 * bins : 2] = xb
+    out_x[1 : 2 * bins : 2] = xb + (k - 1) * 0.5
+    out_x[2 * bins :] = xs[m:]
+    out_y[2 * bins :] = ys[m:]
+    return out_x, out_y
+
 
 # (buffer name, plot index, pen style)
 CURVES = (
@@ -53,7 +86,8 @@ class LivePlots(QWidget):
         for row, title in enumerate(TITLES):
             plot = self.view.addPlot(row=row, col=0)
             plot.setTitle(title, size="9pt")
-            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.showGrid(x=False, y=True, alpha=0.2)
+            plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.setMenuEnabled(True)
             plot.getAxis("left").setWidth(52)
             if row:
@@ -73,6 +107,11 @@ class LivePlots(QWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_INTERVAL_MS)
         self.timer.timeout.connect(self.refresh)
+        # Zooming or panning needs the newly visible part at full detail: redraw every curve.
+        self.plots[0].sigXRangeChanged.connect(self._invalidate)
+
+    def _invalidate(self) -> None:
+        self._seen = {}
 
     # -- run lifecycle ------------------------------------------------------------------------
     def start(self, data: LiveData) -> None:
@@ -87,9 +126,6 @@ class LivePlots(QWidget):
                 item = pg.PlotDataItem(
                     pen=pen,
                     name=trace.name if key == "step_ms" else None,
-                    clipToView=True,
-                    autoDownsample=True,
-                    downsampleMethod="peak",
                     skipFiniteCheck=True,
                 )
                 self.plots[plot_index].addItem(item)
@@ -122,8 +158,11 @@ class LivePlots(QWidget):
                 )
                 plot.addItem(line)
                 self._extras.append((plot, line))
+        # The x extent is known before any data: fixing it spares an auto-range pass per frame.
+        x_max = float(data.span * max(1, len(data.batch_sizes)))
         for plot in self.plots:
-            plot.enableAutoRange()
+            plot.enableAutoRange(axis="y")
+        self.plots[0].setXRange(0, x_max, padding=0.01)
         self.timer.start()
 
     def stop(self) -> None:
@@ -151,13 +190,14 @@ class LivePlots(QWidget):
         if self.data is None:
             return
         t0 = time.perf_counter()
+        x0, x1 = self.plots[0].viewRange()[0]
         for i, trace in enumerate(self.data.arms):
             for key, series in trace.series().items():
                 if self._seen.get((i, key)) == series.version or series.n == 0:
                     continue
                 self._seen[(i, key)] = series.version
                 x, y = series.data()
-                self._curves[i][key].setData(x, y)
+                self._curves[i][key].setData(*visible_peaks(x, y, x0, x1))
             if self._marker_seen[i] != trace.markers_version:
                 self._marker_seen[i] = trace.markers_version
                 self._markers[i].setData(

@@ -43,9 +43,16 @@ def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
     lateness: list[float] = []
     state = {"armed": 0.0}
 
+    stream = {"points": 0, "first": 0.0, "last": 0.0}
+
     def fire() -> None:
         now = time.perf_counter()
-        lateness.append((now - state["armed"]) * 1000 - 10.0)
+        points = window.controller.data.points if window.controller.data else 0
+        if points != stream["points"]:
+            if not stream["first"]:
+                stream["first"] = now
+            stream["points"], stream["last"] = points, now
+        lateness.append((now, (now - state["armed"]) * 1000 - 10.0))
         arm()
 
     probe = QTimer()
@@ -60,15 +67,15 @@ def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
 
     loop = QEventLoop()
     window.controller.runEnded.connect(loop.quit)
-    t0 = time.perf_counter()
     window.start_run()
     arm()
     loop.exec()
-    elapsed = time.perf_counter() - t0
+    elapsed = stream["last"] - stream["first"]
     steps = window.controller.data.points
     redraw = window.plots.last_redraw_s * 1000
     window.close()
-    lat = np.array(lateness)
+    # Only probes that fired while steps were streaming in count.
+    lat = np.array([late for t, late in lateness if stream["first"] <= t <= stream["last"]])
     return {
         "steps_per_s": steps / elapsed,
         "events": window.controller.events_received,
@@ -90,6 +97,9 @@ def main() -> None:
     os.environ["TCPROF_HOME"] = tmp
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
     QApplication([])
+    from app.main import configure_process
+
+    configure_process()
     r = measure(rate, per_event, seconds)
     print(
         f"streaming {r['steps_per_s']:,.0f} steps/s for {seconds:g} s ({per_event} step(s) per event, "

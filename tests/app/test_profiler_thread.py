@@ -171,3 +171,17 @@ def test_series_grows_past_its_capacity():
         data.apply({"type": "steps", "arm": 0, "batch_size": 8, "start": start, "ms": [1.0] * 1000})
     x, _ = data.arms[0].step_ms.data()
     assert len(x) == 100_000 and x[-1] == 100_000.0
+
+
+def test_visible_peaks_keeps_extremes_and_clips_to_the_view():
+    import numpy as np
+
+    from app.live_plots import visible_peaks
+
+    x = np.arange(1_000_000, dtype=float)
+    y = np.zeros_like(x)
+    y[123_456] = 50.0  # a spike must survive decimation
+    xs, ys = visible_peaks(x, y, 0, 1_000_000, max_points=4000)
+    assert len(xs) <= 4002 and ys.max() == 50.0 and np.all(np.diff(xs) >= 0)
+    xs, ys = visible_peaks(x, y, 1000, 1100)
+    assert xs[0] >= 998 and xs[-1] <= 1102 and len(xs) < 110  # only the visible part
