@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidget(self.setup)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(300)
+        scroll.setMinimumWidth(340)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.banner = ErrorBanner()
         # pyqtgraph takes ~0.6 s to import: the plots are built just after the window shows.
@@ -104,11 +104,13 @@ class MainWindow(QMainWindow):
         right.addWidget(self.results)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 2)
+        right.setSizes([420, 260])
+        self._plots_placeholder.setMinimumHeight(240)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([330, 900])
+        split.setSizes([350, 900])
         self.setCentralWidget(split)
         self.status = RunStatus()
         self.statusBar().addWidget(self.status, 1)
@@ -138,6 +140,7 @@ class MainWindow(QMainWindow):
         from app.live_plots import LivePlots
 
         self.plots = LivePlots()
+        self.plots.setMinimumHeight(240)
         self._top_layout.replaceWidget(self._plots_placeholder, self.plots)
         self._plots_placeholder.deleteLater()
 
