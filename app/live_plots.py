@@ -20,7 +20,7 @@ from app.live_data import LiveData
 from app.theme import arm_colour, configure_pyqtgraph, muted_colour
 
 REDRAW_INTERVAL_MS = 33
-MAX_POINTS = 4000  # per curve handed to pyqtgraph: about two per horizontal pixel
+MAX_POINTS = 2000  # per curve handed to pyqtgraph: about two per horizontal pixel
 
 
 def visible_peaks(
