@@ -42,3 +42,11 @@ def test_tolerance():
     assert stats.within_tolerance(1.0005, 1.0, 1e-3, 0)
     assert not stats.within_tolerance(1.01, 1.0, 1e-3, 1e-5)
     assert stats.within_tolerance(None, 1.0, 1e-3, 1e-5) is None
+
+
+def test_long_runs_keep_the_bootstrap_bounded():
+    rng = np.random.default_rng(3)
+    base = 2.0 + rng.random(1_000_000) * 0.01
+    arm = 1.0 + rng.random(1_000_000) * 0.01
+    point, low, high = stats.speedup_ci(base, arm, rng=np.random.default_rng(0), resamples=200)
+    assert low <= point <= high and point == pytest.approx(2.0, rel=0.01)
