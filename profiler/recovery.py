@@ -1,0 +1,93 @@
+"""Recover sessions whose run never finished writing them.
+
+A run appends every event to events.jsonl as it arrives and writes session.json only when it
+ends or is stopped. If the app (or the machine) dies mid-run, the folder keeps events.jsonl but
+no session.json. On the next start the GUI calls `recover_all()`: each such folder is rebuilt
+with `Session.from_events` (status "interrupted", with everything measured up to the crash) and
+written with the engine's own `write_all`, so the session opens, lists and exports like any
+other. Pure Python: no torch, no Qt, usable from the CLI or tests.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from profiler.outputs import write_all
+from profiler.paths import sessions_dir
+from profiler.session import Session
+
+EVENTS = "events.jsonl"
+SESSION = "session.json"
+# A folder whose events.jsonl changed this recently may belong to a run still going on in
+# another tcprof window: leave it for a later start.
+DEFAULT_MIN_AGE_S = 30.0
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """One folder that was (or could not be) recovered."""
+
+    folder: Path
+    status: str  # the recovered session's status ("interrupted"), or "failed"
+    steps: int  # measured + warm-up steps that were kept
+    error: str | None = None
+
+
+def unfinished(root: str | Path | None = None, min_age_s: float = DEFAULT_MIN_AGE_S) -> list[Path]:
+    """Session folders under root (default: sessions_dir()) with events.jsonl, no session.json,
+    and no write to events.jsonl in the last min_age_s seconds; oldest first."""
+    base = Path(root) if root is not None else sessions_dir()
+    if not base.is_dir():
+        return []
+    now = time.time()
+    found = []
+    for folder in base.iterdir():
+        events = folder / EVENTS
+        try:
+            if not folder.is_dir() or (folder / SESSION).exists() or not events.is_file():
+                continue
+            if events.stat().st_size == 0 or now - events.stat().st_mtime < min_age_s:
+                continue
+        except OSError:
+            continue
+        found.append(folder)
+    return sorted(found, key=lambda f: f.name)
+
+
+def recover(folder: str | Path) -> Recovered:
+    """Rebuild one folder's session from its events.jsonl and write session.json/steps.csv."""
+    folder = Path(folder)
+    try:
+        session = Session.from_events(folder / EVENTS)
+        if not session.config:
+            return Recovered(folder, "failed", 0, "events.jsonl holds no run_start event")
+        write_all(session, folder)
+    except Exception as exc:  # one bad folder must not stop the others
+        return Recovered(folder, "failed", 0, f"{type(exc).__name__}: {exc}")
+    steps = sum(len(r.ms) + len(r.warmup_ms) for a in session.arms for r in a.results.values())
+    return Recovered(folder, session.status, steps)
+
+
+def recover_all(
+    root: str | Path | None = None, min_age_s: float = DEFAULT_MIN_AGE_S
+) -> list[Recovered]:
+    """Recover every unfinished session under root; returns what happened to each."""
+    return [recover(folder) for folder in unfinished(root, min_age_s)]
+
+
+def describe(results: list[Recovered]) -> str:
+    """One line for a status bar: what was recovered, and what could not be."""
+    ok = [r for r in results if r.status != "failed"]
+    bad = [r for r in results if r.status == "failed"]
+    parts = []
+    if ok:
+        names = ", ".join(r.folder.name for r in ok[:3]) + (" …" if len(ok) > 3 else "")
+        parts.append(
+            f"Recovered {len(ok)} interrupted session(s) from events.jsonl ({names}): "
+            "open them from Sessions"
+        )
+    if bad:
+        parts.append(f"could not recover {len(bad)}: {bad[0].folder.name}: {bad[0].error}")
+    return "; ".join(parts)
