@@ -15,8 +15,9 @@ from profiler.config import DebugOptions
 
 PRESET_TEXT = (
     'Debug preset sets: an arm torch.compile(backend="aot_eager"), '
-    "torch._logging.set_logs(graph_breaks=True, recompiles=True) and "
-    'torch._dynamo.config.verbose = True. (torch.compile has no mode="debug".)'
+    "torch._logging.set_logs(graph_breaks=True, recompiles=True), "
+    "torch._dynamo.config.verbose = True and a torch._dynamo.explain pre-pass. "
+    '(torch.compile has no mode="debug": the seed guide\'s torch.compile(model, mode="debug") raises.)'
 )
 
 LOG_FLAGS = (
@@ -36,9 +37,46 @@ LOG_FLAGS = (
         "torch._logging.set_logs(guards=True): the guards each compiled frame checks",
     ),
     (
+        "recompiles_verbose",
+        "log all guard failures",
+        "torch._logging.set_logs(recompiles_verbose=True): every failing guard, not only the first",
+    ),
+    (
+        "dynamic",
+        "log dynamic shapes",
+        "torch._logging.set_logs(dynamic=True): symbolic shapes, specialisations and their reasons",
+    ),
+    (
         "perf_hints",
         "log perf hints",
         "torch._logging.set_logs(perf_hints=True): Inductor's performance hints",
+    ),
+    (
+        "output_code",
+        "log generated code",
+        "torch._logging.set_logs(output_code=True): the Python/C++/Triton code Inductor generated",
+    ),
+)
+EXTRA_FLAGS = (
+    (
+        "explain",
+        "explain pre-pass",
+        "torch._dynamo.explain(model)(batch) before the first step (untimed): graphs, breaks, ops",
+    ),
+    (
+        "compile_debug",
+        "compile debug dump",
+        "TORCH_COMPILE_DEBUG=1: Dynamo/AOT/Inductor debug files under the session folder's artifacts/",
+    ),
+    (
+        "trace",
+        "TORCH_TRACE + tlparse",
+        "TORCH_TRACE structured log per arm, rendered by tlparse (if installed) into an HTML report",
+    ),
+    (
+        "memory_snapshot",
+        "CUDA memory snapshot",
+        "torch.cuda.memory._record_memory_history: a snapshot.pickle per batch size for pytorch.org/memory_viz (CUDA only)",
     ),
 )
 
@@ -61,7 +99,7 @@ class DebugOptionsBox(QWidget):
             self.logs[key] = box
         self.verbose = QCheckBox("verbose Dynamo errors")
         self.verbose.setToolTip("torch._dynamo.config.verbose = True: full internal stack traces")
-        self.suppress = QCheckBox("suppress errors (fall back to eager)")
+        self.suppress = QCheckBox("suppress errors (hides failures)")
         self.suppress.setToolTip(
             "torch._dynamo.config.suppress_errors = True: a failing compile silently runs eagerly.\n"
             "Hides real failures; the summary flags arms that fell back."
@@ -73,6 +111,13 @@ class DebugOptionsBox(QWidget):
         for box in (self.verbose, self.suppress, self.fail_on_recompile):
             box.toggled.connect(self.changed)
             layout.addWidget(box)
+        self.extra: dict[str, QCheckBox] = {}
+        for key, text, tip in EXTRA_FLAGS:
+            box = QCheckBox(text)
+            box.setToolTip(tip)
+            box.toggled.connect(self.changed)
+            layout.addWidget(box)
+            self.extra[key] = box
         self.preset = QPushButton("Debug preset")
         self.preset.setToolTip(PRESET_TEXT)
         self.preset.clicked.connect(self.apply_preset)
@@ -87,6 +132,7 @@ class DebugOptionsBox(QWidget):
         self.logs["graph_breaks"].setChecked(True)
         self.logs["recompiles"].setChecked(True)
         self.verbose.setChecked(True)
+        self.extra["explain"].setChecked(True)
         self.presetRequested.emit()
 
     def options(self) -> DebugOptions:
@@ -95,6 +141,7 @@ class DebugOptionsBox(QWidget):
             verbose=self.verbose.isChecked(),
             suppress_errors=self.suppress.isChecked(),
             fail_on_recompile=self.fail_on_recompile.isChecked(),
+            **{key: box.isChecked() for key, box in self.extra.items()},
         )
 
     def set_options(self, options: DebugOptions) -> None:
@@ -103,3 +150,5 @@ class DebugOptionsBox(QWidget):
         self.verbose.setChecked(options.verbose)
         self.suppress.setChecked(options.suppress_errors)
         self.fail_on_recompile.setChecked(options.fail_on_recompile)
+        for key, box in self.extra.items():
+            box.setChecked(bool(getattr(options, key, False)))

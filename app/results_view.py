@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QPlainTextEdit,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
     QWidget,
 )
 
+from app.insight_view import InsightView
 from app.log_panel import LogPanel
 from app.theme import arm_colour, error_colour
-from profiler.summary import render_insight, table_rows
+from profiler.summary import table_rows
 
 ENV_KEYS = (
     ("torch", "torch"),
@@ -58,9 +58,7 @@ class ResultsView(QTabWidget):
             "(plus recompiles); break-even = compile time / time saved per step; accuracy\n"
             "compares first-step loss and gradient norm with the baseline."
         )
-        self.insight = QPlainTextEdit()
-        self.insight.setReadOnly(True)
-        self.insight.setFont(QFont("monospace", 9))
+        self.insight = InsightView()
         self.logs = LogPanel()
         self.environment = _table(2)
         self.environment.setHorizontalHeaderLabels(["", "value"])
@@ -95,9 +93,7 @@ class ResultsView(QTabWidget):
                         item.setToolTip(str(result["error"].get("message")))
                 self.summary.setItem(r, c, item)
         self.summary.resizeColumnsToContents()
-        self.insight.setPlainText(
-            render_insight(session).strip() or "No graph breaks, recompiles or fallbacks."
-        )
+        self.insight.show_session(session)
 
     def rows(self) -> list[list[str]]:
         """The table's text (tests and exports read it)."""

@@ -1,0 +1,319 @@
+"""The "Compile insight" tab: why torch.compile helped or not, beside the numbers.
+
+Everything comes from the session dict (session.json's form): the batch-size matrix of what
+TorchDynamo did per arm (compiled, recompiled, reused a graph, fell back to eager), each
+distinct graph break with the user's source lines around it, each recompile with the guard
+that failed, and the compile-time breakdown with break-even steps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.theme import error_colour, is_dark
+
+STATUS_TEXT = {
+    "eager": "eager (not compiled)",
+    "compiled": "compiled",
+    "recompiled": "recompiled",
+    "reused": "reused a graph",
+    "fell_back": "fell back to eager",
+    "not_run": "-",
+}
+CONTEXT_LINES = 4
+
+
+def _status_colour(status: str) -> QColor | None:
+    dark = is_dark()
+    return {
+        "compiled": QColor("#2e7d32" if not dark else "#81c784"),
+        "reused": QColor("#1565c0" if not dark else "#64b5f6"),
+        "recompiled": QColor("#e65100" if not dark else "#ffb74d"),
+        "fell_back": QColor(error_colour()),
+        "error": QColor(error_colour()),
+    }.get(status)
+
+
+def _table(headers: list[str]) -> QTableWidget:
+    t = QTableWidget(0, len(headers))
+    t.setHorizontalHeaderLabels(headers)
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    t.verticalHeader().setVisible(False)
+    t.horizontalHeader().setStretchLastSection(True)
+    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return t
+
+
+def _item(text: Any, tooltip: str | None = None, colour: QColor | None = None) -> QTableWidgetItem:
+    item = QTableWidgetItem("-" if text is None else str(text))
+    if tooltip:
+        item.setToolTip(tooltip)
+    if colour is not None:
+        item.setForeground(colour)
+    return item
+
+
+def _secs(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def source_context(file: str | None, line: int | None, around: int = CONTEXT_LINES) -> str:
+    """The user's source lines around a graph break (read as text; nothing is imported)."""
+    if not file or not line:
+        return "(no source location)"
+    try:
+        lines = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        return f"{file}:{line} (cannot read: {exc.strerror})"
+    lo, hi = max(1, line - around), min(len(lines), line + around)
+    width = len(str(hi))
+    body = [f"{'>' if n == line else ' '} {n:>{width}} | {lines[n - 1]}" for n in range(lo, hi + 1)]
+    return f"{file}:{line}\n" + "\n".join(body)
+
+
+class InsightView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session: dict[str, Any] = {"arms": []}
+        self.matrix = _table(["arm"])
+        self.matrix.setToolTip(
+            "What TorchDynamo did at each batch size: compiled, recompiled (a guard failed, e.g. a\n"
+            "new batch size with dynamic=False), reused an existing graph (dynamic shapes), or fell\n"
+            "back to eager after torch._dynamo.config.recompile_limit; fallen-back timings are not\n"
+            "compiled timings."
+        )
+        self.arm_picker = QComboBox()
+        self.arm_picker.setToolTip(
+            "The compiled arm whose graph breaks, recompiles and compile times are shown"
+        )
+        self.arm_picker.currentIndexChanged.connect(self._show_arm)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.breaks = _table(["count", "where", "batch sizes", "reason"])
+        self.breaks.setToolTip(
+            "Each distinct graph break once (from the graph_breaks log artifact); select one to see your code"
+        )
+        self.breaks.itemSelectionChanged.connect(self._show_break)
+        self.break_detail = QPlainTextEdit()
+        self.break_detail.setReadOnly(True)
+        self.break_detail.setFont(QFont("monospace", 9))
+        self.break_detail.setPlaceholderText(
+            "Select a graph break to see the source lines around it and PyTorch's hints."
+        )
+        breaks_split = QSplitter(Qt.Orientation.Vertical)
+        breaks_split.addWidget(self.breaks)
+        breaks_split.addWidget(self.break_detail)
+
+        self.recompiles = _table(["bs", "step", "frame", "where", "s", "guard that failed"])
+        self.recompiles.setToolTip(
+            "Each recompile with the guard failure that caused it (torch._dynamo compilation metrics)"
+        )
+        self.times = _table(
+            [
+                "bs",
+                "status",
+                "first step s",
+                "compile s",
+                "dynamo s",
+                "backend s",
+                "inductor s",
+                "code gen s",
+                "FX cache",
+                "break-even",
+            ]
+        )
+        self.times.setToolTip(
+            "compile s = first step minus a steady step (+ later recompiles); dynamo/backend/inductor/\n"
+            "code gen = torch's own compile-time metrics; FX cache = whether Inductor's FX-graph cache hit;\n"
+            "break-even = training steps that repay the compile."
+        )
+        details = QTabWidget()
+        details.addTab(breaks_split, "Graph breaks")
+        details.addTab(self.recompiles, "Recompiles")
+        details.addTab(self.times, "Compile time")
+        self.details = details
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Arm:"))
+        top.addWidget(self.arm_picker, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.matrix)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addLayout(top)
+        lower_layout.addWidget(self.summary)
+        lower_layout.addWidget(details, 1)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
+        split.setSizes([120, 360])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(split)
+
+    # -- filling ------------------------------------------------------------------------------
+    def show_session(self, session: dict[str, Any]) -> None:
+        self.session = session
+        arms = session.get("arms", [])
+        sizes = list(
+            session.get("config", {}).get("batch_sizes")
+            or sorted({r["batch_size"] for a in arms for r in a["results"]})
+        )
+        self.matrix.clear()
+        self.matrix.setColumnCount(1 + len(sizes))
+        self.matrix.setHorizontalHeaderLabels(["arm", *[f"bs {b}" for b in sizes]])
+        self.matrix.setRowCount(len(arms))
+        for r, arm in enumerate(arms):
+            self.matrix.setItem(r, 0, _item(arm["name"]))
+            by_bs = {row["batch_size"]: row for row in arm["results"]}
+            for c, bs in enumerate(sizes, start=1):
+                row = by_bs.get(bs)
+                if row is None:
+                    self.matrix.setItem(r, c, _item("error" if arm.get("error") else "-"))
+                    continue
+                status = (
+                    "error"
+                    if row["status"] in ("error", "oom")
+                    else row.get("compile_status") or "-"
+                )
+                reasons = [
+                    rc["reason"] for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs
+                ]
+                tip = "\n".join(reasons) if reasons else None
+                if status == "error" and row.get("error"):
+                    tip = row["error"].get("message")
+                self.matrix.setItem(
+                    r, c, _item(STATUS_TEXT.get(status, status), tip, _status_colour(status))
+                )
+        self.matrix.resizeColumnsToContents()
+        current = self.arm_picker.currentText()
+        self.arm_picker.blockSignals(True)
+        self.arm_picker.clear()
+        for arm in arms:
+            if arm.get("backend") != "eager":
+                self.arm_picker.addItem(arm["name"])
+        self.arm_picker.blockSignals(False)
+        index = self.arm_picker.findText(current)
+        self.arm_picker.setCurrentIndex(index if index >= 0 else 0)
+        self._show_arm()
+
+    def _arm(self) -> dict[str, Any] | None:
+        name = self.arm_picker.currentText()
+        return next((a for a in self.session.get("arms", []) if a["name"] == name), None)
+
+    def _show_arm(self) -> None:
+        arm = self._arm()
+        for table in (self.breaks, self.recompiles, self.times):
+            table.setRowCount(0)
+        self.break_detail.clear()
+        if arm is None:
+            self.summary.setText(
+                "No compiled arm in this session." if self.session.get("arms") else ""
+            )
+            return
+        self.summary.setText(self._summary_text(arm))
+        for gb in arm.get("graph_breaks", []):
+            r = self.breaks.rowCount()
+            self.breaks.insertRow(r)
+            where = f"{Path(gb['file']).name}:{gb['line']}" if gb.get("file") else "?"
+            self.breaks.setItem(r, 0, _item(gb.get("count")))
+            self.breaks.setItem(r, 1, _item(where, gb.get("file")))
+            self.breaks.setItem(r, 2, _item(", ".join(map(str, gb.get("batch_sizes", [])))))
+            self.breaks.setItem(r, 3, _item(gb.get("reason"), gb.get("explanation")))
+        for rc in arm.get("recompiles", []):
+            r = self.recompiles.rowCount()
+            self.recompiles.insertRow(r)
+            where = f"{Path(rc['file']).name}:{rc['line']}" if rc.get("file") else "?"
+            values = [
+                rc.get("batch_size"),
+                rc.get("step"),
+                rc.get("frame"),
+                where,
+                _secs(rc.get("seconds")),
+                rc.get("reason"),
+            ]
+            for c, v in enumerate(values):
+                self.recompiles.setItem(r, c, _item(v, rc.get("reason") if c == 5 else None))
+        for row in arm.get("results", []):
+            r = self.times.rowCount()
+            self.times.insertRow(r)
+            b = row.get("compile_breakdown") or {}
+            be = row.get("break_even_steps")
+            values = [
+                row["batch_size"],
+                STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")),
+                _secs(
+                    (row.get("first_step_ms") or 0) / 1000
+                    if row.get("first_step_ms") is not None
+                    else None
+                ),
+                _secs(row.get("compile_s")),
+                _secs(b.get("dynamo_s")),
+                _secs(b.get("backend_s")),
+                _secs(b.get("inductor_s")),
+                _secs(b.get("code_gen_s")),
+                b.get("fx_cache") or "-",
+                "never"
+                if be is None and row.get("compile_s") is not None
+                else ("-" if be is None else f"{be:.0f} steps"),
+            ]
+            for c, v in enumerate(values):
+                self.times.setItem(r, c, _item(v))
+        for table in (self.breaks, self.recompiles, self.times):
+            table.resizeColumnsToContents()
+        if self.breaks.rowCount():
+            self.breaks.selectRow(0)
+
+    def _summary_text(self, arm: dict[str, Any]) -> str:
+        parts = [
+            f"{len(arm.get('graph_breaks', []))} distinct graph break(s), {len(arm.get('recompiles', []))} recompile(s)."
+        ]
+        explain = arm.get("explain")
+        if explain:
+            parts.append(
+                f"explain pre-pass: {explain.get('graph_count')} graph(s), {explain.get('graph_break_count')} break(s), "
+                f"{explain.get('op_count')} op(s)."
+            )
+        for fb in arm.get("fallbacks", []):
+            parts.append(
+                f"⚠ recompile limit hit in {fb.get('frame')} at bs {fb.get('batch_size')}: it runs eagerly from then on, "
+                "so later timings are not compiled timings."
+            )
+        if arm.get("error"):
+            parts.append(f"⚠ {arm['error'].get('message')}")
+        return " ".join(parts)
+
+    def _show_break(self) -> None:
+        arm = self._arm()
+        rows = self.breaks.selectionModel().selectedRows() if self.breaks.selectionModel() else []
+        if arm is None or not rows:
+            return
+        gb = arm.get("graph_breaks", [])[rows[0].row()]
+        text = [source_context(gb.get("file"), gb.get("line")), "", f"Reason: {gb.get('reason')}"]
+        if gb.get("explanation"):
+            text.append(f"Explanation: {gb['explanation']}")
+        text += [f"Hint: {h}" for h in gb.get("hints") or []]
+        self.break_detail.setPlainText("\n".join(text))

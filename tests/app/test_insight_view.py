@@ -1,0 +1,84 @@
+"""The Compile insight tab fills after a run: the batch-size matrix, graph breaks with the
+user's source lines, recompiles with their guard failures, and the compile-time breakdown."""
+
+from __future__ import annotations
+
+from profiler.config import ArmSpec
+from profiler.examples import example_path
+from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
+
+
+def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
+    window.load_model(str(example_path("graph_break")))
+    configure_fast(
+        window,
+        arms=("eager", ArmSpec("aot_eager"), ArmSpec("aot_eager", dynamic=False)),
+        batch_sizes="8, 16, 32",
+        warmup=1,
+        steps=4,
+    )
+    with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS):
+        window.start_run()
+    view = window.results.insight
+    matrix = {
+        view.matrix.item(r, 0).text(): [view.matrix.item(r, c).text() for c in range(1, 4)]
+        for r in range(view.matrix.rowCount())
+    }
+    assert matrix["eager"] == ["eager (not compiled)"] * 3
+    assert matrix["aot_eager(dynamic=False)"] == ["compiled", "recompiled", "recompiled"]
+    assert matrix["aot_eager"][0] == "compiled" and matrix["aot_eager"][2] == "reused a graph"
+    assert "size mismatch" in view.matrix.item(2, 2).toolTip()
+
+    view.arm_picker.setCurrentText("aot_eager(dynamic=False)")
+    assert view.breaks.rowCount() == 1
+    assert view.breaks.item(0, 1).text() == "graph_break.py:16"
+    view.breaks.selectRow(0)
+    detail = view.break_detail.toPlainText()
+    assert "> 16 |" in detail and "if h.mean() > 0.5" in detail, (
+        "the source line of the break is shown"
+    )
+    assert "Hint:" in detail
+    reasons = [view.recompiles.item(r, 5).text() for r in range(view.recompiles.rowCount())]
+    assert any("expected 8, actual 16" in text for text in reasons)
+    assert view.times.rowCount() == 3
+    assert view.times.item(0, 1).text() == "compiled"
+
+
+def test_log_panel_filters_by_artifact(qtbot):
+    from app.log_panel import LogPanel
+
+    panel = LogPanel()
+    qtbot.addWidget(panel)
+    panel.start(["eager", "aot_eager"])
+    panel.add_events(
+        [
+            {"type": "log", "arm": 0, "stream": "output", "text": "hello from the model"},
+            {
+                "type": "log",
+                "arm": 1,
+                "stream": "torch",
+                "artifact": "guards",
+                "text": "GUARDS: x.size()[0] == 8",
+            },
+            {
+                "type": "log",
+                "arm": 1,
+                "stream": "torch",
+                "artifact": "graph_breaks",
+                "text": "Graph break in user code",
+            },
+            {
+                "type": "graph_break",
+                "arm": 1,
+                "batch_size": 8,
+                "reason": "Data-dependent branching",
+            },
+        ]
+    )
+    assert panel.text.toPlainText().count("\n") == 3
+    panel.source.setCurrentIndex(panel.source.findData("guards"))
+    assert panel.text.toPlainText() == "[aot_eager] GUARDS: x.size()[0] == 8"
+    panel.source.setCurrentIndex(panel.source.findData("model output"))
+    assert panel.text.toPlainText() == "[eager] hello from the model"
+    panel.filter.setCurrentIndex(panel.filter.findData(1))
+    assert panel.text.toPlainText() == ""
