@@ -27,15 +27,14 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
     from app.main_window import MainWindow
-    from bench.gui_synthetic import SyntheticRunner
+    from bench.gui_synthetic import SyntheticRunner, show_realistic
     from profiler.config import ArmSpec
 
     factory = partial(
         SyntheticRunner, steps_per_event=per_event, rate_steps_per_s=rate, duration_s=seconds
     )
     window = MainWindow(background=False, runner_factory=factory)
-    window.resize(1280, 720)
-    window.show()
+    sizes = show_realistic(window, QApplication.instance())
     window.setup.arms.set_arms([ArmSpec("eager"), ArmSpec("inductor")])
     window.setup.batch_sizes.setText("32")
     window.setup.warmup.setValue(0)
@@ -86,6 +85,7 @@ def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
         "p99": float(np.percentile(lat, 99)),
         "max": float(lat.max()),
         "last_redraw_ms": redraw,
+        "sizes": sizes,
     }
 
 
@@ -105,6 +105,7 @@ def main() -> None:
         f"streaming {r['steps_per_s']:,.0f} steps/s for {seconds:g} s ({per_event} step(s) per event, "
         f"{r['events']:,} events relayed in {r['signals']:,} signals), {r['probes']} probes of a 10 ms PreciseTimer:"
     )
+    print(f"  {r['sizes']}")
     print(
         f"  lateness p50 {r['p50']:.1f} ms   p95 {r['p95']:.1f} ms   p99 {r['p99']:.1f} ms   max {r['max']:.1f} ms"
     )

@@ -32,12 +32,10 @@ def main() -> None:
     app = QApplication([])
     from app.live_data import LiveData
     from app.main_window import MainWindow
+    from bench.gui_synthetic import show_realistic
 
     window = MainWindow(background=False)
-    window.resize(1280, 720)
-    window.show()
-    window.ensure_plots()
-    app.processEvents()
+    sizes = show_realistic(window, app)
     per_arm = total // n_arms
     data = LiveData([f"arm{i}" for i in range(n_arms)], [32, 64], warmup=0, steps=per_arm // 2)
     window.plots.start(data)
@@ -98,6 +96,7 @@ def main() -> None:
     print(
         f"{data.points:,} plotted steps ({n_arms} arms), step time, throughput and memory curves:"
     )
+    print(f"  {sizes}")
     print(f"  redraw at the full length: median {np.median(final):.1f} ms, max {max(final):.1f} ms")
     print(
         f"  redraw while growing: max {max(r for _, r in redraws):.1f} ms over {len(redraws)} redraws"

@@ -77,3 +77,41 @@ class SyntheticRunner:
                 break
         self._publish({"type": "run_end", "status": "stopped" if self._cancel else "completed"})
         return self.session
+
+
+# The window size the GUI benchmarks draw at. At the default 1280x720 the current layout leaves
+# the three plots only ~83 px tall each (the results tabs keep 330 px), which makes painting
+# unrealistically cheap; a maximised full-HD window gives each plot ~170 x 1550 px.
+BENCH_WINDOW_SIZE = (1920, 1080)
+MIN_PLOT_HEIGHT = 150
+
+
+def window_size_from_env() -> tuple[int, int]:
+    """TCPROF_BENCH_SIZE=WxH overrides BENCH_WINDOW_SIZE."""
+    import os
+
+    spec = os.environ.get("TCPROF_BENCH_SIZE")
+    if not spec:
+        return BENCH_WINDOW_SIZE
+    w, h = spec.lower().split("x")
+    return int(w), int(h)
+
+
+def show_realistic(window, app) -> str:
+    """Show `window` at the benchmark size with its plots built and laid out, and check that
+    every plot is at a realistic on-screen size (timings of squashed plots mean nothing).
+    Returns a one-line description of the plots' sizes."""
+    width, height = window_size_from_env()
+    window.resize(width, height)
+    window.show()
+    window.ensure_plots()
+    for _ in range(3):
+        app.processEvents()
+    plots = window.plots.plots
+    sizes = [(round(p.size().width()), round(p.size().height())) for p in plots]
+    if min(h for _, h in sizes) <= MIN_PLOT_HEIGHT:
+        raise SystemExit(
+            f"plots too small to measure honestly at {width}x{height}: {sizes} "
+            f"(each must be > {MIN_PLOT_HEIGHT} px tall); set TCPROF_BENCH_SIZE=WxH"
+        )
+    return f"window {width}x{height}, plots " + ", ".join(f"{w}x{h}" for w, h in sizes) + " px"
