@@ -15,21 +15,17 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
-    QKeySequence,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QScrollArea,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -37,16 +33,20 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundCalls
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
+from app.notice_bar import NoticeBar
 from app.results_view import ResultsView
 from app.run_controller import RunController
 from app.run_status import RunStatus
+from app.session_actions import SessionActions
 from app.settings import Preferences
 from app.setup_panel import SetupPanel
+from app.window_actions import make_actions
 from profiler.config import ConfigError
 from profiler.examples import list_examples
 from profiler.paths import sessions_dir
 
 TITLE = "Torch Compile Profiler"
+OPENABLE = (".py", ".json", ".jsonl")
 
 
 class _FirstPaint(QLabel):
@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         """background=False skips the start-up worker calls (environment probe, model
         inspection): for tests that only exercise the window itself."""
         super().__init__(parent)
+        self.base_title = TITLE
         self.setWindowTitle(TITLE)
         self.setAcceptDrops(True)
         self.prefs = Preferences()
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         scroll.setMinimumWidth(340)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.banner = ErrorBanner()
+        self.notice = NoticeBar()
         # pyqtgraph takes ~0.6 s to import: the plots are built just after the window shows.
         self.plots: Any = None
         self._plots_placeholder = _FirstPaint("preparing plots…", self._on_first_paint)
@@ -97,6 +99,7 @@ class MainWindow(QMainWindow):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.notice)
         top_layout.addWidget(self.banner)
         top_layout.addWidget(self._plots_placeholder, 1)
         self._top_layout = top_layout
@@ -114,6 +117,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(split)
         self.status = RunStatus()
         self.statusBar().addWidget(self.status, 1)
+        self.sessions = SessionActions(self)
 
         self._make_actions()
         self.setup.validityChanged.connect(self._update_actions)
@@ -126,6 +130,8 @@ class MainWindow(QMainWindow):
             request_environment(self.background, self._on_environment)
         self._update_actions()
         self.first_painted_at: float | None = None
+        if background:
+            self.sessions.recover_later()
 
     def _on_first_paint(self) -> None:
         """The window has been painted once: now pay for pyqtgraph."""
@@ -146,64 +152,7 @@ class MainWindow(QMainWindow):
 
     # -- actions --------------------------------------------------------------------------------
     def _make_actions(self) -> None:
-        def action(text: str, shortcut: Any, slot, tip: str) -> QAction:
-            a = QAction(text, self)
-            a.setShortcut(QKeySequence(shortcut))
-            a.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})")
-            a.setStatusTip(tip)
-            a.triggered.connect(slot)
-            self.addAction(a)
-            return a
-
-        self.open_action = action(
-            "Open…", QKeySequence.StandardKey.Open, self.open_file_dialog, "Open a model file"
-        )
-        self.run_action = action(
-            "▶ Run", "Ctrl+R", self.start_run, "Run every arm at every batch size"
-        )
-        self.stop_action = action(
-            "■ Stop", "Esc", self.stop_run, "Stop the run, keeping what was measured"
-        )
-        self.sessions_action = action(
-            "Sessions",
-            "Ctrl+Shift+S",
-            self.open_sessions_folder,
-            "Open the folder of saved sessions",
-        )
-        self.quit_action = action("Quit", "Ctrl+Q", self.close, "Stop any run and quit")
-        self.examples_menu = QMenu("Examples", self)
-        for name, (path, description) in list_examples().items():
-            a = self.examples_menu.addAction(name)
-            a.setToolTip(description)
-            a.setStatusTip(description)
-            a.triggered.connect(lambda _=False, p=str(path): self.load_model(p))
-        self.examples_menu.setToolTipsVisible(True)
-        self.recent_menu = QMenu("Recent files", self)
-        toolbar = self.addToolBar("Main")
-        toolbar.setObjectName("main_toolbar")
-        toolbar.setMovable(False)
-        toolbar.addAction(self.open_action)
-        examples_button = QToolButton()
-        examples_button.setText("Examples")
-        examples_button.setMenu(self.examples_menu)
-        examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        examples_button.setToolTip("Open a built-in example model")
-        toolbar.addWidget(examples_button)
-        toolbar.addSeparator()
-        toolbar.addAction(self.run_action)
-        toolbar.addAction(self.stop_action)
-        toolbar.addSeparator()
-        toolbar.addAction(self.sessions_action)
-        file_menu = self.menuBar().addMenu("&File")
-        file_menu.addAction(self.open_action)
-        file_menu.addMenu(self.recent_menu)
-        file_menu.addMenu(self.examples_menu)
-        file_menu.addAction(self.sessions_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        run_menu = self.menuBar().addMenu("&Run")
-        run_menu.addAction(self.run_action)
-        run_menu.addAction(self.stop_action)
+        make_actions(self)
 
     def _update_actions(self) -> None:
         running = self.controller.running
@@ -218,6 +167,7 @@ class MainWindow(QMainWindow):
         self.open_action.setEnabled(not running)
         self.examples_menu.setEnabled(not running)
         self.recent_menu.setEnabled(not running)
+        self.export_action.setEnabled(not running and self.sessions.can_export())
 
     # -- model files ----------------------------------------------------------------------------
     def open_file_dialog(self) -> None:
@@ -227,9 +177,20 @@ class MainWindow(QMainWindow):
             else ""
         )
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a model file", start, "Python files (*.py)"
+            self,
+            "Open a model file or a saved session",
+            start,
+            "Models and sessions (*.py *.json *.jsonl);;Python files (*.py);;"
+            "Sessions (session.json events.jsonl *.json *.jsonl)",
         )
         if path:
+            self.open_path(path)
+
+    def open_path(self, path: str) -> None:
+        """A .py file is a model; session.json or events.jsonl is a saved session."""
+        if path.endswith((".json", ".jsonl")):
+            self.sessions.open_session(path)
+        else:
             self.load_model(path)
 
     def load_model(
@@ -250,13 +211,13 @@ class MainWindow(QMainWindow):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
         urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(".py"):
+        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(OPENABLE):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
         urls = event.mimeData().urls()
         if urls and urls[0].isLocalFile():
-            self.load_model(urls[0].toLocalFile())
+            self.open_path(urls[0].toLocalFile())
             event.acceptProposedAction()
 
     def open_sessions_folder(self) -> None:
@@ -291,6 +252,8 @@ class MainWindow(QMainWindow):
             return
         self._save_settings()
         self.banner.clear()
+        self.notice.clear()
+        self.sessions.on_run_started()
         names = [a.name for a in config.arms]
         self.ensure_plots()
         self.controller.start(config)
@@ -333,6 +296,7 @@ class MainWindow(QMainWindow):
         self.status.finish(f"Run {status.replace('_', ' ')}{where}")
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
+        self.sessions.on_run_ended()
         self._update_actions()
 
     # -- settings and closing -------------------------------------------------------------------
@@ -379,5 +343,6 @@ class MainWindow(QMainWindow):
         self.status.timer.stop()
         if self.background is not None:
             self.background.shutdown()
+        self.sessions.shutdown()
         self._save_settings()
         super().closeEvent(event)

@@ -9,6 +9,7 @@ of them touches the thread.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,19 @@ if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
     from app.profiler_thread import ProfilerThread, RunnerFactory
 
 DRAIN_INTERVAL_S = 1 / 30
+# The setup panel's stand-in for "the session folder of the run" (see with_artifacts_dir).
+PENDING_ARTIFACTS_DIR = "<session folder>"
+
+
+def with_artifacts_dir(config: RunConfig, session_dir: Path | None) -> RunConfig:
+    """Saved weights and torch.profiler traces go into the run's session folder. The setup
+    panel cannot know that folder (it is made when the run starts) and leaves a placeholder;
+    an unsaved run (tests) drops the options that need a folder instead of writing elsewhere."""
+    if session_dir is not None:
+        return dataclasses.replace(config, artifacts_dir=str(session_dir))
+    if config.artifacts_dir == PENDING_ARTIFACTS_DIR:
+        return dataclasses.replace(config, artifacts_dir=None, save_weights=None, profile_steps=0)
+    return config
 
 
 class RunController(QObject):
@@ -70,6 +84,7 @@ class RunController(QObject):
         self.events_received = 0
         self.signals_received = 0
         self.session_dir = new_session_dir(Path(config.source.path).stem) if save else None
+        config = self.config = with_artifacts_dir(config, self.session_dir)
         self.thread = ProfilerThread(
             config, [], self.runner_factory or Runner, session_dir=self.session_dir
         )

@@ -26,6 +26,7 @@ from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.debug_options import DebugOptionsBox
 from app.model_picker import ModelPicker
+from app.run_controller import PENDING_ARTIFACTS_DIR
 from app.theme import error_colour
 from profiler.config import (
     OPTIMIZERS,
@@ -37,6 +38,24 @@ from profiler.config import (
 )
 
 DEFAULT_BATCH_SIZES = "32, 64"
+WEIGHT_FORMATS = (("off", None), ("safetensors", "safetensors"), ("pt", "pt"))
+WEIGHTS_TIP = (
+    "RunConfig.save_weights: after the run, each arm's trained state_dict is saved to\n"
+    "<session>/artifacts/<arm>/weights.safetensors (safetensors.torch.save_file) or .pt\n"
+    "(torch.save(state_dict)), with torch.compile's '_orig_mod.' key prefix removed, and\n"
+    "verified by model.load_state_dict(..., strict=True) on a fresh eager model.\n\n"
+    "Why not torch.save(compiled_model)? It pickles the OptimizedModule wrapper: the file is\n"
+    "tied to torch/dynamo internals and to your code's import paths, needs\n"
+    "torch.load(weights_only=False) (it runs code), and its state_dict keys carry\n"
+    "'_orig_mod.', so they do not load into the plain model. Share the plain state_dict."
+)
+PROFILE_TIP = (
+    "RunConfig.profile_steps: after the measured steps of each batch size, a separate pass of\n"
+    "this many steps under torch.profiler.profile(activities=[CPU (, CUDA)]): the top operators\n"
+    "by self time (key_averages) go to the Profile tab and the report, the trace to a\n"
+    "Chrome/Perfetto JSON (export_chrome_trace). Separate, so the reported timings are not\n"
+    "skewed by the profiler. 0 = off."
+)
 
 
 class SetupPanel(QWidget):
@@ -95,6 +114,14 @@ class SetupPanel(QWidget):
         self.seed.setToolTip(
             "torch.manual_seed(seed) in every arm: identical initial weights and batches"
         )
+        self.save_weights = QComboBox()
+        for text, _value in WEIGHT_FORMATS:
+            self.save_weights.addItem(text)
+        self.save_weights.setToolTip(WEIGHTS_TIP)
+        self.profile_steps = QSpinBox()
+        self.profile_steps.setRange(0, 1000)
+        self.profile_steps.setSpecialValueText("off")
+        self.profile_steps.setToolTip(PROFILE_TIP)
         run_box = QGroupBox("Run")
         form = QFormLayout(run_box)
         form.addRow("Device", self.device)
@@ -105,6 +132,8 @@ class SetupPanel(QWidget):
         form.addRow("Optimizer", self.optimizer)
         form.addRow("Learning rate", self.lr)
         form.addRow("Seed", self.seed)
+        form.addRow("Save trained weights", self.save_weights)
+        form.addRow("torch.profiler steps", self.profile_steps)
 
         self.debug = DebugOptionsBox()
         debug_box = QGroupBox("Debug")
@@ -123,7 +152,7 @@ class SetupPanel(QWidget):
         self.model.changed.connect(self.revalidate)
         self.arms.changed.connect(self.revalidate)
         self.batch_sizes.textChanged.connect(self.revalidate)
-        for spin in (self.warmup, self.steps, self.seed):
+        for spin in (self.warmup, self.steps, self.seed, self.profile_steps):
             spin.valueChanged.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
@@ -193,7 +222,14 @@ class SetupPanel(QWidget):
             lr=self.lr.value(),
             seed=self.seed.value(),
             debug=self.debug.options(),
+            save_weights=self.weights_format(),
+            profile_steps=self.profile_steps.value(),
+            # the run controller puts the run's session folder here
+            artifacts_dir=PENDING_ARTIFACTS_DIR,
         )
+
+    def weights_format(self) -> str | None:
+        return dict(WEIGHT_FORMATS).get(self.save_weights.currentText())
 
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -209,6 +245,8 @@ class SetupPanel(QWidget):
             "seed": self.seed.value(),
             "device": self.device.currentText(),
             "debug": self.debug.options().to_dict(),
+            "save_weights": self.weights_format(),
+            "profile_steps": self.profile_steps.value(),
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -224,6 +262,11 @@ class SetupPanel(QWidget):
         for key, widget in (("warmup", self.warmup), ("steps", self.steps), ("seed", self.seed)):
             if isinstance(state.get(key), int):
                 widget.setValue(state[key])
+        if isinstance(state.get("profile_steps"), int) and state["profile_steps"] >= 0:
+            self.profile_steps.setValue(state["profile_steps"])
+        for text, value in WEIGHT_FORMATS:
+            if state.get("save_weights") == value:
+                self.save_weights.setCurrentText(text)
         if state.get("optimizer") in OPTIMIZERS:
             self.optimizer.setCurrentText(state["optimizer"])
         if isinstance(state.get("lr"), (int, float)) and state["lr"] > 0:

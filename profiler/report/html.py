@@ -11,7 +11,7 @@ import html as _html
 import time
 from typing import Any
 
-from profiler.report import sections
+from profiler.report import sections, top_ops
 from profiler.report.data import RESOURCES, model_label, script_json
 
 VENDOR = RESOURCES / "vendor" / "uplot"
@@ -128,6 +128,7 @@ def _header(session_dict: dict[str, Any]) -> str:
             ("configuration", "Configuration"),
             ("environment", "Environment"),
             ("logs", "Logs"),
+            *([("profile", "Top operators")] if top_ops.profiles(session_dict) else []),
             ("code", "Code"),
         )
     )
@@ -187,6 +188,7 @@ def render_html(session_dict: dict[str, Any]) -> str:
             sections.configuration(session_dict, esc),
             sections.environment(session_dict, esc),
             sections.logs(session_dict, esc),
+            top_ops.html_section(session_dict, esc),
             sections.code(codes, esc),
             "</main>",
             sections.footer(session_dict, esc),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from profiler.report import top_ops
 from profiler.report.data import model_label, short_where
 from profiler.summary import table_rows
 
@@ -134,6 +135,7 @@ def render_markdown(session_dict: dict[str, Any]) -> str:
     insight = _insight(session_dict)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
+    out += top_ops.markdown_lines(session_dict, md_text)
     errors = _errors(session_dict)
     if errors:
         out += ["**Errors**", "", *errors, ""]
