@@ -1,19 +1,24 @@
 """The numbers behind the live plots: growable numpy buffers per arm, fed from run events.
 
 Kept free of Qt so it is cheap to test and so the plots can pull from it on a timer instead of
-redrawing per event. Every arm shares one x axis, "step": batch size k of the run occupies
+redrawing per event. Only the GUI thread touches it (RunController applies drained events, the
+plots read), so it needs no lock. Applying an event is cheap: small `steps` events (a worker
+sends one per step at high rates) are appended to plain lists, and turned into numpy in one
+go when the plots next read the buffers (~1 us per event instead of ~50 us of numpy calls). Every arm shares one x axis, "step": batch size k of the run occupies
 steps [k*span, (k+1)*span) with span = 1 + warmup + steps, so phases line up across arms and
 batch-size boundaries are known before any data arrives.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 INITIAL_CAPACITY = 4096
+SMALL_EVENT = 64  # steps events up to this many steps are buffered in lists
 
 
 class Series:
@@ -22,21 +27,28 @@ class Series:
     def __init__(self, capacity: int = INITIAL_CAPACITY) -> None:
         self._x = np.empty(capacity, dtype=np.float64)
         self._y = np.empty(capacity, dtype=np.float64)
-        self.n = 0
+        self._n = 0
         self.version = 0
+        self._before_read: Callable[[], None] | None = None  # folds pending data in
+
+    @property
+    def n(self) -> int:
+        if self._before_read is not None:
+            self._before_read()
+        return self._n
 
     def extend(self, xs: np.ndarray, ys: np.ndarray) -> None:
         k = len(xs)
         if k == 0:
             return
-        need = self.n + k
+        need = self._n + k
         if need > len(self._x):
             cap = max(need, 2 * len(self._x))
             self._x = np.resize(self._x, cap)
             self._y = np.resize(self._y, cap)
-        self._x[self.n : need] = xs
-        self._y[self.n : need] = ys
-        self.n = need
+        self._x[self._n : need] = xs
+        self._y[self._n : need] = ys
+        self._n = need
         self.version += 1
 
     def append(self, x: float, y: float) -> None:
@@ -44,7 +56,8 @@ class Series:
 
     def data(self) -> tuple[np.ndarray, np.ndarray]:
         """Views (no copy) of the filled part."""
-        return self._x[: self.n], self._y[: self.n]
+        n = self.n
+        return self._x[:n], self._y[:n]
 
 
 @dataclass
@@ -66,6 +79,43 @@ class ArmTrace:
     cuda_reserved_mb: Series = field(default_factory=Series)
     markers: list[Marker] = field(default_factory=list)
     markers_version: int = 0
+    # Small steps events not yet in step_ms / throughput: x, ms and batch size per step.
+    _pending_x: list[int] = field(default_factory=list, repr=False)
+    _pending_ms: list[float] = field(default_factory=list, repr=False)
+    _pending_bs: list[int] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self.step_ms._before_read = self.flush
+        self.throughput._before_read = self.flush
+
+    def add_steps(self, x0: int, ms: list[float] | np.ndarray, batch_size: int) -> None:
+        """Steps x0, x0+1, ... took `ms` milliseconds each."""
+        k = len(ms)
+        if k <= SMALL_EVENT and not isinstance(ms, np.ndarray):
+            self._pending_x.extend(range(x0, x0 + k))
+            self._pending_ms.extend(ms)
+            self._pending_bs.extend([batch_size] * k)
+            self.step_ms.version += 1  # readers see a change; the data follows on read
+            self.throughput.version += 1
+            return
+        self.flush()
+        ms_arr = np.asarray(ms, dtype=np.float64)
+        self._extend(x0 + np.arange(k, dtype=np.float64), ms_arr, float(batch_size))
+
+    def flush(self) -> None:
+        """Fold pending small steps events into the numpy buffers."""
+        if not self._pending_ms:
+            return
+        xs = np.array(self._pending_x, dtype=np.float64)
+        ms = np.array(self._pending_ms, dtype=np.float64)
+        bs = np.array(self._pending_bs, dtype=np.float64)
+        self._pending_x, self._pending_ms, self._pending_bs = [], [], []
+        self._extend(xs, ms, bs)
+
+    def _extend(self, xs: np.ndarray, ms: np.ndarray, bs: float | np.ndarray) -> None:
+        self.step_ms.extend(xs, ms)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.throughput.extend(xs, np.where(ms > 0, bs * 1000.0 / np.maximum(ms, 1e-12), 0.0))
 
     def series(self) -> dict[str, Series]:
         return {
@@ -117,15 +167,10 @@ class LiveData:
         if trace is None or offset is None:
             return
         if kind == "steps":
-            ms = np.asarray(event.get("ms") or (), dtype=np.float64)
-            if len(ms) == 0:
+            ms = event.get("ms")
+            if ms is None or len(ms) == 0:
                 return
-            xs = offset + int(event.get("start") or 0) + np.arange(len(ms), dtype=np.float64)
-            trace.step_ms.extend(xs, ms)
-            with np.errstate(divide="ignore"):
-                trace.throughput.extend(
-                    xs, np.where(ms > 0, event["batch_size"] * 1000.0 / np.maximum(ms, 1e-12), 0.0)
-                )
+            trace.add_steps(offset + int(event.get("start") or 0), ms, event["batch_size"])
             self.points += len(ms)
         elif kind == "memory":
             x = float(offset + int(event.get("step") or 0))

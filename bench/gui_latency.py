@@ -72,6 +72,7 @@ def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
     elapsed = stream["last"] - stream["first"]
     steps = window.controller.data.points
     redraw = window.plots.last_redraw_s * 1000
+    plot_ticks = window.plots.ticks
     window.close()
     # Only probes that fired while steps were streaming in count.
     lat = np.array([late for t, late in lateness if stream["first"] <= t <= stream["last"]])
@@ -86,6 +87,7 @@ def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
         "max": float(lat.max()),
         "last_redraw_ms": redraw,
         "sizes": sizes,
+        "plot_redraws_per_s": plot_ticks / max(elapsed, 1e-9),
     }
 
 
@@ -105,7 +107,7 @@ def main() -> None:
         f"streaming {r['steps_per_s']:,.0f} steps/s for {seconds:g} s ({per_event} step(s) per event, "
         f"{r['events']:,} events relayed in {r['signals']:,} signals), {r['probes']} probes of a 10 ms PreciseTimer:"
     )
-    print(f"  {r['sizes']}")
+    print(f"  {r['sizes']}; {r['plot_redraws_per_s']:.0f} plot redraws/s (3 plots)")
     print(
         f"  lateness p50 {r['p50']:.1f} ms   p95 {r['p95']:.1f} ms   p99 {r['p99']:.1f} ms   max {r['max']:.1f} ms"
     )
