@@ -8,6 +8,13 @@ list under a lock and emits a payload-free `eventsReady` only when the list goes
 non-empty; the GUI takes the whole list with `take_events()` at most ~30 times per second. The
 number of cross-thread signals is thus bounded by the GUI's drain rate, whatever the event rate.
 
+Locking, kept obviously deadlock-free: `_lock` is the only lock shared between the threads; it
+guards `_pending` and `_signalled` and is held only for a few list operations. Nothing is called
+while holding it: no signal is emitted, no Qt or listener code runs, no other lock is taken.
+`take_events` swaps the list out under the lock, and the GUI processes it (LiveData, widgets)
+after releasing it; LiveData itself is touched by the GUI thread alone and has no lock. The
+signal carries no Python object, so a queued emit never needs the GUI thread's help.
+
 Work that grows with the run's length stays here too, off the GUI thread: the summary table's
 numbers (`Session.to_dict()` bootstraps confidence intervals) are computed when a batch size
 finishes and relayed as a `summary` event, and session.json / steps.csv are written here when
@@ -113,14 +120,14 @@ class ProfilerThread(QThread):
             events = [event, {"type": "summary", "session": summary}] if summary else [event]
         else:
             events = [event]
-        with self._lock:
+        with self._lock:  # no call out of this block: see the module docstring
             self._pending.extend(events)
             self.events_relayed += 1
-            if self._signalled:
-                return
+            must_signal = not self._signalled
             self._signalled = True
-            self.signals_emitted += 1
-        self.eventsReady.emit()
+        if must_signal:
+            self.signals_emitted += 1  # only this thread writes it
+            self.eventsReady.emit()  # outside the lock
 
     def take_events(self) -> list[Event]:
         """Everything relayed since the last call (GUI thread); re-arms the next signal."""

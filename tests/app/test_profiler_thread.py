@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Qt, QThread, Signal
 
 from app.live_data import LiveData
 from app.profiler_thread import ProfilerThread
@@ -85,6 +85,20 @@ def test_take_events_batches_and_rearms():
     thread._relay({"type": "log", "text": "5"})
     assert len(emitted) == 2
     assert thread.take_events() == [{"type": "log", "text": "5"}]
+
+
+def test_the_lock_is_free_whenever_the_thread_signals_or_the_gui_gets_events():
+    """Deadlock freedom by construction: no signal is emitted (so no slot runs) while the
+    relay's lock is held, and take_events hands the GUI its batch with the lock released."""
+    thread = ProfilerThread(_config(), runner_factory=FloodRunner)
+    held = []
+    thread.eventsReady.connect(
+        lambda: held.append(thread._lock.locked()), Qt.ConnectionType.DirectConnection
+    )
+    thread._relay({"type": "log", "text": "a"})
+    assert held == [False]
+    events = thread.take_events()
+    assert events and not thread._lock.locked()
 
 
 def test_an_exception_in_the_run_becomes_an_error_event(qtbot):
