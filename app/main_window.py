@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.plots: Any = None
         self._plots_placeholder = _FirstPaint("preparing plots…", self._on_first_paint)
         self.results = ResultsView()
-        right = QSplitter(Qt.Orientation.Vertical)
+        right = self._right_split = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
@@ -105,9 +105,11 @@ class MainWindow(QMainWindow):
         self._top_layout = top_layout
         right.addWidget(top)
         right.addWidget(self.results)
-        right.setStretchFactor(0, 3)
+        right.setStretchFactor(0, 5)
         right.setStretchFactor(1, 2)
-        right.setSizes([420, 260])
+        right.setSizes([500, 200])
+        # The tables' size hints would claim ~330 px and squash the plots on a 1366x768 screen.
+        self.results.setMinimumHeight(150)
         self._plots_placeholder.setMinimumHeight(240)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
@@ -149,6 +151,9 @@ class MainWindow(QMainWindow):
         self.plots.setMinimumHeight(240)
         self._top_layout.replaceWidget(self._plots_placeholder, self.plots)
         self._plots_placeholder.deleteLater()
+        total = sum(self._right_split.sizes())
+        if total > 0:  # the plots get about 70% of the height, the tables the rest
+            self._right_split.setSizes([int(total * 0.7), total - int(total * 0.7)])
 
     # -- actions --------------------------------------------------------------------------------
     def _make_actions(self) -> None:
