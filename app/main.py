@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     configure_process()
     from app.main_window import MainWindow
 
-    window = MainWindow()
+    window = MainWindow(prewarm=True)
     model = next((a for a in argv if a.endswith(".py") and Path(a).is_file()), None)
     if model:
         window.load_model(str(Path(model).resolve()))

@@ -8,6 +8,7 @@ processes through the engine.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,15 +72,24 @@ class MainWindow(QMainWindow):
         background: bool = True,
         runner_factory: Callable[..., Any] | None = None,
         parent: QWidget | None = None,
+        prewarm: bool = False,
     ) -> None:
         """background=False skips the start-up worker calls (environment probe, model
-        inspection): for tests that only exercise the window itself."""
+        inspection): for tests that only exercise the window itself. prewarm keeps two worker
+        processes warmed up (torch and TorchDynamo imported) so that Run measures at once."""
         super().__init__(parent)
         self.base_title = TITLE
         self.setWindowTitle(TITLE)
         self.setAcceptDrops(True)
         self.prefs = Preferences()
         self.background = BackgroundCalls(self) if background else None
+        self.pool: Any = None
+        if prewarm and runner_factory is None:
+            from profiler.runner import Runner
+            from profiler.worker_pool import WorkerPool
+
+            self.pool = WorkerPool(size=2)
+            runner_factory = functools.partial(Runner, pool=self.pool)
         self.controller = RunController(runner_factory, self)
         self.environment: dict[str, Any] | None = None
 
@@ -236,6 +246,8 @@ class MainWindow(QMainWindow):
             self.status.label.setText(f"Could not probe torch: {env['error'].get('message')}")
             return
         self.environment = env
+        if self.pool is not None:  # after the start-up probes, so they do not compete
+            self.pool.fill()
         self.setup.set_environment(env)
         self.results.show_environment(env)
         saved = self.prefs.setup().get("device")
@@ -292,6 +304,8 @@ class MainWindow(QMainWindow):
     def _on_run_ended(self, status: str) -> None:
         if self.plots is not None:
             self.plots.stop()
+        if self.pool is not None:
+            self.pool.fill()
         session = self.controller.session_dict()
         self.results.show_summary(session)
         env = self.controller.environment
@@ -348,6 +362,8 @@ class MainWindow(QMainWindow):
         self.status.timer.stop()
         if self.background is not None:
             self.background.shutdown()
+        if self.pool is not None:
+            self.pool.close()
         self.sessions.shutdown()
         self._save_settings()
         super().closeEvent(event)

@@ -20,6 +20,7 @@ from typing import Any
 from profiler.config import RunConfig, arm_artifacts_dir
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.session import Session
+from profiler.worker_pool import WorkerPool
 from profiler.worker_process import WorkerProcess
 
 Listener = Callable[[dict[str, Any]], None]
@@ -57,8 +58,11 @@ class Runner:
         config: RunConfig,
         listeners: list[Listener] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        pool: WorkerPool | None = None,
     ) -> None:
+        """pool: pre-started, warmed-up workers to use instead of starting fresh ones."""
         self.config = config
+        self._pool = pool
         self.listeners = list(listeners or [])
         self.session = Session()
         self._clock = clock
@@ -157,9 +161,11 @@ class Runner:
         self._publish(
             {"type": "arm_start", "arm": arm.index, "name": spec.name, "backend": spec.backend}
         )
-        arm.worker = WorkerProcess(
-            arm.index, self._inbox, extra_env=debug_env(self.config, arm.index)
+        env = debug_env(self.config, arm.index)
+        pooled = (
+            self._pool.take(arm.index, self._inbox) if self._pool is not None and not env else None
         )
+        arm.worker = pooled or WorkerProcess(arm.index, self._inbox, extra_env=env)
 
     def _send(self, arm: _ArmState, command: dict[str, Any]) -> None:
         assert arm.worker is not None

@@ -341,6 +341,7 @@ class Session:
             "error": arm.error,
             "model": arm.model,
             "exit": arm.exit,
+            "pid": (arm.environment or {}).get("pid"),
             "results": results,
             "graph_breaks": dedupe_graph_breaks(arm),
             "recompiles": [

@@ -83,6 +83,10 @@ class WorkerProcess:
                 )
             )
 
+    def rebind(self, index: int, inbox: queue.Queue) -> None:
+        """Hand a pre-started worker to a run: its events go to the run's queue from now on."""
+        self.index, self._inbox = index, inbox
+
     def send(self, command: dict[str, Any]) -> bool:
         try:
             assert self.proc.stdin is not None

@@ -32,6 +32,10 @@ def main() -> int:
                 return 0
             if name == "load":
                 worker.load(cmd["config"], cmd["arm_index"])
+            elif name == "warm":
+                from profiler.worker.environment import warm_up
+
+                warm_up()
             elif name == "environment":
                 from profiler.worker import environment
 

@@ -10,6 +10,14 @@ from typing import Any
 import torch
 
 
+def warm_up() -> None:
+    """Pay the one-off imports before a run needs them: building any torch.optim optimizer
+    imports TorchDynamo (1-2 s), which a pre-started worker can do while the user sets up."""
+    from torch import _dynamo  # noqa: F401
+
+    torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+
+
 def resolve_device(requested: str) -> str:
     if requested != "auto":
         return requested

@@ -82,3 +82,15 @@ def test_log_panel_filters_by_artifact(qtbot):
     assert panel.text.toPlainText() == "[eager] hello from the model"
     panel.filter.setCurrentIndex(panel.filter.findData(1))
     assert panel.text.toPlainText() == ""
+
+
+def test_prewarmed_workers_are_used_and_closed_with_the_window(make_window, qtbot):
+    window = make_window(prewarm=True)
+    qtbot.waitUntil(lambda: window.environment is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: window.pool.ready_count() == 2, timeout=120_000)
+    ready = {w.pid for w in window.pool._ready}
+    configure_fast(window, batch_sizes="8", warmup=1, steps=4)
+    with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS):
+        window.start_run()
+    assert {a["pid"] for a in window.controller.session_dict()["arms"]} == ready
+    window.close()  # the fixture checks that no worker process is left behind

@@ -1,0 +1,70 @@
+"""Pre-started workers: a run takes warmed workers and measures at once; nothing leaks."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from profiler.config import ArmSpec, DebugOptions, ModelSource, RunConfig
+from profiler.examples import example_path
+from profiler.runner import Runner
+from profiler.worker_pool import WorkerPool
+
+
+def _wait_ready(pool: WorkerPool, count: int, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while pool.ready_count() < count:
+        assert time.monotonic() < deadline, "workers did not warm up"
+        threading.Event().wait(0.1)  # poll: warming up is importing torch in another process
+
+
+def test_a_run_uses_warmed_workers_and_starts_measuring_quickly(tmp_path):
+    pool = WorkerPool(size=2)
+    try:
+        pool.fill()
+        _wait_ready(pool, 2)
+        pids = {w.pid for w in pool._ready}
+        first_measured: list[float] = []
+
+        def listener(e):
+            if e["type"] == "steps" and e.get("phase") == "measure" and not first_measured:
+                first_measured.append(e["t"])
+
+        cfg = RunConfig(
+            ModelSource(str(example_path("simple"))),
+            arms=(ArmSpec("eager"), ArmSpec("dynamo_eager")),
+            batch_sizes=(8,),
+            warmup=1,
+            steps=4,
+            blocks=2,
+        )
+        session = Runner(cfg, listeners=[listener], pool=pool).run().to_dict()
+        assert session["status"] == "completed"
+        assert {a["pid"] for a in session["arms"]} == pids
+        assert first_measured[0] < 1.5, "warmed workers skip the 3-4 s of imports"
+        assert pool.ready_count() == 0
+        pool.fill()  # refills for the next run
+        assert len(pool._warming) == 2
+    finally:
+        pool.close()
+
+
+def test_arms_that_need_their_own_environment_get_fresh_workers(tmp_path):
+    pool = WorkerPool(size=1)
+    try:
+        pool.fill()
+        _wait_ready(pool, 1)
+        cfg = RunConfig(
+            ModelSource(str(example_path("simple"))),
+            arms=(ArmSpec("eager"), ArmSpec("dynamo_eager")),
+            batch_sizes=(8,),
+            warmup=0,
+            steps=2,
+            blocks=1,
+            debug=DebugOptions(trace=True),
+            artifacts_dir=str(tmp_path),
+        )
+        Runner(cfg, pool=pool).run()
+        assert pool.ready_count() == 0, "the eager arm took the warmed worker"
+    finally:
+        pool.close()
