@@ -128,6 +128,16 @@ def render_summary(session_dict: dict[str, Any]) -> str:
 
 def render_insight(session_dict: dict[str, Any]) -> str:
     lines: list[str] = []
+    compiled = [a for a in session_dict["arms"] if a.get("backend") != "eager" and a.get("results")]
+    if compiled:
+        lines.append("\nwhat TorchDynamo did per batch size:")
+        width = max(len(a["name"]) for a in compiled)
+        for arm in compiled:
+            cells = [
+                f"bs {r['batch_size']} {(r.get('compile_status') or r['status']).replace('_', ' ')}"
+                for r in arm["results"]
+            ]
+            lines.append(f"  {arm['name'].ljust(width)}  " + " · ".join(cells))
     for arm in session_dict["arms"]:
         breaks = arm.get("graph_breaks") or []
         recompiles = arm.get("recompiles") or []
