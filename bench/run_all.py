@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> int:
-    scripts = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem not in ("__init__", "run_all"))
+    scripts = sorted(
+        p.stem for p in (ROOT / "bench").glob("*.py") if p.stem not in ("__init__", "run_all")
+    )
     failed = []
     for name in scripts:
         print(f"\n== bench.{name}", flush=True)

@@ -241,46 +241,10 @@ class ArmWorker:
         return loss
 
     def _explain(self, batch_size: int) -> None:
-        """torch._dynamo.explain on the first batch, untimed; buffers (BatchNorm statistics)
-        are restored so every arm still starts from identical state."""
-        from torch import _dynamo
+        from profiler.worker.explain_pass import explain_pass
 
         self.ch.emit("phase", phase="explain", batch_size=batch_size)
-        saved = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-        batch = self.batches[0]
-        try:
-            out = _dynamo.explain(self.model)(*batch.args, **batch.kwargs)
-            reasons = []
-            for r in out.break_reasons:
-                frame = r.user_stack[-1] if getattr(r, "user_stack", None) else None
-                reasons.append(
-                    {
-                        "reason": r.reason,
-                        "file": getattr(frame, "filename", None),
-                        "line": getattr(frame, "lineno", None),
-                    }
-                )
-            self.ch.emit(
-                "explain",
-                batch_size=batch_size,
-                graph_count=out.graph_count,
-                graph_break_count=out.graph_break_count,
-                op_count=out.op_count,
-                break_reasons=reasons,
-            )
-        except Exception as exc:
-            self.ch.emit(
-                "log", stream="tcprof", text=f"explain pre-pass failed: {type(exc).__name__}: {exc}"
-            )
-        finally:
-            with torch.no_grad():
-                self.model.load_state_dict(saved)
-            self.optimizer.zero_grad()
-            _dynamo.reset()
-            if self.watcher is not None:  # what explain compiled is not the arm's compile
-                self.watcher.take_compiles()
-                self.watcher.take_graph_breaks()
-                self.watcher.take_fallbacks()
+        explain_pass(self.ch, self.model, self.optimizer, self.batches[0], batch_size, self.watcher)
 
     def _sync(self) -> None:
         if self.device.type == "cuda":
