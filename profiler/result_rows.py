@@ -72,8 +72,8 @@ def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, 
 
 def _fell_back(session: Session, arm: ArmRecord, res: BatchResult) -> bool:
     """Hitting the recompile limit makes every later new shape run eagerly, silently."""
-    if res.fallbacks:
-        return True
+    if res.fallbacks or any(c.get("fail_type") for c in res.compiles):
+        return True  # the recompile limit, or a compile that failed under suppress_errors
     earlier = session.ordered_batch_sizes(arm)
     earlier = earlier[: earlier.index(res.batch_size)] if res.batch_size in earlier else []
     return any(arm.results[b].fallbacks for b in earlier) and not res.compiles

@@ -136,7 +136,11 @@ class ArmWorker:
         self.ch.emit(
             "phase", phase="compiling" if self.arm.compiled else "first_step", batch_size=batch_size
         )
-        ms, loss, grad_norm = self._first_step(batch_size)
+        try:
+            ms, loss, grad_norm = self._first_step(batch_size)
+        except StepFailed:
+            self._release_batch_size()  # after an OOM the next (smaller) batch size must fit
+            raise
         if self.arm.compiled and cfg.debug.fail_on_recompile and not self.stance_set:
             self.stance_set = True  # after the first compile, which the stance would refuse too
             torch.compiler.set_stance("fail_on_recompile")
@@ -246,6 +250,13 @@ class ArmWorker:
         self.ch.emit("phase", phase="explain", batch_size=batch_size)
         explain_pass(self.ch, self.model, self.optimizer, self.batches[0], batch_size, self.watcher)
 
+    def _release_batch_size(self) -> None:
+        self.batches = []
+        self.last_loss = None
+        self.optimizer.zero_grad(set_to_none=True)
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
     def _sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize()
@@ -301,11 +312,11 @@ class ArmWorker:
             loss = loop(self._step, self.batches, n, self.next_step, flush)
         except Exception as exc:
             self._take_insight(batch_size, self.next_step)
-            raise StepFailed(
-                errors.describe(
-                    exc, "runtime", bool(self.arm and self.arm.compiled), self.user_file, batch_size
-                )
-            ) from exc
+            event = errors.describe(
+                exc, "runtime", bool(self.arm and self.arm.compiled), self.user_file, batch_size
+            )
+            self._release_batch_size()
+            raise StepFailed(event) from exc
         self.next_step += n
         self.last_loss = loss
 

@@ -3,7 +3,7 @@ and the recompile-limit fallback."""
 
 from __future__ import annotations
 
-from tests.engine.helpers import FAST, arm, events, run_cli
+from tests.engine.helpers import FAST, MODELS, arm, events, run_cli
 
 
 def test_graph_break_example_reports_file_and_line(tmp_path):
@@ -144,3 +144,19 @@ def test_debug_flags_are_applied_and_recorded(tmp_path):
     )
     artifact_logs = [e for e in events(tmp_path) if e["type"] == "log" and e.get("artifact")]
     assert {"guards", "graph_breaks"} <= {e["artifact"] for e in artifact_logs}
+
+
+def test_suppressed_compile_failure_is_flagged_as_fallen_back(tmp_path):
+    rc, stdout, _, s = run_cli(
+        [
+            str(MODELS / "relu_model.py"),
+            "--arms",
+            "eager,relu_compile_error_TESTING_ONLY",
+            "--suppress-errors",
+            *FAST,
+        ],
+        tmp_path,
+    )
+    row = arm(s, "relu_compile_error_TESTING_ONLY")["results"][0]
+    assert row["status"] == "ok" and row["fell_back"] and row["compile_status"] == "fell_back"
+    assert "fell back to eager" in stdout
