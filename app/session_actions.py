@@ -142,6 +142,7 @@ class SessionActions(QObject):
         w.results.logs.add_events(loaded.events)
         w.results.show_summary(session)
         w.results.show_environment(session.get("environment"))
+        self._restore_setup(config)
         self.session, self.full, self.folder, self.saved = session, session, loaded.folder, True
         self._show_tabs(session)
         started = session.get("started_at")
@@ -157,6 +158,40 @@ class SessionActions(QObject):
         w.setWindowTitle(f"{w.base_title} — {loaded.folder.name} (saved session)")
         self._refresh_dialog()
         w._update_actions()
+
+    def _restore_setup(self, config: dict) -> None:
+        """Put the saved run's setup back in the panel, so Run repeats it (say, after a code
+        change, to compare with the saved one)."""
+        setup = self.window.setup
+        state = {
+            "arms": config.get("arms") or [],
+            "batch_sizes": ", ".join(str(b) for b in config.get("batch_sizes") or []),
+            **{
+                k: config[k]
+                for k in (
+                    "warmup",
+                    "steps",
+                    "seed",
+                    "optimizer",
+                    "lr",
+                    "device",
+                    "debug",
+                    "profile_steps",
+                )
+                if k in config
+            },
+            "save_weights": config.get("save_weights"),
+        }
+        setup.restore(state)
+        source = config.get("source") or {}
+        path = source.get("path")
+        if isinstance(path, str) and Path(path).is_file():
+            setup.model.set_path(
+                path,
+                source.get("model"),
+                source.get("factory") or "",
+                source.get("input_shape") or "",
+            )
 
     # -- the Sessions list and Compare ---------------------------------------------------------
     def show_sessions(self) -> SessionsDialog:

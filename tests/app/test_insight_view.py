@@ -94,3 +94,42 @@ def test_prewarmed_workers_are_used_and_closed_with_the_window(make_window, qtbo
         window.start_run()
     assert {a["pid"] for a in window.controller.session_dict()["arms"]} == ready
     window.close()  # the fixture checks that no worker process is left behind
+
+
+def test_opening_a_saved_session_puts_its_setup_back(window, qtbot, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "saved"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "profiler",
+            "run",
+            "--example",
+            "graph_break",
+            "--arms",
+            "eager; aot_eager:dynamic=false",
+            "--batch-sizes",
+            "8,16",
+            "--warmup",
+            "1",
+            "--steps",
+            "3",
+            "--seed",
+            "7",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    assert window.sessions.open_session(out / "session.json")
+    setup = window.setup
+    assert [a.name for a in setup.arms.arms()] == ["eager", "aot_eager(dynamic=False)"]
+    assert setup.batch_sizes.text() == "8, 16"
+    assert (setup.warmup.value(), setup.steps.value(), setup.seed.value()) == (1, 3, 7)
+    qtbot.waitUntil(lambda: setup.model.current_path().endswith("graph_break.py"), timeout=10_000)
