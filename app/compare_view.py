@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.table_text import table_text
 from app.theme import is_dark, muted_colour
 from profiler.compare import compare_sessions
 from profiler.summary import fmt_ms
@@ -119,10 +120,7 @@ class CompareDialog(QDialog):
         layout.addWidget(buttons)
 
     def rows(self) -> list[list[str]]:
-        return [
-            [self.table.item(r, c).text() for c in range(self.table.columnCount())]
-            for r in range(self.table.rowCount())
-        ]
+        return table_text(self.table)
 
 
 def _escape(text: str) -> str:

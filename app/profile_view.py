@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.table_text import table_text
 from app.theme import arm_colour
 
 HEADER = ["arm", "bs", "operator", "calls/step", "self ms/step", "total ms/step"]
@@ -107,10 +108,7 @@ class ProfileView(QWidget):
         )
 
     def rows(self) -> list[list[str]]:
-        return [
-            [self.table.item(r, c).text() for c in range(self.table.columnCount())]
-            for r in range(self.table.rowCount())
-        ]
+        return table_text(self.table)
 
     def _open_folder(self) -> None:
         if self._trace:

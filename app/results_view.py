@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.insight_view import InsightView
 from app.log_panel import LogPanel
+from app.table_text import table_text
 from app.theme import arm_colour, error_colour
 from profiler.summary import table_rows
 
@@ -97,10 +98,7 @@ class ResultsView(QTabWidget):
 
     def rows(self) -> list[list[str]]:
         """The table's text (tests and exports read it)."""
-        return [
-            [self.summary.item(r, c).text() for c in range(self.summary.columnCount())]
-            for r in range(self.summary.rowCount())
-        ]
+        return table_text(self.summary)
 
     def show_environment(self, env: dict[str, Any] | None) -> None:
         env = env or {}

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.table_text import table_text
 from app.theme import error_colour
 
 WHY_STATE_DICT = (
@@ -94,10 +95,7 @@ class WeightsView(QWidget):
         )
 
     def rows(self) -> list[list[str]]:
-        return [
-            [self.table.item(r, c).text() for c in range(self.table.columnCount())]
-            for r in range(self.table.rowCount())
-        ]
+        return table_text(self.table)
 
     def _open_folder(self) -> None:
         if self._folder:

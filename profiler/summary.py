@@ -42,6 +42,23 @@ def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
     return f"{row['break_even_steps']:.0f}"
 
 
+# Summary columns that hold numbers: reports right-align them.
+NUMERIC_COLUMNS = frozenset(
+    {
+        "bs",
+        "median ms",
+        "p90 ms",
+        "samples/s",
+        "compile s",
+        "break-even",
+        "peak MB",
+        "mem ratio",
+        "recompiles",
+        "breaks",
+    }
+)
+
+
 def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     header = [
         "arm",

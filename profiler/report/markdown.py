@@ -7,20 +7,8 @@ from typing import Any
 
 from profiler.report import top_ops
 from profiler.report.data import model_label, short_where
-from profiler.summary import table_rows
+from profiler.summary import NUMERIC_COLUMNS, table_rows
 
-RIGHT_ALIGNED = {
-    "bs",
-    "median ms",
-    "p90 ms",
-    "samples/s",
-    "compile s",
-    "break-even",
-    "peak MB",
-    "mem ratio",
-    "recompiles",
-    "breaks",
-}
 # Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 MAX_ITEMS = 20
@@ -48,7 +36,7 @@ def md_code(value: Any) -> str:
 
 def table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(md_cell(h) for h in header) + " |"]
-    lines.append("|" + "|".join("---:" if h in RIGHT_ALIGNED else "---" for h in header) + "|")
+    lines.append("|" + "|".join("---:" if h in NUMERIC_COLUMNS else "---" for h in header) + "|")
     for row in rows:
         cells = [md_cell(c) for c in row] + [" "] * (len(header) - len(row))
         lines.append("| " + " | ".join(cells[: len(header)]) + " |")

@@ -7,22 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from profiler.report.data import short_where
-from profiler.summary import table_rows
+from profiler.summary import NUMERIC_COLUMNS, table_rows
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
-NUMERIC_COLUMNS = {
-    "bs",
-    "median ms",
-    "p90 ms",
-    "samples/s",
-    "compile s",
-    "break-even",
-    "peak MB",
-    "mem ratio",
-    "recompiles",
-    "breaks",
-}
 
 
 def _speedup_class(row: dict[str, Any]) -> str:
