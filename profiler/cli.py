@@ -244,8 +244,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "events.jsonl").unlink(missing_ok=True)
     log = outputs.EventLog(out_dir / "events.jsonl")
-    progress = TerminalProgress(config, [a.name for a in config.arms], quiet=args.quiet)
-    progress._verbose_output = args.show_output
+    progress = TerminalProgress(
+        config, [a.name for a in config.arms], quiet=args.quiet, show_output=args.show_output
+    )
     runner = Runner(config, listeners=[log, progress])
     interrupted = False
     try:

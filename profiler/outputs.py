@@ -74,10 +74,7 @@ def steps_rows(session: Session) -> list[list[Any]]:
     """One row per measured step: arm, batch size, step, milliseconds and the latest memory."""
     rows: list[list[Any]] = []
     for arm in session.arms:
-        for bs in sorted(
-            arm.results,
-            key=lambda b: session.batch_sizes().index(b) if b in session.batch_sizes() else b,
-        ):
+        for bs in session.ordered_batch_sizes(arm):
             res = arm.results[bs]
             first_measured = 1 + len(res.warmup_ms)
             mem = sorted((m for m in res.memory if m[0] is not None), key=lambda m: m[0])

@@ -13,11 +13,17 @@ from typing import IO, Any
 
 class TerminalProgress:
     def __init__(
-        self, config: Any, arm_names: list[str], stream: IO[str] | None = None, quiet: bool = False
+        self,
+        config: Any,
+        arm_names: list[str],
+        stream: IO[str] | None = None,
+        quiet: bool = False,
+        show_output: bool = False,
     ):
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.quiet = quiet
+        self.show_output = show_output  # echo the model's own printed output
         self.names = arm_names
         self.total = len(arm_names) * len(config.batch_sizes) * (config.steps + config.warmup + 1)
         self.done = 0
@@ -112,12 +118,5 @@ class TerminalProgress:
             self._say(f"[{arm}] bs={bs} hit the recompile limit: {e.get('frame')} now runs eagerly")
         elif kind == "error":
             self._say(f"[{arm}] error: {e.get('message')}")
-        elif (
-            kind == "log"
-            and e.get("stream") == "output"
-            and not self.quiet
-            and self._verbose_output
-        ):
+        elif kind == "log" and e.get("stream") == "output" and not self.quiet and self.show_output:
             self._say(f"[{arm}] {e.get('text')}")
-
-    _verbose_output = False

@@ -7,7 +7,6 @@ is how an interrupted run keeps what it measured.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,8 +315,3 @@ class Session:
 def _strip(event: dict[str, Any], keep_arm: bool = False) -> dict[str, Any]:
     drop = ("type",) if keep_arm else ("type", "arm")
     return {k: v for k, v in event.items() if k not in drop}
-
-
-def load_session_json(path: str | Path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)

@@ -187,10 +187,6 @@ def _with_targets(batch: Batch, plan: InputPlan) -> Batch:
     return batch
 
 
-def apply_hook_targets(batches: list[Batch], plan: InputPlan) -> list[Batch]:
-    return [_with_targets(b, plan) for b in batches]
-
-
 class LossOf:
     """Turns the model's output into the training loss, deciding how once, on the first output.
 
