@@ -14,9 +14,12 @@ from pathlib import Path
 from profiler import examples, outputs, paths
 from profiler.config import (
     COMPILE_MODES,
+    CONTROL_LABEL,
     DEBUG_PRESET_BACKEND,
     DEBUG_PRESET_LOGS,
+    DEFAULT_REPLICATES,
     LOG_ARTIFACTS,
+    MIN_BLOCK_MS,
     ArmSpec,
     ConfigError,
     DebugOptions,
@@ -85,6 +88,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--blocks", type=int, default=5, help="interleaved blocks the measured steps are split into"
     )
     loop.add_argument(
+        "--replicates",
+        type=int,
+        default=DEFAULT_REPLICATES,
+        help="rounds, each with a fresh process per arm; the speedup interval covers the "
+        f"variation between processes (default {DEFAULT_REPLICATES})",
+    )
+    loop.add_argument(
+        "--control",
+        action="store_true",
+        help=f"add an A/A control: a second eager arm ({CONTROL_LABEL}) that shows the noise floor",
+    )
+    loop.add_argument(
+        "--threads",
+        type=int,
+        help="torch.set_num_threads in every arm (default: physical cores)",
+    )
+    loop.add_argument(
+        "--min-block-ms",
+        type=float,
+        default=MIN_BLOCK_MS,
+        help=f"a timed block runs at least this long, adding steps (default {MIN_BLOCK_MS:g})",
+    )
+    loop.add_argument(
+        "--warm-cache",
+        action="store_true",
+        help="compile against your own inductor caches instead of a fresh one per arm "
+        "(no cold compile figure)",
+    )
+    loop.add_argument(
         "--sequential",
         action="store_true",
         help="one arm after another, one worker alive at a time",
@@ -93,8 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
     loop.add_argument("--optimizer", default="sgd", choices=("sgd", "adam", "adamw"))
     loop.add_argument("--lr", type=float, default=0.01)
     loop.add_argument("--seed", type=int, default=0)
-    loop.add_argument("--rtol", type=float, default=1e-3, help="accuracy check: relative tolerance")
-    loop.add_argument("--atol", type=float, default=1e-5, help="accuracy check: absolute tolerance")
+    loop.add_argument(
+        "--no-accuracy",
+        action="store_true",
+        help="skip the untimed accuracy check (one more process per compiled arm)",
+    )
+    loop.add_argument(
+        "--rtol", type=float, help="accuracy check: relative tolerance (default: the dtype's)"
+    )
+    loop.add_argument(
+        "--atol", type=float, help="accuracy check: absolute tolerance (default: the dtype's)"
+    )
     loop.add_argument("--timeout", type=float, help="stop the whole run after this many seconds")
     dbg = run.add_argument_group("debug (compiled arms)")
     dbg.add_argument(
@@ -213,6 +254,12 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         optimizer=args.optimizer,
         lr=args.lr,
         seed=args.seed,
+        replicates=args.replicates,
+        control=args.control,
+        threads=args.threads,
+        warm_cache=args.warm_cache,
+        min_block_ms=args.min_block_ms,
+        accuracy=not args.no_accuracy,
         accuracy_rtol=args.rtol,
         accuracy_atol=args.atol,
         debug=DebugOptions(
@@ -245,7 +292,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     (out_dir / "events.jsonl").unlink(missing_ok=True)
     log = outputs.EventLog(out_dir / "events.jsonl")
     progress = TerminalProgress(
-        config, [a.name for a in config.arms], quiet=args.quiet, show_output=args.show_output
+        config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
     )
     runner = Runner(config, listeners=[log, progress])
     interrupted = False

@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 DYNAMO_EAGER = "dynamo_eager"
+CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
+DEFAULT_REPLICATES = 3
+MIN_BLOCK_MS = 100.0
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 OPTIMIZERS = ("sgd", "adam", "adamw")
 DEVICES = ("cpu", "cuda", "mps", "auto")
@@ -136,8 +139,14 @@ class RunConfig:
     optimizer: str = "sgd"
     lr: float = 0.01
     seed: int = 0
-    accuracy_rtol: float = 1e-3
-    accuracy_atol: float = 1e-5
+    replicates: int = DEFAULT_REPLICATES  # rounds, each with one fresh process per arm
+    control: bool = False  # add an eager A/A control arm (CONTROL_LABEL): the noise floor
+    threads: int | None = None  # torch.set_num_threads in every worker; None: resolve_threads()
+    warm_cache: bool = False  # use the user's compile caches instead of a fresh one per arm
+    min_block_ms: float = MIN_BLOCK_MS  # a measured block runs at least this long
+    accuracy: bool = True  # the untimed accuracy check, one process per compiled arm
+    accuracy_rtol: float | None = None  # None: the dtype's default tolerance
+    accuracy_atol: float | None = None
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
@@ -146,6 +155,11 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         validate(self)
+
+    @property
+    def run_arms(self) -> tuple[ArmSpec, ...]:
+        """The arms that run: the configured ones, then the A/A control when asked for."""
+        return run_arms(self.arms, self.control)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -167,9 +181,33 @@ class RunConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+def run_arms(arms: tuple[ArmSpec, ...], control: bool) -> tuple[ArmSpec, ...]:
+    return (*arms, ArmSpec("eager", label=CONTROL_LABEL)) if control else arms
+
+
+def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
+    """The arms that ran, from a session's config dict (so the control arm is never stored
+    in config['arms'] and re-running a session does not double it)."""
+    arms = tuple(ArmSpec.from_dict(a) for a in config.get("arms", []) if isinstance(a, dict))
+    return run_arms(arms, bool(config.get("control")))
+
+
+def resolve_threads(concurrent_processes: int = 1) -> int:
+    """The default torch.set_num_threads: the host's physical cores shared among the processes
+    that compute at the same time (one, when arms take turns)."""
+    import psutil
+
+    cores = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+    return max(1, cores // max(1, concurrent_processes))
+
+
 def validate(cfg: RunConfig) -> None:
     if not cfg.arms:
         raise ConfigError("at least one arm is needed")
+    if any(a.label == CONTROL_LABEL for a in cfg.arms):
+        raise ConfigError(
+            f"the label {CONTROL_LABEL!r} is reserved for the A/A control (--control)"
+        )
     names = [a.name for a in cfg.arms]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -195,6 +233,15 @@ def validate(cfg: RunConfig) -> None:
         raise ConfigError("--warmup cannot be negative")
     if cfg.blocks < 1:
         raise ConfigError("--blocks must be at least 1")
+    if not isinstance(cfg.replicates, int) or cfg.replicates < 1:
+        raise ConfigError("--replicates must be at least 1")
+    if cfg.threads is not None and (not isinstance(cfg.threads, int) or cfg.threads < 1):
+        raise ConfigError("--threads must be a positive integer")
+    if cfg.min_block_ms < 0:
+        raise ConfigError("the minimum block duration cannot be negative")
+    for name, tol in (("--rtol", cfg.accuracy_rtol), ("--atol", cfg.accuracy_atol)):
+        if tol is not None and not tol >= 0:
+            raise ConfigError(f"{name} must be a non-negative number")
     if cfg.device not in DEVICES:
         raise ConfigError(f"unknown device {cfg.device!r}; choose one of {', '.join(DEVICES)}")
     if cfg.optimizer not in OPTIMIZERS:
@@ -341,7 +388,7 @@ def arm_artifacts_dir(cfg: RunConfig, arm_index: int) -> Path | None:
     """Per-arm folder for debug artifacts: <session>/artifacts/<index>-<arm name>."""
     if not cfg.artifacts_dir:
         return None
-    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", cfg.arms[arm_index].name).strip("_")
+    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", cfg.run_arms[arm_index].name).strip("_")
     return Path(cfg.artifacts_dir) / "artifacts" / f"{arm_index}-{name}"
 
 

@@ -15,7 +15,7 @@ TLPARSE_TIMEOUT_S = 120
 
 
 def debug_env(config: RunConfig, arm_index: int) -> dict[str, str]:
-    arm = config.arms[arm_index]
+    arm = config.run_arms[arm_index]
     folder = arm_artifacts_dir(config, arm_index)
     if not arm.compiled or folder is None:
         return {}

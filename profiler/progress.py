@@ -25,7 +25,12 @@ class TerminalProgress:
         self.quiet = quiet
         self.show_output = show_output  # echo the model's own printed output
         self.names = arm_names
-        self.total = len(arm_names) * len(config.batch_sizes) * (config.steps + config.warmup + 1)
+        blocks = max(1, min(config.blocks, config.steps))
+        rounds = max(1, getattr(config, "replicates", 1))
+        # progress counts first steps and measured blocks (a block may run more steps than
+        # asked for, to last its minimum time)
+        self.total = len(arm_names) * len(config.batch_sizes) * (blocks + 1) * rounds
+        self.rounds = rounds
         self.done = 0
         self.status = "starting workers"
         self.status_since = time.monotonic()
@@ -80,7 +85,27 @@ class TerminalProgress:
             else "?"
         )
         bs = e.get("batch_size")
-        if kind == "hello" and not self._shown_env:
+        rep = e.get("replicate")
+        repeated = rep not in (0, None)  # later rounds repeat what the first showed
+        if kind == "round_start":
+            cache = e.get("cache")
+            self._say(
+                f"round {e['replicate'] + 1}/{self.rounds}: a fresh process per arm"
+                + (f", compiled arms start from a {cache} cache" if cache != "user" else "")
+            )
+        elif kind == "accuracy":
+            worst = e.get("worst") or {}
+            detail = (
+                f" (worst: {worst.get('name')}, rel err {worst.get('max_rel_err'):.2g})"
+                if worst and worst.get("max_rel_err") is not None
+                else ""
+            )
+            self._say(f"[{arm}] bs={bs} accuracy {e.get('status')}{detail}")
+            if e.get("status") != "pass" and e.get("reason"):
+                self._say(f"[{arm}]   {e['reason']}")
+        elif repeated and kind in ("loaded", "graph_break", "fallback", "compile"):
+            return
+        elif kind == "hello" and not self._shown_env:
             self._shown_env = True
             self._say(
                 f"torch {e.get('torch')} · python {e.get('python')} · {e.get('device')} ({e.get('device_name')})"
@@ -101,12 +126,15 @@ class TerminalProgress:
                 self._set_status(f"[{arm}] bs={bs} measuring…")
             elif phase == "loading":
                 self._set_status(f"[{arm}] loading model…")
+            elif phase == "accuracy":
+                self._set_status(f"[{arm}] bs={bs} accuracy check (untimed)…")
         elif kind == "first_step":
             self.done += 1
             extra = f", dynamo compile {e['compile_s']:.2f} s" if e.get("compiles") else ""
-            self._say(f"[{arm}] bs={bs} first step {e['ms'] / 1000:.2f} s{extra}")
-        elif kind == "steps":
-            self.done += len(e.get("ms") or [])
+            where = f" (round {rep + 1})" if isinstance(rep, int) and self.rounds > 1 else ""
+            self._say(f"[{arm}] bs={bs} first step {e['ms'] / 1000:.2f} s{extra}{where}")
+        elif kind == "block_done":
+            self.done += 1
         elif kind == "recompile" or (kind == "compile" and e.get("kind") == "recompile"):
             self._say(
                 f"[{arm}] bs={bs} recompile ({e.get('seconds') or 0:.2f} s): {e.get('reason')}"

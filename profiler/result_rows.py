@@ -1,6 +1,8 @@
 """Per arm x batch size rows of session.json, derived from what the Session folded: summary
-statistics, speedup with its CI, compile latency and breakdown, break-even steps, memory
-ratio, accuracy against the baseline, and what TorchDynamo did at each batch size."""
+statistics over processes, the speedup with an interval that covers process variation and
+its verdict against the A/A control, cold / portable / warm compile cost with break-even,
+steady training memory, the untimed accuracy verdict, and what TorchDynamo did at each batch
+size (docs/methodology.md explains each figure)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ if TYPE_CHECKING:
 def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, Any]:
     """One entry of arm['results'] in session.json."""
     s = stats.summarize(res.ms)
+    processes = res.processes()
+    process_medians = [stats.process_median(processes[r]) for r in sorted(processes)]
+    median = stats.median_of_medians([processes[r] for r in sorted(processes)])
     compiled = arm.backend != "eager"
     done = res.done
     row: dict[str, Any] = {
@@ -24,15 +29,24 @@ def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, 
         "status": res.status,
         "error": res.error,
         "first_step_ms": res.first_step_ms,
-        "median_ms": s.median if s else None,
+        "median_ms": median,
+        "process_medians_ms": process_medians,
+        "replicates": len(processes),
         "p10_ms": s.p10 if s else None,
         "p90_ms": s.p90 if s else None,
         "mean_ms": s.mean if s else None,
         "iqr_ms": s.iqr if s else None,
         "steps": s.n if s else 0,
         "warmup_steps": len(res.warmup_ms),
-        "samples_per_s": res.batch_size / (s.median / 1000.0) if s and s.median > 0 else None,
+        "samples_per_s": res.batch_size / (median / 1000.0) if median else None,
         "compile_s": None,
+        "compile_cold_s": None,
+        "compile_warm_s": None,
+        "compile_portable_s": None,
+        "compile_cache": None,
+        "compile_missing": None,
+        "break_even_cold_steps": None,
+        "break_even_warm_steps": None,
         "dynamo_compile_s": done.get("dynamo_compile_s") if compiled else None,
         "graphs": done.get("graphs", sum(1 for c in res.compiles if c.get("kind") == "first"))
         if compiled
@@ -46,6 +60,9 @@ def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, 
         "compiled_while_measuring": any(
             c.get("step", 0) > len(res.warmup_ms) for c in res.compiles
         ),
+        "steady_peak_mb": done.get("steady_peak_mb"),
+        "steady_peak_method": done.get("steady_method"),
+        "compile_peak_mb": (res.first_steps.get(0) or {}).get("compile_peak_mb"),
         "peak_rss_mb": done.get("peak_rss_mb"),
         "peak_cuda_mb": done.get("peak_cuda_mb"),
         "peak_cuda_reserved_mb": done.get("peak_cuda_reserved_mb"),
@@ -54,20 +71,99 @@ def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, 
         "last_loss": done.get("last_loss"),
         "speedup": None,
         "speedup_ci": None,
+        "speedup_method": None,
+        "interval_covers_processes": None,
+        "verdict": None,
         "memory_ratio": None,
         "break_even_steps": None,
-        "accuracy": None,
+        "accuracy": res.accuracy if compiled else None,
         "noisy": bool(s and s.n >= 5 and s.relative_iqr > 0.1),
+        "unquiet_blocks": sum(1 for b in res.blocks if b.get("quiet") is False),
     }
     if row["fell_back"]:
         row["compile_status"] = "fell_back"
     row["compile_breakdown"] = _compile_breakdown(res) if compiled else None
     row["profile"] = res.profile
-    if compiled and res.first_step_ms is not None and s:
-        later = sum((c.get("seconds") or 0.0) for c in res.compile_steps_after_first())
-        row["compile_s"] = max(0.0, res.first_step_ms - s.median) / 1000.0 + later
+    if compiled:
+        row.update(compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
     return row
+
+
+def _excess_ms(res: BatchResult, replicate: int) -> float | None:
+    """How much longer than a steady step the first step of one process took, plus the
+    compiles later in that batch size (a recompile during warm-up or measurement)."""
+    first = (res.first_steps.get(replicate) or {}).get("ms")
+    blocks = res.processes().get(replicate)
+    median = stats.process_median(blocks) if blocks else None
+    if first is None or median is None:
+        return None
+    later = sum(
+        (c.get("seconds") or 0.0) for c in res.compiles_of(replicate) if (c.get("step") or 0) > 0
+    )
+    return first - median + later * 1000.0
+
+
+def _cache_counts(res: BatchResult, replicate: int) -> dict[str, int]:
+    out = {"fx_hits": 0, "fx_misses": 0, "aot_hits": 0, "aot_misses": 0}
+    keys = {"fx_hits": "fx_cache_hits", "fx_misses": "fx_cache_misses"}
+    keys |= {"aot_hits": "aot_cache_hits", "aot_misses": "aot_cache_misses"}
+    for c in res.compiles_of(replicate):
+        for name, key in keys.items():
+            out[name] += int(c.get(key) or 0)
+    return out
+
+
+def compile_costs(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, Any]:
+    """Compile cost per cache state: cold (round 0, an empty cache), portable (a fresh process
+    loaded with the cold round's cache artifacts) and warm (the cold round's cache folder).
+    The baseline's own first-step excess (one-off costs eager pays too) is subtracted."""
+    base_arm = session.baseline
+    base = base_arm.results.get(res.batch_size) if base_arm and base_arm is not arm else None
+    costs: dict[str, list[float]] = {}
+    caches: dict[str, dict[str, int]] = {}
+    for rep in sorted(res.first_steps):
+        excess = _excess_ms(res, rep)
+        if excess is None:
+            continue
+        base_excess = (_excess_ms(base, rep) if base else None) or 0.0
+        mode = arm.caches.get(rep, "cold" if rep == 0 else "warm")
+        costs.setdefault(mode, []).append(max(0.0, excess - max(0.0, base_excess)) / 1000.0)
+        caches.setdefault(mode, _cache_counts(res, rep))
+    cold = costs.get("cold", [None])[0]
+    warm = float(np.median(costs["warm"])) if costs.get("warm") else None
+    portable = costs.get("portable", [None])[0]
+    first = cold if cold is not None else next(iter(costs.values()), [None])[0]
+    replicates = int(session.config.get("replicates") or 1)
+    missing: dict[str, str] = {}
+    if cold is None:
+        missing["cold"] = (
+            "--warm-cache: compiled against the user's own caches"
+            if session.config.get("warm_cache")
+            else "no first step was measured"
+        )
+    if warm is None:
+        missing["warm"] = (
+            "one replicate: no round compiled against a warm cache"
+            if replicates < 2 and not session.config.get("warm_cache")
+            else "no warm round was measured"
+        )
+    if portable is None:
+        saved = [e for e in arm.cache_events if e.get("event") == "saved"]
+        missing["portable"] = (
+            "needs 3 or more replicates"
+            if replicates < 3
+            else (saved[0].get("reason") if saved and not saved[0].get("saved") else None)
+            or "no portable round was measured"
+        )
+    return {
+        "compile_s": first,
+        "compile_cold_s": cold,
+        "compile_warm_s": warm,
+        "compile_portable_s": portable,
+        "compile_cache": caches,
+        "compile_missing": missing,
+    }
 
 
 def _fell_back(session: Session, arm: ArmRecord, res: BatchResult) -> bool:
@@ -88,33 +184,51 @@ def _compare_with_baseline(
     base = base_arm.results.get(res.batch_size)
     if base is None:
         return
-    rng = np.random.default_rng(int(session.config.get("seed", 0)) + res.batch_size)
-    ci = stats.speedup_ci(base.ms, res.ms, rng=rng)
-    if ci:
-        row["speedup"], row["speedup_ci"] = ci[0], [ci[1], ci[2]]
-    base_peak = base.done.get("peak_cuda_mb") or base.done.get("peak_rss_mb")
-    arm_peak = res.done.get("peak_cuda_mb") or res.done.get("peak_rss_mb")
+    interval = speedup_interval(session, base, res)
+    if interval:
+        row["speedup"], row["speedup_ci"] = interval.speedup, [interval.low, interval.high]
+        row["speedup_method"] = interval.method
+        row["interval_covers_processes"] = interval.covers_process_variation
+        control = _control_interval(session, arm, res.batch_size)
+        row["verdict"] = stats.verdict(interval, control)
+    base_peak = base.done.get("steady_peak_mb")
+    arm_peak = res.done.get("steady_peak_mb")
     if base_peak and arm_peak:
         row["memory_ratio"] = base_peak / arm_peak
-    base_summary, arm_summary = stats.summarize(base.ms), stats.summarize(res.ms)
-    if base_summary and arm_summary:
-        row["break_even_steps"] = stats.break_even_steps(
-            row["compile_s"], base_summary.median, arm_summary.median
-        )
-    rtol = float(session.config.get("accuracy_rtol", 1e-3))
-    atol = float(session.config.get("accuracy_atol", 1e-5))
-    loss_ok = stats.within_tolerance(res.first_loss, base.first_loss, rtol, atol)
-    grad_ok = stats.within_tolerance(res.first_grad_norm, base.first_grad_norm, rtol, atol)
-    checks = [c for c in (loss_ok, grad_ok) if c is not None]
-    row["accuracy"] = {
-        "status": ("pass" if all(checks) else "fail") if checks else "n/a",
-        "loss": res.first_loss,
-        "baseline_loss": base.first_loss,
-        "grad_norm": res.first_grad_norm,
-        "baseline_grad_norm": base.first_grad_norm,
-        "rtol": rtol,
-        "atol": atol,
-    }
+    base_median = stats.median_of_medians(list(base.processes().values()))
+    if base_median is not None and row["median_ms"] is not None:
+        for key, cost in (
+            ("break_even_cold_steps", row.get("compile_cold_s")),
+            ("break_even_warm_steps", row.get("compile_warm_s")),
+            ("break_even_steps", row.get("compile_s")),
+        ):
+            if key != "break_even_steps" or cost is not None:
+                row[key] = stats.break_even_steps(cost, base_median, row["median_ms"])
+
+
+def speedup_interval(
+    session: Session, base: BatchResult, res: BatchResult
+) -> stats.SpeedupInterval | None:
+    """The arm's speedup over the baseline, its processes paired with the baseline's by round."""
+    base_p, arm_p = base.processes(), res.processes()
+    rounds = range(max([*base_p, *arm_p], default=-1) + 1)
+    rng = np.random.default_rng(int(session.config.get("seed", 0)) + res.batch_size)
+    return stats.speedup_interval(
+        [base_p.get(r) for r in rounds], [arm_p.get(r) for r in rounds], rng=rng
+    )
+
+
+def _control_interval(
+    session: Session, arm: ArmRecord, batch_size: int
+) -> stats.SpeedupInterval | None:
+    from profiler.config import CONTROL_LABEL
+
+    control = next((a for a in session.arms if a.name == CONTROL_LABEL), None)
+    base_arm = session.baseline
+    if control is None or control is arm or base_arm is None:
+        return None
+    base, res = base_arm.results.get(batch_size), control.results.get(batch_size)
+    return speedup_interval(session, base, res) if base and res else None
 
 
 def _compile_breakdown(res: BatchResult) -> dict[str, Any]:

@@ -3,6 +3,11 @@
 The GUI, the CLI and the reports read it; `to_dict()` is the documented session.json format
 (docs/session-format.md), and `Session.from_events()` rebuilds one from an events.jsonl, which
 is how an interrupted run keeps what it measured.
+
+A run has rounds (replicates), each with a fresh process per arm: events carry `replicate`.
+Measured steps are kept per (replicate, block) for the statistics; what TorchDynamo did (compiles,
+graph breaks, fallbacks) is taken from the first round only, the later rounds' compiles being
+the warm-cache figures; the untimed accuracy pass (replicate "accuracy") only adds its verdicts.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from typing import Any
 from profiler.events import decode, jsonsafe
 from profiler.result_rows import dedupe_graph_breaks, result_row
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+ACCURACY_PASS = "accuracy"  # the `replicate` of events from the untimed accuracy process
 MAX_LOG_LINES = 20_000
 
 
@@ -35,8 +41,26 @@ class BatchResult:
     compiles: list[dict[str, Any]] = field(default_factory=list)
     graph_break_events: list[dict[str, Any]] = field(default_factory=list)
     fallbacks: list[dict[str, Any]] = field(default_factory=list)
-    done: dict[str, Any] = field(default_factory=dict)  # the worker's bs_done fields
+    done: dict[str, Any] = field(default_factory=dict)  # the worker's bs_done fields (round 0)
     profile: dict[str, Any] | None = None  # the torch.profiler pass: path, top_ops
+    block_ms: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # (rep, block)
+    blocks: list[dict[str, Any]] = field(default_factory=list)  # block_done: rep, quiet, ...
+    first_steps: dict[int, dict[str, Any]] = field(default_factory=dict)  # rep -> first_step
+    later_compiles: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # rep >= 1
+    done_by_replicate: dict[int, dict[str, Any]] = field(default_factory=dict)
+    accuracy: dict[str, Any] | None = None  # the untimed accuracy check's verdict
+
+    def processes(self) -> dict[int, list[list[float]]]:
+        """Measured blocks per replicate (process), in block order."""
+        out: dict[int, list[list[float]]] = {}
+        for (rep, _block), ms in sorted(self.block_ms.items()):
+            out.setdefault(rep, []).append(ms)
+        if not out and self.ms:  # a schema 1 session: one process, one block
+            out[0] = [self.ms]
+        return out
+
+    def compiles_of(self, replicate: int) -> list[dict[str, Any]]:
+        return self.compiles if replicate == 0 else self.later_compiles.get(replicate, [])
 
     def compile_steps_after_first(self) -> list[dict[str, Any]]:
         return [c for c in self.compiles if (c.get("step") or 0) > 0]
@@ -57,6 +81,8 @@ class ArmRecord:
     phase_batch_size: int | None = None
     explain: dict[str, Any] | None = None
     artifacts: list[dict[str, Any]] = field(default_factory=list)
+    caches: dict[int, str] = field(default_factory=dict)  # replicate -> cold|portable|warm|user
+    cache_events: list[dict[str, Any]] = field(default_factory=list)  # artifacts saved / loaded
 
     def result(self, batch_size: int) -> BatchResult:
         if batch_size not in self.results:
@@ -75,16 +101,17 @@ class Session:
         self.ended_at: float | None = None
         self.logs: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
+        self.rounds: list[dict[str, Any]] = []
         if config:
             self._init_arms(config)
 
     def _init_arms(self, config: dict[str, Any]) -> None:
-        from profiler.config import ArmSpec
+        from profiler.config import arms_of
 
-        self.arms = []
-        for i, a in enumerate(config.get("arms", [])):
-            spec = ArmSpec.from_dict(a)
-            self.arms.append(ArmRecord(i, spec.name, spec.backend, spec.options()))
+        self.arms = [
+            ArmRecord(i, spec.name, spec.backend, spec.options())
+            for i, spec in enumerate(arms_of(config))
+        ]
 
     # -- folding ------------------------------------------------------------------------------
     def apply(self, event: dict[str, Any]) -> None:
@@ -104,6 +131,31 @@ class Session:
         self.started_at = e.get("wall_time", time.time())
         self._init_arms(self.config)
 
+    def _on_round_start(self, e: dict[str, Any]) -> None:
+        self.rounds.append(_strip(e))
+
+    def _on_arm_start(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm and isinstance(e.get("replicate"), int) and e.get("cache"):
+            arm.caches[e["replicate"]] = e["cache"]
+
+    def _on_cache_saved(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm:
+            arm.cache_events.append({"event": "saved", **_strip(e)})
+            if e.get("saved") and e.get("path"):
+                arm.artifacts.append({"kind": "compile_cache_artifacts", "path": e["path"]})
+
+    def _on_cache_loaded(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm:
+            arm.cache_events.append({"event": "loaded", **_strip(e)})
+
+    def _on_accuracy(self, e: dict[str, Any]) -> None:
+        arm = self._arm(e)
+        if arm and e.get("batch_size") is not None:
+            arm.result(e["batch_size"]).accuracy = _strip(e, drop=("replicate", "t"))
+
     def _on_run_end(self, e: dict[str, Any]) -> None:
         self.status = e.get("status", "completed")
         self.ended_at = e.get("wall_time", time.time())
@@ -113,6 +165,8 @@ class Session:
                     res.status = "error" if res.error else ("ok" if res.ms else "stopped")
 
     def _on_hello(self, e: dict[str, Any]) -> None:
+        if _replicate(e) != 0:
+            return  # the first process of each arm describes the environment
         arm = self._arm(e)
         env = {k: v for k, v in e.items() if k not in ("type", "arm", "t")}
         if arm:
@@ -132,49 +186,75 @@ class Session:
             if e.get("batch_size") is not None:
                 arm.result(e["batch_size"])
 
+    def _timed(self, e: dict[str, Any]) -> ArmRecord | None:
+        """The arm of an event from a timed process (not the untimed accuracy pass)."""
+        return None if _replicate(e) == ACCURACY_PASS else self._arm(e)
+
     def _on_first_step(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
+        arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
-            res.first_step_ms, res.first_loss, res.first_grad_norm = (
-                e.get("ms"),
-                e.get("loss"),
-                e.get("grad_norm"),
-            )
+            rep = _replicate(e)
+            res.first_steps[rep] = _strip(e, drop=("replicate", "t", "batch_size"))
+            if rep == 0:
+                res.first_step_ms, res.first_loss, res.first_grad_norm = (
+                    e.get("ms"),
+                    e.get("loss"),
+                    e.get("grad_norm"),
+                )
 
     def _on_steps(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
+        arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
-            (res.warmup_ms if e.get("phase") == "warmup" else res.ms).extend(e["ms"])
+            if e.get("phase") == "warmup":
+                if _replicate(e) == 0:
+                    res.warmup_ms.extend(e["ms"])
+                return
+            res.ms.extend(e["ms"])
+            key = (_replicate(e), int(e.get("block") or 0))
+            res.block_ms.setdefault(key, []).extend(e["ms"])
+
+    def _on_block_done(self, e: dict[str, Any]) -> None:
+        arm = self._timed(e)
+        if arm and e.get("batch_size") is not None:
+            arm.result(e["batch_size"]).blocks.append(
+                _strip(e, drop=("t", "batch_size"), keep_arm=False)
+            )
 
     def _on_memory(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
-        if arm:
+        arm = self._timed(e)
+        if arm and _replicate(e) == 0:
             arm.result(e["batch_size"]).memory.append(
                 [e.get("step"), e.get("rss_mb"), e.get("cuda_alloc_mb"), e.get("cuda_reserved_mb")]
             )
 
     def _on_compile(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
-        if arm:
-            arm.result(e["batch_size"]).compiles.append(_strip(e))
-
-    def _on_graph_break(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
-        if arm:
-            arm.result(e["batch_size"]).graph_break_events.append(_strip(e))
-
-    def _on_fallback(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
-        if arm:
-            arm.result(e["batch_size"]).fallbacks.append(_strip(e))
-
-    def _on_bs_done(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
+        arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
-            res.done = _strip(e)
+            rep = _replicate(e)
+            compiles = res.compiles if rep == 0 else res.later_compiles.setdefault(rep, [])
+            compiles.append(_strip(e, drop=("replicate",)))
+
+    def _on_graph_break(self, e: dict[str, Any]) -> None:
+        arm = self._timed(e)
+        if arm and _replicate(e) == 0:
+            arm.result(e["batch_size"]).graph_break_events.append(_strip(e, drop=("replicate",)))
+
+    def _on_fallback(self, e: dict[str, Any]) -> None:
+        arm = self._timed(e)
+        if arm and _replicate(e) == 0:
+            arm.result(e["batch_size"]).fallbacks.append(_strip(e, drop=("replicate",)))
+
+    def _on_bs_done(self, e: dict[str, Any]) -> None:
+        arm = self._timed(e)
+        if arm:
+            res = arm.result(e["batch_size"])
+            rep = _replicate(e)
+            res.done_by_replicate[rep] = _strip(e, drop=("replicate",))
+            if rep == 0:
+                res.done = _strip(e, drop=("replicate",))
             if res.status == "running":
                 res.status = "ok"
 
@@ -191,6 +271,14 @@ class Session:
             "line": e.get("line"),
         }
         bs = e.get("batch_size")
+        if _replicate(e) == ACCURACY_PASS:
+            if bs is not None:  # the check could not run: say so, the timings stand
+                arm.result(bs).accuracy = {
+                    "status": "skipped",
+                    "worst": None,
+                    "reason": f"the accuracy check failed to run: {e.get('message')}",
+                }
+            return
         if bs is not None:
             res = arm.result(bs)
             res.status = "oom" if e.get("kind") == "oom" else "error"
@@ -199,12 +287,12 @@ class Session:
             arm.error = brief
 
     def _on_profile(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
+        arm = self._timed(e)
         if arm:
             arm.result(e["batch_size"]).profile = _strip(e)
 
     def _on_explain(self, e: dict[str, Any]) -> None:
-        arm = self._arm(e)
+        arm = self._timed(e)
         if arm:
             arm.explain = _strip(e)
 
@@ -261,6 +349,8 @@ class Session:
             ],
             "explain": arm.explain,
             "artifacts": arm.artifacts,
+            "caches": {str(k): v for k, v in sorted(arm.caches.items())},
+            "cache_events": arm.cache_events,
         }
 
     def ordered_batch_sizes(self, arm: ArmRecord) -> list[int]:
@@ -276,6 +366,7 @@ class Session:
             "environment": self.environment,
             "config": self.config,
             "baseline": self.baseline.name if self.baseline else None,
+            "rounds": self.rounds,
             "arms": [self.arm_dict(a) for a in self.arms],
             "errors": self.errors,
         }
@@ -286,6 +377,7 @@ class Session:
                     "batch_size": res.batch_size,
                     "warmup_ms": res.warmup_ms,
                     "ms": res.ms,
+                    "blocks": [[rep, block, len(ms)] for (rep, block), ms in res.block_ms.items()],
                     "memory": res.memory,
                 }
                 for arm in self.arms
@@ -312,6 +404,14 @@ class Session:
         return session
 
 
-def _strip(event: dict[str, Any], keep_arm: bool = False) -> dict[str, Any]:
-    drop = ("type",) if keep_arm else ("type", "arm")
-    return {k: v for k, v in event.items() if k not in drop}
+def _strip(
+    event: dict[str, Any], keep_arm: bool = False, drop: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    dropped = ("type", *drop) if keep_arm else ("type", "arm", *drop)
+    return {k: v for k, v in event.items() if k not in dropped}
+
+
+def _replicate(event: dict[str, Any]) -> int | str:
+    """The round an event came from; events of schema 1 sessions have none (one round)."""
+    rep = event.get("replicate")
+    return 0 if rep is None else rep

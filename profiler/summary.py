@@ -31,15 +31,77 @@ def fmt_speedup(row: dict[str, Any]) -> str:
 
 def fmt_accuracy(row: dict[str, Any]) -> str:
     acc = row.get("accuracy")
-    return "-" if not acc else acc["status"]
+    return "-" if not acc else str(acc.get("status", "-"))
+
+
+def accuracy_title(acc: dict[str, Any]) -> str:
+    """The accuracy verdict's detail: the worst tensor and why (schema 1: loss and grad norm)."""
+    if "worst" not in acc:
+        return (
+            f"loss {acc.get('loss')} vs {acc.get('baseline_loss')}; grad norm "
+            f"{acc.get('grad_norm')} vs {acc.get('baseline_grad_norm')}"
+        )
+    worst = acc.get("worst") or {}
+    text = acc.get("reason") or ""
+    if worst:
+        text = (
+            f"worst: {worst.get('name')} (max abs err {worst.get('max_abs_err'):.3g}, "
+            f"max rel err {worst.get('max_rel_err'):.3g}). {text}"
+        )
+    return text.strip()
+
+
+VERDICT_TEXT = {
+    "faster": "faster",
+    "slower": "slower",
+    "no_difference": "within noise",
+    "unknown": "-",
+}
+
+
+def fmt_verdict(row: dict[str, Any]) -> str:
+    return VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
+
+
+def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt) -> str:
+    cold, warm = row.get(cold_key), row.get(warm_key)
+    if cold is None and warm is None:
+        return "-"
+    return f"{fmt(cold)} / {fmt(warm)}" if warm is not None else fmt(cold)
+
+
+def fmt_compile(row: dict[str, Any]) -> str:
+    """'cold / warm' seconds; a session of schema 1 has one figure (compile_s)."""
+    if row.get("compile_cold_s") is None and row.get("compile_warm_s") is None:
+        return _f(row.get("compile_s"), ".2f")
+    return _cold_warm(row, "compile_cold_s", "compile_warm_s", lambda v: _f(v, ".2f"))
 
 
 def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
     if is_baseline or row.get("compile_s") is None:
         return "-"
-    if row.get("break_even_steps") is None:
-        return "never"
-    return f"{row['break_even_steps']:.0f}"
+
+    def steps(v: float | None) -> str:
+        return "never" if v is None else f"{v:,.0f}"
+
+    if "break_even_cold_steps" not in row:  # schema 1
+        return steps(row.get("break_even_steps"))
+    if row.get("compile_warm_s") is None:
+        return steps(row.get("break_even_cold_steps"))
+    return f"{steps(row.get('break_even_cold_steps'))} / {steps(row.get('break_even_warm_steps'))}"
+
+
+def fmt_mb(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.3f}"
+
+
+def training_mb(row: dict[str, Any]) -> float | None:
+    """The steady training peak (schema 2); schema 1 sessions only have peak RSS/CUDA."""
+    if "steady_peak_mb" in row:
+        return row.get("steady_peak_mb")
+    return row.get("peak_cuda_mb") or row.get("peak_rss_mb")
 
 
 # Summary columns that hold numbers: reports right-align them.
@@ -49,14 +111,34 @@ NUMERIC_COLUMNS = frozenset(
         "median ms",
         "p90 ms",
         "samples/s",
-        "compile s",
-        "break-even",
-        "peak MB",
+        "compile s cold/warm",
+        "break-even cold/warm",
+        "train MB",
         "mem ratio",
         "recompiles",
         "breaks",
     }
 )
+
+# What each column means, for tooltips (the app) and notes (the reports).
+COLUMN_HELP = {
+    "median ms": "median of the per-process medians (one process per arm per round)",
+    "p90 ms": "90th percentile over all measured steps",
+    "samples/s": "batch size / median step time",
+    "speedup [95% CI]": "median step time of the baseline / that of the arm; the interval covers "
+    "process-to-process variation when there are 2+ replicates",
+    "verdict": "within noise: the interval contains 1.0 or overlaps the A/A control's",
+    "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
+    "round left (warm), minus the one-off first-step cost eager pays too",
+    "break-even cold/warm": "training steps until the compile cost is paid back by faster steps",
+    "train MB": "steady training peak: CUDA max allocated over the measured steps; CPU: live "
+    "tensor memory of a training step (torch.profiler profile_memory)",
+    "mem ratio": "baseline train MB / arm train MB (above 1: the arm uses less memory)",
+    "accuracy": "one untimed step per batch size, in its own process: outputs and every "
+    "gradient against eager, a float64 run settling mismatches",
+    "recompiles": "recompiles at this batch size (first round)",
+    "breaks": "graph breaks at this batch size (first round)",
+}
 
 
 def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -68,9 +150,10 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "p90 ms",
         "samples/s",
         "speedup [95% CI]",
-        "compile s",
-        "break-even",
-        "peak MB",
+        "verdict",
+        "compile s cold/warm",
+        "break-even cold/warm",
+        "train MB",
         "mem ratio",
         "accuracy",
         "recompiles",
@@ -79,7 +162,6 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
     rows = []
     for arm_index, arm in enumerate(session_dict["arms"]):
         for r in arm["results"]:
-            peak = r.get("peak_cuda_mb") or r.get("peak_rss_mb")
             status = r["status"]
             if r.get("fell_back"):
                 status += " (fell back to eager)"
@@ -94,9 +176,10 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
                     fmt_ms(r.get("p90_ms")),
                     _f(r.get("samples_per_s"), ",.0f"),
                     fmt_speedup(r) if arm_index else "baseline",
-                    _f(r.get("compile_s"), ".2f"),
+                    fmt_verdict(r) if arm_index else "-",
+                    fmt_compile(r),
                     fmt_break_even(r, arm_index == 0),
-                    _f(peak, ".0f"),
+                    fmt_mb(training_mb(r)),
                     _f(r.get("memory_ratio"), ".2f"),
                     fmt_accuracy(r) if arm_index else "-",
                     str(r.get("recompiles") or 0),
@@ -132,15 +215,53 @@ def render_summary(session_dict: dict[str, Any]) -> str:
         parts.append(
             f"\ntorch {env.get('torch')} · python {env.get('python')} · {env.get('device')} ({env.get('device_name')})"
         )
-    acc = [
-        r["accuracy"] for a in session_dict["arms"][1:] for r in a["results"] if r.get("accuracy")
-    ]
-    if acc:
-        parts.append(
-            f"accuracy: first-step loss and gradient norm against {session_dict['baseline']}, "
-            f"|a-b| <= {acc[0]['atol']:g} + {acc[0]['rtol']:g}*|b|"
-        )
+    parts += method_notes(session_dict)
     return "\n".join(parts)
+
+
+def method_notes(session_dict: dict[str, Any]) -> list[str]:
+    """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
+    cfg = session_dict.get("config") or {}
+    rows = [r for a in session_dict.get("arms") or [] for r in a.get("results") or []]
+    notes: list[str] = []
+    if (session_dict.get("schema_version") or 1) < 2:
+        notes.append(
+            "measured by the old method (session schema 1): one process per arm, a speedup "
+            "interval over steps only, compile time without cold/warm, peak RSS as memory, and "
+            "an accuracy check of first-step loss and gradient norm"
+        )
+        return notes
+    reps = max((r.get("replicates") or 0 for r in rows), default=0)
+    methods = {r.get("speedup_method") for r in rows} - {None}
+    threads = f", {cfg['threads']} threads per arm" if cfg.get("threads") else ""
+    if reps >= 2:
+        how = (
+            "paired t interval" if methods == {"paired_t"} else "hierarchical bootstrap"
+        ) + " over rounds"
+        notes.append(
+            f"speedup: median of {reps} process medians per arm ({reps} rounds of fresh "
+            f"processes{threads}); 95% interval by {how}, covering process-to-process variation"
+        )
+    elif rows:
+        notes.append(
+            f"speedup: one process per arm{threads}; the interval resamples its steps and leaves "
+            "process-to-process variation out (use --replicates 3 or more)"
+        )
+    if cfg.get("control"):
+        notes.append(
+            "A/A control: eager-control is a second eager arm; an arm whose interval contains "
+            "1.0 or overlaps the control's is within noise"
+        )
+    acc = [r["accuracy"] for r in rows if r.get("accuracy")]
+    if acc:
+        tol = next((a for a in acc if a.get("rtol") is not None), {})
+        notes.append(
+            "accuracy: one untimed training step per batch size in its own process, eager against "
+            "the arm (fallback_random=True), outputs and every parameter gradient compared"
+            + (f" (rtol {tol['rtol']:g}, atol {tol['atol']:g})" if tol else "")
+            + ", a float64 run settling mismatches"
+        )
+    return notes
 
 
 def render_insight(session_dict: dict[str, Any]) -> str:

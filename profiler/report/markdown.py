@@ -7,7 +7,7 @@ from typing import Any
 
 from profiler.report import top_ops
 from profiler.report.data import model_label, short_where
-from profiler.summary import NUMERIC_COLUMNS, table_rows
+from profiler.summary import NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
 
 # Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
@@ -96,29 +96,21 @@ def _environment_line(session_dict: dict[str, Any]) -> str:
 
 def render_markdown(session_dict: dict[str, Any]) -> str:
     header, rows = table_rows(session_dict)
-    baseline = md_text(session_dict.get("baseline"))
     out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
     status = session_dict.get("status")
     if status and status != "completed":
         out += [f"**Run {md_text(status)}**: the table holds what was measured.", ""]
     out.append(table(header, rows) if rows else "_No batch size was measured._")
     out.append("")
-    note = (
-        f"Speedup = median step time of {baseline} / median step time of the arm, with a "
-        "bootstrap 95% CI; compile s = first step minus a steady step, plus later recompiles; "
-        "break-even = steps to pay the compile time back; mem ratio = baseline peak / arm peak."
-    )
-    acc = [
-        r["accuracy"]
-        for a in (session_dict.get("arms") or [])[1:]
+    note = " ".join(n[0].upper() + n[1:] + "." for n in method_notes(session_dict))
+    fails = [
+        f"{a['name']} bs {r['batch_size']}: {accuracy_title(r['accuracy'])}"
+        for a in session_dict.get("arms") or []
         for r in a.get("results") or []
-        if r.get("accuracy")
+        if (r.get("accuracy") or {}).get("status") == "fail"
     ]
-    if acc:
-        note += (
-            f" Accuracy: first-step loss and gradient norm against {baseline}, "
-            f"\\|a-b\\| ≤ {acc[0].get('atol', 0):g} + {acc[0].get('rtol', 0):g}·\\|b\\|."
-        )
+    if fails:
+        note += " Accuracy failures: " + "; ".join(fails) + "."
     out += [note, ""]
     insight = _insight(session_dict)
     if insight:

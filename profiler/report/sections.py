@@ -7,7 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from profiler.report.data import short_where
-from profiler.summary import NUMERIC_COLUMNS, table_rows
+from profiler.summary import (
+    COLUMN_HELP,
+    NUMERIC_COLUMNS,
+    accuracy_title,
+    method_notes,
+    table_rows,
+)
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
@@ -79,10 +85,7 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
                 cls = _speedup_class(r)
             elif h == "accuracy" and cell == "fail":
                 cls, acc = "bad", r.get("accuracy") or {}
-                title = (
-                    f"loss {acc.get('loss')} vs {acc.get('baseline_loss')}; grad norm "
-                    f"{acc.get('grad_norm')} vs {acc.get('baseline_grad_norm')}"
-                )
+                title = accuracy_title(acc)
             elif h == "accuracy" and cell == "pass":
                 cls = "good"
             elif h == "median ms" and r.get("noisy"):
@@ -94,24 +97,13 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
                 + f">{esc(cell)}</td>"
             )
         body.append(f"<tr>{''.join(tds)}</tr>")
-    acc = [
-        r["accuracy"]
-        for a in (session_dict.get("arms") or [])[1:]
-        for r in a.get("results") or []
-        if r.get("accuracy")
-    ]
     notes = [
-        f"speedup = median step time of {esc(session_dict.get('baseline'))} / median step time "
-        "of the arm, with a bootstrap 95% confidence interval (green: faster beyond doubt, "
-        "red: slower). compile s = first step minus a steady step, plus later recompiles. "
-        "break-even = steps until the compile time is paid back. mem ratio = baseline peak / "
-        "arm peak. * marks a noisy median."
+        esc(f"{h}: {text}.")
+        for h, text in COLUMN_HELP.items()
+        if h in ("speedup [95% CI]", "compile s cold/warm", "train MB", "mem ratio")
     ]
-    if acc:
-        notes.append(
-            f"accuracy: first-step loss and gradient norm against {esc(session_dict.get('baseline'))}, "
-            f"|a-b| &le; {acc[0].get('atol', 0):g} + {acc[0].get('rtol', 0):g}·|b|."
-        )
+    notes.append("Green: faster beyond noise; red: slower. * marks a noisy median.")
+    notes += [esc(n[0].upper() + n[1:] + ".") for n in method_notes(session_dict)]
     table = (
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"

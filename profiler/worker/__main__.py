@@ -31,7 +31,12 @@ def main() -> int:
                 channel.emit("bye")
                 return 0
             if name == "load":
-                worker.load(cmd["config"], cmd["arm_index"])
+                worker.load(
+                    cmd["config"],
+                    cmd["arm_index"],
+                    cache_dir=cmd.get("cache_dir"),
+                    cache_artifacts=cmd.get("cache_artifacts"),
+                )
             elif name == "warm":
                 from profiler.worker.environment import warm_up
 
@@ -47,11 +52,17 @@ def main() -> int:
             elif name == "prepare":
                 worker.prepare(cmd["batch_size"])
             elif name == "measure":
-                worker.measure(cmd["batch_size"], cmd["steps"])
+                worker.measure(
+                    cmd["batch_size"], cmd["steps"], cmd.get("block", 0), cmd.get("peers")
+                )
             elif name == "save_weights":
                 worker.save_weights(cmd["format"])
             elif name == "finish":
-                worker.finish(cmd["batch_size"])
+                worker.finish(cmd["batch_size"], cmd.get("detail", True))
+            elif name == "save_cache":
+                worker.save_cache(cmd["path"])
+            elif name == "accuracy":
+                worker.check_accuracy(cmd["batch_sizes"])
             else:
                 channel.emit(
                     "error", kind="protocol", message=f"unknown command {name!r}", fatal=True

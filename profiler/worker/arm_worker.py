@@ -6,6 +6,7 @@ in separate processes take turns in interleaved blocks.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from typing import Any
@@ -13,11 +14,21 @@ from typing import Any
 import torch
 
 from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
-from profiler.worker import environment, errors, inputs, model_source, timed_loop
+from profiler.worker import (
+    compile_cache,
+    environment,
+    errors,
+    inputs,
+    model_source,
+    quiet_room,
+    timed_loop,
+)
 from profiler.worker.channel import EventChannel
 from profiler.worker.memory import MemoryProbe
 
 BATCHES_PER_SIZE = 4
+MEASURE_FLUSH_NS = 1_000_000_000  # during a timed block, events wait (at most 1 s) for its end
+SNAPSHOT_STEPS = 2
 
 
 class StepFailed(Exception):
@@ -51,9 +62,19 @@ class ArmWorker:
         self.artifacts = None
 
     # -- commands ---------------------------------------------------------------------------
-    def load(self, config: dict[str, Any], arm_index: int) -> None:
+    def load(
+        self,
+        config: dict[str, Any],
+        arm_index: int,
+        cache_dir: str | None = None,
+        cache_artifacts: str | None = None,
+    ) -> None:
+        """cache_dir: this arm's own compile-cache folder (None: the user's caches);
+        cache_artifacts: portable cache artifacts saved earlier in this run, loaded first."""
         cfg = self.cfg = RunConfig.from_dict(config)
-        arm = self.arm = cfg.arms[arm_index]
+        arm = self.arm = cfg.run_arms[arm_index]
+        if cfg.threads:
+            torch.set_num_threads(cfg.threads)
         device_name = environment.resolve_device(cfg.device)
         self.ch.emit("hello", **environment.describe(device_name, with_backends=arm.compiled))
         self.ch.emit("phase", phase="loading", batch_size=None)
@@ -88,14 +109,17 @@ class ArmWorker:
         except Exception as exc:
             raise StepFailed(errors.describe(exc, "load", False, self.user_file)) from exc
         self.artifacts = arm_artifacts_dir(cfg, arm_index)
-        if cfg.debug.memory_snapshot and self.device.type == "cuda":
-            torch.cuda.memory._record_memory_history(max_entries=200_000)
+        self._check_threads()
         self.optimizer = _optimizer(cfg.optimizer, model.parameters(), cfg.lr)
         self.loss_of = inputs.LossOf(cfg.seed)
         self.memory = MemoryProbe(self.device)
         if arm.compiled:
             from profiler.worker.dynamo_insight import CompileWatcher
 
+            if cache_dir:
+                compile_cache.use_cache_dir(cache_dir)
+            if cache_artifacts:
+                self.ch.emit("cache_loaded", **compile_cache.load_artifacts(cache_artifacts))
             self.watcher = CompileWatcher(cfg.debug, self.user_file)
             options = {k: v for k, v in arm.options().items() if v is not None}
             if options.get("mode") == "default":
@@ -116,7 +140,6 @@ class ArmWorker:
         """Generate batches, time the first (compiling) step alone, then the warm-up steps."""
         cfg = self.cfg
         assert cfg is not None and self.arm is not None
-        self.memory.reset_peaks()
         self.bs_compiles, self.bs_graph_breaks, self.bs_fallbacks = [], [], []
         count = max(1, min(BATCHES_PER_SIZE, cfg.steps + cfg.warmup + 1))
         try:
@@ -136,6 +159,7 @@ class ArmWorker:
         self.ch.emit(
             "phase", phase="compiling" if self.arm.compiled else "first_step", batch_size=batch_size
         )
+        self.memory.reset_peaks()  # the first step's peak is the compile peak
         try:
             ms, loss, grad_norm = self._first_step(batch_size)
         except StepFailed:
@@ -153,24 +177,60 @@ class ArmWorker:
             grad_norm=grad_norm,
             compile_s=sum(c["seconds"] or 0 for c in compiles),
             compiles=len(compiles),
+            compile_peak_mb=self.memory.peak_mb(),
         )
         self._sample_memory(batch_size, 0)
         self.next_step = 1
         if cfg.warmup:
             self.ch.emit("phase", phase="warmup", batch_size=batch_size)
             self._run(batch_size, cfg.warmup, "warmup")
+        self.memory.reset_peaks()  # from here on, the steady training peak
 
-    def measure(self, batch_size: int, steps: int) -> None:
+    def measure(
+        self, batch_size: int, steps: int, block: int = 0, peers: list[int] | None = None
+    ) -> None:
+        """One timed block, in a quiet room: the other processes of the run idle, the garbage
+        collector collected, frozen and off, and one discarded step first (after a pipe round
+        trip and a context switch the first step is not representative)."""
+        cfg = self.cfg
+        assert cfg is not None
+        self._check_threads()
         self.ch.emit("phase", phase="measuring", batch_size=batch_size)
-        self._run(batch_size, steps, "measure")
-        self.ch.emit("block_done", batch_size=batch_size, steps=steps)
+        gc.collect()
+        quiet, waited_s = quiet_room.wait_for_quiet(peers or [])
+        self._run(batch_size, 1, "discard")
+        gc.freeze()
+        gc.disable()
+        try:
+            ran = self._run(
+                batch_size,
+                steps,
+                "measure",
+                block=block,
+                min_ns=int(cfg.min_block_ms * 1e6),
+                flush_ns=MEASURE_FLUSH_NS,
+            )
+        finally:
+            gc.enable()
+            gc.unfreeze()
+        self.ch.emit(
+            "block_done",
+            batch_size=batch_size,
+            block=block,
+            steps=ran,
+            quiet=quiet,
+            waited_s=round(waited_s, 3),
+        )
 
-    def finish(self, batch_size: int) -> None:
+    def finish(self, batch_size: int, detail: bool = True) -> None:
+        """After a batch size's blocks: its peaks and insight; with `detail` (one round per
+        run), the untimed extras: training memory on CPU, the profiler pass, a CUDA snapshot."""
         self._take_insight(batch_size, self.next_step)
-        if self.cfg and self.cfg.profile_steps and self.artifacts is not None:
+        peaks = self.memory.peaks()  # before any untimed extra step
+        steady = self._steady_memory(peaks) if detail else {}
+        if detail and self.cfg and self.cfg.profile_steps and self.artifacts is not None:
             self._profile(batch_size, self.cfg.profile_steps)
         last = _as_float(self.last_loss)
-        peaks = self.memory.peaks()
         self.ch.emit(
             "bs_done",
             batch_size=batch_size,
@@ -181,21 +241,102 @@ class ArmWorker:
             fell_back=bool(self.bs_fallbacks),
             dynamo_compile_s=sum(c["seconds"] or 0 for c in self.bs_compiles),
             **peaks,
+            **steady,
         )
+        if detail and self.cfg and self.cfg.debug.memory_snapshot:
+            self._memory_snapshot(batch_size)
         self.batches = []
-        if (
-            self.cfg
-            and self.cfg.debug.memory_snapshot
-            and self.device.type == "cuda"
-            and self.artifacts
-        ):
-            self.artifacts.mkdir(parents=True, exist_ok=True)
-            path = self.artifacts / f"memory-snapshot-bs{batch_size}.pickle"
-            torch.cuda.memory._dump_snapshot(str(path))
-            self.ch.emit("artifact", kind="memory_snapshot", batch_size=batch_size, path=str(path))
         self.ch.emit("phase", phase="idle", batch_size=None)
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
+
+    def _steady_memory(self, peaks: dict[str, float | None]) -> dict[str, Any]:
+        """The training step's steady peak: CUDA's max allocated over the measured steps; on
+        CPU the peak of live tensor memory of one untimed step under torch.profiler (RSS after
+        warm-up says nothing: the allocator reuses its blocks)."""
+        if self.device.type == "cuda":
+            return {
+                "steady_peak_mb": peaks.get("peak_cuda_mb"),
+                "steady_method": "cuda_max_allocated",
+            }
+        from profiler.worker.training_memory import training_step_memory
+
+        batch = self.batches[self.next_step % len(self.batches)]
+        alive = [self.model, self.optimizer, *self.batches]
+        try:
+            info = training_step_memory(self._step, batch, alive)
+        except Exception as exc:  # the figure is optional; the run is not
+            return {"steady_peak_mb": None, "steady_method": f"unavailable: {exc}"}
+        self.next_step += 1
+        return {"steady_peak_mb": info["steady_peak_mb"], "steady_method": info["method"]}
+
+    def _memory_snapshot(self, batch_size: int) -> None:
+        """A CUDA allocation history of a few untimed steps, never recorded during timing."""
+        if self.device.type != "cuda" or self.artifacts is None or not self.batches:
+            return
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        path = self.artifacts / f"memory-snapshot-bs{batch_size}.pickle"
+        torch.cuda.memory._record_memory_history(max_entries=200_000)
+        try:
+            for i in range(SNAPSHOT_STEPS):
+                self._step(self.batches[(self.next_step + i) % len(self.batches)])
+            torch.cuda.memory._dump_snapshot(str(path))
+        finally:
+            torch.cuda.memory._record_memory_history(enabled=None)
+        self.next_step += SNAPSHOT_STEPS
+        self.ch.emit("artifact", kind="memory_snapshot", batch_size=batch_size, path=str(path))
+
+    def save_cache(self, path: str) -> None:
+        """Portable cache artifacts of what this process compiled (after a cold round)."""
+        self.ch.emit("cache_saved", **compile_cache.save_artifacts(path))
+
+    def check_accuracy(self, batch_sizes: list[int]) -> None:
+        """The untimed accuracy check, in a process of its own (see accuracy.py)."""
+        from profiler.worker.accuracy import check_step
+
+        cfg, arm = self.cfg, self.arm
+        assert cfg is not None and arm is not None
+        options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
+
+        def compile_fn(module: torch.nn.Module):
+            return torch.compile(module, backend=arm.torch_backend, **options)
+
+        for bs in batch_sizes:
+            self.ch.emit("phase", phase="accuracy", batch_size=bs)
+            try:
+                batch = inputs.make_batches(
+                    self.plan, self.model, self.module, bs, self.device, cfg.seed, 1
+                )[0]
+                result = check_step(
+                    self.model,
+                    batch,
+                    inputs.LossOf(cfg.seed),
+                    compile_fn,
+                    seed=cfg.seed + bs,
+                    rtol=cfg.accuracy_rtol,
+                    atol=cfg.accuracy_atol,
+                )
+            except Exception as exc:
+                result = {
+                    "status": "skipped",
+                    "worst": None,
+                    "reason": f"the check could not run: {type(exc).__name__}: {exc}",
+                }
+            self.ch.emit("accuracy", batch_size=bs, **result)
+        self.ch.emit("phase", phase="idle", batch_size=None)
+
+    def _check_threads(self) -> None:
+        """Every worker computes with the same number of threads; user code changing it would
+        make the arms incomparable."""
+        cfg = self.cfg
+        if cfg and cfg.threads and torch.get_num_threads() != cfg.threads:
+            raise StepFailed(
+                self._usage(
+                    f"torch.get_num_threads() is {torch.get_num_threads()}, not the {cfg.threads} "
+                    "tcprof set in every arm: does the model file call torch.set_num_threads? "
+                    "(choose with --threads)"
+                )
+            )
 
     def _profile(self, batch_size: int, steps: int) -> None:
         from profiler.worker.op_profile import profile_steps
@@ -298,18 +439,42 @@ class ArmWorker:
         self.last_loss = loss
         return ((t1 - t0) + (t3 - t2)) / 1e6, loss_value, grad_norm
 
-    def _run(self, batch_size: int, n: int, phase: str) -> None:
+    def _run(
+        self,
+        batch_size: int,
+        n: int,
+        phase: str,
+        block: int | None = None,
+        min_ns: int = 0,
+        flush_ns: int = timed_loop.FLUSH_NS,
+    ) -> int:
+        """Run n steps (at least min_ns long); a 'discard' phase reports nothing."""
         watch = self.watcher is not None
+        report = phase != "discard"
 
         def flush(start: int, ms: list[float]) -> None:
-            self.ch.emit("steps", batch_size=batch_size, phase=phase, start=start, ms=ms)
+            if report:
+                extra = {} if block is None else {"block": block}
+                self.ch.emit(
+                    "steps", batch_size=batch_size, phase=phase, start=start, ms=ms, **extra
+                )
+                self._sample_memory(batch_size, start + len(ms) - 1)
             if watch:
                 self._take_insight(batch_size, start)
-            self._sample_memory(batch_size, start + len(ms) - 1)
 
         loop = timed_loop.run_cuda if self.device.type == "cuda" else timed_loop.run_cpu
+        sync = torch.mps.synchronize if self.device.type == "mps" else None
         try:
-            loss = loop(self._step, self.batches, n, self.next_step, flush)
+            loss, ran = loop(
+                self._step,
+                self.batches,
+                n,
+                self.next_step,
+                flush,
+                min_ns=min_ns,
+                flush_ns=flush_ns,
+                sync=sync,
+            )
         except Exception as exc:
             self._take_insight(batch_size, self.next_step)
             event = errors.describe(
@@ -317,8 +482,9 @@ class ArmWorker:
             )
             self._release_batch_size()
             raise StepFailed(event) from exc
-        self.next_step += n
+        self.next_step += ran
         self.last_loss = loss
+        return ran
 
     # -- insight and memory -------------------------------------------------------------------
     def _take_insight(self, batch_size: int, step: int) -> list[dict[str, Any]]:

@@ -106,6 +106,8 @@ class CompileWatcher:
                     "code_gen_s": d.get("code_gen_time_s"),
                     "fx_cache_hits": d.get("inductor_fx_local_cache_hit_count"),
                     "fx_cache_misses": d.get("inductor_fx_local_cache_miss_count"),
+                    "aot_cache_hits": d.get("aotautograd_local_cache_hit_count"),
+                    "aot_cache_misses": d.get("aotautograd_local_cache_miss_count"),
                     "graph_ops": d.get("graph_op_count"),
                     "guards": d.get("guard_count"),
                     "fail_type": d.get("fail_type"),

@@ -228,11 +228,11 @@ class LossOf:
         return "mse_random_target"
 
     def _fixed_target(self, logits: torch.Tensor) -> torch.Tensor:
-        key = tuple(logits.shape)
+        key = (tuple(logits.shape), logits.dtype)  # the same values in float64 (accuracy check)
         target = self._mse_targets.get(key)
         if target is None:
             gen = torch.Generator().manual_seed(self._seed + 7919 * logits.shape[0])
-            target = torch.randn(key, generator=gen, dtype=torch.float32).to(
+            target = torch.randn(key[0], generator=gen, dtype=torch.float32).to(
                 logits.device, logits.dtype
             )
             self._mse_targets[key] = target

@@ -59,6 +59,11 @@ class MemoryProbe:
             out["peak_cuda_reserved_mb"] = round(stats.get("reserved_bytes.all.peak", 0) / MB, 2)
         return out
 
+    def peak_mb(self) -> float | None:
+        """The peak since reset_peaks(): CUDA's max allocated, else the process's peak RSS."""
+        peaks = self.peaks()
+        return peaks["peak_cuda_mb"] if self._cuda else peaks["peak_rss_mb"]
+
     def _read_hwm_mb(self) -> float | None:
         if not self._can_reset_hwm:
             return None

@@ -1,8 +1,12 @@
-"""The timed training loop: one step at a time, no per-step synchronisation.
+"""The timed training loop: one step at a time, no per-step synchronisation on CUDA.
 
-CPU: perf_counter_ns() around each step. CUDA: a ring of timing-event pairs recorded around
-each step and read only at flush points (every FLUSH_INTERVAL_S or when the ring is full), so
-the CPU keeps running ahead of the GPU exactly as in an untimed loop.
+CPU: perf_counter_ns() around each step. MPS: the same, with a synchronisation inside the timed
+region (MPS runs asynchronously and has no timing events). CUDA: a ring of timing-event pairs
+recorded around each step and read only at flush points (every `flush_ns` or when the ring is
+full), so the CPU keeps running ahead of the GPU exactly as in an untimed loop.
+
+A block runs at least `n` steps and at least `min_ns` nanoseconds, so that tiny steps are not
+measured in short bursts right after a pipe round trip.
 """
 
 from __future__ import annotations
@@ -22,41 +26,61 @@ Flush = Callable[[int, list[float]], None]  # (start step index, milliseconds) -
 
 
 def run_cpu(
-    step: Callable[[Any], Any], batches: Sequence[Any], n: int, first: int, flush: Flush
-) -> Any:
-    """Run n steps starting at step index `first`; returns the last loss tensor."""
+    step: Callable[[Any], Any],
+    batches: Sequence[Any],
+    n: int,
+    first: int,
+    flush: Flush,
+    *,
+    min_ns: int = 0,
+    flush_ns: int = FLUSH_NS,
+    sync: Callable[[], None] | None = None,
+) -> tuple[Any, int]:
+    """Run steps from step index `first`; returns (the last loss tensor, steps run)."""
     clock = time.perf_counter_ns
     pending: list[float] = []
     start = first
-    last_flush = clock()
+    began = last_flush = clock()
     loss = None
     count = len(batches)
-    for i in range(first, first + n):
+    i = first
+    while i < first + n or clock() - began < min_ns:
         batch = batches[i % count]
         t0 = clock()
         loss = step(batch)
+        if sync is not None:
+            sync()
         t1 = clock()
         pending.append((t1 - t0) / 1e6)
-        if t1 - last_flush >= FLUSH_NS:
+        i += 1
+        if t1 - last_flush >= flush_ns:
             flush(start, pending)
-            start, pending = i + 1, []
+            start, pending = i, []
             last_flush = clock()
     if pending:
         flush(start, pending)
-    return loss
+    return loss, i - first
 
 
 def run_cuda(
-    step: Callable[[Any], Any], batches: Sequence[Any], n: int, first: int, flush: Flush
-) -> Any:
+    step: Callable[[Any], Any],
+    batches: Sequence[Any],
+    n: int,
+    first: int,
+    flush: Flush,
+    *,
+    min_ns: int = 0,
+    flush_ns: int = FLUSH_NS,
+    sync: Callable[[], None] | None = None,
+) -> tuple[Any, int]:
     clock = time.perf_counter_ns
     ring = [
         (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-        for _ in range(min(n, CUDA_RING))
+        for _ in range(min(max(n, 1), CUDA_RING))
     ]
     used = 0
     start = first
-    last_flush = clock()
+    began = last_flush = clock()
     loss = None
     count = len(batches)
 
@@ -64,17 +88,19 @@ def run_cuda(
         ring[used - 1][1].synchronize()
         return [ring[j][0].elapsed_time(ring[j][1]) for j in range(used)]
 
-    for i in range(first, first + n):
+    i = first
+    while i < first + n or clock() - began < min_ns:
         begin, end = ring[used]
         begin.record()
         loss = step(batches[i % count])
         end.record()
         used += 1
+        i += 1
         now = clock()
-        if used == len(ring) or now - last_flush >= FLUSH_NS:
+        if used == len(ring) or now - last_flush >= flush_ns:
             flush(start, drain())
-            start, used = i + 1, 0
+            start, used = i, 0
             last_flush = clock()
     if used:
         flush(start, drain())
-    return loss
+    return loss, i - first

@@ -8,7 +8,19 @@ import sys
 from pathlib import Path
 
 MODELS = Path(__file__).parent / "models"
-FAST = ["--warmup", "1", "--steps", "6", "--blocks", "2", "--quiet"]
+FAST = [
+    "--warmup",
+    "1",
+    "--steps",
+    "6",
+    "--blocks",
+    "2",
+    "--replicates",
+    "1",
+    "--min-block-ms",
+    "0",
+    "--quiet",
+]
 
 
 def run_cli(args: list[str], out: Path, timeout: float = 240) -> tuple[int, str, str, dict | None]:

@@ -13,7 +13,7 @@ def test_simple_eager_vs_aot_eager_writes_everything(tmp_path):
         tmp_path,
     )
     assert rc == 0, stdout
-    assert s["schema_version"] == 1 and s["baseline"] == "eager"
+    assert s["schema_version"] == 2 and s["baseline"] == "eager"
     assert s["environment"]["torch"].startswith("2.") and s["environment"]["device"] == "cpu"
     for key in ("python", "platform", "device_name"):
         assert s["environment"][key]
@@ -48,7 +48,7 @@ def test_simple_eager_vs_aot_eager_writes_everything(tmp_path):
     assert "speedup" in stdout and "aot_eager" in stdout and "compile s" in stdout
 
 
-def test_measurement_is_interleaved_in_blocks(tmp_path):
+def test_rounds_and_blocks_alternate_and_compiles_end_before_timing(tmp_path):
     rc, *_ = run_cli(
         [
             "--example",
@@ -63,13 +63,36 @@ def test_measurement_is_interleaved_in_blocks(tmp_path):
             "6",
             "--blocks",
             "3",
+            "--replicates",
+            "2",
+            "--min-block-ms",
+            "0",
+            "--no-accuracy",
             "--quiet",
         ],
         tmp_path,
     )
     assert rc == 0
-    order = [e["arm"] for e in events(tmp_path) if e["type"] == "block_done"]
-    assert order == [0, 1, 0, 1, 0, 1]
+    ev = events(tmp_path)
+    order = [(e["replicate"], e["arm"]) for e in ev if e["type"] == "block_done"]
+    # ABBA across blocks within a round, and the round order reversed in the second round
+    assert order == [(0, 0), (0, 1), (0, 1), (0, 0), (0, 0), (0, 1)] + [
+        (1, 1),
+        (1, 0),
+        (1, 0),
+        (1, 1),
+        (1, 1),
+        (1, 0),
+    ]
+    for rep in (0, 1):
+        mine = [(i, e) for i, e in enumerate(ev) if e.get("replicate") == rep]
+        last_warmup = max(i for i, e in mine if e["type"] == "steps" and e["phase"] == "warmup")
+        first_block = min(i for i, e in mine if e["type"] == "steps" and e["phase"] == "measure")
+        assert last_warmup < first_block, "every arm compiles and warms up before timing starts"
+    starts = [(e["replicate"], e["arm"]) for e in ev if e["type"] == "arm_start"]
+    assert sorted(starts) == [(0, 0), (0, 1), (1, 0), (1, 1)], "a fresh process per arm per round"
+    pids = {(e["replicate"], e["arm"]): e["pid"] for e in ev if e["type"] == "hello"}
+    assert len(set(pids.values())) == 4
 
 
 def test_sequential_mode_runs_one_arm_after_another(tmp_path):
@@ -89,7 +112,7 @@ def test_sequential_mode_runs_one_arm_after_another(tmp_path):
     assert rc == 0
     ev = events(tmp_path)
     order = [e["arm"] for e in ev if e["type"] == "block_done"]
-    assert order == [0, 1]
+    assert order == [0, 0, 1, 1]
     exits = [i for i, e in enumerate(ev) if e["type"] == "worker_exit"]
     starts = [i for i, e in enumerate(ev) if e["type"] == "arm_start"]
     assert exits[0] < starts[1], "the second worker must start after the first one ended"

@@ -1,0 +1,60 @@
+"""Before a timed block: wait until the other processes of the run are idle.
+
+A block is only fair if nothing else of ours computes while it is timed: another arm's worker
+(or its compile sub-processes), the CLI, or the window drawing its plots. The worker samples
+the CPU time of those processes over a short window and starts the block once they used less
+than a small share of a core; if they never quiet down, the block runs anyway and is flagged.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import psutil
+
+WINDOW_S = 0.05
+MAX_WAIT_S = 2.0
+BUSY_SHARE = 0.2  # more than a fifth of one core over the window counts as busy
+
+
+def _cpu_seconds(pids: Iterable[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)
+            procs = [proc, *proc.children(recursive=True)]
+        except psutil.Error:
+            continue
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                total += t.user + t.system
+            except psutil.Error:
+                continue
+    return total
+
+
+def wait_for_quiet(
+    pids: Iterable[int],
+    window_s: float = WINDOW_S,
+    max_wait_s: float = MAX_WAIT_S,
+    busy_share: float = BUSY_SHARE,
+    clock=time.monotonic,
+    sleep=time.sleep,
+) -> tuple[bool, float]:
+    """(quiet, seconds waited). Quiet when the peers' CPU time advanced by less than
+    busy_share * window over one window; gives up after max_wait_s."""
+    pids = [p for p in pids if p and p > 0]
+    if not pids:
+        return True, 0.0
+    began = clock()
+    while True:
+        before = _cpu_seconds(pids)
+        sleep(window_s)
+        used = _cpu_seconds(pids) - before
+        waited = clock() - began
+        if used <= busy_share * window_s:
+            return True, waited
+        if waited >= max_wait_s:
+            return False, waited
