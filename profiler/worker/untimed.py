@@ -1,0 +1,138 @@
+"""The untimed passes of an arm's worker: nothing here runs while a block is timed.
+
+Training memory on CPU (one step under torch.profiler), a CUDA memory snapshot, the
+torch.profiler pass, portable compile-cache artifacts, the accuracy check (in a process of its
+own) and the trained weights. A mixin of ArmWorker: it uses the worker's model, optimizer,
+batches, step and channel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from profiler.worker import compile_cache, errors, inputs
+
+SNAPSHOT_STEPS = 2
+
+
+class StepFailed(Exception):
+    def __init__(self, event: dict[str, Any]) -> None:
+        super().__init__(event["message"])
+        self.event = event
+
+
+class UntimedPasses:
+    def _steady_memory(self, peaks: dict[str, float | None]) -> dict[str, Any]:
+        """The training step's steady peak: CUDA's max allocated over the measured steps; on
+        CPU the peak of live tensor memory of one untimed step under torch.profiler (RSS after
+        warm-up says nothing: the allocator reuses its blocks)."""
+        if self.device.type == "cuda":
+            return {
+                "steady_peak_mb": peaks.get("peak_cuda_mb"),
+                "steady_method": "cuda_max_allocated",
+            }
+        from profiler.worker.training_memory import training_step_memory
+
+        batch = self.batches[self.next_step % len(self.batches)]
+        alive = [self.model, self.optimizer, *self.batches]
+        try:
+            info = training_step_memory(self._step, batch, alive)
+        except Exception as exc:  # the figure is optional; the run is not
+            return {"steady_peak_mb": None, "steady_method": f"unavailable: {exc}"}
+        self.next_step += 1
+        return {"steady_peak_mb": info["steady_peak_mb"], "steady_method": info["method"]}
+
+    def _memory_snapshot(self, batch_size: int) -> None:
+        """A CUDA allocation history of a few untimed steps, never recorded during timing."""
+        if self.device.type != "cuda" or self.artifacts is None or not self.batches:
+            return
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        path = self.artifacts / f"memory-snapshot-bs{batch_size}.pickle"
+        torch.cuda.memory._record_memory_history(max_entries=200_000)
+        try:
+            for i in range(SNAPSHOT_STEPS):
+                self._step(self.batches[(self.next_step + i) % len(self.batches)])
+            torch.cuda.memory._dump_snapshot(str(path))
+        finally:
+            torch.cuda.memory._record_memory_history(enabled=None)
+        self.next_step += SNAPSHOT_STEPS
+        self.ch.emit("artifact", kind="memory_snapshot", batch_size=batch_size, path=str(path))
+
+    def save_cache(self, path: str) -> None:
+        """Portable cache artifacts of what this process compiled (after a cold round)."""
+        self.ch.emit("cache_saved", **compile_cache.save_artifacts(path))
+
+    def check_accuracy(self, batch_sizes: list[int]) -> None:
+        """The untimed accuracy check, in a process of its own (see accuracy.py)."""
+        from profiler.worker.accuracy import check_step
+
+        cfg, arm = self.cfg, self.arm
+        assert cfg is not None and arm is not None
+        options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
+
+        def compile_fn(module: torch.nn.Module):
+            return torch.compile(module, backend=arm.torch_backend, **options)
+
+        for bs in batch_sizes:
+            self.ch.emit("phase", phase="accuracy", batch_size=bs)
+            try:
+                batch = inputs.make_batches(
+                    self.plan, self.model, self.module, bs, self.device, cfg.seed, 1
+                )[0]
+                result = check_step(
+                    self.model,
+                    batch,
+                    inputs.LossOf(cfg.seed),
+                    compile_fn,
+                    seed=cfg.seed + bs,
+                    rtol=cfg.accuracy_rtol,
+                    atol=cfg.accuracy_atol,
+                )
+            except Exception as exc:
+                result = {
+                    "status": "skipped",
+                    "worst": None,
+                    "reason": f"the check could not run: {type(exc).__name__}: {exc}",
+                }
+            self.ch.emit("accuracy", batch_size=bs, **result)
+        self.ch.emit("phase", phase="idle", batch_size=None)
+
+    def _profile(self, batch_size: int, steps: int) -> None:
+        from profiler.worker.op_profile import profile_steps
+
+        self.ch.emit("phase", phase="profiling", batch_size=batch_size)
+        path = self.artifacts / f"torch-profiler-bs{batch_size}.json"
+        try:
+            ops = profile_steps(self._step, self.batches, steps, self.device, path)
+        except Exception as exc:
+            self.ch.emit(
+                "log",
+                stream="tcprof",
+                text=f"torch.profiler pass failed: {type(exc).__name__}: {exc}",
+            )
+            return
+        self._take_insight(batch_size, self.next_step)
+        self.ch.emit("profile", batch_size=batch_size, steps=steps, path=str(path), top_ops=ops)
+        self.ch.emit("artifact", kind="torch_profiler_trace", batch_size=batch_size, path=str(path))
+
+    def save_weights(self, fmt: str) -> None:
+        from profiler.worker.weights import save_weights
+
+        cfg = self.cfg
+        assert cfg is not None and self.artifacts is not None
+        path = self.artifacts / f"weights.{fmt}"
+        try:
+            info = save_weights(
+                self.model, self.module, cfg.source.model, cfg.source.factory, path, fmt
+            )
+        except Exception as exc:
+            raise StepFailed(
+                {
+                    **errors.describe(exc, "runtime", False, self.user_file),
+                    "kind": "weights",
+                    "fatal": False,
+                }
+            ) from exc
+        self.ch.emit("artifact", kind="weights", **info)
