@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.theme import error_colour, is_dark
+from profiler.summary import fmt_break_even
 
 STATUS_TEXT = {
     "eager": "eager (not compiled)",
@@ -135,19 +136,24 @@ class InsightView(QWidget):
                 "bs",
                 "status",
                 "first step s",
-                "compile s",
+                "cold s",
+                "portable s",
+                "warm s",
                 "dynamo s",
                 "backend s",
                 "inductor s",
                 "code gen s",
-                "FX cache",
-                "break-even",
+                "FX cache cold / warm",
+                "break-even cold / warm",
             ]
         )
         self.times.setToolTip(
-            "compile s = first step minus a steady step (+ later recompiles); dynamo/backend/inductor/\n"
-            "code gen = torch's own compile-time metrics; FX cache = whether Inductor's FX-graph cache hit;\n"
-            "break-even = training steps that repay the compile."
+            "cold = an empty cache (the first round), portable = a fresh folder loaded with the\n"
+            "cold round's torch.compiler.save_cache_artifacts(), warm = the cache the cold round\n"
+            "left: each is the first step minus a steady step (+ later recompiles), minus eager's\n"
+            "own first-step excess. dynamo/backend/inductor/code gen = torch's own compile-time\n"
+            "metrics (first round); FX cache = Inductor's FX-graph cache hits/misses;\n"
+            "break-even = training steps that repay the compile. Hover a '-' for why it is missing."
         )
         details = QTabWidget()
         details.addTab(breaks_split, "Graph breaks")
@@ -261,7 +267,7 @@ class InsightView(QWidget):
             r = self.times.rowCount()
             self.times.insertRow(r)
             b = row.get("compile_breakdown") or {}
-            be = row.get("break_even_steps")
+            missing = row.get("compile_missing") or {}
             values = [
                 row["batch_size"],
                 STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")),
@@ -270,18 +276,19 @@ class InsightView(QWidget):
                     if row.get("first_step_ms") is not None
                     else None
                 ),
-                _secs(row.get("compile_s")),
+                _secs(row.get("compile_cold_s", row.get("compile_s"))),
+                _secs(row.get("compile_portable_s")),
+                _secs(row.get("compile_warm_s")),
                 _secs(b.get("dynamo_s")),
                 _secs(b.get("backend_s")),
                 _secs(b.get("inductor_s")),
                 _secs(b.get("code_gen_s")),
-                b.get("fx_cache") or "-",
-                "never"
-                if be is None and row.get("compile_s") is not None
-                else ("-" if be is None else f"{be:.0f} steps"),
+                _cache_text(row),
+                fmt_break_even(row, is_baseline=False),
             ]
+            tips = {3: missing.get("cold"), 4: missing.get("portable"), 5: missing.get("warm")}
             for c, v in enumerate(values):
-                self.times.setItem(r, c, _item(v))
+                self.times.setItem(r, c, _item(v, tips.get(c)))
         for table in (self.breaks, self.recompiles, self.times):
             table.resizeColumnsToContents()
         if self.breaks.rowCount():
@@ -317,3 +324,14 @@ class InsightView(QWidget):
             text.append(f"Explanation: {gb['explanation']}")
         text += [f"Hint: {h}" for h in gb.get("hints") or []]
         self.break_detail.setPlainText("\n".join(text))
+
+
+def _cache_text(row: dict[str, Any]) -> str:
+    """'0/2 · 2/0': FX graph cache hits/misses of the cold and the warm compile."""
+    cache = row.get("compile_cache")
+    if not cache:
+        return (row.get("compile_breakdown") or {}).get("fx_cache") or "-"
+    parts = [
+        f"{cache[k]['fx_hits']}/{cache[k]['fx_misses']}" for k in ("cold", "warm") if k in cache
+    ]
+    return " · ".join(parts) or "-"

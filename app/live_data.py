@@ -4,9 +4,14 @@ Kept free of Qt so it is cheap to test and so the plots can pull from it on a ti
 redrawing per event. Only the GUI thread touches it (RunController applies drained events, the
 plots read), so it needs no lock. Applying an event is cheap: small `steps` events (a worker
 sends one per step at high rates) are appended to plain lists, and turned into numpy in one
-go when the plots next read the buffers (~1 us per event instead of ~50 us of numpy calls). Every arm shares one x axis, "step": batch size k of the run occupies
-steps [k*span, (k+1)*span) with span = 1 + warmup + steps, so phases line up across arms and
-batch-size boundaries are known before any data arrives.
+go when the plots next read the buffers (~1 us per event instead of ~50 us of numpy calls).
+
+Every arm shares one x axis, "step". A run is rounds (replicates) of batch sizes; each (round,
+batch size) is a section that starts where the previous one's data ended, and at least
+span = 1 + warmup + steps after its start, so phases line up across arms. Sections are laid
+out as they begin: a timed block may run more steps than asked for (to last its minimum
+time), so a section's width is known only once it is measured. Events of the untimed
+accuracy pass are not plotted.
 """
 
 from __future__ import annotations
@@ -130,27 +135,70 @@ class ArmTrace:
 class LiveData:
     """Folds `steps`, `memory` and `compile` events of one run into plottable buffers."""
 
-    def __init__(self, arm_names: list[str], batch_sizes: list[int], warmup: int, steps: int):
+    def __init__(
+        self,
+        arm_names: list[str],
+        batch_sizes: list[int],
+        warmup: int,
+        steps: int,
+        replicates: int = 1,
+    ):
         self.arms = [ArmTrace(n) for n in arm_names]
         self.batch_sizes = list(batch_sizes)
         self.span = 1 + warmup + steps
+        self.replicates = max(1, replicates)
         self.points = 0
+        self._sections: list[tuple[int, int, int]] = []  # (x, replicate, batch size)
+        self._section_x: dict[tuple[int, int], int] = {}
+        self._extent = 0  # one past the largest x with data
+        self.sections_version = 0
 
     @classmethod
     def from_config(cls, config: Any) -> LiveData:
         return cls(
-            [a.name for a in config.arms], list(config.batch_sizes), config.warmup, config.steps
+            [a.name for a in config.run_arms],
+            list(config.batch_sizes),
+            config.warmup,
+            config.steps,
+            config.replicates,
         )
 
     def boundaries(self) -> list[tuple[float, int]]:
-        """(x, batch size) where each batch size's phase starts."""
-        return [(float(k * self.span), bs) for k, bs in enumerate(self.batch_sizes)]
+        """(x, batch size) where each section (a batch size in a round) starts."""
+        return [(float(x), bs) for x, _rep, bs in self._sections]
 
-    def _offset(self, batch_size: Any) -> int | None:
-        try:
-            return self.batch_sizes.index(batch_size) * self.span
-        except ValueError:
-            return None
+    def sections(self) -> list[tuple[float, str]]:
+        """(x, label) of each section: 'bs=32', with the round when there are several."""
+        many = self.replicates > 1
+        return [
+            (float(x), f"r{rep + 1} bs={bs}" if many else f"bs={bs}")
+            for x, rep, bs in self._sections
+        ]
+
+    def x_extent(self) -> float:
+        """The x range to show: the planned sections, or further if the data went further."""
+        planned = self.span * max(1, len(self.batch_sizes)) * self.replicates
+        return max(float(planned), self._extent)
+
+    def _offset(self, event: dict[str, Any]) -> int | None:
+        rep = event.get("replicate")
+        rep = 0 if rep is None else rep
+        bs = event.get("batch_size")
+        if not isinstance(rep, int) or bs not in self.batch_sizes:
+            return None  # the untimed accuracy pass, or an unknown batch size
+        key = (rep, bs)
+        x = self._section_x.get(key)
+        if x is None:
+            last = self._sections[-1][0] if self._sections else -self.span
+            x = max(self._extent, last + self.span)
+            self._section_x[key] = x
+            self._sections.append((x, rep, bs))
+            self.sections_version += 1
+        return x
+
+    def _reach(self, x: int) -> None:
+        if x + 1 > self._extent:
+            self._extent = x + 1
 
     def _trace(self, event: dict[str, Any]) -> ArmTrace | None:
         idx = event.get("arm")
@@ -163,15 +211,17 @@ class LiveData:
         if kind not in ("steps", "memory", "compile"):
             return
         trace = self._trace(event)
-        offset = self._offset(event.get("batch_size"))
+        offset = self._offset(event) if trace is not None else None
         if trace is None or offset is None:
             return
         if kind == "steps":
             ms = event.get("ms")
             if ms is None or len(ms) == 0:
                 return
-            trace.add_steps(offset + int(event.get("start") or 0), ms, event["batch_size"])
+            x0 = offset + int(event.get("start") or 0)
+            trace.add_steps(x0, ms, event["batch_size"])
             self.points += len(ms)
+            self._reach(x0 + len(ms) - 1)
         elif kind == "memory":
             x = float(offset + int(event.get("step") or 0))
             for key in ("rss_mb", "cuda_alloc_mb", "cuda_reserved_mb"):

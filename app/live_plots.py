@@ -169,30 +169,11 @@ class LivePlots(QWidget):
             self.plots[0].addItem(scatter)
             self._markers.append(scatter)
             self._marker_seen.append(-1)
-        line_pen = pg.mkPen(muted_colour(), width=1, style=Qt.PenStyle.DashLine)
         self._next_plot, self._last_tick, self._last_cost = 0, 0.0, 0.0
-        for x, bs in data.boundaries():
-            for row, plot in enumerate(self.plots):
-                line = pg.InfiniteLine(
-                    pos=x,
-                    angle=90,
-                    pen=line_pen,
-                    label=f"bs={bs}" if row == 0 else None,
-                    labelOpts={
-                        "position": 0.92,
-                        "color": muted_colour(),
-                        "anchors": [(0, 0), (0, 0)],
-                    },
-                )
-                if getattr(line, "label", None) is not None:
-                    line.label.setCacheMode(CACHE)
-                plot.addItem(line)
-                self._extras.append((plot, line))
-        # The x extent is known before any data: fixing it spares an auto-range pass per frame.
-        x_max = float(data.span * max(1, len(data.batch_sizes)))
+        self._sections_seen, self._lines_drawn, self._x_max = -1, 0, 0.0
         for plot in self.plots:
             plot.enableAutoRange(axis="y")
-        self.plots[0].setXRange(0, x_max, padding=0.01)
+        self._update_layout()
         self.timer.start()
 
     def stop(self) -> None:
@@ -248,13 +229,47 @@ class LivePlots(QWidget):
             changed |= self._refresh_plot(index)
         return changed
 
+    def _update_layout(self) -> bool:
+        """Add the lines of sections that began (a batch size in a round) and widen the x range
+        when the data went past it. The range is otherwise fixed: that spares an auto-range
+        pass per frame."""
+        data = self.data
+        if data is None or self._sections_seen == data.sections_version:
+            return False
+        self._sections_seen = data.sections_version
+        line_pen = pg.mkPen(muted_colour(), width=1, style=Qt.PenStyle.DashLine)
+        sections = data.sections()
+        for x, label in sections[self._lines_drawn :]:
+            for row, plot in enumerate(self.plots):
+                line = pg.InfiniteLine(
+                    pos=x,
+                    angle=90,
+                    pen=line_pen,
+                    label=label if row == 0 else None,
+                    labelOpts={
+                        "position": 0.92,
+                        "color": muted_colour(),
+                        "anchors": [(0, 0), (0, 0)],
+                    },
+                )
+                if getattr(line, "label", None) is not None:
+                    line.label.setCacheMode(CACHE)
+                plot.addItem(line)
+                self._extras.append((plot, line))
+        self._lines_drawn = len(sections)
+        x_max = data.x_extent()
+        if x_max > self._x_max:
+            self._x_max = x_max * (1.0 if self._x_max == 0.0 else 1.1)
+            self.plots[0].setXRange(0, self._x_max, padding=0.01)
+        return True
+
     def _refresh_plot(self, index: int) -> bool:
         """setData once per curve of plot `index` whose buffer changed since it was last drawn.
         Returns whether anything changed."""
         if self.data is None:
             return False
         t0 = time.perf_counter()
-        changed = False
+        changed = self._update_layout() if index == 0 else False
         x0, x1 = self.plots[0].viewRange()[0]
         for i, trace in enumerate(self.data.arms):
             series = trace.series()

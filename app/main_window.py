@@ -271,13 +271,13 @@ class MainWindow(QMainWindow):
         self.banner.clear()
         self.notice.clear()
         self.sessions.on_run_started()
-        names = [a.name for a in config.arms]
+        names = [a.name for a in config.run_arms]
         self.ensure_plots()
         self.controller.start(config)
         self.plots.start(self.controller.data)
         self.results.logs.start(names)
         self.results.show_summary({"arms": []})
-        self.status.start(names, list(config.batch_sizes), config.warmup, config.steps)
+        self.status.start(names, config)
         self._update_actions()
 
     def stop_run(self) -> None:
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
             self.controller.stop()
 
     def _on_events(self, events: list[dict[str, Any]]) -> None:
-        names = [a.name for a in self.controller.config.arms] if self.controller.config else []
+        names = [a.name for a in self.controller.config.run_arms] if self.controller.config else []
         self.results.logs.add_events(events)
         self.status.update_from(events)
         refresh_summary = False

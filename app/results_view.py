@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from app.insight_view import InsightView
 from app.log_panel import LogPanel
 from app.table_text import table_text
-from app.theme import arm_colour, error_colour
-from profiler.summary import table_rows
+from app.theme import arm_colour, error_colour, good_colour
+from profiler.summary import COLUMN_HELP, accuracy_title, method_notes, table_rows
 
 ENV_KEYS = (
     ("torch", "torch"),
@@ -53,12 +53,6 @@ class ResultsView(QTabWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = _table(1)
-        self.summary.setToolTip(
-            "median/p90: step time over the measured steps; speedup = median(baseline) /\n"
-            "median(arm) with a bootstrap 95% CI; compile s = first step minus a steady step\n"
-            "(plus recompiles); break-even = compile time / time saved per step; accuracy\n"
-            "compares first-step loss and gradient norm with the baseline."
-        )
         self.insight = InsightView()
         self.logs = LogPanel()
         self.environment = _table(2)
@@ -76,18 +70,27 @@ class ResultsView(QTabWidget):
         self.summary.clear()
         self.summary.setColumnCount(len(header))
         self.summary.setHorizontalHeaderLabels(header)
+        for c, h in enumerate(header):
+            if h in COLUMN_HELP:
+                self.summary.horizontalHeaderItem(c).setToolTip(COLUMN_HELP[h])
+        self.summary.setToolTip("\n".join(method_notes(session)))
         self.summary.setRowCount(len(rows))
         names = [a["name"] for a in session.get("arms", [])]
         results = [(a, r) for a in session.get("arms", []) for r in a["results"]]
         bad = QColor(error_colour())
+        good = QColor(good_colour())
         for r, row in enumerate(rows):
             arm, result = results[r]
             for c, text in enumerate(row):
                 item = QTableWidgetItem(text)
                 if c == 0:
                     item.setForeground(arm_colour(names.index(arm["name"])))
-                if header[c] == "accuracy" and text == "fail":
-                    item.setForeground(bad)
+                if header[c] == "accuracy" and result.get("accuracy"):
+                    item.setToolTip(accuracy_title(result["accuracy"]))
+                    if text == "fail":
+                        item.setForeground(bad)
+                if header[c] == "verdict" and text in ("faster", "slower"):
+                    item.setForeground(good if text == "faster" else bad)
                 if header[c] == "status" and not text.startswith("ok"):
                     item.setForeground(bad)
                     if result.get("error"):

@@ -18,6 +18,9 @@ PHASE_TEXT = {
     "first_step": "first step",
     "warmup": "warm-up",
     "measuring": "measuring",
+    "accuracy": "accuracy check (untimed)",
+    "profiling": "torch.profiler pass",
+    "explain": "explain pre-pass",
     "idle": "waiting",
 }
 
@@ -45,11 +48,18 @@ class RunStatus(QWidget):
         self.phase = "starting workers"
         self.phase_since = time.monotonic()
         self.run_since = time.monotonic()
+        self.replicates = 1
+        self.round: int | None = None
 
-    def start(self, arm_names: list[str], batch_sizes: list[int], warmup: int, steps: int) -> None:
+    def start(self, arm_names: list[str], config: Any) -> None:
+        """Progress counts each arm's first step and measured blocks, per batch size and round
+        (a block may run more steps than asked for, to last its minimum time)."""
         self.names = list(arm_names)
-        self.total = len(arm_names) * len(batch_sizes) * (1 + warmup + steps)
+        blocks = max(1, min(config.blocks, config.steps))
+        self.replicates = max(1, config.replicates)
+        self.total = len(arm_names) * len(config.batch_sizes) * (blocks + 1) * self.replicates
         self.done = 0
+        self.round = None
         self.arm, self.batch_size, self.phase = None, None, "starting workers"
         self.phase_since = self.run_since = time.monotonic()
         self.progress.setRange(0, max(1, self.total))
@@ -65,10 +75,10 @@ class RunStatus(QWidget):
                 self.arm, self.batch_size = e.get("arm"), e.get("batch_size")
                 self.phase = PHASE_TEXT.get(e.get("phase"), str(e.get("phase")))
                 self.phase_since = time.monotonic()
-            elif kind == "first_step":
+            elif kind in ("first_step", "block_done"):
                 self.done += 1
-            elif kind == "steps":
-                self.done += len(e.get("ms") or ())
+            elif kind == "round_start":
+                self.round = e.get("replicate")
         self.progress.setValue(min(self.done, self.total))
         self._redraw()
 
@@ -77,6 +87,8 @@ class RunStatus(QWidget):
 
     def _redraw(self) -> None:
         parts = []
+        if isinstance(self.round, int) and self.replicates > 1:
+            parts.append(f"round {self.round + 1}/{self.replicates}")
         if isinstance(self.arm, int) and 0 <= self.arm < len(self.names):
             parts.append(self.names[self.arm])
         if self.batch_size is not None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.background import BackgroundCalls
 from app.code_view import CodeView
 from app.compare_view import CompareDialog
+from app.measurement_options import MEASUREMENT_KEYS
 from app.profile_view import ProfileView
 from app.session_store import SESSION, LoadedSession, SessionLoadError, load_session
 from app.sessions_dialog import SessionsDialog
@@ -128,6 +129,7 @@ class SessionActions(QObject):
             list(config.get("batch_sizes") or []),
             int(config.get("warmup") or 0),
             int(config.get("steps") or 0),
+            int(config.get("replicates") or 1),
         )
         for event in loaded.events:
             data.apply(event)
@@ -177,6 +179,7 @@ class SessionActions(QObject):
                     "device",
                     "debug",
                     "profile_steps",
+                    *MEASUREMENT_KEYS,
                 )
                 if k in config
             },

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.debug_options import DebugOptionsBox
+from app.measurement_options import MeasurementOptions
 from app.model_picker import ModelPicker
 from app.run_controller import PENDING_ARTIFACTS_DIR
 from app.theme import error_colour
@@ -135,6 +136,10 @@ class SetupPanel(QWidget):
         form.addRow("Save trained weights", self.save_weights)
         form.addRow("torch.profiler steps", self.profile_steps)
 
+        self.measurement = MeasurementOptions()
+        measurement_box = QGroupBox("Measurement")
+        QVBoxLayout(measurement_box).addWidget(self.measurement)
+
         self.debug = DebugOptionsBox()
         debug_box = QGroupBox("Debug")
         QVBoxLayout(debug_box).addWidget(self.debug)
@@ -145,7 +150,7 @@ class SetupPanel(QWidget):
         self.problem.hide()
 
         layout = QVBoxLayout(self)
-        for w in (model_box, arms_box, run_box, debug_box, self.problem):
+        for w in (model_box, arms_box, run_box, measurement_box, debug_box, self.problem):
             layout.addWidget(w)
         layout.addStretch(1)
 
@@ -154,6 +159,7 @@ class SetupPanel(QWidget):
         self.batch_sizes.textChanged.connect(self.revalidate)
         for spin in (self.warmup, self.steps, self.seed, self.profile_steps):
             spin.valueChanged.connect(self.revalidate)
+        self.measurement.changed.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
         self.revalidate()
@@ -224,6 +230,7 @@ class SetupPanel(QWidget):
             debug=self.debug.options(),
             save_weights=self.weights_format(),
             profile_steps=self.profile_steps.value(),
+            **self.measurement.options(),
             # the run controller puts the run's session folder here
             artifacts_dir=PENDING_ARTIFACTS_DIR,
         )
@@ -247,6 +254,7 @@ class SetupPanel(QWidget):
             "debug": self.debug.options().to_dict(),
             "save_weights": self.weights_format(),
             "profile_steps": self.profile_steps.value(),
+            **self.measurement.options(),
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -275,6 +283,7 @@ class SetupPanel(QWidget):
             if self.device.findText(state["device"]) < 0:
                 self.device.addItem(state["device"])
             self.device.setCurrentText(state["device"])
+        self.measurement.set_options(state)
         try:
             dbg = dict(state.get("debug") or {})
             dbg["logs"] = tuple(dbg.get("logs") or ())

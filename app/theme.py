@@ -52,3 +52,7 @@ def error_colour() -> str:
 
 def muted_colour() -> str:
     return "#a0a0a0" if is_dark() else "#606060"
+
+
+def good_colour() -> str:
+    return "#6bd68a" if is_dark() else "#1b7a3a"

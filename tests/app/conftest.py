@@ -54,6 +54,7 @@ def configure_fast(
     window.setup.batch_sizes.setText(batch_sizes)
     window.setup.warmup.setValue(warmup)
     window.setup.steps.setValue(steps)
+    window.setup.measurement.replicates.setValue(1)  # tests: one round is enough
 
 
 def write_model(tmp_path: Path, name: str, body: str) -> str:

@@ -58,9 +58,7 @@ def test_plots_keep_their_features_and_cheap_settings(plots):
     data = _data()
     plots.start(data)
     assert len(plots.plots) == 3
-    # Batch-size phases: one line per batch size in each plot, labelled in the first.
-    lines = [item for _plot, item in plots._extras]
-    assert len(lines) == 3 * len(data.batch_sizes)
+    assert plots._extras == [], "a section's line appears when the section begins"
     for plot in plots.plots:
         assert plot.getAxis("left").cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
         assert plot.getAxis("left").style["maxTickLevel"] == 0
@@ -82,6 +80,27 @@ def test_plots_keep_their_features_and_cheap_settings(plots):
     x, y = plots._curves[0]["step_ms"].getData()
     assert list(y) == [1.0, 2.0]
     assert not plots.refresh()  # nothing changed: nothing redrawn
+    # Batch-size phases: one line per section in each plot, labelled in the first.
+    lines = [item for _plot, item in plots._extras]
+    assert len(lines) == 3 * len(data.batch_sizes)
+    labels = [line.label.format for line in lines if getattr(line, "label", None) is not None]
+    assert labels == ["bs=64", "bs=32"], "sections in the order they began"
+
+
+def test_sections_follow_rounds_and_make_room_for_longer_blocks():
+    data = LiveData(["eager", "inductor"], [32, 64], warmup=1, steps=4, replicates=2)
+    span = data.span  # 6: first step, one warm-up, four measured
+    assert data.x_extent() == span * 2 * 2 and data.sections() == []
+    data.apply({**_steps(0, 32, 2, [1.0] * 20), "replicate": 0})  # a block ran 20 steps
+    data.apply({**_steps(1, 32, 2, [1.0] * 4), "replicate": 0})
+    data.apply({**_steps(0, 64, 2, [1.0] * 4), "replicate": 0})
+    data.apply({**_steps(0, 32, 2, [1.0] * 4), "replicate": 1})
+    data.apply({**_steps(1, 32, 0, [1.0]), "replicate": "accuracy"})  # not plotted
+    assert data.sections() == [(0.0, "r1 bs=32"), (22.0, "r1 bs=64"), (28.0, "r2 bs=32")]
+    assert data.boundaries() == [(0.0, 32), (22.0, 64), (28.0, 32)]
+    x, _ = data.arms[0].step_ms.data()
+    assert x[0] == 2 and x[19] == 21 and x[20] == 24 and x[-1] == 33
+    assert data.points == 32 and data.x_extent() == 34 > span * 4, "the data went further"
 
 
 def test_a_tick_redraws_one_changed_plot_round_robin(plots, qtbot):

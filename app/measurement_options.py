@@ -1,0 +1,93 @@
+"""The Measurement box of the setup panel: replicates, the A/A control, threads, caches and the
+accuracy check. Each option maps to a RunConfig field, named in its tooltip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QSpinBox, QWidget
+
+from profiler.config import CONTROL_LABEL, DEFAULT_REPLICATES, resolve_threads
+
+MEASUREMENT_KEYS = ("replicates", "control", "threads", "warm_cache", "accuracy")
+
+
+class MeasurementOptions(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.replicates = QSpinBox()
+        self.replicates.setRange(1, 50)
+        self.replicates.setValue(DEFAULT_REPLICATES)
+        self.replicates.setToolTip(
+            "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
+            "On a shared machine one process's median moves by up to 20% from the next one's;\n"
+            "the speedup interval pairs the arms' processes round by round, so it covers that.\n"
+            "1 = one process per arm: faster, but the interval leaves that variation out.\n"
+            "The first round compiles into an empty cache (cold), later rounds warm."
+        )
+        self.control = QCheckBox(f"A/A control ({CONTROL_LABEL})")
+        self.control.setToolTip(
+            "RunConfig.control (--control): a second eager arm. Its 'speedup' over eager shows\n"
+            "the noise floor: an arm whose interval contains 1.0 or overlaps the control's is\n"
+            "reported as within noise."
+        )
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 1024)
+        self.threads.setSpecialValueText(f"auto ({resolve_threads()})")
+        self.threads.setToolTip(
+            "RunConfig.threads (--threads): torch.set_num_threads(N) in every arm's worker.\n"
+            "auto = the physical cores (arms take turns, one computes at a time)."
+        )
+        self.warm_cache = QCheckBox("Use my compile caches")
+        self.warm_cache.setToolTip(
+            "RunConfig.warm_cache (--warm-cache): compile against your usual\n"
+            "TORCHINDUCTOR_CACHE_DIR instead of a fresh, empty folder per arm. Faster, but the\n"
+            "cold compile time (what a first run in a new environment pays) is not measured."
+        )
+        self.accuracy = QCheckBox("Accuracy check")
+        self.accuracy.setChecked(True)
+        self.accuracy.setToolTip(
+            "RunConfig.accuracy: after the timed rounds, one untimed process per compiled arm\n"
+            "runs one training step per batch size three ways (eager, eager in float64, the arm\n"
+            "with torch._inductor.config.fallback_random=True) and compares the outputs and every\n"
+            "parameter's gradient, the way torch._dynamo.utils.same does."
+        )
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Replicates", self.replicates)
+        form.addRow("Threads", self.threads)
+        form.addRow("", self.control)
+        form.addRow("", self.warm_cache)
+        form.addRow("", self.accuracy)
+        for spin in (self.replicates, self.threads):
+            spin.valueChanged.connect(self.changed)
+        for box in (self.control, self.warm_cache, self.accuracy):
+            box.toggled.connect(self.changed)
+
+    def options(self) -> dict[str, Any]:
+        """RunConfig keyword arguments."""
+        return {
+            "replicates": self.replicates.value(),
+            "control": self.control.isChecked(),
+            "threads": self.threads.value() or None,
+            "warm_cache": self.warm_cache.isChecked(),
+            "accuracy": self.accuracy.isChecked(),
+        }
+
+    def set_options(self, state: dict[str, Any]) -> None:
+        """Apply saved options; anything malformed is skipped."""
+        if isinstance(state.get("replicates"), int) and state["replicates"] >= 1:
+            self.replicates.setValue(state["replicates"])
+        threads = state.get("threads")
+        if threads is None or (isinstance(threads, int) and threads >= 0):
+            self.threads.setValue(threads or 0)
+        for key, box in (
+            ("control", self.control),
+            ("warm_cache", self.warm_cache),
+            ("accuracy", self.accuracy),
+        ):
+            if isinstance(state.get(key), bool):
+                box.setChecked(state[key])
