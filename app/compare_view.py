@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from app.table_text import table_text
 from app.theme import is_dark, muted_colour
-from profiler.compare import compare_sessions
-from profiler.summary import fmt_ms
+from profiler.compare import compare_sessions, method_note
+from profiler.summary import fmt_mb, fmt_ms
 
 HEADER = [
     "arm",
@@ -34,8 +34,8 @@ HEADER = [
     "median after",
     "time change",
     "time",
-    "peak MB before",
-    "peak MB after",
+    "train MB before",
+    "train MB after",
     "memory change",
     "memory",
 ]
@@ -53,10 +53,6 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:+.1f}%"
 
 
-def _mb(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0f}"
-
-
 def comparison_cells(row: dict[str, Any]) -> list[str]:
     return [
         str(row["arm"]),
@@ -65,8 +61,8 @@ def comparison_cells(row: dict[str, Any]) -> list[str]:
         fmt_ms(row["median_ms_after"]),
         _pct(row["time_change"]),
         row["time_direction"],
-        _mb(row["peak_mb_before"]),
-        _mb(row["peak_mb_after"]),
+        fmt_mb(row["peak_mb_before"]),
+        fmt_mb(row["peak_mb_after"]),
         _pct(row["memory_change"]),
         row["memory_direction"],
     ]
@@ -89,11 +85,13 @@ class CompareDialog(QDialog):
             f"<b>before</b>: {_escape(before_label)}<br><b>after</b>: {_escape(after_label)}"
         )
         title.setWordWrap(True)
-        note = QLabel(
-            "Change = after / before − 1 for median step time and peak memory (CUDA allocated "
-            "if recorded, else RSS). Lower is better for both; a change within the measured "
+        text = (
+            "Change = after / before − 1 for median step time and training memory (the steady "
+            "peak of a training step). Lower is better for both; a change within the measured "
             "spread (or 2%) is called unchanged."
         )
+        different = method_note(before, after)
+        note = QLabel(text + (f" Note: {different}." if different else ""))
         note.setWordWrap(True)
         self.table = QTableWidget(len(self.compared), len(HEADER))
         self.table.setHorizontalHeaderLabels(HEADER)

@@ -358,7 +358,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from profiler.compare import compare_sessions, render_comparison
+    from profiler.compare import compare_sessions, method_note, render_comparison
 
     loaded = []
     for path in (args.before, args.after):
@@ -368,6 +368,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"tcprof: error: cannot read session {path}: {exc}", file=sys.stderr)
             return EXIT_USAGE
     print(render_comparison(compare_sessions(*loaded)))
+    note = method_note(*loaded)
+    if note:
+        print(f"\nnote: {note}")
     return EXIT_OK
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from profiler.summary import fmt_ms, render_table
+from profiler.summary import fmt_mb, fmt_ms, render_table, training_mb
 
 NOISE_FRACTION = 0.02  # changes smaller than 2% of the median are called unchanged
 
@@ -22,8 +22,22 @@ def _direction(
     return "better" if better else "worse"
 
 
+def method_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """Sessions measured by different methods (schema versions) compare step times only."""
+    versions = {before.get("schema_version") or 1, after.get("schema_version") or 1}
+    if len(versions) == 1:
+        return None
+    return (
+        "the sessions were measured by different methods (session schema "
+        f"{before.get('schema_version') or 1} and {after.get('schema_version') or 1}): memory is "
+        "not compared (peak RSS then, training memory now), and speedup intervals differ in "
+        "meaning"
+    )
+
+
 def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
+    same_method = method_note(before, after) is None
     after_arms = {a["name"]: a for a in after.get("arms", [])}
     for arm in before.get("arms", []):
         other = after_arms.get(arm["name"])
@@ -38,8 +52,8 @@ def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict
             spread = 0.0
             if None not in (r.get("iqr_ms"), o.get("iqr_ms")):
                 spread = 0.5 * (r["iqr_ms"] + o["iqr_ms"])
-            b_mem = r.get("peak_cuda_mb") or r.get("peak_rss_mb")
-            a_mem = o.get("peak_cuda_mb") or o.get("peak_rss_mb")
+            b_mem = training_mb(r) if same_method else None
+            a_mem = training_mb(o) if same_method else None
             rows.append(
                 {
                     "arm": arm["name"],
@@ -71,7 +85,7 @@ def render_comparison(rows: list[dict[str, Any]]) -> str:
         "after",
         "change",
         "",
-        "peak MB before",
+        "train MB before",
         "after",
         "change",
         "",
@@ -84,8 +98,8 @@ def render_comparison(rows: list[dict[str, Any]]) -> str:
             fmt_ms(r["median_ms_after"]),
             _pct(r["time_change"]),
             r["time_direction"],
-            "-" if r["peak_mb_before"] is None else f"{r['peak_mb_before']:.0f}",
-            "-" if r["peak_mb_after"] is None else f"{r['peak_mb_after']:.0f}",
+            fmt_mb(r["peak_mb_before"]),
+            fmt_mb(r["peak_mb_after"]),
             _pct(r["memory_change"]),
             r["memory_direction"],
         ]

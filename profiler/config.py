@@ -14,7 +14,7 @@ from typing import Any
 
 DYNAMO_EAGER = "dynamo_eager"
 CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
-DEFAULT_REPLICATES = 3
+DEFAULT_REPLICATES = 5
 MIN_BLOCK_MS = 100.0
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 OPTIMIZERS = ("sgd", "adam", "adamw")

@@ -10,6 +10,7 @@ from profiler.report.data import short_where
 from profiler.summary import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
+    VERDICT_TEXT,
     accuracy_title,
     method_notes,
     table_rows,
@@ -42,15 +43,24 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         else:
             big, cls = "no speedup measured", "muted"
         compile_s = sum(r.get("compile_s") or 0.0 for r in results)
+        warm = [r.get("compile_warm_s") for r in results if r.get("compile_warm_s") is not None]
         statuses = {(r.get("accuracy") or {}).get("status") for r in results} - {None}
         accuracy = "fail" if "fail" in statuses else ("pass" if "pass" in statuses else "n/a")
+        verdicts = {VERDICT_TEXT.get(r.get("verdict") or "", "") for r in results} - {"", "-"}
+        compile_text = (
+            f"compile cold {compile_s:.2f} s, warm {sum(warm):.2f} s"
+            if warm
+            else f"compile {compile_s:.2f} s"
+        )
         items = [
-            f"compile {compile_s:.2f} s over {len(results)} batch size(s)",
+            f"{compile_text} over {len(results)} batch size(s)",
             f"{len(arm.get('graph_breaks') or [])} distinct graph break(s), "
             f"{len(arm.get('recompiles') or [])} recompile(s)",
             f'accuracy <span class="{"bad" if accuracy == "fail" else "good" if accuracy == "pass" else "muted"}">'
             f"{accuracy}</span>",
         ]
+        if verdicts:
+            items.insert(0, "verdict: " + esc(", ".join(sorted(verdicts))))
         if arm.get("fallbacks"):
             items.append('<span class="bad">hit the recompile limit: ran eagerly</span>')
         if arm.get("error"):

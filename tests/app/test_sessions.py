@@ -258,3 +258,16 @@ def test_synthesised_events_cover_steps_memory_and_markers():
         ("compile", None, "recompile"),
         ("log", None, None),
     ]
+
+
+def test_a_schema_1_session_opens_marked_as_measured_by_the_old_method(make_window, tmp_path):
+    v1 = Path(__file__).resolve().parent.parent / "report" / "data" / "session_v1.json"
+    folder = tmp_path / "old"
+    folder.mkdir()
+    shutil.copy(v1, folder / "session.json")
+    window = make_window(background=False)
+    assert window.sessions.open_session(folder / "session.json")
+    rows = window.results.rows()
+    assert [r[0] for r in rows] == ["eager", "eager", "aot_eager", "aot_eager"]
+    assert "measured by the old method" in window.results.summary.toolTip()
+    assert window.setup.measurement.replicates.value() >= 1
