@@ -71,24 +71,49 @@ def safe_cell(value: Any) -> Any:
 
 
 def steps_rows(session: Session) -> list[list[Any]]:
-    """One row per measured step: arm, batch size, step, milliseconds and the latest memory."""
+    """One row per measured step (see rows_from_samples)."""
+    return rows_from_samples(jsonsafe(session.samples()))
+
+
+def rows_from_samples(samples: list[dict[str, Any]]) -> list[list[Any]]:
+    """One row per measured step: arm, batch size, replicate (round), block, step, milliseconds
+    and the first round's latest memory reading at or after that step. The one definition of
+    steps.csv's rows, for a live Session and a saved session.json alike."""
     rows: list[list[Any]] = []
-    for arm in session.arms:
-        for bs in session.ordered_batch_sizes(arm):
-            res = arm.results[bs]
-            first_measured = 1 + len(res.warmup_ms)
-            mem = sorted((m for m in res.memory if m[0] is not None), key=lambda m: m[0])
-            j = 0
-            for i, ms in enumerate(res.ms):
-                step = first_measured + i
-                while j < len(mem) - 1 and mem[j][0] < step:
-                    j += 1
-                m = mem[j] if mem else [None, None, None, None]
-                rows.append([arm.name, bs, step, round(ms, 6), m[1], m[2], m[3]])
+    for sample in samples:
+        ms_list = sample.get("ms") or []
+        blocks = [b for b in sample.get("blocks") or [] if isinstance(b, list) and len(b) == 3]
+        tags = [(rep, block) for rep, block, n in blocks for _ in range(int(n))]
+        if len(tags) != len(ms_list):  # schema 1: one process, one block
+            tags = [(0, 0)] * len(ms_list)
+        first_measured = 1 + len(sample.get("warmup_ms") or [])
+        mem = sorted(
+            (m for m in sample.get("memory") or [] if m and m[0] is not None), key=lambda m: m[0]
+        )
+        j = 0
+        for i, (ms, (rep, block)) in enumerate(zip(ms_list, tags, strict=True)):
+            step = first_measured + i
+            while j < len(mem) - 1 and mem[j][0] < step:
+                j += 1
+            m = (list(mem[j]) + [None] * 4)[:4] if mem and rep == 0 else [None] * 4
+            value = round(ms, 6) if isinstance(ms, (int, float)) else None
+            rows.append(
+                [sample.get("arm"), sample.get("batch_size"), rep, block, step, value, *m[1:]]
+            )
     return rows
 
 
-STEPS_HEADER = ["arm", "batch_size", "step", "ms", "rss_mb", "cuda_alloc_mb", "cuda_reserved_mb"]
+STEPS_HEADER = [
+    "arm",
+    "batch_size",
+    "replicate",
+    "block",
+    "step",
+    "ms",
+    "rss_mb",
+    "cuda_alloc_mb",
+    "cuda_reserved_mb",
+]
 
 
 def write_steps_csv(session: Session, path: str | Path) -> None:

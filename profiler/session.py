@@ -371,20 +371,24 @@ class Session:
             "errors": self.errors,
         }
         if include_samples:
-            out["samples"] = [
-                {
-                    "arm": arm.name,
-                    "batch_size": res.batch_size,
-                    "warmup_ms": res.warmup_ms,
-                    "ms": res.ms,
-                    "blocks": [[rep, block, len(ms)] for (rep, block), ms in res.block_ms.items()],
-                    "memory": res.memory,
-                }
-                for arm in self.arms
-                for res in (arm.results[b] for b in self.ordered_batch_sizes(arm))
-            ]
+            out["samples"] = self.samples()
             out["logs"] = self.logs
         return jsonsafe(out)
+
+    def samples(self) -> list[dict[str, Any]]:
+        """Raw per-step data per arm x batch size (session.json's `samples`)."""
+        return [
+            {
+                "arm": arm.name,
+                "batch_size": res.batch_size,
+                "warmup_ms": res.warmup_ms,
+                "ms": res.ms,
+                "blocks": [[rep, block, len(ms)] for (rep, block), ms in res.block_ms.items()],
+                "memory": res.memory,
+            }
+            for arm in self.arms
+            for res in (arm.results[b] for b in self.ordered_batch_sizes(arm))
+        ]
 
     # -- persistence --------------------------------------------------------------------------
     @classmethod

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from profiler.events import jsonsafe
-from profiler.outputs import STEPS_HEADER, safe_cell
+from profiler.outputs import STEPS_HEADER, rows_from_samples, safe_cell
 
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources" / "report"
 
@@ -40,25 +40,8 @@ def ordered_samples(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def steps_rows(session_dict: dict[str, Any]) -> list[list[Any]]:
-    """One row per measured step (arm, batch size, step, ms, and the latest memory reading at
-    or after that step), the same rows the engine writes to steps.csv."""
-    rows: list[list[Any]] = []
-    for sample in ordered_samples(session_dict):
-        first_measured = 1 + len(sample.get("warmup_ms") or [])
-        mem = sorted(
-            (m for m in sample.get("memory") or [] if m and m[0] is not None), key=lambda m: m[0]
-        )
-        j = 0
-        for i, ms in enumerate(sample.get("ms") or []):
-            step = first_measured + i
-            while j < len(mem) - 1 and mem[j][0] < step:
-                j += 1
-            m = (list(mem[j]) + [None] * 4)[:4] if mem else [None, None, None, None]
-            value = round(ms, 6) if isinstance(ms, (int, float)) else None
-            rows.append(
-                [sample.get("arm"), sample.get("batch_size"), step, value, m[1], m[2], m[3]]
-            )
-    return rows
+    """The rows the engine writes to steps.csv, from a saved session."""
+    return rows_from_samples(ordered_samples(session_dict))
 
 
 def steps_csv_text(session_dict: dict[str, Any]) -> str:

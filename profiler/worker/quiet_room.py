@@ -8,6 +8,7 @@ than a small share of a core; if they never quiet down, the block runs anyway an
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 
@@ -19,6 +20,9 @@ BUSY_SHARE = 0.2  # more than a fifth of one core over the window counts as busy
 
 
 def _cpu_seconds(pids: Iterable[int]) -> float:
+    """CPU seconds used so far by the peers and their descendants, except this process (the
+    CLI's or the window's descendants include the worker that is about to be timed)."""
+    me = os.getpid()
     total = 0.0
     for pid in pids:
         try:
@@ -27,6 +31,8 @@ def _cpu_seconds(pids: Iterable[int]) -> float:
         except psutil.Error:
             continue
         for p in procs:
+            if p.pid == me:
+                continue
             try:
                 t = p.cpu_times()
                 total += t.user + t.system

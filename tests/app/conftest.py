@@ -22,6 +22,13 @@ def private_settings(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(autouse=True)
+def one_replicate(monkeypatch):
+    """Windows made in tests default to one round per run: the default's rounds are for users,
+    and the engine's tests cover replicates."""
+    monkeypatch.setattr("app.measurement_options.DEFAULT_REPLICATES", 1)
+
+
 @pytest.fixture
 def make_window(qtbot):
     """Create windows; each is closed at teardown and must not leave a run behind."""
@@ -54,7 +61,6 @@ def configure_fast(
     window.setup.batch_sizes.setText(batch_sizes)
     window.setup.warmup.setValue(warmup)
     window.setup.steps.setValue(steps)
-    window.setup.measurement.replicates.setValue(1)  # tests: one round is enough
 
 
 def write_model(tmp_path: Path, name: str, body: str) -> str:

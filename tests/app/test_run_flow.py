@@ -77,7 +77,7 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
     assert window.controller.data.arms[1].markers, "compile markers"
     assert saved["status"] == "completed" and len(saved["arms"]) == 2
     assert (folder / "events.jsonl").stat().st_size > 0
-    assert (folder / "steps.csv").read_text().startswith("arm,batch_size,step")
+    assert (folder / "steps.csv").read_text().startswith("arm,batch_size,replicate,block,step")
     assert window.run_action.isEnabled() and not window.stop_action.isEnabled()
     assert "completed" in window.status.text()
     assert window.results.environment.rowCount() > 3

@@ -271,3 +271,27 @@ def test_a_schema_1_session_opens_marked_as_measured_by_the_old_method(make_wind
     assert [r[0] for r in rows] == ["eager", "eager", "aot_eager", "aot_eager"]
     assert "measured by the old method" in window.results.summary.toolTip()
     assert window.setup.measurement.replicates.value() >= 1
+
+
+def test_measurement_options_map_to_the_config_persist_and_restore(make_window):
+    window = make_window(background=False)
+    m = window.setup.measurement
+    config = window.setup.config()
+    assert config.replicates == 1 and config.control is False and config.threads is None
+    assert config.accuracy is True and config.warm_cache is False
+    m.replicates.setValue(4)
+    m.control.setChecked(True)
+    m.threads.setValue(1)
+    m.warm_cache.setChecked(True)
+    m.accuracy.setChecked(False)
+    config = window.setup.config()
+    assert (config.replicates, config.control, config.threads) == (4, True, 1)
+    assert config.warm_cache is True and config.accuracy is False
+    assert [a.name for a in config.run_arms][-1] == "eager-control"
+    assert "fresh process per arm" in m.replicates.toolTip()
+    window.close()
+    again = make_window(background=False)
+    assert again.setup.config().replicates == 4 and again.setup.config().control is True
+    again.setup.measurement.set_options({"replicates": "x", "threads": -3, "control": False})
+    assert again.setup.config().replicates == 4, "malformed values are skipped"
+    assert again.setup.config().control is False

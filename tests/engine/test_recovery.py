@@ -65,7 +65,7 @@ def test_a_run_cut_off_mid_way_is_recovered_as_interrupted(finished_run, tmp_pat
     assert [a["name"] for a in saved["arms"]] == ["eager", "aot_eager"]
     measured = [s for s in saved["samples"] if s["ms"] or s["warmup_ms"]]
     assert measured, "what was measured before the crash is kept"
-    assert (folder / "steps.csv").read_text().startswith("arm,batch_size,step")
+    assert (folder / "steps.csv").read_text().startswith("arm,batch_size,replicate,block,step")
     assert "Recovered 1 interrupted session" in recovery.describe(results)
     # Recovered once: the next start finds nothing to do.
     assert recovery.unfinished(tmp_path) == []

@@ -139,7 +139,7 @@ def test_files_are_strict_json_and_csv(tmp_path):
     assert "NaN" not in text
     json.loads(text)
     assert len(steps_rows(s)) == 4
-    assert steps_rows(s)[0][:3] == ["eager", 8, 2]
+    assert steps_rows(s)[0][:5] == ["eager", 8, 0, 0, 2]
 
 
 def _round_events(rep, cache, arm, first_ms, ms, block_split=2, cache_hits=0):

@@ -37,6 +37,7 @@ def test_a_run_uses_warmed_workers_and_starts_measuring_quickly(tmp_path):
             warmup=1,
             steps=4,
             blocks=2,
+            replicates=1,
         )
         session = Runner(cfg, listeners=[listener], pool=pool).run().to_dict()
         assert session["status"] == "completed"
@@ -61,6 +62,7 @@ def test_arms_that_need_their_own_environment_get_fresh_workers(tmp_path):
             warmup=0,
             steps=2,
             blocks=1,
+            replicates=1,
             debug=DebugOptions(trace=True),
             artifacts_dir=str(tmp_path),
         )

@@ -19,6 +19,7 @@ def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes
         warmup=1,
         steps=8,
         blocks=2,
+        replicates=1,
     )
     log = outputs.EventLog(out_dir / "events.jsonl")
     try:

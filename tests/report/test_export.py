@@ -105,7 +105,7 @@ def test_csv_cells_that_start_a_formula_are_neutralised(tmp_path):
     )
     text = steps_csv_text(data)
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0][:4] == ["arm", "batch_size", "step", "ms"]
+    assert rows[0][:6] == ["arm", "batch_size", "replicate", "block", "step", "ms"]
     labels = {r[0] for r in rows[1:]}
     assert labels == {"eager", '\'=HYPERLINK("http://x")'}
     for prefix in ("+1", "-1", "@SUM(A1)"):
@@ -113,14 +113,30 @@ def test_csv_cells_that_start_a_formula_are_neutralised(tmp_path):
         first = list(csv.reader(io.StringIO(steps_csv_text(data))))[1][0]
         assert first == "'" + prefix
     # numbers stay numbers (a negative number is not a text cell)
-    assert all(float(r[3]) > 0 for r in rows[1:])
+    assert all(float(r[5]) > 0 for r in rows[1:])
 
 
 def test_steps_rows_take_the_latest_memory_reading():
     data = synthetic_session()
     rows = steps_rows(data)
-    assert [r[2] for r in rows if r[0] == "eager"] == [3, 4, 5, 6]
-    assert {r[4] for r in rows if r[0] == "eager"} == {300.0}
+    assert [r[4] for r in rows if r[0] == "eager"] == [3, 4, 5, 6]
+    assert {r[6] for r in rows if r[0] == "eager"} == {300.0}
+
+
+def test_steps_rows_name_the_round_and_block_of_each_step():
+    data = synthetic_session()
+    sample = data["samples"][0]
+    sample["ms"] = [1.0, 2.0, 3.0, 4.0, 5.0]
+    sample["blocks"] = [[0, 0, 2], [0, 1, 1], [1, 0, 2]]
+    rows = [r for r in steps_rows(data) if r[0] == sample["arm"]]
+    assert [(r[2], r[3], r[5]) for r in rows] == [
+        (0, 0, 1.0),
+        (0, 0, 2.0),
+        (0, 1, 3.0),
+        (1, 0, 4.0),
+        (1, 0, 5.0),
+    ]
+    assert rows[3][6] is None, "memory is the first round's"
 
 
 def test_nan_and_infinity_are_written_as_null(tmp_path):
