@@ -84,6 +84,7 @@ class ArmTrace:
     cuda_reserved_mb: Series = field(default_factory=Series)
     markers: list[Marker] = field(default_factory=list)
     markers_version: int = 0
+    section: tuple[Any, Any] | None = None  # the (round, batch size) its last steps were in
     # Small steps events not yet in step_ms / throughput: x, ms and batch size per step.
     _pending_x: list[int] = field(default_factory=list, repr=False)
     _pending_ms: list[float] = field(default_factory=list, repr=False)
@@ -106,6 +107,15 @@ class ArmTrace:
         self.flush()
         ms_arr = np.asarray(ms, dtype=np.float64)
         self._extend(x0 + np.arange(k, dtype=np.float64), ms_arr, float(batch_size))
+
+    def add_gap(self, x: float) -> None:
+        """A break in the step-time and throughput lines (NaN: the plots draw connect='finite'),
+        so a section's first steps are not joined to the previous section's last."""
+        self.flush()
+        gap = np.array([float(x)])
+        nan = np.array([np.nan])
+        self.step_ms.extend(gap, nan)
+        self.throughput.extend(gap, nan)
 
     def flush(self) -> None:
         """Fold pending small steps events into the numpy buffers."""
@@ -219,6 +229,10 @@ class LiveData:
             if ms is None or len(ms) == 0:
                 return
             x0 = offset + int(event.get("start") or 0)
+            section = (event.get("replicate"), event["batch_size"])
+            if trace.section is not None and trace.section != section:
+                trace.add_gap(x0 - 0.5)
+            trace.section = section
             trace.add_steps(x0, ms, event["batch_size"])
             self.points += len(ms)
             self._reach(x0 + len(ms) - 1)

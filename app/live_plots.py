@@ -153,7 +153,7 @@ class LivePlots(QWidget):
                 item = pg.PlotDataItem(
                     pen=pen,
                     name=trace.name if key == "step_ms" else None,
-                    skipFiniteCheck=True,
+                    connect="finite",  # a NaN breaks the line between sections
                 )
                 self.plots[plot_index].addItem(item)
                 curves[key] = item

@@ -98,8 +98,10 @@ def test_sections_follow_rounds_and_make_room_for_longer_blocks():
     data.apply({**_steps(1, 32, 0, [1.0]), "replicate": "accuracy"})  # not plotted
     assert data.sections() == [(0.0, "r1 bs=32"), (22.0, "r1 bs=64"), (28.0, "r2 bs=32")]
     assert data.boundaries() == [(0.0, 32), (22.0, 64), (28.0, 32)]
-    x, _ = data.arms[0].step_ms.data()
-    assert x[0] == 2 and x[19] == 21 and x[20] == 24 and x[-1] == 33
+    x, y = data.arms[0].step_ms.data()
+    assert x[0] == 2 and x[19] == 21 and x[21] == 24 and x[-1] == 33
+    assert np.isnan(y[20]) and x[20] == 23.5, "the line breaks between sections"
+    assert np.isnan(y).sum() == 2 and np.all(np.diff(x) > 0)
     assert data.points == 32 and data.x_extent() == 34 > span * 4, "the data went further"
 
 
