@@ -64,7 +64,7 @@ def test_blocks_last_their_minimum_time(tmp_path):
 
 def test_the_quiet_room_waits_for_a_busy_peer_and_flags_it():
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    idle = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
     try:
         quiet, waited = wait_for_quiet([busy.pid], max_wait_s=0.3)
         assert not quiet and waited >= 0.3
