@@ -33,14 +33,13 @@ from typing import Any
 from profiler import stats
 from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
-from profiler.session import Session
+from profiler.session import ACCURACY_PASS, Session
 from profiler.worker_pool import WorkerPool
 from profiler.worker_process import WorkerProcess
 
 Listener = Callable[[dict[str, Any]], None]
 WorkerFactory = Callable[[int, queue.Queue, dict[str, str]], Any]
 POLL_S = 0.1
-ACCURACY_ROUND = "accuracy"
 
 
 class RunStopped(Exception):
@@ -259,7 +258,7 @@ class Runner:
     def _run_accuracy(self) -> None:
         """One untimed process per compiled arm: its compiles never touch the timed processes'
         dynamo state (recompile counts, the recompile limit, the cold cache)."""
-        self._round = ACCURACY_ROUND
+        self._round = ACCURACY_PASS
         self._inbox = queue.Queue()
         self._arms = [_ArmState(i, spec) for i, spec in enumerate(self._specs)]
         for arm in self._arms:

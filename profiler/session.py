@@ -62,9 +62,6 @@ class BatchResult:
     def compiles_of(self, replicate: int) -> list[dict[str, Any]]:
         return self.compiles if replicate == 0 else self.later_compiles.get(replicate, [])
 
-    def compile_steps_after_first(self) -> list[dict[str, Any]]:
-        return [c for c in self.compiles if (c.get("step") or 0) > 0]
-
 
 @dataclass
 class ArmRecord:

@@ -105,14 +105,6 @@ def break_even_steps(
     return max(0.0, compile_s) * 1000.0 / saved_ms
 
 
-def within_tolerance(
-    value: float | None, reference: float | None, rtol: float, atol: float
-) -> bool | None:
-    if value is None or reference is None:
-        return None
-    return abs(value - reference) <= atol + rtol * abs(reference)
-
-
 def t_quantile_975(df: int) -> float:
     """Student's t at 0.975 (a two-sided 95% interval) for `df` degrees of freedom."""
     if df < 1:

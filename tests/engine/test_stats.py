@@ -38,12 +38,6 @@ def test_break_even():
     assert stats.break_even_steps(None, 3.0, 1.0) is None
 
 
-def test_tolerance():
-    assert stats.within_tolerance(1.0005, 1.0, 1e-3, 0)
-    assert not stats.within_tolerance(1.01, 1.0, 1e-3, 1e-5)
-    assert stats.within_tolerance(None, 1.0, 1e-3, 1e-5) is None
-
-
 def test_long_runs_keep_the_bootstrap_bounded():
     rng = np.random.default_rng(3)
     base = 2.0 + rng.random(1_000_000) * 0.01
