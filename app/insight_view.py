@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.theme import error_colour, is_dark
+from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.summary import fmt_break_even
 
 STATUS_TEXT = {
@@ -36,7 +37,7 @@ STATUS_TEXT = {
     "compiled": "compiled",
     "recompiled": "recompiled",
     "reused": "reused a graph",
-    "fell_back": "fell back to eager",
+    "fell_back": FELL_BACK,
     "not_run": "-",
 }
 CONTEXT_LINES = 4
@@ -305,10 +306,7 @@ class InsightView(QWidget):
                 f"{explain.get('op_count')} op(s)."
             )
         for fb in arm.get("fallbacks", []):
-            parts.append(
-                f"⚠ recompile limit hit in {fb.get('frame')} at bs {fb.get('batch_size')}: it runs eagerly from then on, "
-                "so later timings are not compiled timings."
-            )
+            parts.append(f"⚠ bs {fb.get('batch_size')}: {recompile_limit_hit(fb.get('frame'))}.")
         if arm.get("error"):
             parts.append(f"⚠ {arm['error'].get('message')}")
         return " ".join(parts)

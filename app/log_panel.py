@@ -1,8 +1,9 @@
 """The workers' output, torch's log artifacts and the run's notable moments, filterable by arm
 and by source (the model's own output, an artifact such as graph_breaks or guards, or events).
 
-Lines arrive in batches (one per drain of the profiler thread), so the view appends one block
-per batch rather than one per line. A bounded history keeps a chatty model from eating memory.
+Each event's line comes from profiler.event_text, as on the terminal. Lines arrive in batches
+(one per drain of the profiler thread), so the view appends one block per batch rather than one
+per line. A bounded history keeps a chatty model from eating memory.
 """
 
 from __future__ import annotations
@@ -13,41 +14,16 @@ from typing import Any
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
+from profiler.event_text import describe
+from profiler.events import EventType
+
 MAX_LINES = 20_000
 ALL = -1
 
 
-def describe_event(event: dict[str, Any]) -> str | None:
-    """The log line for an event, or None for events that are not worth a line."""
-    kind = event.get("type")
-    bs = event.get("batch_size")
-    at = f"bs {bs}: " if bs is not None else ""
-    if kind == "log":
-        return str(event.get("text", "")).rstrip()
-    if kind == "error":
-        where = f" ({event.get('file')}:{event.get('line')})" if event.get("file") else ""
-        return f"ERROR {at}{event.get('kind')}: {event.get('message')}{where}"
-    if kind == "compile":
-        secs = event.get("seconds")
-        took = f" {secs:.2f} s" if isinstance(secs, (int, float)) else ""
-        reason = f": {event['reason']}" if event.get("reason") else ""
-        return f"{at}{event.get('kind')} compile of {event.get('frame')}{took}{reason}"
-    if kind == "graph_break":
-        where = f" at {event.get('file')}:{event.get('line')}" if event.get("file") else ""
-        return f"{at}graph break{where}: {event.get('reason')}"
-    if kind == "fallback":
-        return f"{at}recompile limit hit in {event.get('frame')}: runs eagerly from now on"
-    if kind == "loaded":
-        return f"loaded {event.get('model')}: {event.get('params'):,} parameters, input {event.get('input')}"
-    if kind == "worker_exit":
-        return f"worker exited: {event.get('status')} {event.get('message') or ''}".rstrip()
-    if kind == "run_end":
-        return f"run {event.get('status')}"
-    return None
-
-
 def source_of(event: dict[str, Any]) -> str:
-    if event.get("type") == "log":
+    """The source filter's entry for an event: the model's output, a torch artifact, events."""
+    if event.get("type") == EventType.LOG:
         if event.get("artifact"):
             return str(event["artifact"])
         return "model output" if event.get("stream") == "output" else "tcprof"
@@ -114,7 +90,7 @@ class LogPanel(QWidget):
     def add_events(self, events: list[dict[str, Any]]) -> None:
         shown = []
         for event in events:
-            text = describe_event(event)
+            text = describe(event)
             if text is None:
                 continue
             arm = event.get("arm") if isinstance(event.get("arm"), int) else ALL

@@ -1,34 +1,123 @@
-"""The event protocol between a worker process and the engine.
+"""The event protocol between a worker process and the engine, declared once.
 
 Events are small JSON objects, one per line, on the worker's event channel. Every event has a
-`type`; the engine adds `arm` (the arm's index) and `t` (seconds since the run started) when it
-receives one. The set is versioned by PROTOCOL_VERSION; a reader ignores types it does not know.
+`type`; the engine adds `arm` (the arm's index), `replicate` (the round, or "accuracy" for the
+untimed accuracy process) and `t` (seconds since the run started) when it relays one. The set is
+versioned by PROTOCOL_VERSION, which the worker states in `ready` and `hello`; the engine
+refuses a worker of another version (check_hello). A reader ignores types it does not know.
 
-Worker -> engine:
-  hello        environment: torch, python, platform, device, device_name, backends, ...
-  loaded       model: name, params, input, loss_kind, candidates
-  phase        phase (loading|compiling|warmup|measuring|idle), batch_size
-  first_step   batch_size, ms, loss, grad_norm, compile (dynamo compile metrics of the step)
-  steps        batch_size, phase (warmup|measure), start (step index), ms (list of floats)
+Worker -> engine (one TypedDict below per type, with every field):
+  ready        the worker is up (before torch is imported): protocol
+  hello        environment: protocol, torch, python, platform, device, device_name, backends, ...
+  loaded       the model is built: model, params, input, input_source, cache_dir, threads, ...
+  phase        phase (see Phase), batch_size
+  first_step   batch_size, ms, loss, grad_norm, compile_s, compiles, compile_peak_mb
+  steps        batch_size, phase (warmup|measure), start (step index), ms (list), block
   memory       batch_size, step, rss_mb, cuda_alloc_mb, cuda_reserved_mb
   compile      batch_size, step, kind (first|recompile), reason, frame, file, line, seconds, ...
-  graph_break  batch_size, reason, file, line, count
-  block_done   batch_size, steps
-  bs_done      batch_size, peaks, last_loss, graphs, graph_breaks, recompiles, fell_back
-  model_info   answer to `inspect`: candidates, chosen, params, input
-  log          stream (stdout|stderr|torch), text
-  error        kind, message, traceback, file, line, batch_size, fatal
+  graph_break  batch_size, step, reason, explanation, hints, file, line, text
+  fallback     batch_size, step, frame, file, line, reason: the recompile limit was hit
+  explain      batch_size, graph_count, graph_break_count, op_count, break_reasons
+  block_done   batch_size, block, steps, quiet, waited_s
+  bs_done      batch_size, peaks, last_loss, graphs, graph_breaks, recompiles, fell_back, ...
+  accuracy     batch_size, status (pass|fail|skipped), worst, reason, rtol, atol, ...
+  profile      batch_size, steps, path, top_ops: the torch.profiler pass
+  artifact     kind, path, batch_size: a file written for the arm
+  cache_saved  saved, path, bytes, artifacts, reason: portable compile-cache artifacts
+  cache_loaded loaded, artifacts
+  model_info   answer to `inspect`: path, candidates, chosen, params, input, error
+  log          stream (output|torch|tcprof|channel), text, artifact
+  error        kind (see ERROR_KINDS), message, traceback, file, line, batch_size, fatal
+  done         cmd, failed: a command finished
+  bye          answer to `exit`
 Engine -> listeners (besides the above):
-  run_start, arm_start, worker_exit, run_end
+  run_start, round_start, arm_start, worker_exit, round_end, run_end
+Inside the engine and the application only (never written by a worker):
+  _eof         a worker's event channel closed (read by the runner, never published)
+  summary      session: the application's live session summary, after each bs_done
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from enum import Enum
+from typing import Any, Literal, TypedDict
 
 PROTOCOL_VERSION = 1
+
+
+class EventType(str, Enum):
+    """Every event type. A str, so `EventType.HELLO == "hello"` and JSON is unchanged."""
+
+    __str__ = str.__str__  # f-strings show the value on every Python version
+
+    READY = "ready"
+    HELLO = "hello"
+    LOADED = "loaded"
+    PHASE = "phase"
+    FIRST_STEP = "first_step"
+    STEPS = "steps"
+    MEMORY = "memory"
+    COMPILE = "compile"
+    GRAPH_BREAK = "graph_break"
+    FALLBACK = "fallback"
+    EXPLAIN = "explain"
+    BLOCK_DONE = "block_done"
+    BS_DONE = "bs_done"
+    ACCURACY = "accuracy"
+    PROFILE = "profile"
+    ARTIFACT = "artifact"
+    CACHE_SAVED = "cache_saved"
+    CACHE_LOADED = "cache_loaded"
+    MODEL_INFO = "model_info"
+    LOG = "log"
+    ERROR = "error"
+    DONE = "done"
+    BYE = "bye"
+    RUN_START = "run_start"
+    ROUND_START = "round_start"
+    ARM_START = "arm_start"
+    WORKER_EXIT = "worker_exit"
+    ROUND_END = "round_end"
+    RUN_END = "run_end"
+    EOF = "_eof"
+    SUMMARY = "summary"
+
+
+class Phase(str, Enum):
+    """What a worker is doing, announced by a `phase` event, in the order they come."""
+
+    __str__ = str.__str__
+
+    LOADING = "loading"  # importing the model file and building the model
+    EXPLAIN = "explain"  # torch._dynamo.explain pre-pass (debug option)
+    COMPILING = "compiling"  # a compiled arm's first step
+    FIRST_STEP = "first_step"  # an eager arm's first step
+    WARMUP = "warmup"
+    MEASURING = "measuring"  # a timed block
+    PROFILING = "profiling"  # the untimed torch.profiler pass
+    ACCURACY = "accuracy"  # the untimed accuracy check
+    IDLE = "idle"  # between batch sizes
+
+
+class StepsPhase(str, Enum):
+    """The `phase` of a `steps` event: which steps its samples are."""
+
+    __str__ = str.__str__
+
+    WARMUP = "warmup"
+    MEASURE = "measure"
+
+
+class CompileKind(str, Enum):
+    """The `kind` of a `compile` event."""
+
+    __str__ = str.__str__
+
+    FIRST = "first"
+    RECOMPILE = "recompile"
+
 
 ERROR_KINDS = (
     "usage",  # bad configuration found by the worker (unknown backend, ...)
@@ -41,12 +130,341 @@ ERROR_KINDS = (
     "compile",  # torch.compile / a backend failed
     "runtime",  # a later step raised
     "oom",  # out of memory
+    "weights",  # saving the trained weights failed (not fatal)
     "crash",  # the worker died (signal, os._exit)
     "timeout",
-    "protocol",
+    "protocol",  # an unknown command, or a worker of another protocol version
+    "internal",  # the run failed inside the profiler (the application's run thread)
 )
 
 
+# -- one TypedDict per event type --------------------------------------------------------------
+class Relayed(TypedDict, total=False):
+    """What the engine adds to every event it relays."""
+
+    type: str
+    arm: int  # the arm's index
+    replicate: int | str  # the round, or "accuracy" (the untimed accuracy process)
+    t: float  # seconds since the run started
+
+
+class ReadyEvent(Relayed):
+    protocol: int
+
+
+class HelloEvent(Relayed, total=False):
+    protocol: int  # absent from workers older than the check: read as 1
+    torch: str
+    python: str
+    platform: str
+    device: str  # cpu | cuda | mps
+    device_name: str
+    cpu: str
+    cpu_count: int
+    torch_threads: int
+    cuda: str | None
+    cuda_available: bool
+    devices: list[str]
+    backends: list[str] | None  # None when TorchDynamo was not imported (eager arms)
+    pid: int
+    cuda_memory_mb: int
+
+
+class LoadedEvent(Relayed, total=False):
+    model: str  # how the model was built, e.g. "Net()"
+    params: int
+    input: str
+    input_source: str
+    cache_dir: str | None
+    threads: int
+    candidates: list[dict[str, Any]]
+
+
+class PhaseEvent(Relayed):
+    phase: str  # a Phase
+    batch_size: int | None
+
+
+class FirstStepEvent(Relayed, total=False):
+    batch_size: int
+    ms: float
+    loss: float | None
+    grad_norm: float | None
+    compile_s: float  # dynamo's compile time during the step
+    compiles: int
+    compile_peak_mb: float | None
+
+
+class StepsEvent(Relayed, total=False):
+    batch_size: int
+    phase: str  # a StepsPhase
+    start: int  # the first sample's step index
+    ms: list[float]
+    block: int  # measured blocks only
+
+
+class MemoryEvent(Relayed, total=False):
+    batch_size: int
+    step: int
+    rss_mb: float
+    cuda_alloc_mb: float | None
+    cuda_reserved_mb: float | None
+
+
+class CompileEvent(Relayed, total=False):
+    batch_size: int
+    step: int
+    compile_id: str | None
+    kind: str  # a CompileKind
+    reason: str | None  # the guard that failed, for a recompile
+    frame: str | None
+    file: str | None
+    line: int | None
+    seconds: float | None
+    backend_s: float | None
+    inductor_s: float | None
+    code_gen_s: float | None
+    fx_cache_hits: int | None
+    fx_cache_misses: int | None
+    aot_cache_hits: int | None
+    aot_cache_misses: int | None
+    graph_ops: int | None
+    guards: int | None
+    fail_type: str | None  # a compile that failed (under suppress_errors: runs eagerly)
+    fail_reason: str | None
+
+
+class GraphBreakEvent(Relayed, total=False):
+    batch_size: int
+    step: int
+    reason: str
+    explanation: str | None
+    hints: list[str]
+    file: str | None
+    line: int | None
+    text: str
+
+
+class FallbackEvent(Relayed, total=False):
+    batch_size: int
+    step: int
+    frame: str | None
+    file: str | None
+    line: int | None
+    reason: str
+
+
+class ExplainEvent(Relayed, total=False):
+    batch_size: int
+    graph_count: int
+    graph_break_count: int
+    op_count: int
+    break_reasons: list[dict[str, Any]]  # reason, file, line
+
+
+class BlockDoneEvent(Relayed, total=False):
+    batch_size: int
+    block: int
+    steps: int  # steps run (a block runs at least min_block_ms)
+    quiet: bool  # whether the other processes were idle when it started
+    waited_s: float
+
+
+class BsDoneEvent(Relayed, total=False):
+    batch_size: int
+    last_loss: float | None
+    graphs: int
+    recompiles: int
+    graph_breaks: int
+    fell_back: bool
+    dynamo_compile_s: float
+    peak_rss_mb: float
+    os_peak_rss_mb: float
+    peak_cuda_mb: float | None
+    peak_cuda_reserved_mb: float | None
+    steady_peak_mb: float | None
+    steady_method: str
+
+
+class AccuracyEvent(Relayed, total=False):
+    batch_size: int
+    status: Literal["pass", "fail", "skipped"]
+    worst: dict[str, Any] | None  # name, max_abs_err, max_rel_err
+    reason: str | None
+    float64: bool
+    rtol: float
+    atol: float
+    compared: int
+
+
+class ProfileEvent(Relayed, total=False):
+    batch_size: int
+    steps: int
+    path: str
+    top_ops: list[dict[str, Any]]
+
+
+class ArtifactEvent(Relayed, total=False):
+    kind: str  # torch_trace | tlparse | memory_snapshot | torch_profiler_trace | weights
+    path: str
+    batch_size: int
+    format: str  # weights only: format, tensors, verified
+    tensors: int
+    verified: bool
+
+
+class CacheSavedEvent(Relayed, total=False):
+    saved: bool
+    path: str
+    bytes: int
+    artifacts: dict[str, int]  # count by kind
+    reason: str  # why nothing was saved
+
+
+class CacheLoadedEvent(Relayed, total=False):
+    loaded: bool
+    artifacts: dict[str, int]
+
+
+class ModelInfoEvent(Relayed, total=False):
+    path: str
+    candidates: list[dict[str, Any]]
+    chosen: str | None
+    params: int | None
+    input: str | None
+    has_make_batch: bool
+    error: dict[str, Any]  # kind, message, file, line, traceback
+
+
+class LogEvent(Relayed, total=False):
+    stream: str  # output (the model's prints) | torch | tcprof | channel (a stray line)
+    text: str
+    artifact: str  # the torch._logging artifact, for stream "torch"
+
+
+class ErrorEvent(Relayed, total=False):
+    kind: str  # one of ERROR_KINDS
+    message: str
+    exception: str
+    traceback: str
+    file: str | None  # the user's file and line, when the error is in it
+    line: int | None
+    batch_size: int | None
+    fatal: bool  # false: the arm goes on with its next batch size (out of memory, ...)
+
+
+class DoneEvent(Relayed, total=False):
+    cmd: str
+    failed: bool
+
+
+class ByeEvent(Relayed):
+    pass
+
+
+class RunStartEvent(Relayed, total=False):
+    config: dict[str, Any]
+    wall_time: float
+
+
+class RoundStartEvent(Relayed, total=False):
+    cache: str  # cold | portable | warm | user
+    order: list[str]  # arm names, in the round's order
+
+
+class ArmStartEvent(Relayed, total=False):
+    name: str
+    backend: str
+    cache: str | None
+
+
+class WorkerExitEvent(Relayed, total=False):
+    status: str  # normal | stopped | signal | error | running
+    code: int | None
+    signal: str
+    message: str
+
+
+class RoundEndEvent(Relayed):
+    pass
+
+
+class RunEndEvent(Relayed, total=False):
+    status: str  # completed | completed_with_errors | stopped | timeout
+    wall_time: float
+
+
+class EofEvent(Relayed):
+    pass
+
+
+class SummaryEvent(Relayed, total=False):
+    session: dict[str, Any]
+
+
+EVENT_FIELDS: dict[EventType, type] = {
+    EventType.READY: ReadyEvent,
+    EventType.HELLO: HelloEvent,
+    EventType.LOADED: LoadedEvent,
+    EventType.PHASE: PhaseEvent,
+    EventType.FIRST_STEP: FirstStepEvent,
+    EventType.STEPS: StepsEvent,
+    EventType.MEMORY: MemoryEvent,
+    EventType.COMPILE: CompileEvent,
+    EventType.GRAPH_BREAK: GraphBreakEvent,
+    EventType.FALLBACK: FallbackEvent,
+    EventType.EXPLAIN: ExplainEvent,
+    EventType.BLOCK_DONE: BlockDoneEvent,
+    EventType.BS_DONE: BsDoneEvent,
+    EventType.ACCURACY: AccuracyEvent,
+    EventType.PROFILE: ProfileEvent,
+    EventType.ARTIFACT: ArtifactEvent,
+    EventType.CACHE_SAVED: CacheSavedEvent,
+    EventType.CACHE_LOADED: CacheLoadedEvent,
+    EventType.MODEL_INFO: ModelInfoEvent,
+    EventType.LOG: LogEvent,
+    EventType.ERROR: ErrorEvent,
+    EventType.DONE: DoneEvent,
+    EventType.BYE: ByeEvent,
+    EventType.RUN_START: RunStartEvent,
+    EventType.ROUND_START: RoundStartEvent,
+    EventType.ARM_START: ArmStartEvent,
+    EventType.WORKER_EXIT: WorkerExitEvent,
+    EventType.ROUND_END: RoundEndEvent,
+    EventType.RUN_END: RunEndEvent,
+    EventType.EOF: EofEvent,
+    EventType.SUMMARY: SummaryEvent,
+}
+"""The TypedDict that lists each type's fields."""
+
+
+# -- the version check ---------------------------------------------------------------------------
+def check_hello(event: dict[str, Any]) -> str | None:
+    """Why a `hello` cannot be accepted (a worker of another protocol version), or None.
+
+    Useful once a worker runs from another install (a remote host): both sides must read the
+    same events the same way. A hello without `protocol` comes from version 1."""
+    theirs = event.get("protocol", 1)
+    if theirs == PROTOCOL_VERSION:
+        return None
+    return (
+        f"worker speaks protocol {theirs}, this tcprof speaks {PROTOCOL_VERSION}: "
+        "install the same tcprof on both sides"
+    )
+
+
+def screen_hello(event: dict[str, Any]) -> dict[str, Any]:
+    """The event itself, or, for a hello of another protocol version, a fatal `protocol` error
+    to relay in its place (the receiving side then fails the arm as for any fatal error)."""
+    if event.get("type") != EventType.HELLO:
+        return event
+    problem = check_hello(event)
+    if problem is None:
+        return event
+    return {"type": EventType.ERROR.value, "kind": "protocol", "message": problem, "fatal": True}
+
+
+# -- the wire format -----------------------------------------------------------------------------
 def jsonsafe(value: Any) -> Any:
     """NaN and infinity become null, so every file we write is strict JSON."""
     if isinstance(value, float):

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from profiler.config import ModelSource
+from profiler.events import screen_hello
 from profiler.worker_process import WorkerProcess
 
 
@@ -29,6 +30,7 @@ def _ask(
                 _, event = inbox.get(timeout=0.1)
             except queue.Empty:
                 continue
+            event = screen_hello(event)
             if event.get("type") == answer_type:
                 return event
             if event.get("type") == "error":

@@ -1,14 +1,29 @@
-"""Terminal progress for `tcprof run`: phases, compile time running, steps measured.
+"""Terminal progress for `tcprof run`: phases, compile time running, notable events.
 
 On a terminal one status line is redrawn in place (with a ticker, so a long compile shows its
-time running); otherwise each phase change is one plain line."""
+time running); otherwise each phase change is one plain line. What a line says comes from
+event_text and how far the run has got from progress_model, as in the application.
+"""
 
 from __future__ import annotations
 
 import sys
 import threading
-import time
 from typing import IO, Any
+
+from profiler.event_text import describe, phase_text
+from profiler.events import CompileKind, EventType, Phase
+from profiler.progress_model import ProgressModel
+
+# Later rounds repeat what the first showed of these.
+_SHOWN_ONCE = {EventType.LOADED, EventType.GRAPH_BREAK, EventType.FALLBACK, EventType.COMPILE}
+# Not worth a terminal line (the log panel shows them; the summary follows the run).
+_NOT_ON_TERMINAL = {
+    EventType.RUN_END,
+    EventType.ARTIFACT,
+    EventType.CACHE_LOADED,
+    EventType.CACHE_SAVED,
+}
 
 
 class TerminalProgress:
@@ -24,16 +39,7 @@ class TerminalProgress:
         self.tty = self.stream.isatty()
         self.quiet = quiet
         self.show_output = show_output  # echo the model's own printed output
-        self.names = arm_names
-        blocks = max(1, min(config.blocks, config.steps))
-        rounds = max(1, getattr(config, "replicates", 1))
-        # progress counts first steps and measured blocks (a block may run more steps than
-        # asked for, to last its minimum time)
-        self.total = len(arm_names) * len(config.batch_sizes) * (blocks + 1) * rounds
-        self.rounds = rounds
-        self.done = 0
-        self.status = "starting workers"
-        self.status_since = time.monotonic()
+        self.model = ProgressModel(arm_names, config)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -54,11 +60,14 @@ class TerminalProgress:
         while not self._stop.wait(0.25):
             self._redraw()
 
-    def _redraw(self) -> None:
+    def status_line(self) -> str:
         with self._lock:
-            pct = 100.0 * self.done / self.total if self.total else 0
-            elapsed = time.monotonic() - self.status_since
-            line = f"[{pct:5.1f}%] {self.status} {elapsed:.1f} s"
+            m = self.model
+            return f"[{100.0 * m.fraction:5.1f}%] {m.where()}… {m.phase_elapsed_s():.1f} s"
+
+    def _redraw(self) -> None:
+        line = self.status_line()
+        with self._lock:
             self.stream.write("\r\033[K" + line[:160])
             self.stream.flush()
 
@@ -71,80 +80,39 @@ class TerminalProgress:
             self.stream.write(text + "\n")
             self.stream.flush()
 
-    def _set_status(self, text: str) -> None:
-        with self._lock:
-            self.status, self.status_since = text, time.monotonic()
-        if not self.tty:
-            self._say(text)
-
     def __call__(self, e: dict[str, Any]) -> None:
+        with self._lock:
+            self.model.apply(e)
         kind = e.get("type")
-        arm = (
-            self.names[e["arm"]]
-            if isinstance(e.get("arm"), int) and e["arm"] < len(self.names)
-            else "?"
-        )
-        bs = e.get("batch_size")
-        rep = e.get("replicate")
-        repeated = rep not in (0, None)  # later rounds repeat what the first showed
-        if kind == "round_start":
-            cache = e.get("cache")
-            self._say(
-                f"round {e['replicate'] + 1}/{self.rounds}: a fresh process per arm"
-                + (f", compiled arms start from a {cache} cache" if cache != "user" else "")
-            )
-        elif kind == "accuracy":
-            worst = e.get("worst") or {}
-            detail = (
-                f" (worst: {worst.get('name')}, rel err {worst.get('max_rel_err'):.2g})"
-                if worst and worst.get("max_rel_err") is not None
-                else ""
-            )
-            self._say(f"[{arm}] bs={bs} accuracy {e.get('status')}{detail}")
-            if e.get("status") != "pass" and e.get("reason"):
-                self._say(f"[{arm}]   {e['reason']}")
-        elif repeated and kind in ("loaded", "graph_break", "fallback", "compile"):
+        if kind == EventType.PHASE:
+            self._phase_line(e)
+        elif self._wants(e):
+            text = describe(e, rounds=self.model.rounds)
+            if text is not None:
+                arm = e.get("arm")
+                self._say(text if arm is None else f"[{self.model.arm_name(arm)}] {text}")
+
+    def _phase_line(self, e: dict[str, Any]) -> None:
+        """Off a terminal, one line per phase change, except the many measured blocks."""
+        if self.tty or e.get("phase") in (Phase.MEASURING, Phase.IDLE):
             return
-        elif kind == "hello" and not self._shown_env:
-            self._shown_env = True
-            self._say(
-                f"torch {e.get('torch')} · python {e.get('python')} · {e.get('device')} ({e.get('device_name')})"
-            )
-        elif kind == "loaded":
-            self._say(
-                f"[{arm}] {e.get('model')}: {e.get('params'):,} parameters, input {e.get('input')}"
-            )
-        elif kind == "phase":
-            phase = e.get("phase")
-            if phase == "compiling":
-                self._set_status(f"[{arm}] bs={bs} compiling (first step)…")
-            elif phase == "first_step":
-                self._set_status(f"[{arm}] bs={bs} first step…")
-            elif phase == "warmup":
-                self._set_status(f"[{arm}] bs={bs} warm-up…")
-            elif phase == "measuring" and self.tty:
-                self._set_status(f"[{arm}] bs={bs} measuring…")
-            elif phase == "loading":
-                self._set_status(f"[{arm}] loading model…")
-            elif phase == "accuracy":
-                self._set_status(f"[{arm}] bs={bs} accuracy check (untimed)…")
-        elif kind == "first_step":
-            self.done += 1
-            extra = f", dynamo compile {e['compile_s']:.2f} s" if e.get("compiles") else ""
-            where = f" (round {rep + 1})" if isinstance(rep, int) and self.rounds > 1 else ""
-            self._say(f"[{arm}] bs={bs} first step {e['ms'] / 1000:.2f} s{extra}{where}")
-        elif kind == "block_done":
-            self.done += 1
-        elif kind == "recompile" or (kind == "compile" and e.get("kind") == "recompile"):
-            self._say(
-                f"[{arm}] bs={bs} recompile ({e.get('seconds') or 0:.2f} s): {e.get('reason')}"
-            )
-        elif kind == "graph_break":
-            where = f"{e.get('file')}:{e.get('line')}" if e.get("file") else ""
-            self._say(f"[{arm}] graph break at {where}: {e.get('reason')}")
-        elif kind == "fallback":
-            self._say(f"[{arm}] bs={bs} hit the recompile limit: {e.get('frame')} now runs eagerly")
-        elif kind == "error":
-            self._say(f"[{arm}] error: {e.get('message')}")
-        elif kind == "log" and e.get("stream") == "output" and not self.quiet and self.show_output:
-            self._say(f"[{arm}] {e.get('text')}")
+        bs = e.get("batch_size")
+        at = f" bs {bs}:" if bs is not None else ""
+        self._say(f"[{self.model.arm_name(e.get('arm'))}]{at} {phase_text(e.get('phase'))}…")
+
+    def _wants(self, e: dict[str, Any]) -> bool:
+        kind = e.get("type")
+        if kind in _NOT_ON_TERMINAL:
+            return False
+        if kind in _SHOWN_ONCE and e.get("replicate") not in (0, None):
+            return False
+        if kind == EventType.HELLO:
+            shown, self._shown_env = self._shown_env, True
+            return not shown
+        if kind == EventType.COMPILE:  # a first compile is told by its first step's line
+            return e.get("kind") == CompileKind.RECOMPILE
+        if kind == EventType.LOG:
+            return self.show_output and e.get("stream") == "output"
+        if kind == EventType.WORKER_EXIT:
+            return e.get("status") not in ("normal", "stopped")
+        return True

@@ -33,6 +33,7 @@ from typing import Any
 from profiler import stats
 from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
+from profiler.events import screen_hello
 from profiler.session import ACCURACY_PASS, Session
 from profiler.worker_pool import WorkerPool
 from profiler.worker_process import WorkerProcess
@@ -345,6 +346,7 @@ class Runner:
             if arm.exited:
                 return False
             idx, event = self._next_event()
+            event = screen_hello(event)  # a worker of another protocol version: a fatal error
             other = self._arms[idx]
             kind = event.get("type")
             if kind == "_eof":

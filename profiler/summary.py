@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from profiler.event_text import FELL_BACK, recompile_limit_hit
+
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
     return none if value is None else format(value, fmt)
@@ -164,7 +166,7 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         for r in arm["results"]:
             status = r["status"]
             if r.get("fell_back"):
-                status += " (fell back to eager)"
+                status += f" ({FELL_BACK})"
             elif r.get("compiled_while_measuring"):
                 status += " (recompiled while measuring)"
             rows.append(
@@ -291,7 +293,5 @@ def render_insight(session_dict: dict[str, Any]) -> str:
                 f"  recompile at bs={rc['batch_size']} ({rc.get('frame')}, {_f(rc.get('seconds'), '.2f')} s): {rc['reason']}"
             )
         for fb in fallbacks:
-            lines.append(
-                f"  recompile limit hit in {fb.get('frame')}: runs eagerly from then on (timings not compiled)"
-            )
+            lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import html as _html
 import time
 from typing import Any
 
+from profiler.event_text import FELL_BACK
 from profiler.report import sections, top_ops
 from profiler.report.data import RESOURCES, model_label, script_json
 
@@ -86,7 +87,7 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
                         "arm": a.get("name"),
                         "batch_size": fb.get("batch_size"),
                         "step": fb.get("step"),
-                        "label": "fell back to eager",
+                        "label": FELL_BACK,
                     }
                 )
     return {

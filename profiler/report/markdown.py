@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from profiler.event_text import recompile_limit_hit
 from profiler.report import top_ops
 from profiler.report.data import model_label, short_where
 from profiler.summary import NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
@@ -58,10 +59,7 @@ def _insight(session_dict: dict[str, Any]) -> list[str]:
                 f"{md_code(rc.get('frame') or '?')}: {md_text(rc.get('reason'))}"
             )
         for fb in arm.get("fallbacks") or []:
-            items.append(
-                f"- **{name}**: recompile limit hit in {md_code(fb.get('frame') or '?')}: "
-                "runs eagerly from then on (timings not compiled)"
-            )
+            items.append(f"- **{name}**: {md_text(recompile_limit_hit(fb.get('frame')))}")
     if len(items) > MAX_ITEMS:
         items = items[:MAX_ITEMS] + [f"- … and {len(items) - MAX_ITEMS} more (see report.html)"]
     return items

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report.data import short_where
 from profiler.summary import (
     COLUMN_HELP,
@@ -62,7 +63,7 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         if verdicts:
             items.insert(0, "verdict: " + esc(", ".join(sorted(verdicts))))
         if arm.get("fallbacks"):
-            items.append('<span class="bad">hit the recompile limit: ran eagerly</span>')
+            items.append(f'<span class="bad">{FELL_BACK}</span>')
         if arm.get("error"):
             err = arm["error"]
             items.append(f'<span class="bad">error ({esc(err.get("kind"))})</span>')
@@ -184,9 +185,8 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
             )
         for fb in fallbacks:
             parts.append(
-                f'<p class="bad">Recompile limit hit in {esc(fb.get("frame"))} '
-                f"({_where(esc, fb.get('file'), fb.get('line'))}): this frame runs eagerly from "
-                f"then on, so its timings are not compiled timings. {esc(fb.get('reason') or '')}</p>"
+                f'<p class="bad">⚠ {esc(recompile_limit_hit(fb.get("frame")))} '
+                f"({_where(esc, fb.get('file'), fb.get('line'))}). {esc(fb.get('reason') or '')}</p>"
             )
     if not any_found:
         parts.append('<p class="muted">No graph breaks, recompiles or fallbacks were recorded.</p>')

@@ -9,6 +9,8 @@ from typing import Any
 
 import torch
 
+from profiler.events import PROTOCOL_VERSION
+
 
 def warm_up() -> None:
     """Pay the one-off imports before a run needs them: building any torch.optim optimizer
@@ -57,6 +59,7 @@ def cpu_name() -> str:
 def describe(device: str, with_backends: bool = True) -> dict[str, Any]:
     """with_backends imports TorchDynamo (about a second): only compiled arms and probes need it."""
     info: dict[str, Any] = {
+        "protocol": PROTOCOL_VERSION,  # checked by the engine (events.check_hello)
         "torch": torch.__version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
