@@ -46,8 +46,8 @@ def _at(e: dict[str, Any]) -> str:
     return f"bs {bs}: " if bs is not None else ""
 
 
-def _where(e: dict[str, Any], sep: str = " at ") -> str:
-    return f"{sep}{e.get('file')}:{e.get('line')}" if e.get("file") else ""
+def _where(e: dict[str, Any]) -> str:
+    return f" at {e.get('file')}:{e.get('line')}" if e.get("file") else ""
 
 
 def _seconds(value: Any, before: str = " ") -> str:
@@ -104,7 +104,8 @@ def _accuracy(e: dict[str, Any]) -> str:
 
 
 def _error(e: dict[str, Any]) -> str:
-    return f"ERROR {_at(e)}{e.get('kind')}: {e.get('message')}{_where(e, ' ')}"
+    where = f" ({e.get('file')}:{e.get('line')})" if e.get("file") else ""
+    return f"ERROR {_at(e)}{e.get('kind')}: {e.get('message')}{where}"
 
 
 def _worker_exit(e: dict[str, Any]) -> str:

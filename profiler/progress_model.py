@@ -46,11 +46,10 @@ class ProgressModel:
         kind = event.get("type")
         if kind == EventType.PHASE:
             arm = event.get("arm")
-            if isinstance(arm, int) and 0 <= arm < len(self.arms):
-                self.arms[arm] = ArmPhase(
-                    event.get("phase"), event.get("batch_size"), self._clock()
-                )
-                self.current = arm
+            if not (isinstance(arm, int) and 0 <= arm < len(self.arms)):
+                return False
+            self.arms[arm] = ArmPhase(event.get("phase"), event.get("batch_size"), self._clock())
+            self.current = arm
             return True
         if kind in (EventType.FIRST_STEP, EventType.BLOCK_DONE):
             self.done += 1

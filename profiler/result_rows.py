@@ -6,6 +6,8 @@ size (docs/methodology.md explains each figure)."""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,77 +17,124 @@ from profiler import stats
 if TYPE_CHECKING:
     from profiler.session import ArmRecord, BatchResult, Session
 
+Json = dict[str, Any]
 
-def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> dict[str, Any]:
+
+@dataclass(kw_only=True)
+class ResultRow:
+    """One arm x batch size of session.json, each field as docs/session-format.md describes it.
+    Fields are in the order session.json has always written them (to_dict keeps it)."""
+
+    batch_size: int
+    status: str  # ok | error | oom | stopped
+    error: Json | None
+    first_step_ms: float | None
+    median_ms: float | None
+    process_medians_ms: list[float | None]
+    replicates: int
+    p10_ms: float | None
+    p90_ms: float | None
+    mean_ms: float | None
+    iqr_ms: float | None
+    steps: int
+    warmup_steps: int
+    samples_per_s: float | None
+    compile_s: float | None = None
+    compile_cold_s: float | None = None
+    compile_warm_s: float | None = None
+    compile_portable_s: float | None = None
+    compile_cache: dict[str, dict[str, int]] | None = None
+    compile_missing: dict[str, str | None] | None = None
+    break_even_cold_steps: float | None = None
+    break_even_warm_steps: float | None = None
+    dynamo_compile_s: float | None
+    graphs: int | None
+    recompiles: int
+    graph_breaks: int
+    fell_back: bool
+    compile_status: str  # eager | compiled | recompiled | reused | not_run | fell_back
+    compiled_while_measuring: bool
+    steady_peak_mb: float | None
+    steady_peak_method: str | None
+    compile_peak_mb: float | None
+    peak_rss_mb: float | None
+    peak_cuda_mb: float | None
+    peak_cuda_reserved_mb: float | None
+    first_loss: float | None
+    first_grad_norm: float | None
+    last_loss: float | None
+    speedup: float | None = None
+    speedup_ci: list[float] | None = None
+    speedup_method: str | None = None
+    interval_covers_processes: bool | None = None
+    verdict: str | None = None  # faster | slower | no_difference
+    memory_ratio: float | None = None
+    break_even_steps: float | None = None
+    accuracy: Json | None
+    noisy: bool
+    unquiet_blocks: int
+    compile_breakdown: Json | None = None
+    profile: Json | None = None
+
+    def to_dict(self) -> Json:
+        """The row as session.json holds it (readers of saved sessions read these dicts)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def result_row(session: Session, arm: ArmRecord, res: BatchResult) -> Json:
     """One entry of arm['results'] in session.json."""
+    return build_row(session, arm, res).to_dict()
+
+
+def build_row(session: Session, arm: ArmRecord, res: BatchResult) -> ResultRow:
     s = stats.summarize(res.ms)
     processes = res.processes()
     process_medians = [stats.process_median(processes[r]) for r in sorted(processes)]
     median = stats.median_of_medians([processes[r] for r in sorted(processes)])
     compiled = arm.backend != "eager"
     done = res.done
-    row: dict[str, Any] = {
-        "batch_size": res.batch_size,
-        "status": res.status,
-        "error": res.error,
-        "first_step_ms": res.first_step_ms,
-        "median_ms": median,
-        "process_medians_ms": process_medians,
-        "replicates": len(processes),
-        "p10_ms": s.p10 if s else None,
-        "p90_ms": s.p90 if s else None,
-        "mean_ms": s.mean if s else None,
-        "iqr_ms": s.iqr if s else None,
-        "steps": s.n if s else 0,
-        "warmup_steps": len(res.warmup_ms),
-        "samples_per_s": res.batch_size / (median / 1000.0) if median else None,
-        "compile_s": None,
-        "compile_cold_s": None,
-        "compile_warm_s": None,
-        "compile_portable_s": None,
-        "compile_cache": None,
-        "compile_missing": None,
-        "break_even_cold_steps": None,
-        "break_even_warm_steps": None,
-        "dynamo_compile_s": done.get("dynamo_compile_s") if compiled else None,
-        "graphs": done.get("graphs", sum(1 for c in res.compiles if c.get("kind") == "first"))
+    fell_back = _fell_back(session, arm, res)
+    row = ResultRow(
+        batch_size=res.batch_size,
+        status=res.status,
+        error=res.error,
+        first_step_ms=res.first_step_ms,
+        median_ms=median,
+        process_medians_ms=process_medians,
+        replicates=len(processes),
+        p10_ms=s.p10 if s else None,
+        p90_ms=s.p90 if s else None,
+        mean_ms=s.mean if s else None,
+        iqr_ms=s.iqr if s else None,
+        steps=s.n if s else 0,
+        warmup_steps=len(res.warmup_ms),
+        samples_per_s=res.batch_size / (median / 1000.0) if median else None,
+        dynamo_compile_s=done.get("dynamo_compile_s") if compiled else None,
+        graphs=done.get("graphs", sum(1 for c in res.compiles if c.get("kind") == "first"))
         if compiled
         else None,
-        "recompiles": sum(1 for c in res.compiles if c.get("kind") == "recompile")
-        if compiled
-        else 0,
-        "graph_breaks": len(res.graph_break_events) if compiled else 0,
-        "fell_back": _fell_back(session, arm, res),
-        "compile_status": _compile_status(compiled, res),
-        "compiled_while_measuring": any(
-            c.get("step", 0) > len(res.warmup_ms) for c in res.compiles
-        ),
-        "steady_peak_mb": done.get("steady_peak_mb"),
-        "steady_peak_method": done.get("steady_method"),
-        "compile_peak_mb": (res.first_steps.get(0) or {}).get("compile_peak_mb"),
-        "peak_rss_mb": done.get("peak_rss_mb"),
-        "peak_cuda_mb": done.get("peak_cuda_mb"),
-        "peak_cuda_reserved_mb": done.get("peak_cuda_reserved_mb"),
-        "first_loss": res.first_loss,
-        "first_grad_norm": res.first_grad_norm,
-        "last_loss": done.get("last_loss"),
-        "speedup": None,
-        "speedup_ci": None,
-        "speedup_method": None,
-        "interval_covers_processes": None,
-        "verdict": None,
-        "memory_ratio": None,
-        "break_even_steps": None,
-        "accuracy": res.accuracy if compiled else None,
-        "noisy": bool(s and s.n >= 5 and s.relative_iqr > 0.1),
-        "unquiet_blocks": sum(1 for b in res.blocks if b.get("quiet") is False),
-    }
-    if row["fell_back"]:
-        row["compile_status"] = "fell_back"
-    row["compile_breakdown"] = _compile_breakdown(res) if compiled else None
-    row["profile"] = res.profile
+        recompiles=sum(1 for c in res.compiles if c.get("kind") == "recompile") if compiled else 0,
+        graph_breaks=len(res.graph_break_events) if compiled else 0,
+        fell_back=fell_back,
+        compile_status="fell_back" if fell_back else _compile_status(compiled, res),
+        compiled_while_measuring=any(c.get("step", 0) > len(res.warmup_ms) for c in res.compiles),
+        steady_peak_mb=done.get("steady_peak_mb"),
+        steady_peak_method=done.get("steady_method"),
+        compile_peak_mb=(res.first_steps.get(0) or {}).get("compile_peak_mb"),
+        peak_rss_mb=done.get("peak_rss_mb"),
+        peak_cuda_mb=done.get("peak_cuda_mb"),
+        peak_cuda_reserved_mb=done.get("peak_cuda_reserved_mb"),
+        first_loss=res.first_loss,
+        first_grad_norm=res.first_grad_norm,
+        last_loss=done.get("last_loss"),
+        accuracy=res.accuracy if compiled else None,
+        noisy=bool(s and s.n >= 5 and s.relative_iqr > 0.1),
+        unquiet_blocks=sum(1 for b in res.blocks if b.get("quiet") is False),
+        compile_breakdown=_compile_breakdown(res) if compiled else None,
+        profile=res.profile,
+    )
     if compiled:
-        row.update(compile_costs(session, arm, res))
+        row = dataclasses.replace(row, **compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
     return row
 
@@ -176,7 +225,7 @@ def _fell_back(session: Session, arm: ArmRecord, res: BatchResult) -> bool:
 
 
 def _compare_with_baseline(
-    session: Session, arm: ArmRecord, res: BatchResult, row: dict[str, Any]
+    session: Session, arm: ArmRecord, res: BatchResult, row: ResultRow
 ) -> None:
     base_arm = session.baseline
     if base_arm is None or arm is base_arm:
@@ -186,24 +235,25 @@ def _compare_with_baseline(
         return
     interval = speedup_interval(session, base, res)
     if interval:
-        row["speedup"], row["speedup_ci"] = interval.speedup, [interval.low, interval.high]
-        row["speedup_method"] = interval.method
-        row["interval_covers_processes"] = interval.covers_process_variation
+        row.speedup, row.speedup_ci = interval.speedup, [interval.low, interval.high]
+        row.speedup_method = interval.method
+        row.interval_covers_processes = interval.covers_process_variation
         control = _control_interval(session, arm, res.batch_size)
-        row["verdict"] = stats.verdict(interval, control)
+        row.verdict = stats.verdict(interval, control)
     base_peak = base.done.get("steady_peak_mb")
     arm_peak = res.done.get("steady_peak_mb")
     if base_peak and arm_peak:
-        row["memory_ratio"] = base_peak / arm_peak
+        row.memory_ratio = base_peak / arm_peak
     base_median = stats.median_of_medians(list(base.processes().values()))
-    if base_median is not None and row["median_ms"] is not None:
-        for key, cost in (
-            ("break_even_cold_steps", row.get("compile_cold_s")),
-            ("break_even_warm_steps", row.get("compile_warm_s")),
-            ("break_even_steps", row.get("compile_s")),
-        ):
-            if key != "break_even_steps" or cost is not None:
-                row[key] = stats.break_even_steps(cost, base_median, row["median_ms"])
+    if base_median is not None and row.median_ms is not None:
+        row.break_even_cold_steps = stats.break_even_steps(
+            row.compile_cold_s, base_median, row.median_ms
+        )
+        row.break_even_warm_steps = stats.break_even_steps(
+            row.compile_warm_s, base_median, row.median_ms
+        )
+        if row.compile_s is not None:
+            row.break_even_steps = stats.break_even_steps(row.compile_s, base_median, row.median_ms)
 
 
 def speedup_interval(

@@ -1,0 +1,57 @@
+"""The status bar and the log panel read events through the engine's shared progress model
+and event text: the same words as the terminal."""
+
+from __future__ import annotations
+
+from app.log_panel import LogPanel
+from app.run_status import RunStatus
+from profiler.config import ArmSpec, ModelSource, RunConfig
+from profiler.event_text import recompile_limit_hit
+
+
+def _config() -> RunConfig:
+    return RunConfig(
+        ModelSource("m.py"),
+        arms=(ArmSpec("eager"), ArmSpec("aot_eager")),
+        batch_sizes=(8,),
+        steps=4,
+        blocks=2,
+        replicates=2,
+    )
+
+
+def test_the_status_bar_shows_round_arm_batch_size_phase_and_progress(qtbot):
+    status = RunStatus()
+    qtbot.addWidget(status)
+    status.start(["eager", "aot_eager"], _config())
+    assert status.text().startswith("starting workers… ")
+    assert status.progress.maximum() == 2 * 1 * (2 + 1) * 2
+    status.update_from(
+        [
+            {"type": "round_start", "replicate": 0, "cache": "cold"},
+            {"type": "phase", "arm": 1, "replicate": 0, "phase": "compiling", "batch_size": 8},
+            {"type": "first_step", "arm": 1, "replicate": 0, "batch_size": 8, "ms": 900.0},
+            {"type": "block_done", "arm": 1, "replicate": 0, "batch_size": 8, "steps": 2},
+        ]
+    )
+    assert status.text().startswith("round 1/2 · aot_eager · bs 8 · compiling (first step)… ")
+    assert status.progress.value() == 2
+    status.finish("Run completed")
+    assert status.text() == "Run completed" and status.progress.isHidden()
+
+
+def test_the_log_panel_writes_the_shared_lines(qtbot):
+    panel = LogPanel()
+    qtbot.addWidget(panel)
+    panel.start(["eager", "aot_eager"])
+    panel.add_events(
+        [
+            {"type": "fallback", "arm": 1, "batch_size": 8, "frame": "forward"},
+            {"type": "steps", "arm": 1, "batch_size": 8, "ms": [1.0]},
+            {"type": "run_end", "status": "completed"},
+        ]
+    )
+    assert panel.text.toPlainText().splitlines() == [
+        "[aot_eager] bs 8: " + recompile_limit_hit("forward"),
+        "[run] run completed",
+    ]

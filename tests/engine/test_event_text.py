@@ -1,0 +1,191 @@
+"""One line of text per notable event, shared by the terminal and the log panel."""
+
+from __future__ import annotations
+
+import io
+
+from profiler.config import ArmSpec, ModelSource, RunConfig
+from profiler.event_text import FELL_BACK, PHASE_TEXT, describe, phase_text, recompile_limit_hit
+from profiler.events import EventType, Phase
+from profiler.progress import TerminalProgress
+
+
+def test_notable_events_read_as_one_line_each():
+    assert (
+        describe(
+            {
+                "type": "hello",
+                "torch": "2.13.0",
+                "python": "3.11.7",
+                "device": "cpu",
+                "device_name": "Test CPU",
+            }
+        )
+        == "torch 2.13.0 · python 3.11.7 · cpu (Test CPU)"
+    )
+    assert (
+        describe({"type": "loaded", "model": "Net()", "params": 12345, "input": "(B, 10) float"})
+        == "loaded Net(): 12,345 parameters, input (B, 10) float"
+    )
+    assert (
+        describe(
+            {
+                "type": "first_step",
+                "batch_size": 8,
+                "ms": 1500.0,
+                "compiles": 2,
+                "compile_s": 1.234,
+                "replicate": 1,
+            }
+        )
+        == "bs 8: first step 1.50 s, dynamo compile 1.23 s (round 2)"
+    )
+    assert (
+        describe(
+            {
+                "type": "compile",
+                "batch_size": 16,
+                "kind": "recompile",
+                "frame": "forward",
+                "seconds": 0.25,
+                "reason": "size mismatch at index 0. expected 8, actual 16",
+            }
+        )
+        == "bs 16: recompile of forward 0.25 s: size mismatch at index 0. expected 8, actual 16"
+    )
+    assert (
+        describe(
+            {
+                "type": "graph_break",
+                "batch_size": 8,
+                "file": "m.py",
+                "line": 7,
+                "reason": "Data-dependent branching",
+            }
+        )
+        == "bs 8: graph break at m.py:7: Data-dependent branching"
+    )
+    assert (
+        describe(
+            {
+                "type": "error",
+                "batch_size": 64,
+                "kind": "oom",
+                "message": "CUDA out of memory",
+                "file": "m.py",
+                "line": 3,
+            }
+        )
+        == "ERROR bs 64: oom: CUDA out of memory (m.py:3)"
+    )
+    assert (
+        describe(
+            {
+                "type": "accuracy",
+                "batch_size": 8,
+                "status": "fail",
+                "reason": "too far",
+                "worst": {"name": "output", "max_rel_err": 0.0123},
+            }
+        )
+        == "bs 8: accuracy fail (worst: output, rel err 0.012): too far"
+    )
+    assert describe({"type": "log", "text": "hello from the model\n"}) == "hello from the model"
+    assert describe({"type": "run_end", "status": "completed"}) == "run completed"
+
+
+def test_a_round_start_names_its_round_and_cache():
+    event = {"type": "round_start", "replicate": 1, "cache": "warm", "order": ["a", "b"]}
+    assert describe(event, rounds=3) == (
+        "round 2/3: a fresh process per arm, compiled arms start from a warm cache"
+    )
+    user = {"type": "round_start", "replicate": 0, "cache": "user"}
+    assert describe(user) == "round 1: a fresh process per arm"
+
+
+def test_samples_phases_and_acknowledgements_are_not_lines():
+    for kind in ("steps", "memory", "phase", "block_done", "bs_done", "done", "ready", "bye"):
+        assert describe({"type": kind, "batch_size": 8}) is None, kind
+    assert describe({"type": "something_newer"}) is None, "unknown types are ignored"
+
+
+def test_the_recompile_limit_has_one_sentence():
+    line = describe({"type": "fallback", "batch_size": 32, "frame": "forward"})
+    assert line == "bs 32: " + recompile_limit_hit("forward")
+    assert "runs eagerly" in line and "not compiled timings" in line
+    assert FELL_BACK == "fell back to eager"
+
+
+def test_every_phase_has_words():
+    assert set(PHASE_TEXT) == set(Phase)
+    assert phase_text("compiling") == "compiling (first step)"
+    assert phase_text("something_newer") == "something_newer"
+
+
+def _progress(stream: io.StringIO, **kw) -> TerminalProgress:
+    config = RunConfig(
+        ModelSource("m.py"),
+        arms=(ArmSpec("eager"), ArmSpec("aot_eager")),
+        batch_sizes=(8,),
+        steps=4,
+        blocks=2,
+        replicates=2,
+    )
+    return TerminalProgress(config, ["eager", "aot_eager"], stream=stream, **kw)
+
+
+def test_the_terminal_prints_lines_from_event_text_with_the_arm():
+    stream = io.StringIO()
+    progress = _progress(stream)
+    events = [
+        {"type": EventType.ROUND_START, "replicate": 0, "cache": "cold"},
+        {
+            "type": "hello",
+            "arm": 0,
+            "replicate": 0,
+            "torch": "2.13.0",
+            "python": "3.11",
+            "device": "cpu",
+            "device_name": "CPU",
+        },
+        {
+            "type": "hello",
+            "arm": 1,
+            "replicate": 0,
+            "torch": "2.13.0",
+            "python": "3.11",
+            "device": "cpu",
+            "device_name": "CPU",
+        },
+        {"type": "phase", "arm": 1, "replicate": 0, "phase": "compiling", "batch_size": 8},
+        {
+            "type": "compile",
+            "arm": 1,
+            "replicate": 0,
+            "batch_size": 8,
+            "kind": "first",
+            "frame": "forward",
+        },
+        {"type": "phase", "arm": 1, "replicate": 0, "phase": "measuring", "batch_size": 8},
+        {"type": "graph_break", "arm": 1, "replicate": 1, "batch_size": 8, "reason": "again"},
+        {"type": "log", "arm": 0, "stream": "output", "text": "printed by the model"},
+        {"type": "fallback", "arm": 1, "replicate": 0, "batch_size": 8, "frame": "forward"},
+    ]
+    for e in events:
+        progress(e)
+    progress.close()
+    assert stream.getvalue().splitlines() == [
+        "round 1/2: a fresh process per arm, compiled arms start from a cold cache",
+        "[eager] torch 2.13.0 · python 3.11 · cpu (CPU)",
+        "[aot_eager] bs 8: compiling (first step)…",
+        "[aot_eager] bs 8: " + recompile_limit_hit("forward"),
+    ]
+
+
+def test_the_terminal_echoes_the_models_output_when_asked_and_nothing_when_quiet():
+    printed = {"type": "log", "arm": 0, "stream": "output", "text": "printed by the model"}
+    loud, quiet = io.StringIO(), io.StringIO()
+    _progress(loud, show_output=True)(printed)
+    _progress(quiet, quiet=True)({"type": "error", "arm": 0, "kind": "oom", "message": "x"})
+    assert loud.getvalue() == "[eager] printed by the model\n"
+    assert quiet.getvalue() == ""
