@@ -237,8 +237,3 @@ class Folder:
     }
     qt = scan_source('def f(self):\n    self.runEnded.emit("completed")\n', "app/w.py")
     assert undeclared(qt) == {}, "a Qt signal's emit() is not an event"
-
-
-def test_no_recompile_event_type_is_matched():
-    """`compile` events of kind `recompile` are the protocol's; a `recompile` type is not."""
-    assert "recompile" not in scan_tree().matched
