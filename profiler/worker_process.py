@@ -140,10 +140,5 @@ class WorkerProcess:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def exit_gracefully(self, timeout_s: float = 10.0) -> None:
-        self.send({"cmd": "exit"})
-        self.wait(timeout_s)
-        self.stop()
-
     def classify_exit(self) -> dict[str, Any]:
         return classify_exit(self.proc.poll(), self.stopped_by_us)
