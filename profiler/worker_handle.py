@@ -12,9 +12,10 @@ from __future__ import annotations
 import queue
 import signal
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
+@runtime_checkable
 class WorkerHandle(Protocol):
     index: int
     pid: int

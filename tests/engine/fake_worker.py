@@ -2,10 +2,11 @@
 
 `FakeWorkers` is a `WorkerFactory` (profiler/worker_handle.py). Each worker it starts keeps the
 `WorkerHandle` promises and answers a command at once with the events the real worker sends
-(profiler/worker/arm_worker.py), in the same order and with the same fields, then `done`. Per
-arm it is scripted: the step time it reports, and faults at a command (optionally at one batch
-size, block or process of the arm): a fatal error, a non-fatal one, out of memory, a crash (the
-process dies mid-command) or a hang (no answer ever, until it is stopped). A command the real
+(profiler/worker/arm_worker.py), in the same order and with the same fields (fake_events.py),
+then `done`. Per arm it is scripted: the step time it reports, and faults at a command
+(optionally at one batch size, block or process of the arm): a fatal error, a non-fatal one,
+out of memory, a crash (the process dies mid-command) or a hang (no answer ever, until it is
+stopped). A command the real
 worker would refuse in its state (measuring a batch size that was never prepared) is a fatal
 `protocol` error, so a broken schedule cannot pass unnoticed.
 
@@ -28,6 +29,7 @@ from typing import Any
 from profiler.config import RunConfig
 from profiler.events import PROTOCOL_VERSION
 from profiler.worker_handle import classify_exit
+from tests.engine import fake_events
 
 FAULT_KINDS = ("fatal", "error", "oom", "crash", "hang")
 FAKE_PID_BASE = 3_900_000  # above any real pid here: a quiet-room peer that is never found
@@ -177,7 +179,7 @@ class FakeWorker:
         handler = _HANDLERS.get(name)
         try:
             if handler is None:
-                raise _Failed(_protocol_error(f"unknown command {name!r}"))
+                raise _Failed(fake_events.protocol_error(f"unknown command {name!r}"))
             handler(self, command, fault)
         except _Failed as failed:
             self._emit("error", **failed.event)
@@ -228,36 +230,28 @@ class FakeWorker:
             raise _Died
         if fault.kind == "oom":
             self._prepared.discard(batch_size)  # the real worker releases the batch size
-            raise _Failed(
-                _error("oom", f"out of memory at batch size {batch_size}", batch_size, fatal=False)
-            )
+            message = f"out of memory at batch size {batch_size}"
+            raise _Failed(fake_events.error("oom", message, batch_size, fatal=False))
         message = f"scripted {fault.kind} at {fault.cmd}"
-        raise _Failed(_error(fault.error_kind, message, batch_size, fatal=fault.kind == "fatal"))
+        fatal = fault.kind == "fatal"
+        raise _Failed(fake_events.error(fault.error_kind, message, batch_size, fatal))
 
     def _require(self, ok: bool, why: str) -> None:
         if not ok:
-            raise _Failed(_protocol_error(why))
+            raise _Failed(fake_events.protocol_error(why))
 
     # -- commands, answered as profiler/worker/arm_worker.py answers them -------------------------
     def load(self, cmd: dict[str, Any], fault: Fault | None) -> None:
         cfg = self._config = RunConfig.from_dict(cmd["config"])
         spec = cfg.run_arms[cmd["arm_index"]]
         self._compiled = spec.compiled
-        self._emit("hello", **self._environment(cfg.device, spec.compiled))
+        self._emit("hello", **fake_events.environment(cfg.device, spec.compiled, self.pid))
         self._emit("phase", phase="loading", batch_size=None)
         self._trip(fault, None)
         if cmd.get("cache_artifacts"):
             self._emit("cache_loaded", loaded=True, artifacts={"inductor": 1})
-        self._emit(
-            "loaded",
-            model="Fake()",
-            params=10,
-            input="float32[bs, 4]",
-            input_source="fake",
-            cache_dir=cmd.get("cache_dir") if spec.compiled else None,
-            threads=cfg.threads,
-            candidates=[],
-        )
+        cache_dir = cmd.get("cache_dir") if spec.compiled else None
+        self._emit("loaded", **fake_events.loaded(cache_dir, cfg.threads))
 
     def prepare(self, cmd: dict[str, Any], fault: Fault | None) -> None:
         bs = cmd["batch_size"]
@@ -269,7 +263,7 @@ class FakeWorker:
         self._trip(fault, bs)
         compile_s = self.script.compile_s if self._compiled else 0.0
         if self._compiled:
-            self._emit("compile", batch_size=bs, step=0, **_compile_record(compile_s))
+            self._emit("compile", batch_size=bs, step=0, **fake_events.first_compile(compile_s))
         self._emit(
             "first_step",
             batch_size=bs,
@@ -302,7 +296,7 @@ class FakeWorker:
         bs = cmd["batch_size"]
         self._require(bs in self._prepared, f"finish at batch size {bs}, never prepared")
         self._trip(fault, bs)
-        steady = {"steady_peak_mb": 120.0, "steady_method": "fake"} if cmd.get("detail") else {}
+        steady = fake_events.STEADY if cmd.get("detail") else {}
         self._emit(
             "bs_done",
             batch_size=bs,
@@ -312,10 +306,7 @@ class FakeWorker:
             graph_breaks=0,
             fell_back=False,
             dynamo_compile_s=self.script.compile_s if self._compiled else 0,
-            peak_rss_mb=150.0,
-            os_peak_rss_mb=160.0,
-            peak_cuda_mb=None,
-            peak_cuda_reserved_mb=None,
+            **fake_events.PEAKS,
             **steady,
         )
         self._prepared.discard(bs)
@@ -337,17 +328,7 @@ class FakeWorker:
             self._emit("phase", phase="accuracy", batch_size=bs)
             self._trip(fault, bs)
             fault = None  # a fault strikes once
-            self._emit(
-                "accuracy",
-                batch_size=bs,
-                status="pass",
-                worst=None,
-                reason=None,
-                float64=True,
-                rtol=1e-4,
-                atol=1e-5,
-                compared=2,
-            )
+            self._emit("accuracy", batch_size=bs, **fake_events.ACCURACY_PASS)
         self._emit("phase", phase="idle", batch_size=None)
 
     def warm(self, cmd: dict[str, Any], fault: Fault | None) -> None:
@@ -373,23 +354,6 @@ class FakeWorker:
             cuda_reserved_mb=None,
         )
 
-    def _environment(self, device: str, compiled: bool) -> dict[str, Any]:
-        return {
-            "torch": "0.0.0+fake",
-            "python": "3",
-            "platform": "fake",
-            "device": "cpu" if device == "auto" else device,
-            "device_name": "fake cpu",
-            "cpu": "fake cpu",
-            "cpu_count": 1,
-            "torch_threads": 1,
-            "cuda": None,
-            "cuda_available": False,
-            "devices": ["cpu"],
-            "backends": ["aot_eager", "eager", "inductor"] if compiled else None,
-            "pid": self.pid,
-        }
-
 
 _HANDLERS: dict[str, Callable[[FakeWorker, dict[str, Any], Fault | None], None]] = {
     "load": FakeWorker.load,
@@ -401,42 +365,3 @@ _HANDLERS: dict[str, Callable[[FakeWorker, dict[str, Any], Fault | None], None]]
     "accuracy": FakeWorker.accuracy,
     "warm": FakeWorker.warm,
 }
-
-
-def _error(kind: str, message: str, batch_size: int | None, fatal: bool) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "message": message,
-        "traceback": None,
-        "file": None,
-        "line": None,
-        "batch_size": batch_size,
-        "fatal": fatal,
-    }
-
-
-def _protocol_error(message: str) -> dict[str, Any]:
-    return _error("protocol", message, None, fatal=True)
-
-
-def _compile_record(seconds: float) -> dict[str, Any]:
-    return {
-        "compile_id": "0/0",
-        "frame": "forward",
-        "file": "model.py",
-        "line": 1,
-        "kind": "first",
-        "reason": None,
-        "seconds": seconds,
-        "backend_s": seconds,
-        "inductor_s": None,
-        "code_gen_s": None,
-        "fx_cache_hits": None,
-        "fx_cache_misses": None,
-        "aot_cache_hits": None,
-        "aot_cache_misses": None,
-        "graph_ops": 4,
-        "guards": 3,
-        "fail_type": None,
-        "fail_reason": None,
-    }

@@ -13,6 +13,7 @@ import pytest
 from profiler.config import ArmSpec, ModelSource, RunConfig
 from profiler.runner import Runner
 from profiler.session import Session
+from profiler.worker_handle import WorkerHandle
 from tests.engine.fake_worker import ArmScript, FakeWorkers, Fault
 
 EAGER, AOT, DYNAMO = ArmSpec("eager"), ArmSpec("aot_eager"), ArmSpec("dynamo_eager")
@@ -40,6 +41,7 @@ def _config(**overrides: Any) -> RunConfig:
 def _run(config: RunConfig, fakes: FakeWorkers) -> tuple[Session, list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
     session = Runner(config, listeners=[events.append], worker_factory=fakes).run()
+    assert all(isinstance(w, WorkerHandle) for w in fakes.workers)
     assert not any(w.alive() for w in fakes.workers), "every worker ends with the run"
     return session, events
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from profiler.events import decode
 from profiler.worker.arm_worker import ArmWorker
 from profiler.worker.channel import EventChannel
 from profiler.worker.commands import serve
+from tests.engine.fake_worker import FakeWorkers
 from tests.engine.helpers import MODELS
 
 
@@ -81,3 +83,36 @@ def test_a_command_that_fails_inside_the_worker_reports_a_runtime_error_with_its
     assert error["kind"] == "runtime" and error["fatal"] is True
     assert "Traceback" in error["traceback"]
     assert done == {"type": "done", "cmd": "prepare", "failed": True}
+
+
+def test_the_scripted_fake_worker_answers_as_this_worker_does():
+    """The runner's schedule tests trust tests/engine/fake_worker.py: the same events, in the
+    same order, with the same fields, for an eager arm's load, prepare, measure and finish."""
+    config = RunConfig(
+        ModelSource(str(MODELS / "relu_model.py")),
+        arms=(ArmSpec("eager"),),
+        batch_sizes=(4,),
+        warmup=1,
+        steps=2,
+        blocks=1,
+        min_block_ms=0,
+        threads=None,
+    )
+    commands = [
+        {"cmd": "load", "config": config.to_dict(), "arm_index": 0},
+        {"cmd": "prepare", "batch_size": 4},
+        {"cmd": "measure", "batch_size": 4, "steps": 2, "block": 0, "peers": []},
+        {"cmd": "finish", "batch_size": 4, "detail": True},
+        {"cmd": "exit"},
+    ]
+    _, real = _serve(commands)
+    inbox: queue.Queue = queue.Queue()
+    fake = FakeWorkers()(0, inbox, {})
+    for command in commands:
+        fake.send(command)
+    scripted: list[dict] = []
+    while not inbox.empty():
+        scripted.append(inbox.get_nowait()[1])
+    assert [e["type"] for e in scripted] == ["ready", *(e["type"] for e in real), "_eof"]
+    for mine, theirs in zip(scripted[1:-1], real, strict=True):
+        assert set(mine) == set(theirs), mine["type"]
