@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from profiler.events import decode
+from profiler.worker_handle import classify_exit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TERMINATE_GRACE_S = 1.0
 
 
 class WorkerProcess:
+    """A `WorkerHandle` backed by a `python -m profiler.worker` child process."""
+
     def __init__(
         self, index: int, inbox: queue.Queue, extra_env: dict[str, str] | None = None
     ) -> None:
@@ -99,6 +102,13 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def wait(self, timeout_s: float) -> bool:
+        try:
+            self.proc.wait(timeout=timeout_s)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
     def stop(self, grace_s: float = TERMINATE_GRACE_S) -> None:
         """End the worker's whole process group: terminate, then kill; always reap."""
         if self.proc.poll() is None:
@@ -130,32 +140,5 @@ class WorkerProcess:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def exit_gracefully(self, timeout_s: float = 10.0) -> None:
-        self.send({"cmd": "exit"})
-        try:
-            self.proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            pass
-        self.stop()
-
     def classify_exit(self) -> dict[str, Any]:
-        code = self.proc.poll()
-        if code is None:
-            return {"status": "running", "code": None}
-        if code == 0:
-            return {"status": "normal", "code": 0}
-        if code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            if self.stopped_by_us:
-                return {"status": "stopped", "code": code, "signal": name}
-            hint = " (possibly the out-of-memory killer)" if -code == signal.SIGKILL else ""
-            return {
-                "status": "signal",
-                "code": code,
-                "signal": name,
-                "message": f"worker killed by {name}{hint}",
-            }
-        return {"status": "error", "code": code, "message": f"worker exited with code {code}"}
+        return classify_exit(self.proc.poll(), self.stopped_by_us)

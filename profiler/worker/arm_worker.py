@@ -15,7 +15,7 @@ import torch
 
 from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
 from profiler.worker import (
-    compile_cache,
+    arm_setup,
     environment,
     errors,
     inputs,
@@ -24,19 +24,12 @@ from profiler.worker import (
     timed_loop,
 )
 from profiler.worker.channel import EventChannel
+from profiler.worker.errors import StepFailed
 from profiler.worker.memory import MemoryProbe
-from profiler.worker.untimed import StepFailed, UntimedPasses
+from profiler.worker.untimed import UntimedPasses
 
 BATCHES_PER_SIZE = 4
 MEASURE_FLUSH_NS = 1_000_000_000  # during a timed block, events wait (at most 1 s) for its end
-
-
-def _optimizer(name: str, params, lr: float) -> torch.optim.Optimizer:
-    if name == "adam":
-        return torch.optim.Adam(params, lr=lr)
-    if name == "adamw":
-        return torch.optim.AdamW(params, lr=lr)
-    return torch.optim.SGD(params, lr=lr)
 
 
 class ArmWorker(UntimedPasses):
@@ -72,64 +65,33 @@ class ArmWorker(UntimedPasses):
         device_name = environment.resolve_device(cfg.device)
         self.ch.emit("hello", **environment.describe(device_name, with_backends=arm.compiled))
         self.ch.emit("phase", phase="loading", batch_size=None)
-        if device_name == "cuda" and not torch.cuda.is_available():
-            raise StepFailed(
-                self._usage("device 'cuda' was asked for, but this torch build sees no CUDA device")
-            )
-        if device_name == "mps" and not torch.backends.mps.is_available():
-            raise StepFailed(self._usage("device 'mps' was asked for, but it is not available"))
+        arm_setup.check_device(device_name)
         if arm.compiled:
-            from torch import _dynamo  # only compiled arms pay for importing TorchDynamo
-
-            known = _dynamo.list_backends(exclude_tags=())
-            if arm.torch_backend not in known:
-                raise StepFailed(
-                    self._usage(
-                        f"unknown torch.compile backend {arm.backend!r}; available: {', '.join(sorted(known))}"
-                    )
-                )
+            arm_setup.check_backend(arm)
         self.device = torch.device(device_name)
         self.user_file = str(cfg.source.path)
-        try:
-            module = self.module = model_source.import_file(cfg.source.path)
-            torch.manual_seed(cfg.seed)  # identical initial weights in every arm
-            model, how = model_source.build_model(module, cfg.source.model, cfg.source.factory)
-            model = self.model = model.to(self.device).train()
-            self.plan = inputs.plan_inputs(model, module, cfg.source.input_shape)
-        except model_source.ModelLoadError as exc:
-            raise StepFailed(self._error_from_load(exc)) from exc
-        except inputs.InputError as exc:
-            raise StepFailed(self._simple_error("load", str(exc))) from exc
-        except Exception as exc:
-            raise StepFailed(errors.describe(exc, "load", False, self.user_file)) from exc
+        built = arm_setup.build_model(cfg, self.device, self.user_file)
+        self.module, self.model, self.plan = built.module, built.model, built.plan
         self.artifacts = arm_artifacts_dir(cfg, arm_index)
-        self._check_threads()
-        self.optimizer = _optimizer(cfg.optimizer, model.parameters(), cfg.lr)
+        arm_setup.check_threads(cfg)
+        self.optimizer = arm_setup.make_optimizer(cfg.optimizer, self.model.parameters(), cfg.lr)
         self.loss_of = inputs.LossOf(cfg.seed)
         self.memory = MemoryProbe(self.device)
         if arm.compiled:
-            from profiler.worker.dynamo_insight import CompileWatcher
-
-            if cache_dir:
-                compile_cache.use_cache_dir(cache_dir)
-            if cache_artifacts:
-                self.ch.emit("cache_loaded", **compile_cache.load_artifacts(cache_artifacts))
-            self.watcher = CompileWatcher(cfg.debug, self.user_file)
-            options = {k: v for k, v in arm.options().items() if v is not None}
-            if options.get("mode") == "default":
-                options.pop("mode")
-            self.runner = torch.compile(model, backend=arm.torch_backend, **options)
+            self.runner, self.watcher = arm_setup.compile_model(
+                self.model, arm, cfg.debug, self.user_file, self.ch, cache_dir, cache_artifacts
+            )
         else:
-            self.runner = model
+            self.runner = self.model
         self.ch.emit(
             "loaded",
-            model=how,
-            params=model_source.count_parameters(model),
+            model=built.how,
+            params=model_source.count_parameters(self.model),
             input=self.plan.describe(),
             input_source=self.plan.source,
             cache_dir=cache_dir if arm.compiled else None,
             threads=torch.get_num_threads(),
-            candidates=[c.to_dict() for c in model_source.list_candidates(module)],
+            candidates=[c.to_dict() for c in model_source.list_candidates(self.module)],
         )
 
     def prepare(self, batch_size: int) -> None:
@@ -137,17 +99,7 @@ class ArmWorker(UntimedPasses):
         cfg = self.cfg
         assert cfg is not None and self.arm is not None
         self.bs_compiles, self.bs_graph_breaks, self.bs_fallbacks = [], [], []
-        count = max(1, min(BATCHES_PER_SIZE, cfg.steps + cfg.warmup + 1))
-        try:
-            self.batches = inputs.make_batches(
-                self.plan, self.model, self.module, batch_size, self.device, cfg.seed, count
-            )
-        except inputs.InputError as exc:
-            raise StepFailed(self._simple_error("load", str(exc), batch_size)) from exc
-        except Exception as exc:
-            raise StepFailed(
-                errors.describe(exc, "load", False, self.user_file, batch_size)
-            ) from exc
+        self.batches = self._make_batches(batch_size)
         if self.arm.compiled and cfg.debug.explain and not self.explained:
             self.explained = True
             self._explain(batch_size)
@@ -182,6 +134,22 @@ class ArmWorker(UntimedPasses):
             self._run(batch_size, cfg.warmup, "warmup")
         self.memory.reset_peaks()  # from here on, the steady training peak
 
+    def _make_batches(self, batch_size: int) -> list[inputs.Batch]:
+        """A few batches, generated on the device before anything is timed, cycled by steps."""
+        cfg = self.cfg
+        assert cfg is not None
+        count = max(1, min(BATCHES_PER_SIZE, cfg.steps + cfg.warmup + 1))
+        try:
+            return inputs.make_batches(
+                self.plan, self.model, self.module, batch_size, self.device, cfg.seed, count
+            )
+        except inputs.InputError as exc:
+            raise StepFailed(errors.simple_error("load", str(exc), batch_size)) from exc
+        except Exception as exc:
+            raise StepFailed(
+                errors.describe(exc, "load", False, self.user_file, batch_size)
+            ) from exc
+
     def measure(
         self, batch_size: int, steps: int, block: int = 0, peers: list[int] | None = None
     ) -> None:
@@ -190,7 +158,7 @@ class ArmWorker(UntimedPasses):
         trip and a context switch the first step is not representative)."""
         cfg = self.cfg
         assert cfg is not None
-        self._check_threads()
+        arm_setup.check_threads(cfg)
         self.ch.emit("phase", phase="measuring", batch_size=batch_size)
         gc.collect()
         quiet, waited_s = quiet_room.wait_for_quiet(peers or [])
@@ -246,19 +214,6 @@ class ArmWorker(UntimedPasses):
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
 
-    def _check_threads(self) -> None:
-        """Every worker computes with the same number of threads; user code changing it would
-        make the arms incomparable."""
-        cfg = self.cfg
-        if cfg and cfg.threads and torch.get_num_threads() != cfg.threads:
-            raise StepFailed(
-                self._usage(
-                    f"torch.get_num_threads() is {torch.get_num_threads()}, not the {cfg.threads} "
-                    "tcprof set in every arm: does the model file call torch.set_num_threads? "
-                    "(choose with --threads)"
-                )
-            )
-
     # -- steps ------------------------------------------------------------------------------
     def _step(self, batch: inputs.Batch) -> torch.Tensor:
         out = self.runner(*batch.args, **batch.kwargs)
@@ -313,7 +268,7 @@ class ArmWorker(UntimedPasses):
             self._sync()
             t3 = clock()
         except inputs.InputError as exc:
-            raise StepFailed(self._simple_error("loss", str(exc), batch_size)) from exc
+            raise StepFailed(errors.simple_error("loss", str(exc), batch_size)) from exc
         except Exception as exc:
             self._take_insight(batch_size, step=0)
             raise StepFailed(
@@ -389,30 +344,6 @@ class ArmWorker(UntimedPasses):
 
     def _sample_memory(self, batch_size: int, step: int) -> None:
         self.ch.emit("memory", batch_size=batch_size, step=step, **self.memory.sample())
-
-    # -- errors -----------------------------------------------------------------------------
-    def _usage(self, message: str) -> dict[str, Any]:
-        return self._simple_error("usage", message)
-
-    def _simple_error(
-        self, kind: str, message: str, batch_size: int | None = None
-    ) -> dict[str, Any]:
-        return {
-            "kind": kind,
-            "message": message,
-            "traceback": None,
-            "file": None,
-            "line": None,
-            "batch_size": batch_size,
-            "fatal": True,
-        }
-
-    def _error_from_load(self, exc: model_source.ModelLoadError) -> dict[str, Any]:
-        event = errors.describe(exc, "load", False, getattr(self, "user_file", None))
-        event.update(kind=exc.kind, message=str(exc))
-        if exc.file:
-            event.update(file=exc.file, line=exc.line)
-        return event
 
 
 def _as_float(t: torch.Tensor | None) -> float | None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import torch
 
+from profiler.worker.model_source import ModelLoadError
+
 _OWN_DIRS = (
     os.path.dirname(torch.__file__),
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # profiler/
@@ -164,3 +166,39 @@ def describe(
         "batch_size": batch_size,
         "fatal": kind != "oom",
     }
+
+
+class StepFailed(Exception):
+    """A command failed in a way the user should read: carries the `error` event to send."""
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        super().__init__(event["message"])
+        self.event = event
+
+
+def simple_error(kind: str, message: str, batch_size: int | None = None) -> dict[str, Any]:
+    """An error event that no exception explains (a bad setting, a missing device)."""
+    return {
+        "kind": kind,
+        "message": message,
+        "traceback": None,
+        "file": None,
+        "line": None,
+        "batch_size": batch_size,
+        "fatal": True,
+    }
+
+
+def usage_error(message: str) -> StepFailed:
+    return StepFailed(simple_error("usage", message))
+
+
+def load_error(exc: Exception, user_file: str | None) -> dict[str, Any]:
+    """Why the model could not be built: a ModelLoadError keeps its kind (load or syntax) and
+    the user's file:line; anything else is described as a load error."""
+    event = describe(exc, "load", False, user_file)
+    if isinstance(exc, ModelLoadError):
+        event.update(kind=exc.kind, message=str(exc))
+        if exc.file:
+            event.update(file=exc.file, line=exc.line)
+    return event

@@ -13,14 +13,9 @@ from typing import Any
 import torch
 
 from profiler.worker import compile_cache, errors, inputs
+from profiler.worker.errors import StepFailed
 
 SNAPSHOT_STEPS = 2
-
-
-class StepFailed(Exception):
-    def __init__(self, event: dict[str, Any]) -> None:
-        super().__init__(event["message"])
-        self.event = event
 
 
 class UntimedPasses:

@@ -1,0 +1,104 @@
+"""Building an arm inside its worker, one step a function: device, backend, model, optimizer,
+compile.
+
+A step the user can get wrong (a device this torch build lacks, an unknown backend, a model
+file that does not import) raises StepFailed with an error event that says what to fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import torch
+
+from profiler.config import ArmSpec, DebugOptions, RunConfig
+from profiler.worker import compile_cache, inputs, model_source
+from profiler.worker.channel import EventChannel
+from profiler.worker.errors import StepFailed, load_error, simple_error, usage_error
+
+
+def check_device(device_name: str) -> None:
+    if device_name == "cuda" and not torch.cuda.is_available():
+        raise usage_error("device 'cuda' was asked for, but this torch build sees no CUDA device")
+    if device_name == "mps" and not torch.backends.mps.is_available():
+        raise usage_error("device 'mps' was asked for, but it is not available")
+
+
+def check_backend(arm: ArmSpec) -> None:
+    """Only compiled arms pay for importing TorchDynamo to list the backends."""
+    from torch import _dynamo
+
+    known = _dynamo.list_backends(exclude_tags=())
+    if arm.torch_backend not in known:
+        raise usage_error(
+            f"unknown torch.compile backend {arm.backend!r}; available: {', '.join(sorted(known))}"
+        )
+
+
+def check_threads(cfg: RunConfig) -> None:
+    """Every worker computes with the same number of threads; user code changing it would
+    make the arms incomparable."""
+    if cfg.threads and torch.get_num_threads() != cfg.threads:
+        raise usage_error(
+            f"torch.get_num_threads() is {torch.get_num_threads()}, not the {cfg.threads} "
+            "tcprof set in every arm: does the model file call torch.set_num_threads? "
+            "(choose with --threads)"
+        )
+
+
+@dataclass
+class BuiltModel:
+    module: ModuleType  # the user's file, imported
+    model: torch.nn.Module  # on the device, in training mode
+    how: str  # how it was built: the class or factory used
+    plan: inputs.InputPlan
+
+
+def build_model(cfg: RunConfig, device: torch.device, user_file: str) -> BuiltModel:
+    """Import the user's file and build the model from the run's seed, so every arm starts
+    from identical weights."""
+    try:
+        module = model_source.import_file(cfg.source.path)
+        torch.manual_seed(cfg.seed)
+        model, how = model_source.build_model(module, cfg.source.model, cfg.source.factory)
+        model = model.to(device).train()
+        plan = inputs.plan_inputs(model, module, cfg.source.input_shape)
+    except inputs.InputError as exc:
+        raise StepFailed(simple_error("load", str(exc))) from exc
+    except Exception as exc:
+        raise StepFailed(load_error(exc, user_file)) from exc
+    return BuiltModel(module, model, how, plan)
+
+
+def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:
+    if name == "adam":
+        return torch.optim.Adam(params, lr=lr)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=lr)
+    return torch.optim.SGD(params, lr=lr)
+
+
+def compile_model(
+    model: torch.nn.Module,
+    arm: ArmSpec,
+    debug: DebugOptions,
+    user_file: str,
+    channel: EventChannel,
+    cache_dir: str | None,
+    cache_artifacts: str | None,
+) -> tuple[Any, Any]:
+    """torch.compile the model for a compiled arm, its caches set first; returns the compiled
+    callable and the CompileWatcher that reports what TorchDynamo does with it."""
+    from profiler.worker.dynamo_insight import CompileWatcher
+
+    if cache_dir:
+        compile_cache.use_cache_dir(cache_dir)
+    if cache_artifacts:
+        channel.emit("cache_loaded", **compile_cache.load_artifacts(cache_artifacts))
+    watcher = CompileWatcher(debug, user_file)
+    options = {k: v for k, v in arm.options().items() if v is not None}
+    if options.get("mode") == "default":
+        options.pop("mode")
+    return torch.compile(model, backend=arm.torch_backend, **options), watcher

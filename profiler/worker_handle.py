@@ -1,0 +1,66 @@
+"""What the runner needs of a worker, written down: the seam between the schedule and processes.
+
+A worker is started by a `WorkerFactory(index, inbox, extra_env)`. It takes one JSON command at
+a time through `send`, and puts `(index, event)` pairs on `inbox` as it answers; when its event
+channel closes (the process ended, however) it puts `(index, {"type": "_eof"})`. Every command
+ends with a `done` event (`failed: true` after an `error`). `WorkerProcess` is the real one; the
+tests drive the runner's schedule with a scripted fake that keeps the same promises.
+"""
+
+from __future__ import annotations
+
+import queue
+import signal
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class WorkerHandle(Protocol):
+    index: int
+    pid: int
+
+    def send(self, command: dict[str, Any]) -> bool:
+        """Queue a command; False if the worker can no longer read."""
+        ...
+
+    def alive(self) -> bool: ...
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait for the process to end; True if it has."""
+        ...
+
+    def stop(self, grace_s: float = ...) -> None:
+        """End the worker (and whatever it started) now, and reap it."""
+        ...
+
+    def classify_exit(self) -> dict[str, Any]:
+        """How the process ended: see `classify_exit` below."""
+        ...
+
+
+WorkerFactory = Callable[[int, queue.Queue, dict[str, str]], WorkerHandle]
+
+
+def classify_exit(code: int | None, stopped_by_us: bool) -> dict[str, Any]:
+    """An exit code as the session records it: running, normal, stopped (by the engine),
+    signal (with a hint when SIGKILL may be the out-of-memory killer) or error."""
+    if code is None:
+        return {"status": "running", "code": None}
+    if code == 0:
+        return {"status": "normal", "code": 0}
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        if stopped_by_us:
+            return {"status": "stopped", "code": code, "signal": name}
+        hint = " (possibly the out-of-memory killer)" if -code == signal.SIGKILL else ""
+        return {
+            "status": "signal",
+            "code": code,
+            "signal": name,
+            "message": f"worker killed by {name}{hint}",
+        }
+    return {"status": "error", "code": code, "message": f"worker exited with code {code}"}
