@@ -97,13 +97,7 @@ def read_session(path: str | Path) -> dict[str, Any]:
 
 def _read_session_dict(source: Path) -> dict[str, Any]:
     try:
-        if source.suffix == ".jsonl":
-            from profiler.session import Session  # numpy-backed: not at start-up
-
-            session = Session.from_events(source).to_dict()
-        else:
-            with open(source, encoding="utf-8") as f:
-                session = json.load(f)
+        session = _fold_events(source) if source.suffix == ".jsonl" else _read_json(source)
     except json.JSONDecodeError as exc:
         raise SessionLoadError(
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno})"
@@ -112,7 +106,20 @@ def _read_session_dict(source: Path) -> dict[str, Any]:
         raise SessionLoadError(f"cannot read {source}: {exc}") from exc
     if not isinstance(session, dict) or not isinstance(session.get("arms"), list):
         raise SessionLoadError(f"{source} is not a tcprof session (no 'arms' list)")
+    if source.suffix == ".jsonl" and not session.get("config"):
+        raise SessionLoadError(f"{source} is not a tcprof session (no run_start event)")
     return session
+
+
+def _fold_events(source: Path) -> dict[str, Any]:
+    from profiler.session import Session  # numpy-backed: not at start-up
+
+    return Session.from_events(source).to_dict()
+
+
+def _read_json(source: Path) -> Any:
+    with open(source, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def _recorded_events(source: Path) -> list[Event]:
