@@ -32,8 +32,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from profiler.config import RunConfig
-from profiler.outputs import EventLog, write_all
+from profiler.outputs import EventLog
 from profiler.runner import Runner
+from profiler.session_files import open_event_log, write_session_files
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -64,7 +65,7 @@ class ProfilerThread(QThread):
         self.events_relayed = 0
         self.signals_emitted = 0
         self.session_dir = session_dir
-        self._event_log = EventLog(session_dir / "events.jsonl") if session_dir else None
+        self._event_log: EventLog | None = open_event_log(session_dir) if session_dir else None
         own = [self._event_log] if self._event_log else []
         # Listeners run here, off the GUI thread; the relay comes last.
         self.runner = runner_factory(config, [*own, *(listeners or []), self._relay])
@@ -110,7 +111,7 @@ class ProfilerThread(QThread):
         if self.session_dir is None or session is None:
             return
         try:
-            write_all(session, self.session_dir)
+            write_session_files(session.to_dict(), self.session_dir)
         except Exception as exc:  # a full disk must not take the window down
             self.save_error = f"could not save the session in {self.session_dir}: {exc}"
 

@@ -9,7 +9,6 @@ recovering crashed sessions at start-up) off the GUI thread.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,10 +35,10 @@ EXPORT_FORMATS = ("html", "md", "csv", "json")
 def _export(source: dict[str, Any] | Path, out_dir: Path) -> dict[str, Any]:
     """Runs on a background thread: read the full session (samples included) and export."""
     from profiler.report.export import export_reports
+    from profiler.session_files import read_session
 
     if isinstance(source, Path):
-        with open(source, encoding="utf-8") as f:
-            source = json.load(f)
+        source = read_session(source)  # its artefact paths found under its folder
     paths = export_reports(source, out_dir, EXPORT_FORMATS)
     return {"paths": [str(p) for p in paths], "folder": str(out_dir)}
 

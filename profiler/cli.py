@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from profiler import examples, outputs, paths
+from profiler import examples, paths, session_files
 from profiler.config import (
     COMPILE_MODES,
     CONTROL_LABEL,
@@ -29,8 +29,8 @@ from profiler.config import (
     parse_batch_sizes,
 )
 from profiler.progress import TerminalProgress
-from profiler.report import export_reports
 from profiler.report.cli import add_report_parser, cmd_report
+from profiler.report.export import REPORT_FORMATS, export_reports
 from profiler.runner import Runner
 from profiler.summary import render_summary
 
@@ -206,8 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--input-shape")
     add_report_parser(sub)
     cmp_ = sub.add_parser("compare", help="compare two saved sessions (before / after)")
-    cmp_.add_argument("before", help="session.json of the earlier run")
-    cmp_.add_argument("after", help="session.json of the later run")
+    cmp_.add_argument("before", help="the earlier run's session folder or session.json")
+    cmp_.add_argument("after", help="the later run's session folder or session.json")
     sub.add_parser("gui", help="open the desktop application (the default)")
     return parser
 
@@ -289,8 +289,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else paths.new_session_dir(label)
     config = dataclasses.replace(config, artifacts_dir=str(out_dir.absolute()))
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "events.jsonl").unlink(missing_ok=True)
-    log = outputs.EventLog(out_dir / "events.jsonl")
+    log = session_files.open_event_log(out_dir)
     progress = TerminalProgress(
         config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
     )
@@ -304,9 +303,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
         log.close()
-    outputs.write_all(session, out_dir)
-    export_reports(session.to_dict(), out_dir)
-    data = session.to_dict(include_samples=False)
+    full = session.to_dict()
+    session_files.write_session_files(full, out_dir)  # first: a failing report keeps them
+    export_reports(full, out_dir, REPORT_FORMATS)
+    data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
     if args.json:
         print(json.dumps(data, indent=1))
     else:
@@ -358,19 +358,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from profiler.compare import compare_sessions, method_note, render_comparison
+    from profiler.compare import compare_saved
 
-    loaded = []
-    for path in (args.before, args.after):
-        try:
-            loaded.append(json.loads(Path(path).read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            print(f"tcprof: error: cannot read session {path}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-    print(render_comparison(compare_sessions(*loaded)))
-    note = method_note(*loaded)
-    if note:
-        print(f"\nnote: {note}")
+    try:
+        print(compare_saved(args.before, args.after))
+    except session_files.SessionLoadError as exc:
+        print(f"tcprof: error: cannot read session: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 

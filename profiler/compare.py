@@ -3,8 +3,10 @@ by batch size: the change in median step time and in peak memory, with its direc
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from profiler.session_files import read_session
 from profiler.summary import fmt_mb, fmt_ms, render_table, training_mb
 
 NOISE_FRACTION = 0.02  # changes smaller than 2% of the median are called unchanged
@@ -108,3 +110,14 @@ def render_comparison(rows: list[dict[str, Any]]) -> str:
     if not body:
         return "the sessions share no arm and batch size to compare"
     return render_table(header, body)
+
+
+def compare_saved(before: str | Path, after: str | Path) -> str:
+    """The comparison of two saved sessions (folders, session.json or events.jsonl files) as
+    text: the table, then a note when they were measured by different methods.
+
+    Raises SessionLoadError when either cannot be read."""
+    old, new = read_session(before), read_session(after)
+    text = render_comparison(compare_sessions(old, new))
+    note = method_note(old, new)
+    return f"{text}\n\nnote: {note}" if note else text

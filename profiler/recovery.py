@@ -4,8 +4,8 @@ A run appends every event to events.jsonl as it arrives and writes session.json 
 ends or is stopped. If the app (or the machine) dies mid-run, the folder keeps events.jsonl but
 no session.json. On the next start the GUI calls `recover_all()`: each such folder is rebuilt
 with `Session.from_events` (status "interrupted", with everything measured up to the crash) and
-written with the engine's own `write_all`, so the session opens, lists and exports like any
-other. Pure Python: no torch, no Qt, usable from the CLI or tests.
+written by the engine's own writer (`write_session_files`), so the session opens, lists and
+exports like any other. Pure Python: no torch, no Qt, usable from the CLI or tests.
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from profiler.outputs import write_all
 from profiler.paths import sessions_dir
 from profiler.session import Session
+from profiler.session_files import EVENTS_JSONL, SESSION_JSON, write_session_files
 
-EVENTS = "events.jsonl"
-SESSION = "session.json"
 # A folder whose events.jsonl changed this recently may belong to a run still going on in
 # another tcprof window: leave it for a later start.
 DEFAULT_MIN_AGE_S = 30.0
@@ -44,9 +42,9 @@ def unfinished(root: str | Path | None = None, min_age_s: float = DEFAULT_MIN_AG
     now = time.time()
     found = []
     for folder in base.iterdir():
-        events = folder / EVENTS
+        events = folder / EVENTS_JSONL
         try:
-            if not folder.is_dir() or (folder / SESSION).exists() or not events.is_file():
+            if not folder.is_dir() or (folder / SESSION_JSON).exists() or not events.is_file():
                 continue
             if events.stat().st_size == 0 or now - events.stat().st_mtime < min_age_s:
                 continue
@@ -60,10 +58,10 @@ def recover(folder: str | Path) -> Recovered:
     """Rebuild one folder's session from its events.jsonl and write session.json/steps.csv."""
     folder = Path(folder)
     try:
-        session = Session.from_events(folder / EVENTS)
+        session = Session.from_events(folder / EVENTS_JSONL)
         if not session.config:
             return Recovered(folder, "failed", 0, "events.jsonl holds no run_start event")
-        write_all(session, folder)
+        write_session_files(session.to_dict(), folder)
     except Exception as exc:  # one bad folder must not stop the others
         return Recovered(folder, "failed", 0, f"{type(exc).__name__}: {exc}")
     steps = sum(len(r.ms) + len(r.warmup_ms) for a in session.arms for r in a.results.values())

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from profiler.events import decode, jsonsafe
+from profiler.events import jsonsafe
 from profiler.result_rows import dedupe_graph_breaks, result_row
+from profiler.session_files import iter_events
 
 SCHEMA_VERSION = 2
 ACCURACY_PASS = "accuracy"  # the `replicate` of events from the untimed accuracy process
@@ -392,14 +393,8 @@ class Session:
     def from_events(cls, path: str | Path) -> Session:
         """Rebuild from events.jsonl; a run cut short ends as 'interrupted' with what it measured."""
         session = cls()
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                try:
-                    session.apply(decode(line))
-                except ValueError:
-                    break  # a torn last line from a crash
+        for event in iter_events(path):  # a torn last line from a crash ends them
+            session.apply(event)
         if session.status == "running":
             session._on_run_end({"status": "interrupted", "wall_time": session.ended_at})
         return session

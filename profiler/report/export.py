@@ -1,7 +1,8 @@
 """Write the reports of a session dict to a folder, each file atomically.
 
 Every file is rendered in memory first and then renamed into place, so an error (or a crash)
-while exporting leaves the previous good file where it was, never a half-written one."""
+while exporting leaves the previous good file where it was, never a half-written one. session.json
+and steps.csv are rendered by profiler/session_files.py, the engine's own writer."""
 
 from __future__ import annotations
 
@@ -11,19 +12,31 @@ from pathlib import Path
 from typing import Any
 
 from profiler.outputs import atomic_write_text
-from profiler.report.data import session_json_text, steps_csv_text
 from profiler.report.html import render_html
 from profiler.report.markdown import render_markdown
 from profiler.report.reproduce import render_reproducer
+from profiler.session_files import (
+    REPORT_HTML,
+    REPORT_MD,
+    REPRODUCER,
+    SESSION_JSON,
+    STEPS_CSV,
+    session_json_text,
+)
+from profiler.steps_csv import steps_csv_text
+
+# A renderer turns a session dict into the text of a file written into a folder (session.json
+# stores its paths relative to that folder; the other files do not depend on it).
+Renderer = Callable[[dict[str, Any], Path], str]
 
 # format -> (file name, renderer). "html" also writes reproduce.py (the report shows it).
-FORMATS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
-    "html": ("report.html", render_html),
-    "md": ("report.md", render_markdown),
-    "csv": ("steps.csv", steps_csv_text),
-    "json": ("session.json", session_json_text),
+FORMATS: dict[str, tuple[str, Renderer]] = {
+    "html": (REPORT_HTML, lambda session, _folder: render_html(session)),
+    "md": (REPORT_MD, lambda session, _folder: render_markdown(session)),
+    "csv": (STEPS_CSV, lambda session, _folder: steps_csv_text(session)),
+    "json": (SESSION_JSON, session_json_text),
 }
-REPRODUCER = "reproduce.py"
+REPORT_FORMATS = ("html", "md")  # what a run adds to the session files it writes itself
 
 
 class UnknownFormat(ValueError):
@@ -67,7 +80,7 @@ def export_reports(
         if fmt == "py":
             continue
         name, render = FORMATS[fmt]
-        rendered.append((out / name, render(session_dict)))
+        rendered.append((out / name, render(session_dict, out)))
     if session_dict.get("arms"):
         rendered.append((out / REPRODUCER, render_reproducer(session_dict)))
     for path, text in rendered:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from profiler.session_files import SESSION_JSON, read_session
+
 MODELS = Path(__file__).parent / "models"
 FAST = [
     "--warmup",
@@ -33,8 +35,8 @@ def run_cli(args: list[str], out: Path, timeout: float = 240) -> tuple[int, str,
         text=True,
         timeout=timeout,
     )
-    session_file = out / "session.json"
-    session = json.loads(session_file.read_text()) if session_file.exists() else None
+    session_file = out / SESSION_JSON
+    session = read_session(session_file) if session_file.exists() else None  # paths absolute
     return proc.returncode, proc.stdout, proc.stderr, session
 
 

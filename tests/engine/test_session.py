@@ -8,8 +8,9 @@ import pytest
 
 from profiler.config import ArmSpec, ModelSource, RunConfig
 from profiler.events import encode
-from profiler.outputs import steps_rows, write_all
 from profiler.session import Session
+from profiler.session_files import write_session_files
+from profiler.steps_csv import steps_rows
 
 
 def _events(eager_ms, arm_ms, accuracy="pass"):
@@ -134,12 +135,17 @@ def test_files_are_strict_json_and_csv(tmp_path):
     s = Session()
     for e in _events([4.0, float("nan")], [2.0, 2.0]):
         s.apply(e)
-    write_all(s, tmp_path)
+    written = write_session_files(s.to_dict(), tmp_path)
+    assert written == [tmp_path / "session.json", tmp_path / "steps.csv"]
     text = (tmp_path / "session.json").read_text()
     assert "NaN" not in text
-    json.loads(text)
-    assert len(steps_rows(s)) == 4
-    assert steps_rows(s)[0][:5] == ["eager", 8, 0, 0, 2]
+    saved = json.loads(text)
+    assert saved["samples"][0]["ms"] == [4.0, None]
+    rows = steps_rows(saved)
+    assert len(rows) == 4
+    assert rows[0][:5] == ["eager", 8, 0, 0, 2]
+    csv_lines = (tmp_path / "steps.csv").read_text().splitlines()
+    assert len(csv_lines) == 5 and csv_lines[2].split(",")[5] == ""  # NaN: an empty cell
 
 
 def _round_events(rep, cache, arm, first_ms, ms, block_split=2, cache_hits=0):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from profiler import examples, outputs
+from profiler import examples
 from profiler.config import ArmSpec, ModelSource, RunConfig
 from profiler.runner import Runner
+from profiler.session_files import open_event_log, write_session_files
 
 
 def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes=(8, 16)):
@@ -21,13 +22,14 @@ def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes
         blocks=2,
         replicates=1,
     )
-    log = outputs.EventLog(out_dir / "events.jsonl")
+    log = open_event_log(out_dir)
     try:
         session = Runner(config, listeners=[log]).run()
     finally:
         log.close()
-    outputs.write_all(session, out_dir)
-    return session.to_dict(), out_dir
+    live = session.to_dict()
+    write_session_files(live, out_dir)
+    return live, out_dir
 
 
 @pytest.fixture(scope="session")
