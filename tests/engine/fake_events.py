@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from profiler.events import PROTOCOL_VERSION
+
 PEAKS = {  # bs_done's memory fields, as MemoryProbe.peaks() gives them on a CPU
     "peak_rss_mb": 150.0,
     "os_peak_rss_mb": 160.0,
@@ -39,6 +41,7 @@ def environment(device: str, compiled: bool, pid: int) -> dict[str, Any]:
         "devices": ["cpu"],
         "backends": ["aot_eager", "eager", "inductor"] if compiled else None,
         "pid": pid,
+        "protocol": PROTOCOL_VERSION,
     }
 
 
