@@ -49,7 +49,7 @@ def test_settings_persist_between_windows(make_window, tmp_path):
     assert second.setup.steps.value() == 77
     assert second.size().width() == 700
     assert path in [
-        second.recent_menu.actions()[i].text() for i in range(len(second.recent_menu.actions()))
+        second.commands.recent_menu.actions()[i].text() for i in range(len(second.commands.recent_menu.actions()))
     ]
 
 
@@ -119,6 +119,6 @@ def test_examples_menu_lists_every_example(make_window):
     from profiler.examples import list_examples
 
     window = make_window(background=False)
-    assert [a.text() for a in window.examples_menu.actions()] == list(list_examples())
-    window.examples_menu.actions()[1].trigger()
+    assert [a.text() for a in window.commands.examples_menu.actions()] == list(list_examples())
+    window.commands.examples_menu.actions()[1].trigger()
     assert Path(window.setup.model.current_path()).stem == list(list_examples())[1]
