@@ -85,9 +85,17 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
 
 def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtbot):
     configure_fast(window, arms=("eager",), batch_sizes="32", warmup=0, steps=LONG_STEPS)
+    phases = []
+    window.controller.eventsArrived.connect(
+        lambda events: phases.extend(
+            (e["arm"], e["phase"], e["batch_size"]) for e in events if e["type"] == "phase"
+        )
+    )
     window.commands.run.trigger()
     qtbot.waitUntil(lambda: window.controller.data.points > 200, timeout=FAST_RUN_TIMEOUT_MS)
-    assert "measuring" in window.status.text() or "eager" in window.status.text()
+    # No warm-up asked for: the eager arm loads, takes its first step, then measures.
+    assert phases == [(0, "loading", None), (0, "first_step", 32), (0, "measuring", 32)]
+    assert window.status.text().startswith("eager · bs 32 · measuring… ")
     with qtbot.waitSignal(window.controller.runEnded, timeout=5_000) as ended:
         t0 = time.monotonic()
         qtbot.keyClick(window, Qt.Key.Key_Escape)
