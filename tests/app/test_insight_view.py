@@ -17,6 +17,7 @@ def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
         warmup=1,
         steps=4,
     )
+    window.setup.measurement.accuracy.setChecked(False)  # not what this test is about
     with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS):
         window.start_run()
     view = window.results.insight
@@ -182,6 +183,14 @@ def test_opening_a_saved_session_puts_its_setup_back(window, qtbot, tmp_path):
             "3",
             "--seed",
             "7",
+            "--replicates",
+            "1",
+            "--blocks",
+            "3",
+            "--sequential",
+            "--min-block-ms",
+            "0",
+            "--no-accuracy",
             "--quiet",
             "--out",
             str(out),
@@ -195,4 +204,9 @@ def test_opening_a_saved_session_puts_its_setup_back(window, qtbot, tmp_path):
     assert [a.name for a in setup.arms.arms()] == ["eager", "aot_eager(dynamic=False)"]
     assert setup.batch_sizes.text() == "8, 16"
     assert (setup.warmup.value(), setup.steps.value(), setup.seed.value()) == (1, 3, 7)
+    assert setup.measurement.replicates.value() == 1
+    assert not setup.measurement.accuracy.isChecked()
+    assert setup.carried.options() == {"blocks": 3, "sequential": True, "min_block_ms": 0.0}
     qtbot.waitUntil(lambda: setup.model.current_path().endswith("graph_break.py"), timeout=10_000)
+    config = setup.config()
+    assert (config.blocks, config.sequential, config.min_block_ms) == (3, True, 0.0)
