@@ -41,6 +41,7 @@ STATUS_TEXT = {
     "not_run": "-",
 }
 CONTEXT_LINES = 4
+Cell = tuple[Any, "str | None"]  # a table cell's text and its tooltip
 
 
 def _status_colour(status: str) -> QColor | None:
@@ -189,6 +190,11 @@ class InsightView(QWidget):
             session.get("config", {}).get("batch_sizes")
             or sorted({r["batch_size"] for a in arms for r in a["results"]})
         )
+        self._show_matrix(arms, sizes)
+        self._offer_compiled_arms(arms)
+        self._show_arm()
+
+    def _show_matrix(self, arms: list[dict[str, Any]], sizes: list[int]) -> None:
         self.matrix.clear()
         self.matrix.setColumnCount(1 + len(sizes))
         self.matrix.setHorizontalHeaderLabels(["arm", *[f"bs {b}" for b in sizes]])
@@ -197,25 +203,11 @@ class InsightView(QWidget):
             self.matrix.setItem(r, 0, _item(arm["name"]))
             by_bs = {row["batch_size"]: row for row in arm["results"]}
             for c, bs in enumerate(sizes, start=1):
-                row = by_bs.get(bs)
-                if row is None:
-                    self.matrix.setItem(r, c, _item("error" if arm.get("error") else "-"))
-                    continue
-                status = (
-                    "error"
-                    if row["status"] in ("error", "oom")
-                    else row.get("compile_status") or "-"
-                )
-                reasons = [
-                    rc["reason"] for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs
-                ]
-                tip = "\n".join(reasons) if reasons else None
-                if status == "error" and row.get("error"):
-                    tip = row["error"].get("message")
-                self.matrix.setItem(
-                    r, c, _item(STATUS_TEXT.get(status, status), tip, _status_colour(status))
-                )
+                self.matrix.setItem(r, c, _matrix_item(arm, by_bs.get(bs), bs))
         self.matrix.resizeColumnsToContents()
+
+    def _offer_compiled_arms(self, arms: list[dict[str, Any]]) -> None:
+        """The picker lists the compiled arms and keeps the one chosen, if it is still there."""
         current = self.arm_picker.currentText()
         self.arm_picker.blockSignals(True)
         self.arm_picker.clear()
@@ -225,13 +217,13 @@ class InsightView(QWidget):
         self.arm_picker.blockSignals(False)
         index = self.arm_picker.findText(current)
         self.arm_picker.setCurrentIndex(index if index >= 0 else 0)
-        self._show_arm()
 
     def _arm(self) -> dict[str, Any] | None:
         name = self.arm_picker.currentText()
         return next((a for a in self.session.get("arms", []) if a["name"] == name), None)
 
     def _show_arm(self) -> None:
+        """Fill the lower half for the arm picked: its summary line and the three tables."""
         arm = self._arm()
         for table in (self.breaks, self.recompiles, self.times):
             table.setRowCount(0)
@@ -242,56 +234,9 @@ class InsightView(QWidget):
             )
             return
         self.summary.setText(self._summary_text(arm))
-        for gb in arm.get("graph_breaks", []):
-            r = self.breaks.rowCount()
-            self.breaks.insertRow(r)
-            where = f"{Path(gb['file']).name}:{gb['line']}" if gb.get("file") else "?"
-            self.breaks.setItem(r, 0, _item(gb.get("count")))
-            self.breaks.setItem(r, 1, _item(where, gb.get("file")))
-            self.breaks.setItem(r, 2, _item(", ".join(map(str, gb.get("batch_sizes", [])))))
-            self.breaks.setItem(r, 3, _item(gb.get("reason"), gb.get("explanation")))
-        for rc in arm.get("recompiles", []):
-            r = self.recompiles.rowCount()
-            self.recompiles.insertRow(r)
-            where = f"{Path(rc['file']).name}:{rc['line']}" if rc.get("file") else "?"
-            values = [
-                rc.get("batch_size"),
-                rc.get("step"),
-                rc.get("frame"),
-                where,
-                _secs(rc.get("seconds")),
-                rc.get("reason"),
-            ]
-            for c, v in enumerate(values):
-                self.recompiles.setItem(r, c, _item(v, rc.get("reason") if c == 5 else None))
-        for row in arm.get("results", []):
-            r = self.times.rowCount()
-            self.times.insertRow(r)
-            b = row.get("compile_breakdown") or {}
-            missing = row.get("compile_missing") or {}
-            values = [
-                row["batch_size"],
-                STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")),
-                _secs(
-                    (row.get("first_step_ms") or 0) / 1000
-                    if row.get("first_step_ms") is not None
-                    else None
-                ),
-                _secs(row.get("compile_cold_s", row.get("compile_s"))),
-                _secs(row.get("compile_portable_s")),
-                _secs(row.get("compile_warm_s")),
-                _secs(b.get("dynamo_s")),
-                _secs(b.get("backend_s")),
-                _secs(b.get("inductor_s")),
-                _secs(b.get("code_gen_s")),
-                _cache_text(row),
-                fmt_break_even(row, is_baseline=False),
-            ]
-            tips = {3: missing.get("cold"), 4: missing.get("portable"), 5: missing.get("warm")}
-            for c, v in enumerate(values):
-                self.times.setItem(r, c, _item(v, tips.get(c)))
-        for table in (self.breaks, self.recompiles, self.times):
-            table.resizeColumnsToContents()
+        _fill(self.breaks, [_graph_break_cells(gb) for gb in arm.get("graph_breaks", [])])
+        _fill(self.recompiles, [_recompile_cells(rc) for rc in arm.get("recompiles", [])])
+        _fill(self.times, [_compile_time_cells(row) for row in arm.get("results", [])])
         if self.breaks.rowCount():
             self.breaks.selectRow(0)
 
@@ -322,6 +267,74 @@ class InsightView(QWidget):
             text.append(f"Explanation: {gb['explanation']}")
         text += [f"Hint: {h}" for h in gb.get("hints") or []]
         self.break_detail.setPlainText("\n".join(text))
+
+
+def _matrix_item(arm: dict[str, Any], row: dict[str, Any] | None, bs: int) -> QTableWidgetItem:
+    """What Dynamo did for one arm at one batch size; the tooltip gives the recompile reasons
+    or the error."""
+    if row is None:
+        return _item("error" if arm.get("error") else "-")
+    status = "error" if row["status"] in ("error", "oom") else row.get("compile_status") or "-"
+    reasons = [rc["reason"] for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs]
+    tip = "\n".join(reasons) if reasons else None
+    if status == "error" and row.get("error"):
+        tip = row["error"].get("message")
+    return _item(STATUS_TEXT.get(status, status), tip, _status_colour(status))
+
+
+def _fill(table: QTableWidget, rows: list[list[Cell]]) -> None:
+    table.setRowCount(len(rows))
+    for r, cells in enumerate(rows):
+        for c, (text, tip) in enumerate(cells):
+            table.setItem(r, c, _item(text, tip))
+    table.resizeColumnsToContents()
+
+
+def _where(entry: dict[str, Any]) -> str:
+    return f"{Path(entry['file']).name}:{entry['line']}" if entry.get("file") else "?"
+
+
+def _graph_break_cells(gb: dict[str, Any]) -> list[Cell]:
+    """count, where (the full path as tooltip), batch sizes, reason (PyTorch's explanation)."""
+    return [
+        (gb.get("count"), None),
+        (_where(gb), gb.get("file")),
+        (", ".join(map(str, gb.get("batch_sizes", []))), None),
+        (gb.get("reason"), gb.get("explanation")),
+    ]
+
+
+def _recompile_cells(rc: dict[str, Any]) -> list[Cell]:
+    """bs, step, frame, where, seconds, the guard that failed (in full as its tooltip)."""
+    return [
+        (rc.get("batch_size"), None),
+        (rc.get("step"), None),
+        (rc.get("frame"), None),
+        (_where(rc), None),
+        (_secs(rc.get("seconds")), None),
+        (rc.get("reason"), rc.get("reason")),
+    ]
+
+
+def _compile_time_cells(row: dict[str, Any]) -> list[Cell]:
+    """One batch size's compile times; a missing cold/portable/warm time says why as its tip."""
+    b = row.get("compile_breakdown") or {}
+    missing = row.get("compile_missing") or {}
+    first_ms = row.get("first_step_ms")
+    return [
+        (row["batch_size"], None),
+        (STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")), None),
+        (_secs(first_ms / 1000 if first_ms is not None else None), None),
+        (_secs(row.get("compile_cold_s", row.get("compile_s"))), missing.get("cold")),
+        (_secs(row.get("compile_portable_s")), missing.get("portable")),
+        (_secs(row.get("compile_warm_s")), missing.get("warm")),
+        (_secs(b.get("dynamo_s")), None),
+        (_secs(b.get("backend_s")), None),
+        (_secs(b.get("inductor_s")), None),
+        (_secs(b.get("code_gen_s")), None),
+        (_cache_text(row), None),
+        (fmt_break_even(row, is_baseline=False), None),
+    ]
 
 
 def _cache_text(row: dict[str, Any]) -> str:

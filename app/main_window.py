@@ -2,8 +2,10 @@
 
 It wires the parts together and owns the conventions (actions and shortcuts, drag and drop,
 recent files, persisted settings, closing safely mid-run); the parts themselves live in their
-own modules. Nothing here imports torch: models are inspected, probed and run by worker
-processes through the engine.
+own modules and talk to it through signals. Every session reaches the parts through one
+`show_session`: a run as it starts and ends, a saved session opened from a file or the
+Sessions list (recovered ones included). Nothing here imports torch: models are inspected,
+probed and run by worker processes through the engine.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import (
     QCloseEvent,
     QDesktopServices,
@@ -23,7 +25,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QFileDialog,
-    QLabel,
     QMainWindow,
     QScrollArea,
     QSplitter,
@@ -35,38 +36,41 @@ from app.background import BackgroundCalls
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
 from app.notice_bar import NoticeBar
+from app.plots_slot import PlotsSlot
 from app.results_view import ResultsView
 from app.run_controller import RunController
 from app.run_status import RunStatus
 from app.session_actions import SessionActions
 from app.settings import Preferences
 from app.setup_panel import SetupPanel
-from app.window_actions import make_actions
+from app.window_actions import WindowActions, make_actions
 from profiler.config import ConfigError
 from profiler.examples import list_examples
 from profiler.paths import sessions_dir
 
+if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
+    from app.live_data import LiveData
+    from app.live_plots import LivePlots
+    from app.session_store import LoadedSession
+
 TITLE = "Torch Compile Profiler"
 OPENABLE = (".py", ".json", ".jsonl")
-
-
-class _FirstPaint(QLabel):
-    """The plots' placeholder: tells the window when it has first been painted."""
-
-    def __init__(self, text: str, on_paint: Callable[[], None]) -> None:
-        super().__init__(text)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._on_paint = on_paint
-
-    def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
-        super().paintEvent(event)
-        self._on_paint()
-
-
 DEFAULT_EXAMPLE = "simple"
 
 
 class MainWindow(QMainWindow):
+    """The window's parts, declared: what the rest of the app and the tests may reach."""
+
+    setup: SetupPanel
+    results: ResultsView
+    controller: RunController
+    sessions: SessionActions
+    commands: WindowActions
+    status: RunStatus
+    banner: ErrorBanner
+    notice: NoticeBar
+    plots_slot: PlotsSlot  # holds `plots` once built
+
     def __init__(
         self,
         background: bool = True,
@@ -75,10 +79,9 @@ class MainWindow(QMainWindow):
         prewarm: bool = False,
     ) -> None:
         """background=False skips the start-up worker calls (environment probe, model
-        inspection): for tests that only exercise the window itself. prewarm keeps two worker
-        processes warmed up (torch and TorchDynamo imported) so that Run measures at once."""
+        inspection, recovery): for tests that only exercise the window itself. prewarm keeps two
+        worker processes warmed up (torch and TorchDynamo imported) so that Run measures at once."""
         super().__init__(parent)
-        self.base_title = TITLE
         self.setWindowTitle(TITLE)
         self.setAcceptDrops(True)
         self.prefs = Preferences()
@@ -92,27 +95,37 @@ class MainWindow(QMainWindow):
             runner_factory = functools.partial(Runner, pool=self.pool)
         self.controller = RunController(runner_factory, self)
         self.environment: dict[str, Any] | None = None
-
         self.setup = SetupPanel(self.background)
+        self.banner = ErrorBanner()
+        self.notice = NoticeBar()
+        self.plots_slot = PlotsSlot()
+        self.results = ResultsView()
+        self.status = RunStatus()
+        self.sessions = SessionActions(self)
+        self._lay_out()
+        self.commands = make_actions(self)
+        self._connect()
+        self.results.show_environment(None)
+        self._restore_settings()
+        if self.background is not None:
+            request_environment(self.background, self._on_environment)
+        self._update_actions()
+        if background:
+            self.sessions.recover_later()
+
+    def _lay_out(self) -> None:
         scroll = QScrollArea()
         scroll.setWidget(self.setup)
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(340)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.banner = ErrorBanner()
-        self.notice = NoticeBar()
-        # pyqtgraph takes ~0.6 s to import: the plots are built just after the window shows.
-        self.plots: Any = None
-        self._plots_placeholder = _FirstPaint("preparing plots…", self._on_first_paint)
-        self.results = ResultsView()
         right = self._right_split = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.notice)
         top_layout.addWidget(self.banner)
-        top_layout.addWidget(self._plots_placeholder, 1)
-        self._top_layout = top_layout
+        top_layout.addWidget(self.plots_slot, 1)
         right.addWidget(top)
         right.addWidget(self.results)
         right.setStretchFactor(0, 5)
@@ -120,69 +133,72 @@ class MainWindow(QMainWindow):
         right.setSizes([500, 200])
         # The tables' size hints would claim ~330 px and squash the plots on a 1366x768 screen.
         self.results.setMinimumHeight(150)
-        self._plots_placeholder.setMinimumHeight(240)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
         split.setSizes([350, 900])
         self.setCentralWidget(split)
-        self.status = RunStatus()
         self.statusBar().addWidget(self.status, 1)
-        self.sessions = SessionActions(self)
 
-        self._make_actions()
+    def _connect(self) -> None:
+        """Each part's signals to the window's slots: the parts never call each other."""
+        commands = self.commands
+        commands.open.triggered.connect(self.open_file_dialog)
+        commands.export.triggered.connect(self.sessions.export_dialog)
+        commands.run.triggered.connect(self.start_run)
+        commands.stop.triggered.connect(self.stop_run)
+        commands.sessions.triggered.connect(self.sessions.show_sessions)
+        commands.sessions_folder.triggered.connect(self.open_sessions_folder)
+        commands.quit.triggered.connect(self.close)
+        for action in commands.examples_menu.actions():
+            path = str(action.data())
+            action.triggered.connect(lambda _=False, p=path: self.load_model(p))
+        self.plots_slot.built.connect(self._on_plots_built)
         self.setup.validityChanged.connect(self._update_actions)
         self.setup.model.openRequested.connect(self.open_file_dialog)
         self.controller.eventsArrived.connect(self._on_events)
         self.controller.runEnded.connect(self._on_run_ended)
-        self.results.show_environment(None)
-        self._restore_settings()
-        if self.background is not None:
-            request_environment(self.background, self._on_environment)
-        self._update_actions()
-        self.first_painted_at: float | None = None
-        if background:
-            self.sessions.recover_later()
+        self.sessions.sessionOpened.connect(self._on_session_opened)
+        self.sessions.setupRestored.connect(self.setup.restore)
+        self.sessions.problem.connect(lambda error: self.banner.add(error, []))
+        self.sessions.message.connect(self.status.label.setText)
+        self.sessions.exportingChanged.connect(lambda _exporting: self._update_actions())
+        self.sessions.exportDone.connect(self._on_exported)
+        self.sessions.recovered.connect(self._on_recovered)
 
-    def _on_first_paint(self) -> None:
-        """The window has been painted once: now pay for pyqtgraph."""
-        if self.first_painted_at is None:
-            self.first_painted_at = time.time()
-            QTimer.singleShot(0, self.ensure_plots)
+    @property
+    def plots(self) -> LivePlots | None:
+        """The live plots; None until the window's first paint (see plots_slot.py)."""
+        return self.plots_slot.plots
 
-    def ensure_plots(self) -> None:
-        """Build the live plots (and import pyqtgraph) once, after the first paint."""
-        if self.plots is not None:
-            return
-        from app.live_plots import LivePlots
+    @property
+    def first_painted_at(self) -> float | None:
+        return self.plots_slot.first_painted_at
 
-        self.plots = LivePlots()
-        self.plots.setMinimumHeight(240)
-        self._top_layout.replaceWidget(self._plots_placeholder, self.plots)
-        self._plots_placeholder.deleteLater()
+    def ensure_plots(self) -> LivePlots:
+        return self.plots_slot.ensure()
+
+    def _on_plots_built(self) -> None:
         total = sum(self._right_split.sizes())
         if total > 0:  # the plots get about 70% of the height, the tables the rest
             self._right_split.setSizes([int(total * 0.7), total - int(total * 0.7)])
 
-    # -- actions --------------------------------------------------------------------------------
-    def _make_actions(self) -> None:
-        make_actions(self)
-
     def _update_actions(self) -> None:
         running = self.controller.running
-        self.run_action.setEnabled(not running and self.setup.is_valid())
-        self.run_action.setToolTip(
+        commands = self.commands
+        commands.run.setEnabled(not running and self.setup.is_valid())
+        commands.run.setToolTip(
             "Run every arm at every batch size (Ctrl+R)"
             if self.setup.is_valid() or running
             else f"Cannot run: {self.setup.error()}"
         )
-        self.stop_action.setEnabled(running)
+        commands.stop.setEnabled(running)
         self.setup.setEnabled(not running)
-        self.open_action.setEnabled(not running)
-        self.examples_menu.setEnabled(not running)
-        self.recent_menu.setEnabled(not running)
-        self.export_action.setEnabled(not running and self.sessions.can_export())
+        commands.open.setEnabled(not running)
+        commands.examples_menu.setEnabled(not running)
+        commands.recent_menu.setEnabled(not running)
+        commands.export.setEnabled(not running and self.sessions.can_export())
 
     # -- model files ----------------------------------------------------------------------------
     def open_file_dialog(self) -> None:
@@ -218,11 +234,12 @@ class MainWindow(QMainWindow):
 
     def _set_recent(self, paths: list[str]) -> None:
         self.setup.model.set_recent(paths)
-        self.recent_menu.clear()
+        recent = self.commands.recent_menu
+        recent.clear()
         for p in paths:
-            a = self.recent_menu.addAction(p)
+            a = recent.addAction(p)
             a.triggered.connect(lambda _=False, p=p: self.load_model(p))
-        self.recent_menu.setEnabled(bool(paths) and not self.controller.running)
+        recent.setEnabled(bool(paths) and not self.controller.running)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
         urls = event.mimeData().urls()
@@ -249,7 +266,8 @@ class MainWindow(QMainWindow):
         if self.pool is not None:  # after the start-up probes, so they do not compete
             self.pool.fill()
         self.setup.set_environment(env)
-        self.results.show_environment(env)
+        if not self.sessions.saved:  # a saved session shows the environment it ran in
+            self.results.show_environment(env)
         saved = self.prefs.setup().get("device")
         if saved in (env.get("devices") or []):
             self.setup.device.setCurrentText(saved)
@@ -257,6 +275,68 @@ class MainWindow(QMainWindow):
             self.status.label.setText(
                 f"Ready · torch {env.get('torch')} · {', '.join(env.get('devices') or [])}"
             )
+
+    # -- showing a session ----------------------------------------------------------------------
+    def show_session(
+        self,
+        session: dict[str, Any],
+        folder: Path | None,
+        recorded: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Show one session in every part: a run as it starts (empty) and as it ends, or a saved
+        session (recorded: its events, fed to the plots, logs and error banner as a live run
+        feeds them, so a re-opened session looks as it did)."""
+        saved = recorded is not None
+        if saved:
+            self._replay(session, recorded)
+        self.results.show_session(session)
+        if saved:
+            self.results.show_environment(session.get("environment"))
+        else:
+            self.results.show_environment(self.environment or self.controller.environment)
+        saved_title = f"{TITLE} — {folder.name} (saved session)" if folder else TITLE
+        self.setWindowTitle(saved_title if saved else TITLE)
+        self._update_actions()
+
+    def _replay(self, session: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        names = [str(a.get("name")) for a in session.get("arms") or []]
+        plots = self.ensure_plots()
+        plots.start(_replayed_data(session, events))
+        plots.stop()  # one redraw, no timer: nothing more will arrive
+        self.banner.clear()
+        for event in events:
+            if event.get("type") == "error":
+                self.banner.add(event, names)
+        self.results.logs.start(names)
+        self.results.logs.add_events(events)
+
+    def _on_session_opened(self, loaded: LoadedSession) -> None:
+        session = loaded.session
+        self.show_session(session, loaded.folder, loaded.events)
+        started = session.get("started_at")
+        when = (
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
+            if isinstance(started, (int, float))
+            else "unknown date"
+        )
+        status = str(session.get("status") or "?").replace("_", " ")
+        self.status.finish(
+            f"Saved session {loaded.folder.name} · {status} · {when} · Run starts a new one"
+        )
+
+    def _on_exported(self, paths: list[str], folder: str) -> None:
+        report = Path(folder) / "report.html"
+        self.notice.show_notice(
+            f"Exported report.html, report.md, steps.csv, session.json and reproduce.py to {folder}",
+            [
+                ("Open report", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(report)))),
+                ("Open folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))),
+            ],
+        )
+
+    def _on_recovered(self, text: str) -> None:
+        self.notice.show_notice(text, [("Sessions…", self.sessions.show_sessions)])
+        self.statusBar().showMessage(text, 15_000)
 
     # -- runs -----------------------------------------------------------------------------------
     def start_run(self) -> None:
@@ -270,13 +350,13 @@ class MainWindow(QMainWindow):
         self._save_settings()
         self.banner.clear()
         self.notice.clear()
-        self.sessions.on_run_started()
         names = [a.name for a in config.run_arms]
-        self.ensure_plots()
+        plots = self.ensure_plots()
         self.controller.start(config)
-        self.plots.start(self.controller.data)
+        self.sessions.on_run_started()
+        self.show_session({"arms": []}, None)
+        plots.start(self.controller.data)
         self.results.logs.start(names)
-        self.results.show_summary({"arms": []})
         self.status.start(names, config)
         self._update_actions()
 
@@ -289,7 +369,7 @@ class MainWindow(QMainWindow):
         names = [a.name for a in self.controller.config.run_arms] if self.controller.config else []
         self.results.logs.add_events(events)
         self.status.update_from(events)
-        refresh_summary = False
+        refresh = False
         for e in events:
             kind = e.get("type")
             if kind == "error":
@@ -297,9 +377,9 @@ class MainWindow(QMainWindow):
             elif kind == "hello" and self.environment is None:
                 self.results.show_environment(e)
             elif kind == "bs_done":
-                refresh_summary = True
-        if refresh_summary:
-            self.results.show_summary(self.controller.session_dict())
+                refresh = True
+        if refresh:
+            self.results.show_session(self.controller.session_dict())
 
     def _on_run_ended(self, status: str) -> None:
         if self.plots is not None:
@@ -307,35 +387,22 @@ class MainWindow(QMainWindow):
         if self.pool is not None:
             self.pool.fill()
         session = self.controller.session_dict()
-        self.results.show_summary(session)
-        env = self.controller.environment
-        if env and self.environment is None:
-            self.results.show_environment(env)
-        where = f" · saved in {self.controller.session_dir}" if self.controller.session_dir else ""
+        folder = self.controller.session_dir
+        self.sessions.on_run_ended(session, folder)
+        self.show_session(session, folder)
+        where = f" · saved in {folder}" if folder else ""
         self.status.finish(f"Run {status.replace('_', ' ')}{where}")
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
-        self.sessions.on_run_ended()
-        self._update_actions()
 
     # -- settings and closing -------------------------------------------------------------------
     def _restore_settings(self) -> None:
         geometry = self.prefs.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
             self._default_size()
-        state = self.prefs.setup()
-        self.setup.restore(state)
+        self.setup.restore(self.prefs.setup())
         self._set_recent(self.prefs.recent_files())
-        source = state.get("source") or {}
-        path = source.get("path")
-        if isinstance(path, str) and Path(path).is_file():
-            self.setup.model.set_path(
-                path,
-                source.get("model"),
-                source.get("factory") or "",
-                source.get("input_shape") or "",
-            )
-        else:
+        if not self.setup.model.current_path():
             self.setup.model.set_path(str(list_examples()[DEFAULT_EXAMPLE][0]))
 
     def _default_size(self) -> None:
@@ -367,3 +434,20 @@ class MainWindow(QMainWindow):
         self.sessions.shutdown()
         self._save_settings()
         super().closeEvent(event)
+
+
+def _replayed_data(session: dict[str, Any], events: list[dict[str, Any]]) -> LiveData:
+    """The plots' buffers of a saved session, filled from its events as a live run fills them."""
+    from app.live_data import LiveData
+
+    config = session.get("config") or {}
+    data = LiveData(
+        [str(a.get("name")) for a in session.get("arms") or []],
+        list(config.get("batch_sizes") or []),
+        int(config.get("warmup") or 0),
+        int(config.get("steps") or 0),
+        int(config.get("replicates") or 1),
+    )
+    for event in events:
+        data.apply(event)
+    return data

@@ -1,7 +1,10 @@
-"""Results tabs: the summary table (arm x batch size), compile insight, logs, environment.
+"""Results tabs: the summary table (arm x batch size), compile insight, logs, environment, and
+the reproducing code, torch.profiler operators and saved weights.
 
-The table is filled from the engine's `Session.to_dict()`, the same dict session.json holds,
-using the engine's own cell formatting so the window and `tcprof run` agree to the digit.
+Every tab but the logs and the environment is filled from one session dict (the engine's
+`Session.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
+in progress, a run that ended or a saved session; the table uses the engine's own cell
+formatting so the window and `tcprof run` agree to the digit.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.code_view import CodeView
 from app.insight_view import InsightView
 from app.log_panel import LogPanel
+from app.profile_view import ProfileView
 from app.table_text import table_text
 from app.theme import arm_colour, error_colour, good_colour
+from app.weights_view import WeightsView
 from profiler.summary import COLUMN_HELP, accuracy_title, method_notes, table_rows
 
 ENV_KEYS = (
@@ -61,10 +67,24 @@ class ResultsView(QTabWidget):
         self.addTab(self.summary, "Summary")
         self.addTab(self.insight, "Compile insight")
         self.addTab(self.logs, "Logs")
+        self.code = CodeView()
+        self.profile = ProfileView()
+        self.weights = WeightsView()
         self.addTab(self.environment, "Environment")
-        self.show_summary({"arms": []})
+        self.addTab(self.code, "Code")
+        self.addTab(self.profile, "Profile")
+        self.addTab(self.weights, "Weights")
+        self.show_session({"arms": []})
 
-    def show_summary(self, session: dict[str, Any]) -> None:
+    def show_session(self, session: dict[str, Any]) -> None:
+        """Fill every session tab from one session dict ({"arms": []} empties them)."""
+        self._show_summary(session)
+        self.insight.show_session(session)
+        self.code.show_session(session)
+        self.profile.show_session(session)
+        self.weights.show_session(session)
+
+    def _show_summary(self, session: dict[str, Any]) -> None:
         header, rows = table_rows(session)
         self.summary.setSortingEnabled(False)
         self.summary.clear()
@@ -97,7 +117,6 @@ class ResultsView(QTabWidget):
                         item.setToolTip(str(result["error"].get("message")))
                 self.summary.setItem(r, c, item)
         self.summary.resizeColumnsToContents()
-        self.insight.show_session(session)
 
     def rows(self) -> list[list[str]]:
         """The table's text (tests and exports read it)."""

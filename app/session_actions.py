@@ -1,33 +1,25 @@
-"""What the window does with whole sessions: export, re-open, list, compare, recover.
+"""What can be done with whole sessions: open, export, list, compare, recover.
 
 The window shows one session at a time: the run that just ended, or a saved one the user
-opened. This object keeps track of it (its dict and its folder), restores a saved one into the
-plots and tabs by replaying its events through the same public methods a live run uses, keeps
-the Code / Profile / Weights tabs in step, and runs the slow parts (exporting reports,
-recovering crashed sessions at start-up) off the GUI thread.
+opened. This object keeps track of which (its dict and its folder) and does the work on it,
+the slow parts (exporting reports, recovering crashed sessions at start-up) off the GUI thread.
+It never touches the window's parts: it tells whoever listens through its signals, so it is
+tested alone and the window decides how each outcome is shown.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.background import BackgroundCalls
-from app.code_view import CodeView
 from app.compare_view import CompareDialog
-from app.measurement_options import MEASUREMENT_KEYS
-from app.profile_view import ProfileView
-from app.session_store import SESSION, LoadedSession, SessionLoadError, load_session
+from app.session_store import SESSION, SessionLoadError, load_session
 from app.sessions_dialog import SessionsDialog
-from app.weights_view import WeightsView
-
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
 
 EXPORT_FORMATS = ("html", "md", "csv", "json")
 
@@ -54,162 +46,82 @@ def _recover(min_age_s: float | None) -> dict[str, Any]:
 
 
 class SessionActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    sessionOpened = Signal(object)  # LoadedSession: show it
+    setupRestored = Signal(dict)  # the opened session's config: put it back in the setup panel
+    problem = Signal(dict)  # {"kind": "open" | "compare" | "export", "message": ...}
+    message = Signal(str)  # a line for the status bar
+    exportingChanged = Signal(bool)
+    exportDone = Signal(list, str)  # the files written, their folder
+    recovered = Signal(str)  # what was recovered at start-up, in a sentence
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        """parent (the window) is only the parent of the dialogs this object opens."""
+        super().__init__(parent)
         self.calls = BackgroundCalls(self)
         self.session: dict[str, Any] | None = None  # what the window shows
         self.folder: Path | None = None  # where it is saved
         self.full: dict[str, Any] | None = None  # the full dict, when loaded from disk
         self.saved = False  # True when the window shows a re-opened session
+        self.run_in_progress = False
         self.exporting = False
         self.last_export: list[Path] = []
         self.dialog: SessionsDialog | None = None
         self.compare_dialog: CompareDialog | None = None
-        self.recovered: list[Any] | None = None
-        self.code = CodeView()
-        self.profile = ProfileView()
-        self.weights = WeightsView()
-        for widget, title in (
-            (self.code, "Code"),
-            (self.profile, "Profile"),
-            (self.weights, "Weights"),
-        ):
-            window.results.addTab(widget, title)
+        self.recovered_results: list[Any] | None = None
+
+    def _dialog_parent(self) -> QWidget | None:
+        parent = self.parent()
+        return parent if isinstance(parent, QWidget) else None
 
     # -- the session the window shows ----------------------------------------------------------
     def has_session(self) -> bool:
         return bool(self.session and self.session.get("arms"))
 
-    def _show_tabs(self, session: dict[str, Any]) -> None:
-        self.code.show_session(session)
-        self.profile.show_session(session)
-        self.weights.show_session(session)
+    def _set_shown(self, session: dict[str, Any] | None, folder: Path | None, saved: bool) -> None:
+        self.session, self.folder, self.saved = session, folder, saved
+        self.full = session if saved else None
+        if self.dialog is not None:
+            self.dialog.set_can_compare(self.has_session())
 
     def on_run_started(self) -> None:
-        self.session, self.folder, self.full, self.saved = None, None, None, False
-        self.window.setWindowTitle(self.window.base_title)
-        self._show_tabs({"arms": []})
-        self._refresh_dialog()
+        """A run replaces what is shown; nothing is opened until it ends."""
+        self.run_in_progress = True
+        self._set_shown(None, None, saved=False)
 
-    def on_run_ended(self) -> None:
-        controller = self.window.controller
-        self.session = controller.session_dict()
-        self.folder = controller.session_dir
-        self.full, self.saved = None, False
-        self._show_tabs(self.session)
-        self._refresh_dialog()
+    def on_run_ended(self, session: dict[str, Any], folder: Path | None) -> None:
+        self.run_in_progress = False
+        self._set_shown(session, folder, saved=False)
 
     # -- opening a saved session ---------------------------------------------------------------
     def open_session(self, path: str | Path) -> bool:
-        """Show a saved session (folder, session.json or events.jsonl) as it was."""
-        if self.window.controller.running:
+        """Open a saved session (folder, session.json or events.jsonl): it becomes the one
+        shown (sessionOpened) and its setup is offered back (setupRestored)."""
+        if self.run_in_progress:
             return False
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             loaded = load_session(path)
         except SessionLoadError as exc:
-            self.window.banner.add({"kind": "open", "message": str(exc)}, [])
+            self.problem.emit({"kind": "open", "message": str(exc)})
             return False
         finally:
             QGuiApplication.restoreOverrideCursor()
-        self._restore(loaded)
+        self._set_shown(loaded.session, loaded.folder, saved=True)
+        self.sessionOpened.emit(loaded)
+        self.setupRestored.emit(dict(loaded.session.get("config") or {}))
         return True
-
-    def _restore(self, loaded: LoadedSession) -> None:
-        from app.live_data import LiveData
-
-        w = self.window
-        session = loaded.session
-        config = session.get("config") or {}
-        names = [str(a.get("name")) for a in session.get("arms") or []]
-        data = LiveData(
-            names,
-            list(config.get("batch_sizes") or []),
-            int(config.get("warmup") or 0),
-            int(config.get("steps") or 0),
-            int(config.get("replicates") or 1),
-        )
-        for event in loaded.events:
-            data.apply(event)
-        w.ensure_plots()
-        w.plots.start(data)
-        w.plots.stop()  # one redraw, no timer: nothing more will arrive
-        w.banner.clear()
-        for event in loaded.events:
-            if event.get("type") == "error":
-                w.banner.add(event, names)
-        w.results.logs.start(names)
-        w.results.logs.add_events(loaded.events)
-        w.results.show_summary(session)
-        w.results.show_environment(session.get("environment"))
-        self._restore_setup(config)
-        self.session, self.full, self.folder, self.saved = session, session, loaded.folder, True
-        self._show_tabs(session)
-        started = session.get("started_at")
-        when = (
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
-            if isinstance(started, (int, float))
-            else "unknown date"
-        )
-        status = str(session.get("status") or "?").replace("_", " ")
-        w.status.finish(
-            f"Saved session {loaded.folder.name} · {status} · {when} · Run starts a new one"
-        )
-        w.setWindowTitle(f"{w.base_title} — {loaded.folder.name} (saved session)")
-        self._refresh_dialog()
-        w._update_actions()
-
-    def _restore_setup(self, config: dict) -> None:
-        """Put the saved run's setup back in the panel, so Run repeats it (say, after a code
-        change, to compare with the saved one)."""
-        setup = self.window.setup
-        state = {
-            "arms": config.get("arms") or [],
-            "batch_sizes": ", ".join(str(b) for b in config.get("batch_sizes") or []),
-            **{
-                k: config[k]
-                for k in (
-                    "warmup",
-                    "steps",
-                    "seed",
-                    "optimizer",
-                    "lr",
-                    "device",
-                    "debug",
-                    "profile_steps",
-                    *MEASUREMENT_KEYS,
-                )
-                if k in config
-            },
-            "save_weights": config.get("save_weights"),
-        }
-        setup.restore(state)
-        source = config.get("source") or {}
-        path = source.get("path")
-        if isinstance(path, str) and Path(path).is_file():
-            setup.model.set_path(
-                path,
-                source.get("model"),
-                source.get("factory") or "",
-                source.get("input_shape") or "",
-            )
 
     # -- the Sessions list and Compare ---------------------------------------------------------
     def show_sessions(self) -> SessionsDialog:
         if self.dialog is None:
-            self.dialog = SessionsDialog(self.window)
+            self.dialog = SessionsDialog(self._dialog_parent())
             self.dialog.openRequested.connect(self.open_session)
             self.dialog.compareRequested.connect(self.compare_with)
-        self._refresh_dialog()
+        self.dialog.set_can_compare(self.has_session())
         self.dialog.refresh()
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
-
-    def _refresh_dialog(self) -> None:
-        if self.dialog is not None:
-            self.dialog.set_can_compare(self.has_session())
 
     def compare_with(self, before_path: str | Path) -> CompareDialog | None:
         """Compare a saved session (before) with the one the window shows (after)."""
@@ -218,11 +130,15 @@ class SessionActions(QObject):
         try:
             before = load_session(before_path)
         except SessionLoadError as exc:
-            self.window.banner.add({"kind": "compare", "message": str(exc)}, [])
+            self.problem.emit({"kind": "compare", "message": str(exc)})
             return None
         after_label = f"{self.folder.name if self.folder else 'current run'} (in the window)"
         self.compare_dialog = CompareDialog(
-            before.session, self.session or {}, before.folder.name, after_label, self.window
+            before.session,
+            self.session or {},
+            before.folder.name,
+            after_label,
+            self._dialog_parent(),
         )
         self.compare_dialog.show()
         return self.compare_dialog
@@ -242,38 +158,36 @@ class SessionActions(QObject):
         if not self.can_export():
             return
         start = str(self.folder or Path.home())
-        folder = QFileDialog.getExistingDirectory(self.window, "Export the reports into", start)
+        folder = QFileDialog.getExistingDirectory(
+            self._dialog_parent(), "Export the reports into", start
+        )
         if folder:
             self.export_to(folder)
 
     def export_to(self, folder: str | Path) -> bool:
-        """Write report.html, report.md, steps.csv, session.json and reproduce.py into folder."""
+        """Write report.html, report.md, steps.csv, session.json and reproduce.py into folder;
+        exportDone (or problem) follows."""
         source = self._export_source()
         if source is None or self.exporting:
             return False
-        self.exporting = True
-        self.window.status.label.setText(f"Exporting to {folder}…")
-        self.window._update_actions()
+        self._set_exporting(True)
+        self.message.emit(f"Exporting to {folder}…")
         self.calls.submit(_export, self._export_done, source, Path(folder))
         return True
 
+    def _set_exporting(self, exporting: bool) -> None:
+        self.exporting = exporting
+        self.exportingChanged.emit(exporting)
+
     def _export_done(self, result: dict[str, Any]) -> None:
-        self.exporting = False
-        self.window._update_actions()
+        self._set_exporting(False)
         if "error" in result:
-            self.window.banner.add({"kind": "export", **result["error"]}, [])
+            self.problem.emit({**result["error"], "kind": "export"})
             return
         self.last_export = [Path(p) for p in result["paths"]]
         folder = result["folder"]
-        report = Path(folder) / "report.html"
-        self.window.status.label.setText(f"Exported {len(self.last_export)} files to {folder}")
-        self.window.notice.show_notice(
-            f"Exported report.html, report.md, steps.csv, session.json and reproduce.py to {folder}",
-            [
-                ("Open report", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(report)))),
-                ("Open folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))),
-            ],
-        )
+        self.message.emit(f"Exported {len(self.last_export)} files to {folder}")
+        self.exportDone.emit(list(result["paths"]), folder)
 
     # -- recovery at start-up --------------------------------------------------------------------
     def recover_later(self, min_age_s: float | None = None) -> None:
@@ -283,10 +197,9 @@ class SessionActions(QObject):
     def _recovered(self, result: dict[str, Any]) -> None:
         if "error" in result:  # an unexpected failure: not worth a banner at start-up
             return
-        self.recovered = result["results"]
+        self.recovered_results = result["results"]
         if result["text"]:
-            self.window.notice.show_notice(result["text"], [("Sessions…", self.show_sessions)])
-            self.window.statusBar().showMessage(result["text"], 15_000)
+            self.recovered.emit(result["text"])
 
     def shutdown(self) -> None:
         self.calls.shutdown()

@@ -2,11 +2,16 @@
 
 It produces the engine's `RunConfig` and nothing else; the GUI adds no second way to run a
 model. Invalid input is shown next to its field and reported through `validityChanged`, which
-the window uses to enable Run; building the config never raises into Qt.
+the window uses to enable Run; building the config never raises into Qt. `restore` puts a
+setup back (the last one at start-up, or an opened session's config) with every RunConfig
+field: those without a field here are carried and shown (see carried_settings.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -24,8 +29,9 @@ from PySide6.QtWidgets import (
 
 from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
+from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
-from app.measurement_options import MeasurementOptions
+from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from app.model_picker import ModelPicker
 from app.run_controller import PENDING_ARTIFACTS_DIR
 from app.theme import error_colour
@@ -34,6 +40,7 @@ from profiler.config import (
     ArmSpec,
     ConfigError,
     DebugOptions,
+    ModelSource,
     RunConfig,
     parse_batch_sizes,
 )
@@ -56,6 +63,28 @@ PROFILE_TIP = (
     "by self time (key_averages) go to the Profile tab and the report, the trace to a\n"
     "Chrome/Perfetto JSON (export_chrome_trace). Separate, so the reported timings are not\n"
     "skewed by the profiler. 0 = off."
+)
+# The RunConfig fields this panel has a field for; every other one is carried from a restored
+# setup, except the artifacts folder, which each run gets anew.
+PANEL_FIELDS = (
+    "source",
+    "arms",
+    "batch_sizes",
+    "warmup",
+    "steps",
+    "device",
+    "optimizer",
+    "lr",
+    "seed",
+    "debug",
+    "save_weights",
+    "profile_steps",
+    *MEASUREMENT_KEYS,
+)
+CARRIED_FIELDS = tuple(
+    f.name
+    for f in dataclasses.fields(RunConfig)
+    if f.name not in PANEL_FIELDS and f.name != "artifacts_dir"
 )
 
 
@@ -144,13 +173,23 @@ class SetupPanel(QWidget):
         debug_box = QGroupBox("Debug")
         QVBoxLayout(debug_box).addWidget(self.debug)
 
+        self.carried = CarriedSettings(CARRIED_FIELDS)
+
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet(f"color: {error_colour()}")
         self.problem.hide()
 
         layout = QVBoxLayout(self)
-        for w in (model_box, arms_box, run_box, measurement_box, debug_box, self.problem):
+        for w in (
+            model_box,
+            arms_box,
+            run_box,
+            measurement_box,
+            self.carried,
+            debug_box,
+            self.problem,
+        ):
             layout.addWidget(w)
         layout.addStretch(1)
 
@@ -160,6 +199,7 @@ class SetupPanel(QWidget):
         for spin in (self.warmup, self.steps, self.seed, self.profile_steps):
             spin.valueChanged.connect(self.revalidate)
         self.measurement.changed.connect(self.revalidate)
+        self.carried.changed.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
         self.revalidate()
@@ -231,6 +271,7 @@ class SetupPanel(QWidget):
             save_weights=self.weights_format(),
             profile_steps=self.profile_steps.value(),
             **self.measurement.options(),
+            **self.carried.options(),
             # the run controller puts the run's session folder here
             artifacts_dir=PENDING_ARTIFACTS_DIR,
         )
@@ -240,6 +281,7 @@ class SetupPanel(QWidget):
 
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
+        """What `restore` takes back: the fields (batch sizes as typed) and the carried ones."""
         source = self.model.source()
         return {
             "source": source.to_dict(),
@@ -255,22 +297,24 @@ class SetupPanel(QWidget):
             "save_weights": self.weights_format(),
             "profile_steps": self.profile_steps.value(),
             **self.measurement.options(),
+            **self.carried.options(),
         }
 
     def restore(self, state: dict[str, Any]) -> None:
-        """Apply a saved state; anything malformed is skipped, never raised."""
-        try:
-            arms = [ArmSpec.from_dict(a) for a in state.get("arms") or []]
-            if arms:
-                self.arms.set_arms(arms)
-        except (TypeError, ValueError, AttributeError):
-            pass
-        if isinstance(state.get("batch_sizes"), str):
-            self.batch_sizes.setText(state["batch_sizes"])
+        """Put a setup back: this panel's `state()`, or a session's config (RunConfig.to_dict()),
+        so Run repeats it. Anything malformed is skipped, never raised; a model file that no
+        longer exists leaves the current model in place."""
+        self._restore_source(state.get("source"))
+        self._restore_arms(state.get("arms"))
+        batch_sizes = state.get("batch_sizes")
+        if isinstance(batch_sizes, list):
+            batch_sizes = ", ".join(str(b) for b in batch_sizes)
+        if isinstance(batch_sizes, str):
+            self.batch_sizes.setText(batch_sizes)
         for key, widget in (("warmup", self.warmup), ("steps", self.steps), ("seed", self.seed)):
-            if isinstance(state.get(key), int):
+            if _is_int(state.get(key)):
                 widget.setValue(state[key])
-        if isinstance(state.get("profile_steps"), int) and state["profile_steps"] >= 0:
+        if _is_int(state.get("profile_steps")) and state["profile_steps"] >= 0:
             self.profile_steps.setValue(state["profile_steps"])
         for text, value in WEIGHT_FORMATS:
             if state.get("save_weights") == value:
@@ -284,10 +328,57 @@ class SetupPanel(QWidget):
                 self.device.addItem(state["device"])
             self.device.setCurrentText(state["device"])
         self.measurement.set_options(state)
-        try:
-            dbg = dict(state.get("debug") or {})
-            dbg["logs"] = tuple(dbg.get("logs") or ())
-            self.debug.set_options(DebugOptions(**dbg))
-        except TypeError:
-            pass
+        self._restore_debug(state.get("debug"))
+        self.carried.set_options(state, self._not_fitting(state))
         self.revalidate()
+
+    def _restore_source(self, source: Any) -> None:
+        if not isinstance(source, dict) or not isinstance(source.get("path"), str):
+            return
+        try:
+            source = ModelSource(**source)
+        except TypeError:
+            return
+        if Path(source.path).is_file():
+            self.model.set_path(
+                source.path, source.model, source.factory or "", source.input_shape or ""
+            )
+
+    def _restore_arms(self, arms: Any) -> None:
+        try:
+            specs = [ArmSpec.from_dict(a) for a in arms or []]
+        except (TypeError, ValueError, AttributeError):
+            return
+        if specs:
+            self.arms.set_arms(specs)
+
+    def _restore_debug(self, debug: Any) -> None:
+        try:
+            options = dict(debug or {})
+            options["logs"] = tuple(options.get("logs") or ())
+            self.debug.set_options(DebugOptions(**options))
+        except (TypeError, ValueError):
+            pass
+
+    def _not_fitting(self, state: dict[str, Any]) -> list[str]:
+        """Numbers a field clamped or rounded (say, lr=1e-07 below the field's 1e-06): named
+        in the panel rather than run as something else without a word."""
+        held = {
+            "warmup": self.warmup.value(),
+            "steps": self.steps.value(),
+            "seed": self.seed.value(),
+            "profile_steps": self.profile_steps.value(),
+            "lr": self.lr.value(),
+            **self.measurement.options(),
+        }
+        return [
+            f"{key}={state[key]}"
+            for key, value in held.items()
+            if isinstance(state.get(key), (int, float))
+            and not isinstance(state[key], bool)
+            and not math.isclose(state[key], value or 0, rel_tol=1e-9)
+        ]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

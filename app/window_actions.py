@@ -1,95 +1,121 @@
 """The main window's actions, toolbar and menus, with their shortcuts and tooltips.
 
 Kept apart from main_window.py so that file stays about wiring: here is only what each action
-is called, which key runs it and what it says it does.
+is called, which key runs it and what it says it does. The window connects them to its slots.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolButton
+from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QToolButton
 
 from profiler.examples import list_examples
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
+
+@dataclass(frozen=True)
+class WindowActions:
+    """What the window's toolbar and menus hold. Each example action's data() is its path."""
+
+    open: QAction
+    export: QAction
+    run: QAction
+    stop: QAction
+    sessions: QAction
+    sessions_folder: QAction
+    quit: QAction
+    examples_menu: QMenu
+    recent_menu: QMenu
+    toolbar: QToolBar
 
 
-def make_actions(window: MainWindow) -> None:
-    """Create the window's actions, toolbar and menus (attributes of the window)."""
+def _action(window: QMainWindow, text: str, shortcut: Any, tip: str) -> QAction:
+    """An action with its shortcut named in its tooltip, live while the window has focus."""
+    action = QAction(text, window)
+    action.setShortcut(QKeySequence(shortcut))
+    action.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})")
+    action.setStatusTip(tip)
+    window.addAction(action)
+    return action
 
-    def action(text: str, shortcut: Any, slot, tip: str) -> QAction:
-        a = QAction(text, window)
-        a.setShortcut(QKeySequence(shortcut))
-        a.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})")
-        a.setStatusTip(tip)
-        a.triggered.connect(slot)
-        window.addAction(a)
-        return a
 
-    window.open_action = action(
-        "Open…",
-        QKeySequence.StandardKey.Open,
-        window.open_file_dialog,
-        "Open a model file, or a saved session (session.json, events.jsonl)",
-    )
-    window.export_action = action(
-        "Export…",
-        "Ctrl+E",
-        lambda: window.sessions.export_dialog(),
-        "Export report.html, report.md, steps.csv, session.json and reproduce.py",
-    )
-    window.run_action = action(
-        "▶ Run", "Ctrl+R", window.start_run, "Run every arm at every batch size"
-    )
-    window.stop_action = action(
-        "■ Stop", "Esc", window.stop_run, "Stop the run, keeping what was measured"
-    )
-    window.sessions_action = action(
-        "Sessions",
-        "Ctrl+Shift+S",
-        lambda: window.sessions.show_sessions(),
-        "Saved sessions, newest first: open one, or compare it with the current one",
-    )
-    window.sessions_folder_action = QAction("Open sessions folder", window)
-    window.sessions_folder_action.triggered.connect(window.open_sessions_folder)
-    window.quit_action = action("Quit", "Ctrl+Q", window.close, "Stop any run and quit")
-    window.examples_menu = QMenu("Examples", window)
+def _examples_menu(window: QMainWindow) -> QMenu:
+    menu = QMenu("Examples", window)
     for name, (path, description) in list_examples().items():
-        a = window.examples_menu.addAction(name)
-        a.setToolTip(description)
-        a.setStatusTip(description)
-        a.triggered.connect(lambda _=False, p=str(path): window.load_model(p))
-    window.examples_menu.setToolTipsVisible(True)
-    window.recent_menu = QMenu("Recent files", window)
-    toolbar = window.addToolBar("Main")
+        action = menu.addAction(name)
+        action.setData(str(path))
+        action.setToolTip(description)
+        action.setStatusTip(description)
+    menu.setToolTipsVisible(True)
+    return menu
+
+
+def make_actions(window: QMainWindow) -> WindowActions:
+    """Create the window's actions and put them in its toolbar and menus; nothing is connected."""
+    actions = WindowActions(
+        open=_action(
+            window,
+            "Open…",
+            QKeySequence.StandardKey.Open,
+            "Open a model file, or a saved session (session.json, events.jsonl)",
+        ),
+        export=_action(
+            window,
+            "Export…",
+            "Ctrl+E",
+            "Export report.html, report.md, steps.csv, session.json and reproduce.py",
+        ),
+        run=_action(window, "▶ Run", "Ctrl+R", "Run every arm at every batch size"),
+        stop=_action(window, "■ Stop", "Esc", "Stop the run, keeping what was measured"),
+        sessions=_action(
+            window,
+            "Sessions",
+            "Ctrl+Shift+S",
+            "Saved sessions, newest first: open one, or compare it with the current one",
+        ),
+        sessions_folder=QAction("Open sessions folder", window),
+        quit=_action(window, "Quit", "Ctrl+Q", "Stop any run and quit"),
+        examples_menu=_examples_menu(window),
+        recent_menu=QMenu("Recent files", window),
+        toolbar=window.addToolBar("Main"),
+    )
+    _fill_toolbar(actions)
+    _fill_menus(window, actions)
+    return actions
+
+
+def _fill_toolbar(actions: WindowActions) -> None:
+    toolbar = actions.toolbar
     toolbar.setObjectName("main_toolbar")
     toolbar.setMovable(False)
-    toolbar.addAction(window.open_action)
+    toolbar.addAction(actions.open)
     examples_button = QToolButton()
     examples_button.setText("Examples")
-    examples_button.setMenu(window.examples_menu)
+    examples_button.setMenu(actions.examples_menu)
     examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
     examples_button.setToolTip("Open a built-in example model")
     toolbar.addWidget(examples_button)
     toolbar.addSeparator()
-    toolbar.addAction(window.run_action)
-    toolbar.addAction(window.stop_action)
+    toolbar.addAction(actions.run)
+    toolbar.addAction(actions.stop)
     toolbar.addSeparator()
-    toolbar.addAction(window.export_action)
-    toolbar.addAction(window.sessions_action)
+    toolbar.addAction(actions.export)
+    toolbar.addAction(actions.sessions)
+
+
+def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
     file_menu = window.menuBar().addMenu("&File")
-    file_menu.addAction(window.open_action)
-    file_menu.addMenu(window.recent_menu)
-    file_menu.addMenu(window.examples_menu)
+    file_menu.addAction(actions.open)
+    file_menu.addMenu(actions.recent_menu)
+    file_menu.addMenu(actions.examples_menu)
     file_menu.addSeparator()
-    file_menu.addAction(window.export_action)
-    file_menu.addAction(window.sessions_action)
-    file_menu.addAction(window.sessions_folder_action)
+    file_menu.addAction(actions.export)
+    file_menu.addAction(actions.sessions)
+    file_menu.addAction(actions.sessions_folder)
     file_menu.addSeparator()
-    file_menu.addAction(window.quit_action)
+    file_menu.addAction(actions.quit)
     run_menu = window.menuBar().addMenu("&Run")
-    run_menu.addAction(window.run_action)
-    run_menu.addAction(window.stop_action)
+    run_menu.addAction(actions.run)
+    run_menu.addAction(actions.stop)

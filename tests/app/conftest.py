@@ -3,7 +3,9 @@ ProfilerThread left running, and helpers to run the real engine from the window.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -67,3 +69,57 @@ def write_model(tmp_path: Path, name: str, body: str) -> str:
     path = tmp_path / name
     path.write_text(body, encoding="utf-8")
     return str(path)
+
+
+def write_session(
+    folder: Path,
+    started_at: float,
+    median: float = 1.0,
+    rss: float = 100.0,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A minimal session.json (two arms, one batch size) as the engine writes it; config
+    entries replace the default ones."""
+    arms = []
+    for i, name in enumerate(("eager", "aot_eager")):
+        arms.append(
+            {
+                "index": i,
+                "name": name,
+                "backend": name,
+                "options": {},
+                "results": [
+                    {
+                        "batch_size": 8,
+                        "status": "ok",
+                        "median_ms": median * (1 + i),
+                        "iqr_ms": 0.001,
+                        "peak_rss_mb": rss,
+                        "compile_status": "eager" if i == 0 else "compiled",
+                        "compile_s": 0.5 * i,
+                    }
+                ],
+            }
+        )
+    session = {
+        "schema_version": 1,
+        "status": "completed",
+        "started_at": started_at,
+        "config": {
+            "source": {"path": "/x/simple.py", "model": "SimpleModel"},
+            "arms": [{"backend": "eager"}, {"backend": "aot_eager"}],
+            "batch_sizes": [8],
+            "warmup": 1,
+            "steps": 3,
+            **(config or {}),
+        },
+        "baseline": "eager",
+        "arms": arms,
+        "samples": [
+            {"arm": a, "batch_size": 8, "warmup_ms": [median], "ms": [median] * 3, "memory": []}
+            for a in ("eager", "aot_eager")
+        ],
+    }
+    folder.mkdir(parents=True)
+    (folder / "session.json").write_text(json.dumps(session, indent=1))
+    return session

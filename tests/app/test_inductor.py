@@ -19,7 +19,7 @@ def test_eager_vs_inductor_from_the_window(make_window, qtbot):
         )
     )
     with qtbot.waitSignal(window.controller.runEnded, timeout=240_000) as ended:
-        window.run_action.trigger()
+        window.commands.run.trigger()
         qtbot.waitUntil(lambda: "compiling" in window.status.text(), timeout=120_000)
     assert ended.args == ["completed"]
     assert compiling_seen

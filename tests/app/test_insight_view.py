@@ -17,6 +17,7 @@ def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
         warmup=1,
         steps=4,
     )
+    window.setup.measurement.accuracy.setChecked(False)  # not what this test is about
     with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS):
         window.start_run()
     view = window.results.insight
@@ -42,6 +43,69 @@ def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
     assert any("expected 8, actual 16" in text for text in reasons)
     assert view.times.rowCount() == 3
     assert view.times.item(0, 1).text() == "compiled"
+
+
+def test_insight_tables_from_a_session_dict(qtbot, tmp_path):
+    """Each table of the picked arm, cell by cell, with the tooltips that explain a cell."""
+    from app.insight_view import InsightView
+
+    model = tmp_path / "m.py"
+    model.write_text("".join(f"line {n}\n" for n in range(1, 21)))
+    arm = {
+        "name": "aot_eager",
+        "backend": "aot_eager",
+        "graph_breaks": [
+            {"count": 2, "file": str(model), "line": 10, "batch_sizes": [8, 16],
+             "reason": "data-dependent branch", "explanation": "x.item()", "hints": ["use where"]}
+        ],
+        "recompiles": [
+            {"batch_size": 16, "step": 0, "frame": "forward", "file": str(model), "line": 3,
+             "seconds": 0.25, "reason": "size mismatch at index 0. expected 8, actual 16"}
+        ],
+        "results": [
+            {"batch_size": 8, "status": "ok", "compile_status": "compiled", "first_step_ms": 1500.0,
+             "compile_cold_s": 1.25, "compile_missing": {"warm": "one round: no warm compile"},
+             "compile_breakdown": {"dynamo_s": 0.5}},
+            {"batch_size": 16, "status": "oom", "compile_status": "recompiled"},
+        ],
+    }  # fmt: skip
+    session = {"config": {"batch_sizes": [8, 16]}, "arms": [
+        {"name": "eager", "backend": "eager", "results": [
+            {"batch_size": 8, "status": "ok", "compile_status": "eager"}]},
+        arm,
+    ]}  # fmt: skip
+    view = InsightView()
+    qtbot.addWidget(view)
+    view.show_session(session)
+
+    def cells(table):
+        return [
+            [table.item(r, c).text() for c in range(table.columnCount())]
+            for r in range(table.rowCount())
+        ]
+
+    assert cells(view.matrix) == [
+        ["eager", "eager (not compiled)", "-"],
+        ["aot_eager", "compiled", "error"],
+    ]
+    assert view.arm_picker.currentText() == "aot_eager" and view.arm_picker.count() == 1
+    assert "1 distinct graph break(s), 1 recompile(s)." in view.summary.text()
+    assert cells(view.breaks) == [["2", "m.py:10", "8, 16", "data-dependent branch"]]
+    assert view.breaks.item(0, 1).toolTip() == str(model)
+    assert view.breaks.item(0, 3).toolTip() == "x.item()"
+    assert "> 10 | line 10" in view.break_detail.toPlainText(), "the first break is selected"
+    assert "Hint: use where" in view.break_detail.toPlainText()
+    assert cells(view.recompiles) == [
+        ["16", "0", "forward", "m.py:3", "0.25", "size mismatch at index 0. expected 8, actual 16"]
+    ]
+    times = cells(view.times)
+    assert times[0][:7] == ["8", "compiled", "1.50", "1.25", "-", "-", "0.50"]
+    assert view.times.item(0, 5).toolTip() == "one round: no warm compile"
+    assert times[1][:3] == ["16", "recompiled", "-"]
+
+    view.show_session({"arms": [session["arms"][0]]})  # no compiled arm
+    assert view.summary.text() == "No compiled arm in this session."
+    assert view.breaks.rowCount() == view.recompiles.rowCount() == view.times.rowCount() == 0
 
 
 def test_log_panel_filters_by_artifact(qtbot):
@@ -119,6 +183,14 @@ def test_opening_a_saved_session_puts_its_setup_back(window, qtbot, tmp_path):
             "3",
             "--seed",
             "7",
+            "--replicates",
+            "1",
+            "--blocks",
+            "3",
+            "--sequential",
+            "--min-block-ms",
+            "0",
+            "--no-accuracy",
             "--quiet",
             "--out",
             str(out),
@@ -132,4 +204,9 @@ def test_opening_a_saved_session_puts_its_setup_back(window, qtbot, tmp_path):
     assert [a.name for a in setup.arms.arms()] == ["eager", "aot_eager(dynamic=False)"]
     assert setup.batch_sizes.text() == "8, 16"
     assert (setup.warmup.value(), setup.steps.value(), setup.seed.value()) == (1, 3, 7)
+    assert setup.measurement.replicates.value() == 1
+    assert not setup.measurement.accuracy.isChecked()
+    assert setup.carried.options() == {"blocks": 3, "sequential": True, "min_block_ms": 0.0}
     qtbot.waitUntil(lambda: setup.model.current_path().endswith("graph_break.py"), timeout=10_000)
+    config = setup.config()
+    assert (config.blocks, config.sequential, config.min_block_ms) == (3, True, 0.0)

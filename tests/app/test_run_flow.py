@@ -29,17 +29,17 @@ def _worker_pids() -> list[int]:
 
 def _press_run(qtbot, window) -> None:
     toolbar = window.findChildren(QToolBar)[0]
-    qtbot.mouseClick(toolbar.widgetForAction(window.run_action), Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(toolbar.widgetForAction(window.commands.run), Qt.MouseButton.LeftButton)
 
 
 def test_window_opens_with_the_simple_example_ready(window, qtbot):
     assert window.windowTitle() == "Torch Compile Profiler"
     assert Path(window.setup.model.current_path()).name == "simple.py"
     assert [a.name for a in window.setup.arms.arms()] == ["eager", "inductor"]
-    assert window.run_action.isEnabled()
-    assert window.run_action.shortcut().toString() == "Ctrl+R"
-    assert window.stop_action.shortcut().toString() == "Esc"
-    assert window.quit_action.shortcut().toString() == "Ctrl+Q"
+    assert window.commands.run.isEnabled()
+    assert window.commands.run.shortcut().toString() == "Ctrl+R"
+    assert window.commands.stop.shortcut().toString() == "Esc"
+    assert window.commands.quit.shortcut().toString() == "Ctrl+Q"
     # Inspection and the environment probe answer in the background.
     qtbot.waitUntil(lambda: "11 parameters" in window.setup.model.summary.text(), timeout=60_000)
     assert "(B, 10)" in window.setup.model.summary.text()
@@ -52,7 +52,7 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
     configure_fast(window)
     with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS) as ended:
         _press_run(qtbot, window)
-        assert window.stop_action.isEnabled() and not window.run_action.isEnabled()
+        assert window.commands.stop.isEnabled() and not window.commands.run.isEnabled()
     assert ended.args == ["completed"]
     rows = window.results.rows()
     assert [(r[0], r[1], r[2]) for r in rows] == [
@@ -78,16 +78,24 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
     assert saved["status"] == "completed" and len(saved["arms"]) == 2
     assert (folder / "events.jsonl").stat().st_size > 0
     assert (folder / "steps.csv").read_text().startswith("arm,batch_size,replicate,block,step")
-    assert window.run_action.isEnabled() and not window.stop_action.isEnabled()
+    assert window.commands.run.isEnabled() and not window.commands.stop.isEnabled()
     assert "completed" in window.status.text()
     assert window.results.environment.rowCount() > 3
 
 
 def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtbot):
     configure_fast(window, arms=("eager",), batch_sizes="32", warmup=0, steps=LONG_STEPS)
-    window.run_action.trigger()
+    phases = []
+    window.controller.eventsArrived.connect(
+        lambda events: phases.extend(
+            (e["arm"], e["phase"], e["batch_size"]) for e in events if e["type"] == "phase"
+        )
+    )
+    window.commands.run.trigger()
     qtbot.waitUntil(lambda: window.controller.data.points > 200, timeout=FAST_RUN_TIMEOUT_MS)
-    assert "measuring" in window.status.text() or "eager" in window.status.text()
+    # No warm-up asked for: the eager arm loads, takes its first step, then measures.
+    assert phases == [(0, "loading", None), (0, "first_step", 32), (0, "measuring", 32)]
+    assert window.status.text().startswith("eager · bs 32 · measuring… ")
     with qtbot.waitSignal(window.controller.runEnded, timeout=5_000) as ended:
         t0 = time.monotonic()
         qtbot.keyClick(window, Qt.Key.Key_Escape)
@@ -110,7 +118,7 @@ def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtb
 def test_closing_the_window_mid_run_stops_it_first(make_window, qtbot):
     window = make_window(background=False)
     configure_fast(window, arms=("eager",), batch_sizes="32", warmup=0, steps=LONG_STEPS)
-    window.run_action.trigger()
+    window.commands.run.trigger()
     qtbot.waitUntil(lambda: window.controller.data.points > 0, timeout=FAST_RUN_TIMEOUT_MS)
     t0 = time.monotonic()
     window.close()

@@ -14,7 +14,8 @@ from pathlib import Path
 from app.compare_view import CompareDialog, direction_colour
 from app.session_store import list_sessions, synthesise_events
 from app.sessions_dialog import SessionsDialog
-from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
+from profiler.examples import example_path
+from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast, write_session
 
 
 def _run(window, qtbot, **setup):
@@ -33,73 +34,27 @@ def _export(window, qtbot, folder: Path) -> None:
     assert "Exported" in window.notice.text()
 
 
-def _fake_session(folder: Path, started_at: float, median: float = 1.0, rss: float = 100.0):
-    """A minimal session.json (two arms, one batch size) as the engine writes it."""
-    arms = []
-    for i, name in enumerate(("eager", "aot_eager")):
-        arms.append(
-            {
-                "index": i,
-                "name": name,
-                "backend": name,
-                "options": {},
-                "results": [
-                    {
-                        "batch_size": 8,
-                        "status": "ok",
-                        "median_ms": median * (1 + i),
-                        "iqr_ms": 0.001,
-                        "peak_rss_mb": rss,
-                        "compile_status": "eager" if i == 0 else "compiled",
-                        "compile_s": 0.5 * i,
-                    }
-                ],
-            }
-        )
-    session = {
-        "schema_version": 1,
-        "status": "completed",
-        "started_at": started_at,
-        "config": {
-            "source": {"path": "/x/simple.py", "model": "SimpleModel"},
-            "arms": [{"backend": "eager"}, {"backend": "aot_eager"}],
-            "batch_sizes": [8],
-            "warmup": 1,
-            "steps": 3,
-        },
-        "baseline": "eager",
-        "arms": arms,
-        "samples": [
-            {"arm": a, "batch_size": 8, "warmup_ms": [median], "ms": [median] * 3, "memory": []}
-            for a in ("eager", "aot_eager")
-        ],
-    }
-    folder.mkdir(parents=True)
-    (folder / "session.json").write_text(json.dumps(session, indent=1))
-    return session
-
-
 def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbot, tmp_path):
     window = make_window(background=False)
     assert _run(window, qtbot, save_weights="safetensors", profile_steps=2) == "completed"
     run_rows = window.results.rows()
     folder = window.controller.session_dir
-    assert window.export_action.isEnabled()
+    assert window.commands.export.isEnabled()
 
     # The weights option produced verified files, shown with their paths.
-    weights = window.sessions.weights.rows()
+    weights = window.results.weights.rows()
     assert [r[0] for r in weights] == ["eager", "aot_eager"]
     for row in weights:
         assert Path(row[1]).is_file() and row[1].endswith(".safetensors")
         assert Path(row[1]).is_relative_to(folder)
         assert row[4] == "verified by strict load"
     # The torch.profiler pass fills the Profile tab per arm and batch size.
-    ops = window.sessions.profile.rows()
+    ops = window.results.profile.rows()
     assert {(r[0], r[1]) for r in ops} == {
         (a, b) for a in ("eager", "aot_eager") for b in "8 16".split()
     }
     # The Code tab shows a script for the chosen arm that compiles.
-    code = window.sessions.code
+    code = window.results.code
     assert code.arm.currentText() == "aot_eager"
     assert "torch.compile(model, backend='aot_eager'" in code.script()
     compile(code.script(), "reproduce.py", "exec")
@@ -119,8 +74,8 @@ def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbo
     assert other.results.rows() == run_rows
     assert "saved session" in other.windowTitle()
     assert other.plots.data.points == window.controller.data.points
-    assert other.run_action.isEnabled()
-    assert other.sessions.weights.rows() == weights
+    assert other.commands.run.isEnabled()
+    assert other.results.weights.rows() == weights
     _export(other, qtbot, tmp_path / "from-saved")
     for name in ("report.md", "session.json", "steps.csv", "report.html", "reproduce.py"):
         assert (tmp_path / "from-saved" / name).read_text() == (
@@ -140,22 +95,65 @@ def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbo
     markers = [m for t in other.plots.data.arms for m in t.markers]
     assert markers, "compile markers are synthesised from the session"
 
-    # Compare the saved session (before) with itself as the window shows it (after).
+    # Compare the saved session (before) with itself as the window shows it (after): no change
+    # in time or in memory, for every arm and batch size.
     dialog = other.sessions.compare_with(folder)
-    assert dialog is not None and len(dialog.rows()) == 4
-    assert {r[5] for r in dialog.rows()} <= {"better", "worse", "unchanged"}
+    assert dialog is not None
+    assert [(r[0], r[1], r[4], r[5], r[8], r[9]) for r in dialog.rows()] == [
+        (arm, bs, "+0.0%", "unchanged", "+0.0%", "unchanged")
+        for arm in ("eager", "aot_eager")
+        for bs in ("8", "16")
+    ]
 
-    # A new run still works after opening a saved session.
-    assert _run(other, qtbot) == "completed"
-    assert other.windowTitle() == "Torch Compile Profiler"
+
+def test_a_session_opened_and_run_again_runs_with_all_its_settings(make_window, qtbot, tmp_path):
+    """A session made with `--blocks 3 --sequential` (settings the panel has no field for),
+    opened and run again, runs with them; the window then shows the new run."""
+    simple = str(example_path("simple"))
+    write_session(
+        tmp_path / "saved",
+        1.0,
+        config={
+            "source": {"path": simple, "model": None, "factory": None, "input_shape": None},
+            "arms": [{"backend": "eager"}, {"backend": "eager", "label": "eager again"}],
+            "batch_sizes": [8],
+            "warmup": 0,
+            "steps": 3,
+            "blocks": 3,
+            "sequential": True,
+            "min_block_ms": 0.0,
+        },
+    )
+    window = make_window(background=False)
+    assert window.sessions.open_session(tmp_path / "saved")
+    assert window.windowTitle() == "Torch Compile Profiler — saved (saved session)"
+    assert window.setup.carried.text() == (
+        "Also from the session: blocks=3, sequential, min_block_ms=0.0."
+    )
+    with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS) as ended:
+        window.commands.run.trigger()
+    assert ended.args == ["completed"]
+    assert window.windowTitle() == "Torch Compile Profiler"
+    assert not window.sessions.saved and [r[0] for r in window.results.rows()] == [
+        "eager",
+        "eager again",
+    ]
+    folder = window.controller.session_dir
+    config = json.loads((folder / "session.json").read_text())["config"]
+    assert (config["blocks"], config["sequential"], config["min_block_ms"]) == (3, True, 0.0)
+    assert (config["source"]["path"], config["steps"], config["warmup"]) == (simple, 3, 0)
+    # Sequential: the first arm measures all its blocks before the second one starts.
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    blocks = [(e["arm"], e["block"]) for e in events if e["type"] == "block_done"]
+    assert blocks == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
 
 
 def test_sessions_list_is_newest_first(private_home, qtbot):
     root = private_home / "sessions"
     now = time.time()
-    _fake_session(root / "b-middle", now - 100)
-    _fake_session(root / "a-newest", now)
-    _fake_session(root / "c-oldest", now - 5000)
+    write_session(root / "b-middle", now - 100)
+    write_session(root / "a-newest", now)
+    write_session(root / "c-oldest", now - 5000)
     (root / "no-session").mkdir()
     listed = list_sessions()
     assert [s.folder.name for s in listed] == ["a-newest", "b-middle", "c-oldest"]
@@ -176,7 +174,7 @@ def test_sessions_list_is_newest_first(private_home, qtbot):
 
 
 def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
-    before = _fake_session(tmp_path / "before", 1.0, median=2.0, rss=100.0)
+    before = write_session(tmp_path / "before", 1.0, median=2.0, rss=100.0)
     after = copy.deepcopy(before)
     for arm in after["arms"]:
         arm["results"][0]["median_ms"] /= 2  # twice as fast
@@ -196,7 +194,7 @@ def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
 
 
 def test_interrupted_session_is_recovered_and_the_user_told(make_window, qtbot, private_home):
-    session = _fake_session(private_home / "sessions" / "crashed", time.time())
+    session = write_session(private_home / "sessions" / "crashed", time.time())
     folder = private_home / "sessions" / "crashed"
     (folder / "session.json").unlink()
     start = {"type": "run_start", "t": 0, "wall_time": time.time(), "config": session["config"]}
@@ -222,7 +220,7 @@ def test_a_file_that_is_not_a_session_is_reported_not_raised(make_window, tmp_pa
     assert not window.sessions.open_session(bad)
     assert "not a tcprof session" in window.banner.message.text()
     assert not window.sessions.open_session(tmp_path / "missing.json")
-    assert not window.export_action.isEnabled()
+    assert not window.commands.export.isEnabled()
 
 
 def test_weights_and_profile_options_map_to_the_config_and_persist(make_window):

@@ -1,11 +1,13 @@
-"""The window as a whole: repeated creation, persisted settings, tooltips, presets, drops."""
+"""The window as a whole: nothing left behind by closed windows, persisted settings, tooltips,
+presets, drops, the examples menu."""
 
 from __future__ import annotations
 
-import gc
+import threading
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+import shiboken6
+from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -22,15 +24,25 @@ from profiler.config import ArmSpec
 from tests.app.conftest import write_model
 
 
-def test_thirty_windows_created_and_closed(qtbot):
-    for _ in range(30):
+def test_windows_opened_and_closed_leave_nothing_behind(qtbot):
+    """Windows in a row: each is destroyed when closed and deleted, with its dialogs, timers
+    and threads; none stays a top-level widget or keeps a thread running."""
+    app = QApplication.instance()
+    threads_before = {t.ident for t in threading.enumerate()}
+    widgets_before = set(map(id, app.topLevelWidgets()))
+    windows = []
+    for _ in range(10):
         window = MainWindow(background=False)
         window.show()
         qtbot.waitExposed(window)
+        window.sessions.show_sessions()  # a dialog parented to the window
         window.close()
         window.deleteLater()
-        QApplication.processEvents()
-    gc.collect()
+        windows.append(window)
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert not [w for w in windows if shiboken6.isValid(w)], "a closed window was not destroyed"
+    assert set(map(id, app.topLevelWidgets())) <= widgets_before
+    assert {t.ident for t in threading.enumerate()} <= threads_before
 
 
 def test_settings_persist_between_windows(make_window, tmp_path):
@@ -49,7 +61,8 @@ def test_settings_persist_between_windows(make_window, tmp_path):
     assert second.setup.steps.value() == 77
     assert second.size().width() == 700
     assert path in [
-        second.recent_menu.actions()[i].text() for i in range(len(second.recent_menu.actions()))
+        second.commands.recent_menu.actions()[i].text()
+        for i in range(len(second.commands.recent_menu.actions()))
     ]
 
 
@@ -119,6 +132,6 @@ def test_examples_menu_lists_every_example(make_window):
     from profiler.examples import list_examples
 
     window = make_window(background=False)
-    assert [a.text() for a in window.examples_menu.actions()] == list(list_examples())
-    window.examples_menu.actions()[1].trigger()
+    assert [a.text() for a in window.commands.examples_menu.actions()] == list(list_examples())
+    window.commands.examples_menu.actions()[1].trigger()
     assert Path(window.setup.model.current_path()).stem == list(list_examples())[1]

@@ -1,0 +1,135 @@
+"""Putting a setup back in the setup panel: every RunConfig field of a saved session reaches
+the RunConfig built for Run, those without a field in the panel carried and shown, none dropped."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.run_controller import PENDING_ARTIFACTS_DIR
+from app.setup_panel import CARRIED_FIELDS, SetupPanel
+from profiler.config import ArmSpec, ConfigError, DebugOptions, ModelSource, RunConfig
+from profiler.examples import example_path
+from tests.app.conftest import write_model
+
+
+@pytest.fixture
+def panel(qtbot):
+    panel = SetupPanel(None)
+    qtbot.addWidget(panel)
+    panel.model.set_path(str(example_path("simple")))
+    assert panel.is_valid()
+    return panel
+
+
+def _unlike_the_defaults(model_path: str) -> RunConfig:
+    """A config in which every field (and every debug option) differs from its default."""
+    config = RunConfig(
+        source=ModelSource(model_path, model="Model", factory="Model()", input_shape="3"),
+        arms=(ArmSpec("eager"), ArmSpec("aot_eager", dynamic=False, fullgraph=True, label="aot")),
+        batch_sizes=(4, 8),
+        warmup=2,
+        steps=7,
+        blocks=3,
+        sequential=True,
+        device="auto",
+        optimizer="adam",
+        lr=0.005,
+        seed=7,
+        replicates=2,
+        control=True,
+        threads=2,
+        warm_cache=True,
+        min_block_ms=0.0,
+        accuracy=False,
+        accuracy_rtol=1e-3,
+        accuracy_atol=1e-4,
+        debug=DebugOptions(
+            logs=("graph_breaks", "guards"),
+            verbose=True,
+            suppress_errors=True,
+            fail_on_recompile=True,
+            explain=True,
+            compile_debug=True,
+            trace=True,
+            memory_snapshot=True,
+        ),
+        timeout_s=60.0,
+        artifacts_dir="/somewhere/the-session",
+        profile_steps=2,
+        save_weights="pt",
+    )
+    defaults = RunConfig(source=ModelSource("x.py"))
+    for field in dataclasses.fields(RunConfig):
+        assert getattr(config, field.name) != getattr(defaults, field.name), field.name
+    for field in dataclasses.fields(DebugOptions):
+        assert getattr(config.debug, field.name) != getattr(DebugOptions(), field.name)
+    return config
+
+
+def test_a_restored_session_config_runs_with_every_field(panel, tmp_path):
+    path = write_model(tmp_path, "m.py", "import torch.nn as nn\nModel = lambda: nn.Linear(3, 1)\n")
+    saved = _unlike_the_defaults(path)
+    panel.restore(saved.to_dict())
+    # The run's own folder is the only thing not repeated: each run gets a new one.
+    expected = dataclasses.replace(saved, artifacts_dir=PENDING_ARTIFACTS_DIR)
+    assert panel.config() == expected
+    assert set(CARRIED_FIELDS) == {
+        "blocks",
+        "sequential",
+        "min_block_ms",
+        "accuracy_rtol",
+        "accuracy_atol",
+        "timeout_s",
+    }
+    assert panel.carried.text() == (
+        "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
+        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0."
+    )
+    # The panel's own state (saved between launches) keeps them too.
+    again = SetupPanel(None)
+    again.restore(panel.state())
+    assert again.config() == expected
+
+
+def test_clearing_the_carried_settings_runs_with_the_defaults(panel, qtbot):
+    panel.restore({"blocks": 3, "sequential": True, "steps": 9})
+    assert not panel.carried.isHidden()
+    assert (panel.config().blocks, panel.config().sequential) == (3, True)
+    panel.carried.clear_button.click()
+    config = panel.config()
+    assert (config.blocks, config.sequential, config.steps) == (5, False, 9)
+    assert panel.carried.isHidden() and panel.carried.text() == ""
+    assert "blocks" not in panel.state()
+
+
+def test_restoring_a_setup_without_them_forgets_carried_settings(panel):
+    panel.restore({"blocks": 3})
+    panel.restore({"steps": 9})  # an older session, or one run with the defaults
+    assert panel.config().blocks == 5 and panel.carried.isHidden()
+
+
+def test_carried_values_of_the_wrong_type_are_skipped(panel):
+    panel.restore({"blocks": "3", "sequential": 1, "timeout_s": "60", "min_block_ms": True})
+    assert panel.carried.options() == {}
+    assert panel.is_valid()
+
+
+def test_an_invalid_carried_value_blocks_run_until_cleared(panel, qtbot):
+    with qtbot.waitSignal(panel.validityChanged) as changed:
+        panel.restore({"blocks": 0})
+    assert changed.args == [False]
+    assert "--blocks must be at least 1" in panel.error()
+    with pytest.raises(ConfigError):
+        panel.config()
+    panel.carried.clear_button.click()
+    assert panel.is_valid()
+
+
+def test_a_number_outside_its_field_is_named_not_run_silently(panel):
+    panel.restore({"lr": 1e-7, "replicates": 500, "steps": 12})
+    assert panel.carried.text() == (
+        "Outside the fields' range, not restored: lr=1e-07, replicates=500."
+    )
+    assert panel.config().steps == 12
