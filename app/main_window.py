@@ -47,6 +47,7 @@ from app.window_actions import WindowActions, make_actions
 from profiler.config import ConfigError
 from profiler.examples import list_examples
 from profiler.paths import sessions_dir
+from profiler.session_files import REPORT_HTML
 
 if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from app.live_data import LiveData
@@ -325,7 +326,7 @@ class MainWindow(QMainWindow):
         )
 
     def _on_exported(self, paths: list[str], folder: str) -> None:
-        report = Path(folder) / "report.html"
+        report = Path(folder) / REPORT_HTML
         self.notice.show_notice(
             f"Exported report.html, report.md, steps.csv, session.json and reproduce.py to {folder}",
             [
