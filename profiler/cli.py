@@ -1,4 +1,5 @@
-"""`tcprof`: the GUI with no arguments; `tcprof run`, `tcprof examples`, `tcprof inspect`.
+"""The headless commands: `tcprof run`, `examples`, `inspect`, `report`, `compare` (the window is
+opened by `app.launcher`, which hands every other command line to `main` here).
 
 Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kept);
 2 a usage error; 130 interrupted (what was measured is kept)."""
@@ -35,6 +36,11 @@ from profiler.runner import Runner
 from profiler.summary import render_summary
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# The engine never imports the GUI: `python -m profiler` runs the headless commands only.
+NO_WINDOW_HERE = (
+    "the desktop application opens with `tcprof` (no arguments, or `tcprof gui`) or "
+    "`python -m app`; `python -m profiler` runs the headless commands"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = sub.add_parser("compare", help="compare two saved sessions (before / after)")
     cmp_.add_argument("before", help="the earlier run's session folder or session.json")
     cmp_.add_argument("after", help="the later run's session folder or session.json")
-    sub.add_parser("gui", help="open the desktop application (the default)")
+    sub.add_parser("gui", help="open the desktop application (the default with no arguments)")
     return parser
 
 
@@ -371,9 +377,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] == "gui":
-        from app.main import main as gui_main
-
-        return gui_main(argv[1:] if argv else [])
+        build_parser().print_usage(sys.stderr)
+        print(f"tcprof: error: {NO_WINDOW_HERE}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "run":

@@ -390,7 +390,3 @@ def arm_artifacts_dir(cfg: RunConfig, arm_index: int) -> Path | None:
         return None
     name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", cfg.run_arms[arm_index].name).strip("_")
     return Path(cfg.artifacts_dir) / "artifacts" / f"{arm_index}-{name}"
-
-
-def example_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "resources" / "examples"

@@ -1,13 +1,18 @@
-"""The built-in example models shipped in resources/examples/."""
+"""The built-in example models shipped in the `resources` package (resources/examples/)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from profiler.config import ConfigError, example_dir
+from profiler.config import ConfigError
+from profiler.paths import resource_path
 
 ORDER = ("simple", "mlp", "cnn", "tiny_gpt", "graph_break")
+
+
+def example_dir() -> Path:
+    return resource_path("examples")
 
 
 def list_examples() -> dict[str, tuple[Path, str]]:

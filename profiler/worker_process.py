@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import signal
+import site
 import subprocess
 import sys
 import threading
@@ -20,8 +21,28 @@ from typing import IO, Any
 from profiler.events import decode
 from profiler.worker_handle import classify_exit
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The folder that holds this `profiler` package: a checkout, or a site-packages folder.
+IMPORT_ROOT = Path(__file__).resolve().parent.parent
+# The worker starts in the caller's working folder, like a script run there, so a model's own
+# relative paths resolve as they would for its author; -P (Python 3.11+) keeps that folder off
+# sys.path, so a `profiler.py` lying there cannot stand in for the engine.
+WORKER_COMMAND = [
+    sys.executable,
+    *(["-P"] if sys.version_info >= (3, 11) else []),
+    "-m",
+    "profiler.worker",
+]
 TERMINATE_GRACE_S = 1.0
+
+
+def worker_pythonpath(inherited: str | None) -> str:
+    """The worker's PYTHONPATH: this engine's folder first when it is a checkout, so the worker
+    runs the same engine as this process. An installed engine's site-packages is left where the
+    interpreter puts it, after the standard library, which nothing there may shadow."""
+    site_dirs = {str(Path(p).resolve()) for p in site.getsitepackages()}
+    site_dirs.add(str(Path(site.getusersitepackages()).resolve()))
+    own = None if str(IMPORT_ROOT) in site_dirs else str(IMPORT_ROOT)
+    return os.pathsep.join(filter(None, [own, inherited]))
 
 
 class WorkerProcess:
@@ -36,18 +57,17 @@ class WorkerProcess:
         self.stopped_by_us = False
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
-        env["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")])
-        )
+        env["PYTHONPATH"] = worker_pythonpath(env.get("PYTHONPATH"))
+        if not env["PYTHONPATH"]:
+            del env["PYTHONPATH"]
         env.update(extra_env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "profiler.worker"],
+            WORKER_COMMAND,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
             env=env,
-            cwd=str(PROJECT_ROOT),
         )
         self.pid = self.proc.pid
         self._reader(self.proc.stdout, self._read_events)

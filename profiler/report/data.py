@@ -9,8 +9,6 @@ from typing import Any
 
 from profiler.events import jsonsafe
 
-RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources" / "report"
-
 # Characters that could end a <script> element, open a comment, or break a JS string literal.
 _SCRIPT_ESCAPES = {
     "<": "\\u003c",

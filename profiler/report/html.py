@@ -12,10 +12,12 @@ import time
 from typing import Any
 
 from profiler.event_text import FELL_BACK
+from profiler.paths import resource_path
 from profiler.report import sections, top_ops
-from profiler.report.data import RESOURCES, model_label, script_json
+from profiler.report.data import model_label, script_json
 
-VENDOR = RESOURCES / "vendor" / "uplot"
+ASSETS = resource_path("report")
+VENDOR = ASSETS / "vendor" / "uplot"
 # No network at all: scripts and styles only from this page, images only as data: URLs.
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
@@ -169,9 +171,9 @@ def render_html(session_dict: dict[str, Any]) -> str:
     """The whole report as one HTML document."""
     from profiler.report.reproduce import render_reproducer
 
-    css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(RESOURCES / "report.css")
+    css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
     js_lib = _resource(VENDOR / "uPlot.iife.min.js")
-    js_app = _resource(RESOURCES / "report.js")
+    js_app = _resource(ASSETS / "report.js")
     codes = []
     for arm in session_dict.get("arms") or []:
         try:

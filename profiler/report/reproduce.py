@@ -16,9 +16,9 @@ from string import Template
 from typing import Any
 
 from profiler.config import ConfigError, parse_input_shape
-from profiler.report.data import RESOURCES
+from profiler.paths import resource_path
 
-TEMPLATE = RESOURCES / "reproduce_template.py.txt"
+TEMPLATE = resource_path("report", "reproduce_template.py.txt")
 _LOADED_INPUT = re.compile(r"^\(B,\s*([\d,\s]+)\)\s*(float|int tokens)$")
 
 

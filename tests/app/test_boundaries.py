@@ -1,4 +1,7 @@
-"""The GUI process never imports torch (start-up speed, crash isolation, clean timings)."""
+"""The GUI process never imports torch (start-up speed, crash isolation, clean timings), and
+the window is opened by the launcher in app/, never by the engine. The import rules themselves
+are read from the syntax tree in tests/test_boundaries.py; these check what a running
+interpreter actually loads."""
 
 import os
 import subprocess
@@ -6,17 +9,27 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+QT = ("PySide6", "shiboken6", "pyqtgraph")
 
 
-def test_importing_the_app_does_not_import_torch():
+def _python(code: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *(["-c", code] if code else []), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)},
+    )
+
+
+def test_importing_the_app_does_not_import_torch(tmp_path):
     code = (
-        "import app, app.main, app.main_window, sys; "
+        "import app, app.launcher, app.main, app.main_window, sys; "
         "bad = sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')); "
         "assert not bad, bad"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    proc = _python(code, tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -29,12 +42,26 @@ def test_creating_the_window_does_not_import_torch(tmp_path):
         "w = MainWindow(background=False); w.show(); app.processEvents(); w.close()\n"
         "assert 'torch' not in sys.modules\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)},
-    )
+    proc = _python(code, tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_launcher_hands_a_command_to_the_engine_without_loading_qt(tmp_path):
+    code = (
+        "import sys\n"
+        "from app.launcher import main\n"
+        "code = main(['examples'])\n"
+        f"qt = sorted(m for m in sys.modules if m.split('.')[0] in {QT!r})\n"
+        "print('exit', code, 'qt', qt)\n"
+    )
+    proc = _python(code, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("simple ")
+    assert proc.stdout.splitlines()[-1] == "exit 0 qt []"
+
+
+def test_the_engine_alone_says_where_the_window_is(tmp_path):
+    for args in ([], ["gui"]):
+        proc = _python("", tmp_path, "-m", "profiler", *args)
+        assert proc.returncode == 2, proc.stderr
+        assert "`tcprof` (no arguments, or `tcprof gui`) or `python -m app`" in proc.stderr

@@ -1,0 +1,133 @@
+"""A wheel installed in a fresh environment works like the checkout.
+
+The sdist is built from a copy of the source tree, the wheel from the unpacked sdist (so the sdist
+must carry everything the wheel needs), and the wheel goes into a new virtual environment outside
+the checkout with the torch this suite runs on. `tcprof` then runs from a neutral folder with no
+trace of the checkout on its path: the examples, a run with two arms, and a report whose chart
+library is inline.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from profiler.examples import list_examples
+
+pytestmark = [pytest.mark.install, pytest.mark.timeout(600)]
+
+ROOT = Path(__file__).resolve().parents[1]
+# Local state of a checkout that is no part of the source (see .gitignore).
+TOP_LEVEL_LOCAL = {".git", ".venv", "build", "dist", "out", "tmp"}
+ANYWHERE_LOCAL = shutil.ignore_patterns(
+    "__pycache__", "*.py[cod]", "*.egg-info", ".pytest_cache", ".ruff_cache"
+)
+# Runs one PEP 517 hook of setuptools (the project's build backend) in the current folder.
+BUILD = (
+    "import sys; from setuptools import build_meta as backend; "
+    "print(getattr(backend, 'build_' + sys.argv[1])(sys.argv[2]))"
+)
+# Extraction refuses links and paths out of the folder where Python offers it (3.10.12+, 3.11.4+).
+SAFE_EXTRACT = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+UPLOT = ROOT / "resources" / "report" / "vendor" / "uplot" / "uPlot.iife.min.js"
+
+
+def _ignore_local(folder: str, names: list[str]) -> set[str]:
+    ignored = set(ANYWHERE_LOCAL(folder, names))
+    if Path(folder) == ROOT:
+        ignored |= TOP_LEVEL_LOCAL & set(names)
+    return ignored
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{cmd} exited {proc.returncode}:\n{proc.stderr[-4000:]}"
+    return proc.stdout
+
+
+def _build(hook: str, source: Path, dist: Path) -> Path:
+    out = _run([sys.executable, "-c", BUILD, hook, str(dist)], cwd=source)
+    return dist / out.strip().splitlines()[-1]
+
+
+def _shipped_resources() -> list[str]:
+    """Every file of the checkout's resources/ folder, relative to the project root."""
+    files = (ROOT / "resources").rglob("*")
+    return sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in files
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    """The test's environment without anything that points Python at the checkout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["TCPROF_HOME"] = str(home)
+    return env
+
+
+def test_the_installed_wheel_runs_like_the_checkout(tmp_path):
+    resources = _shipped_resources()
+    assert "resources/report/vendor/uplot/uPlot.iife.min.js" in resources
+
+    source, dist = tmp_path / "source", tmp_path / "dist"
+    shutil.copytree(ROOT, source, ignore=_ignore_local)
+    sdist = _build("sdist", source, dist)
+    with tarfile.open(sdist) as tar:
+        top = sdist.name.removesuffix(".tar.gz")
+        in_sdist = {m.name.removeprefix(top + "/") for m in tar.getmembers()}
+        tar.extractall(tmp_path / "unpacked", **SAFE_EXTRACT)
+    missing = [f for f in [*resources, "Makefile", "tests/test_install.py"] if f not in in_sdist]
+    assert not missing, f"the sdist lacks {missing}"
+
+    wheel = _build("wheel", tmp_path / "unpacked" / top, dist)
+    with zipfile.ZipFile(wheel) as zf:
+        in_wheel = set(zf.namelist())
+    missing = [f for f in resources if f not in in_wheel]
+    assert not missing, f"the wheel lacks {missing}"
+
+    venv = tmp_path / "venv"
+    env = _clean_env(tmp_path / "home")
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp_path, env=env)
+    python, tcprof = venv / "bin" / "python", venv / "bin" / "tcprof"
+    # This suite's pip installs into the new environment (no pip bootstrapped there); byte-code
+    # compilation of torch's thousands of modules is left to first use.
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"]
+    torch_pin = f"torch=={importlib.metadata.version('torch')}"
+    _run([*pip, "--no-compile", torch_pin, str(wheel)], tmp_path, env)
+
+    neutral = tmp_path / "elsewhere"
+    neutral.mkdir()
+    where = _run([str(python), "-c", "import profiler; print(profiler.__file__)"], neutral, env)
+    assert Path(where.strip()).is_relative_to(venv), where
+
+    if sys.version_info >= (3, 11):  # from 3.11 workers keep their working folder off sys.path
+        (neutral / "profiler.py").write_text(
+            "raise SystemExit('the working folder shadowed tcprof')"
+        )
+
+    listed = _run([str(tcprof), "examples"], neutral, env)
+    assert [line.split()[0] for line in listed.splitlines()] == list(list_examples())
+
+    session = tmp_path / "session"
+    run_args = ["--arms", "eager,aot_eager", "--steps", "5", "--replicates", "1", "--warmup", "1"]
+    run_args += ["--min-block-ms", "0", "--no-accuracy", "--quiet", "--out", str(session)]
+    _run([str(tcprof), "run", "--example", "simple", *run_args], neutral, env)
+    assert (session / "session.json").is_file()
+
+    reports = tmp_path / "reports"
+    _run(
+        [str(tcprof), "report", str(session / "session.json"), "--out", str(reports)], neutral, env
+    )
+    page = (reports / "report.html").read_text(encoding="utf-8")
+    assert UPLOT.read_text(encoding="utf-8") in page
+    assert "torch.compile" in (reports / "reproduce.py").read_text(encoding="utf-8")
