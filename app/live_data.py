@@ -173,6 +173,21 @@ class LiveData:
             config.replicates,
         )
 
+    @classmethod
+    def from_session(cls, session: dict[str, Any], events: list[dict[str, Any]]) -> LiveData:
+        """The buffers of a saved session, filled from its events as a live run fills them."""
+        config = session.get("config") or {}
+        data = cls(
+            [str(a.get("name")) for a in session.get("arms") or []],
+            list(config.get("batch_sizes") or []),
+            int(config.get("warmup") or 0),
+            int(config.get("steps") or 0),
+            int(config.get("replicates") or 1),
+        )
+        for event in events:
+            data.apply(event)
+        return data
+
     def boundaries(self) -> list[tuple[float, int]]:
         """(x, batch size) where each section (a batch size in a round) starts."""
         return [(float(x), bs) for x, _rep, bs in self._sections]

@@ -50,7 +50,6 @@ from profiler.paths import sessions_dir
 from profiler.session_files import REPORT_HTML
 
 if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
-    from app.live_data import LiveData
     from app.live_plots import LivePlots
     from app.session_store import LoadedSession
 
@@ -301,8 +300,10 @@ class MainWindow(QMainWindow):
 
     def _replay(self, session: dict[str, Any], events: list[dict[str, Any]]) -> None:
         names = [str(a.get("name")) for a in session.get("arms") or []]
+        from app.live_data import LiveData  # numpy-backed: loaded when first needed
+
         plots = self.ensure_plots()
-        plots.start(_replayed_data(session, events))
+        plots.start(LiveData.from_session(session, events))
         plots.stop()  # one redraw, no timer: nothing more will arrive
         self.banner.clear()
         for event in events:
@@ -435,20 +436,3 @@ class MainWindow(QMainWindow):
         self.sessions.shutdown()
         self._save_settings()
         super().closeEvent(event)
-
-
-def _replayed_data(session: dict[str, Any], events: list[dict[str, Any]]) -> LiveData:
-    """The plots' buffers of a saved session, filled from its events as a live run fills them."""
-    from app.live_data import LiveData
-
-    config = session.get("config") or {}
-    data = LiveData(
-        [str(a.get("name")) for a in session.get("arms") or []],
-        list(config.get("batch_sizes") or []),
-        int(config.get("warmup") or 0),
-        int(config.get("steps") or 0),
-        int(config.get("replicates") or 1),
-    )
-    for event in events:
-        data.apply(event)
-    return data

@@ -125,9 +125,7 @@ def test_the_installed_wheel_runs_like_the_checkout(tmp_path):
     assert (session / "session.json").is_file()
 
     reports = tmp_path / "reports"
-    _run(
-        [str(tcprof), "report", str(session / "session.json"), "--out", str(reports)], neutral, env
-    )
+    _run([str(tcprof), "report", str(session), "--out", str(reports)], neutral, env)
     page = (reports / "report.html").read_text(encoding="utf-8")
     assert UPLOT.read_text(encoding="utf-8") in page
     assert "torch.compile" in (reports / "reproduce.py").read_text(encoding="utf-8")

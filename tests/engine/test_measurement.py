@@ -155,8 +155,8 @@ def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path):
     assert rc == 0, stdout
     ind = arm(s, "inductor")
     assert ind["caches"] == {"0": "cold", "1": "portable", "2": "warm"}
-    dirs = {e["replicate"]: e["cache_dir"] for e in events(tmp_path) if e["type"] == "loaded"}
-    dirs = {r: d for r, d in dirs.items() if d}
+    loaded = [e for e in events(tmp_path) if e["type"] == "loaded" and e["arm"] == ind["index"]]
+    dirs = {e["replicate"]: e["cache_dir"] for e in loaded}
     assert "tcprof-cache-" in dirs[0] and dirs[0] == dirs[2] != dirs[1]
     saved = [e for e in ind["cache_events"] if e["event"] == "saved"]
     assert saved and saved[0]["saved"] and (tmp_path / "artifacts").exists()
