@@ -194,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="after measuring, profile this many more steps with torch.profiler (Chrome trace + top operators)",
     )
     out.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="start every arm from this checkpoint (.safetensors, or .pt/.pth read with "
+        "weights_only=True); _orig_mod. and module. prefixes are stripped, the load is strict",
+    )
+    out.add_argument(
         "--save-weights",
         choices=("safetensors", "pt"),
         help="save each arm's trained state_dict (without the compiled _orig_mod. prefix), verified by a strict load",
@@ -280,6 +286,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         ),
         timeout_s=args.timeout,
         artifacts_dir=artifacts_dir,
+        weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
         save_weights=args.save_weights,
         profile_steps=args.profile_steps,
     )

@@ -151,6 +151,7 @@ class RunConfig:
     timeout_s: float | None = None
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
     profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
+    weights: str | None = None  # the user's checkpoint, loaded into the model before the run
     save_weights: str | None = None  # "safetensors" or "pt": each arm's trained weights, verified
 
     def __post_init__(self) -> None:
@@ -255,6 +256,8 @@ def validate(cfg: RunConfig) -> None:
             raise ConfigError(
                 f"unknown log artifact {art!r}; choose from {', '.join(LOG_ARTIFACTS)}"
             )
+    if cfg.weights is not None:
+        check_weights_file(cfg.weights)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     needs_dir = (
@@ -266,6 +269,19 @@ def validate(cfg: RunConfig) -> None:
         )
     if cfg.source.input_shape is not None:
         parse_input_shape(cfg.source.input_shape)
+
+
+WEIGHT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
+
+
+def check_weights_file(path: str) -> None:
+    """A checkpoint is read by the worker; the name and the file are checked here, before
+    any worker starts."""
+    p = Path(path)
+    if p.suffix not in WEIGHT_SUFFIXES:
+        raise ConfigError(f"--weights reads {', '.join(WEIGHT_SUFFIXES)} files, not {p.name!r}")
+    if not p.is_file():
+        raise ConfigError(f"--weights: no such file: {path}")
 
 
 def parse_batch_sizes(text: str) -> tuple[int, ...]:

@@ -177,6 +177,7 @@ class LoadedEvent(Relayed, total=False):
     input_source: str
     cache_dir: str | None
     threads: int
+    weights: dict[str, Any] | None  # the user's checkpoint: path, tensors
     candidates: list[dict[str, Any]]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from profiler.event_text import recompile_limit_hit
@@ -89,6 +90,8 @@ def _environment_line(session_dict: dict[str, Any]) -> str:
         parts.append(f"{cfg.get('optimizer')} lr={cfg.get('lr')}")
         parts.append(f"{cfg.get('warmup')} warm-up + {cfg.get('steps')} measured steps")
         parts.append(f"seed {cfg.get('seed')}")
+        if cfg.get("weights"):
+            parts.append(f"weights {Path(str(cfg['weights'])).name}")
     return " · ".join(md_text(p) for p in parts)
 
 

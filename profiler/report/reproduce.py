@@ -131,6 +131,7 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
         "file_name": _comment(Path(str(source.get("path") or "model.py")).name),
         "model_file": repr(str(source.get("path") or "model.py")),
         "build": repr(_build_expression(source, loaded)),
+        "weights": repr(config.get("weights")),
         "input_spec": repr(_input_spec(source, loaded)),
         "batch_size": repr(int(batch_size)),
         "seed": repr(int(config.get("seed") or 0)),

@@ -273,6 +273,7 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
         ("model", src.get("factory") or src.get("model") or (loaded or {}).get("model")),
         ("parameters", f"{loaded['params']:,}" if (loaded or {}).get("params") else None),
         ("input", src.get("input_shape") or (loaded or {}).get("input")),
+        ("weights", cfg.get("weights") or "the seed's initial weights"),
         ("batch sizes", cfg.get("batch_sizes")),
         ("steps", f"1 first step + {cfg.get('warmup')} warm-up + {cfg.get('steps')} measured"),
         (

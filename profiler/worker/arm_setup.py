@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from profiler.config import ArmSpec, DebugOptions, RunConfig
-from profiler.worker import compile_cache, inputs, model_source
+from profiler.worker import checkpoint, compile_cache, inputs, model_source
 from profiler.worker.channel import EventChannel
 from profiler.worker.errors import StepFailed, load_error, simple_error, usage_error
 
@@ -54,22 +54,26 @@ class BuiltModel:
     model: torch.nn.Module  # on the device, in training mode
     how: str  # how it was built: the class or factory used
     plan: inputs.InputPlan
+    weights: dict[str, Any] | None  # the user's checkpoint loaded into it (--weights)
 
 
 def build_model(cfg: RunConfig, device: torch.device, user_file: str) -> BuiltModel:
-    """Import the user's file and build the model from the run's seed, so every arm starts
-    from identical weights."""
+    """Import the user's file and build the model from the run's seed (then the user's
+    checkpoint, if any), so every arm starts from identical weights."""
+    weights = None
     try:
         module = model_source.import_file(cfg.source.path)
         torch.manual_seed(cfg.seed)
         model, how = model_source.build_model(module, cfg.source.model, cfg.source.factory)
+        if cfg.weights:
+            weights = checkpoint.load_into(model, cfg.weights)
         model = model.to(device).train()
         plan = inputs.plan_inputs(model, module, cfg.source.input_shape)
-    except inputs.InputError as exc:
+    except (inputs.InputError, checkpoint.CheckpointError) as exc:
         raise StepFailed(simple_error("load", str(exc))) from exc
     except Exception as exc:
         raise StepFailed(load_error(exc, user_file)) from exc
-    return BuiltModel(module, model, how, plan)
+    return BuiltModel(module, model, how, plan, weights)
 
 
 def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:

@@ -91,6 +91,7 @@ class ArmWorker(UntimedPasses):
             input_source=self.plan.source,
             cache_dir=cache_dir if arm.compiled else None,
             threads=torch.get_num_threads(),
+            weights=built.weights,
             candidates=[c.to_dict() for c in model_source.list_candidates(self.module)],
         )
 

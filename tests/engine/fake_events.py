@@ -53,6 +53,7 @@ def loaded(cache_dir: str | None, threads: int | None) -> dict[str, Any]:
         "input_source": "inferred",
         "cache_dir": cache_dir,
         "threads": threads,
+        "weights": None,
         "candidates": [],
     }
 

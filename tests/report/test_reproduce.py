@@ -48,7 +48,7 @@ def test_simple_reproducer_runs_and_matches_the_measured_loss(real_run, tmp_path
     data, _ = real_run
     code = render_reproducer(data)  # the first compiled arm
     assert imported_modules(code) <= {"argparse", "importlib", "inspect", "logging", "sys", "time",
-                                      "pathlib", "torch"}  # fmt: skip
+                                      "pathlib", "torch", "safetensors"}  # fmt: skip
     assert (
         "runner = torch.compile(model, backend='aot_eager', mode=None, dynamic=None, fullgraph=False)"
         in code
