@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     arms.add_argument(
         "--fullgraph", action="store_true", help="fullgraph=True for every compiled arm"
     )
+    arms.add_argument(
+        "--block-module",
+        metavar="NAME",
+        help="the class of the model's repeated block, compiled alone by arms with "
+        "regional=true (default: the children of the largest nn.ModuleList)",
+    )
     loop = run.add_argument_group("loop")
     loop.add_argument("--batch-sizes", default="32", help="comma-separated, e.g. 32,64,128")
     loop.add_argument(
@@ -286,6 +292,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         ),
         timeout_s=args.timeout,
         artifacts_dir=artifacts_dir,
+        block_module=args.block_module,
         weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
         save_weights=args.save_weights,
         profile_steps=args.profile_steps,

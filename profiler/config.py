@@ -54,6 +54,7 @@ class ArmSpec:
     dynamic: bool | None = None
     fullgraph: bool = False
     label: str | None = None
+    regional: bool = False  # compile each repeated block in place instead of the whole model
 
     @property
     def compiled(self) -> bool:
@@ -78,6 +79,8 @@ class ArmSpec:
             parts.append(f"dynamic={self.dynamic}")
         if self.fullgraph:
             parts.append("fullgraph")
+        if self.regional:
+            parts.append("regional")
         return " ".join(parts) if len(parts) == 1 else f"{parts[0]}({', '.join(parts[1:])})"
 
     def options(self) -> dict[str, Any]:
@@ -151,6 +154,7 @@ class RunConfig:
     timeout_s: float | None = None
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
     profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
+    block_module: str | None = None  # the repeated block's class (default: largest ModuleList)
     weights: str | None = None  # the user's checkpoint, loaded into the model before the run
     save_weights: str | None = None  # "safetensors" or "pt": each arm's trained weights, verified
 
@@ -382,10 +386,14 @@ def parse_arm(text: str) -> ArmSpec:
             kwargs["fullgraph"] = bool(_parse_tristate(value, text))
         elif key in ("label", "name"):
             kwargs["label"] = value
+        elif key == "regional":
+            kwargs["regional"] = bool(_parse_tristate(value, text))
         else:
             raise ConfigError(
-                f"arm {text!r}: unknown option {key!r} (mode, dynamic, fullgraph, label)"
+                f"arm {text!r}: unknown option {key!r} (mode, dynamic, fullgraph, regional, label)"
             )
+    if kwargs.get("regional") and backend == "eager":
+        raise ConfigError(f"arm {text!r}: regional compilation needs a compile backend")
     return ArmSpec(backend=backend, **kwargs)
 
 

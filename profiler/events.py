@@ -178,6 +178,7 @@ class LoadedEvent(Relayed, total=False):
     cache_dir: str | None
     threads: int
     weights: dict[str, Any] | None  # the user's checkpoint: path, tensors
+    regional: dict[str, Any] | None  # a regional arm's compiled blocks: class, count, where
     candidates: list[dict[str, Any]]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from profiler.events import jsonsafe
+from profiler.regional import regional_tradeoffs
 from profiler.result_rows import dedupe_graph_breaks, result_row
 from profiler.session_files import iter_events
 
@@ -368,6 +369,7 @@ class Session:
             "arms": [self.arm_dict(a) for a in self.arms],
             "errors": self.errors,
         }
+        out["regional"] = regional_tradeoffs(out)  # [] unless a regional arm has a whole twin
         if include_samples:
             out["samples"] = self.samples()
             out["logs"] = self.logs

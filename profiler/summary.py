@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from profiler.event_text import FELL_BACK, recompile_limit_hit
+from profiler.report import regional_section
 
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
@@ -212,6 +213,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     insight = render_insight(session_dict)
     if insight:
         parts.append(insight)
+    regional = regional_section.text_lines(session_dict)
+    if regional:
+        parts.append("\n" + "\n".join(regional))
     env = session_dict.get("environment") or {}
     if env:
         parts.append(

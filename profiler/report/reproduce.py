@@ -99,10 +99,27 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
             "torch._dynamo.config.suppress_errors = True  # hides compile failures: "
             "a failing frame silently runs eagerly"
         )
-    lines.append(
-        f"runner = torch.compile(model, backend={arm.get('backend')!r}, mode={opts.get('mode')!r}, "
-        f"dynamic={opts.get('dynamic')!r}, fullgraph={bool(opts.get('fullgraph'))!r})"
+    args = (
+        f"backend={arm.get('backend')!r}, mode={opts.get('mode')!r}, "
+        f"dynamic={opts.get('dynamic')!r}, fullgraph={bool(opts.get('fullgraph'))!r}"
     )
+    regional = (arm.get("model") or {}).get("regional")
+    if not isinstance(regional, dict):
+        lines.append(f"runner = torch.compile(model, {args})")
+        return "\n".join(lines)
+    where, cls = regional.get("where"), str(regional.get("class"))
+    if where:
+        lines.append(f"for block in model.get_submodule({str(where)!r}):  # regional compilation")
+    else:
+        lines += [
+            "blocks, seen = [], set()  # regional compilation: the outermost blocks of this class",
+            "for name, m in model.named_modules():",
+            f"    if type(m).__name__ == {cls!r} and not any(name.startswith(s + '.') for s in seen):",
+            "        blocks.append(m)",
+            "        seen.add(name)",
+            "for block in blocks:",
+        ]
+    lines += [f"    block.compile({args})", "runner = model"]
     return "\n".join(lines)
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import torch
 
-from profiler.config import ArmSpec, DebugOptions, RunConfig
+from profiler.config import ArmSpec, RunConfig
 from profiler.worker import checkpoint, compile_cache, inputs, model_source
+from profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
 from profiler.worker.channel import EventChannel
 from profiler.worker.errors import StepFailed, load_error, simple_error, usage_error
 
@@ -87,22 +88,31 @@ def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:
 def compile_model(
     model: torch.nn.Module,
     arm: ArmSpec,
-    debug: DebugOptions,
+    cfg: RunConfig,
     user_file: str,
     channel: EventChannel,
     cache_dir: str | None,
     cache_artifacts: str | None,
-) -> tuple[Any, Any]:
+) -> tuple[Any, Any, dict[str, Any] | None]:
     """torch.compile the model for a compiled arm, its caches set first; returns the compiled
-    callable and the CompileWatcher that reports what TorchDynamo does with it."""
+    callable, the CompileWatcher that reports what TorchDynamo does with it, and for a
+    regional arm which blocks were compiled."""
     from profiler.worker.dynamo_insight import CompileWatcher
 
     if cache_dir:
         compile_cache.use_cache_dir(cache_dir)
     if cache_artifacts:
         channel.emit("cache_loaded", **compile_cache.load_artifacts(cache_artifacts))
-    watcher = CompileWatcher(debug, user_file)
+    watcher = CompileWatcher(cfg.debug, user_file)
     options = {k: v for k, v in arm.options().items() if v is not None}
     if options.get("mode") == "default":
         options.pop("mode")
-    return torch.compile(model, backend=arm.torch_backend, **options), watcher
+    if not arm.regional:
+        return torch.compile(model, backend=arm.torch_backend, **options), watcher, None
+    try:
+        blocks = find_repeated_blocks(model, cfg.block_module)
+    except NoRepeatedBlock as exc:
+        raise usage_error(f"regional compilation: {exc}") from exc
+    for block in blocks.modules:
+        block.compile(backend=arm.torch_backend, **options)  # in place: the model is the runner
+    return model, watcher, blocks.describe()

@@ -77,9 +77,10 @@ class ArmWorker(UntimedPasses):
         self.optimizer = arm_setup.make_optimizer(cfg.optimizer, self.model.parameters(), cfg.lr)
         self.loss_of = inputs.LossOf(cfg.seed)
         self.memory = MemoryProbe(self.device)
+        regional = None
         if arm.compiled:
-            self.runner, self.watcher = arm_setup.compile_model(
-                self.model, arm, cfg.debug, self.user_file, self.ch, cache_dir, cache_artifacts
+            self.runner, self.watcher, regional = arm_setup.compile_model(
+                self.model, arm, cfg, self.user_file, self.ch, cache_dir, cache_artifacts
             )
         else:
             self.runner = self.model
@@ -92,6 +93,7 @@ class ArmWorker(UntimedPasses):
             cache_dir=cache_dir if arm.compiled else None,
             threads=torch.get_num_threads(),
             weights=built.weights,
+            regional=regional,
             candidates=[c.to_dict() for c in model_source.list_candidates(self.module)],
         )
 

@@ -54,6 +54,7 @@ def loaded(cache_dir: str | None, threads: int | None) -> dict[str, Any]:
         "cache_dir": cache_dir,
         "threads": threads,
         "weights": None,
+        "regional": None,
         "candidates": [],
     }
 
