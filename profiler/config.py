@@ -149,6 +149,8 @@ class RunConfig:
     accuracy_atol: float | None = None
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
+    # a phase with no progress this long ends the arm; None: off
+    stall_timeout_s: float | None = 120.0
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
     profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
     save_weights: str | None = None  # "safetensors" or "pt": each arm's trained weights, verified
