@@ -6,6 +6,9 @@ own modules and talk to it through signals. Every session reaches the parts thro
 `show_session`: a run as it starts and ends, a saved session opened from a file or the
 Sessions list (recovered ones included). Nothing here imports torch: models are inspected,
 probed and run by worker processes through the engine.
+
+Opening a session never runs code: its model is shown as text until the user confirms, in the
+notice bar, that the file may be imported (see model_picker.py for which files are trusted).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from app.run_controller import RunController
 from app.run_status import RunStatus
 from app.session_actions import SessionActions
 from app.settings import Preferences
-from app.setup_panel import SetupPanel
+from app.setup_panel import MODEL_TRUSTED, SetupPanel
 from app.window_actions import WindowActions, make_actions
 from profiler.config import ConfigError
 from profiler.examples import list_examples
@@ -56,6 +59,30 @@ if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
 TITLE = "Torch Compile Profiler"
 OPENABLE = (".py", ".json", ".jsonl")
 DEFAULT_EXAMPLE = "simple"
+RUN_TEXT = "▶ Run"
+INSPECT_AND_RUN_TEXT = "▶ Inspect and run…"
+
+
+def session_date(session: dict[str, Any]) -> str:
+    started = session.get("started_at")
+    if isinstance(started, (int, float)) and not isinstance(started, bool):
+        try:
+            return time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
+        except (OverflowError, OSError, ValueError):
+            pass
+    return "unknown date"
+
+
+def window_title(model_path: str, saved: dict[str, Any] | None = None) -> str:
+    """Name what is open, as editors do: 'simple.py — Torch Compile Profiler' for the model in
+    the panel, or 'simple.py — session of 2024-05-01 12:00 — Torch Compile Profiler' while a
+    saved session is shown (its own model file, whatever the panel now holds)."""
+    if saved is not None:
+        source = (saved.get("config") or {}).get("source") if isinstance(saved, dict) else None
+        path = source.get("path") if isinstance(source, dict) else None
+        name = Path(path).name if isinstance(path, str) and path else "unknown model"
+        return f"{name} — session of {session_date(saved)} — {TITLE}"
+    return f"{Path(model_path).name} — {TITLE}" if model_path else TITLE
 
 
 class MainWindow(QMainWindow):
@@ -95,6 +122,7 @@ class MainWindow(QMainWindow):
             runner_factory = functools.partial(Runner, pool=self.pool)
         self.controller = RunController(runner_factory, self)
         self.environment: dict[str, Any] | None = None
+        self._run_after_inspection = False  # Run was confirmed: run once the model is inspected
         self.setup = SetupPanel(self.background)
         self.banner = ErrorBanner()
         self.notice = NoticeBar()
@@ -110,6 +138,7 @@ class MainWindow(QMainWindow):
         if self.background is not None:
             request_environment(self.background, self._on_environment)
         self._update_actions()
+        self._update_title()
         if background:
             self.sessions.recover_later()
 
@@ -157,6 +186,9 @@ class MainWindow(QMainWindow):
         self.plots_slot.built.connect(self._on_plots_built)
         self.setup.validityChanged.connect(self._update_actions)
         self.setup.model.openRequested.connect(self.open_file_dialog)
+        self.setup.model.inspectRequested.connect(lambda: self.ask_to_inspect(then_run=False))
+        self.setup.model.inspected.connect(self._on_model_inspected)
+        self.setup.model.changed.connect(self._on_model_changed)
         self.controller.eventsArrived.connect(self._on_events)
         self.controller.runEnded.connect(self._on_run_ended)
         self.sessions.sessionOpened.connect(self._on_session_opened)
@@ -188,11 +220,17 @@ class MainWindow(QMainWindow):
         running = self.controller.running
         commands = self.commands
         commands.run.setEnabled(not running and self.setup.is_valid())
-        commands.run.setToolTip(
-            "Run every arm at every batch size (Ctrl+R)"
-            if self.setup.is_valid() or running
-            else f"Cannot run: {self.setup.error()}"
-        )
+        unasked = self.setup.model.needs_trust()
+        commands.run.setText(INSPECT_AND_RUN_TEXT if unasked else RUN_TEXT)
+        if not (self.setup.is_valid() or running):
+            commands.run.setToolTip(f"Cannot run: {self.setup.error()}")
+        elif unasked:
+            commands.run.setToolTip(
+                "The model file came from a session: confirm that it may run, then it is "
+                "inspected and run (Ctrl+R)"
+            )
+        else:
+            commands.run.setToolTip("Run every arm at every batch size (Ctrl+R)")
         commands.stop.setEnabled(running)
         self.setup.setEnabled(not running)
         commands.open.setEnabled(not running)
@@ -217,20 +255,69 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str) -> None:
-        """A .py file is a model; session.json or events.jsonl is a saved session."""
-        if path.endswith((".json", ".jsonl")):
-            self.sessions.open_session(path)
-        else:
-            self.load_model(path)
+    def open_path(self, path: str) -> bool:
+        """A .py file is a model (the user's choice: trusted); session.json, events.jsonl or a
+        session folder is a saved session, shown without running anything. False if it could
+        not be opened (the banner says why)."""
+        if path.endswith((".json", ".jsonl")) or Path(path).is_dir():
+            return self.sessions.open_session(path)
+        self.load_model(path)
+        return True
 
     def load_model(
         self, path: str, model: str | None = None, factory: str = "", shape: str = ""
     ) -> None:
+        """A model file the user chose in this window: trusted, so inspected at once."""
         if self.controller.running:
             return
         self.setup.model.set_path(path, model, factory, shape)
         self._set_recent(self.prefs.add_recent_file(path))
+
+    def ask_to_inspect(self, then_run: bool) -> None:
+        """Name the file that would run and wait for the user's word (a model from a session)."""
+        model = self.setup.model
+        path = model.current_path()
+        if not path or self.controller.running:
+            return
+        factory = model.factory.text().strip()
+        also = f" and evaluates {factory!r}" if factory else ""
+        action = "Inspect and run" if then_run else "Inspect"
+        self.notice.show_notice(
+            f"Running {path} imports it and runs its code{also}.",
+            [(action, lambda: self._confirm_inspect(path, then_run))],
+            dismiss="Cancel",
+        )
+
+    def _confirm_inspect(self, path: str, then_run: bool) -> None:
+        self.notice.clear()
+        model = self.setup.model
+        if model.current_path() != path or self.controller.running:
+            return  # the notice named another file than the panel now holds
+        self._run_after_inspection = then_run
+        self._set_recent(self.prefs.add_recent_file(path))
+        model.trust()  # `inspected` follows (at once when the answer is cached)
+
+    def _on_model_inspected(self) -> None:
+        """Run once a confirmed model is inspected, unless the inspection failed (the panel
+        shows why; Run is the user's to press again)."""
+        if not self._run_after_inspection:
+            return
+        self._run_after_inspection = False
+        error = (self.setup.model.info or {}).get("error")
+        if error:
+            self.status.label.setText(
+                f"Not run: the model could not be inspected: {error.get('message')}"
+            )
+        elif self.setup.is_valid():
+            self.start_run()
+
+    def _on_model_changed(self) -> None:
+        self._update_actions()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        saved = self.sessions.session if self.sessions.saved else None
+        self.setWindowTitle(window_title(self.setup.model.current_path(), saved))
 
     def _set_recent(self, paths: list[str]) -> None:
         self.setup.model.set_recent(paths)
@@ -294,8 +381,7 @@ class MainWindow(QMainWindow):
             self.results.show_environment(session.get("environment"))
         else:
             self.results.show_environment(self.environment or self.controller.environment)
-        saved_title = f"{TITLE} — {folder.name} (saved session)" if folder else TITLE
-        self.setWindowTitle(saved_title if saved else TITLE)
+        self._update_title()
         self._update_actions()
 
     def _replay(self, session: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -315,15 +401,10 @@ class MainWindow(QMainWindow):
     def _on_session_opened(self, loaded: LoadedSession) -> None:
         session = loaded.session
         self.show_session(session, loaded.folder, loaded.events)
-        started = session.get("started_at")
-        when = (
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
-            if isinstance(started, (int, float))
-            else "unknown date"
-        )
         status = str(session.get("status") or "?").replace("_", " ")
         self.status.finish(
-            f"Saved session {loaded.folder.name} · {status} · {when} · Run starts a new one"
+            f"Saved session {loaded.folder.name} · {status} · {session_date(session)} · "
+            "Run starts a new one"
         )
 
     def _on_exported(self, paths: list[str], folder: str) -> None:
@@ -343,6 +424,9 @@ class MainWindow(QMainWindow):
     # -- runs -----------------------------------------------------------------------------------
     def start_run(self) -> None:
         if self.controller.running:
+            return
+        if self.setup.model.needs_trust():
+            self.ask_to_inspect(then_run=True)
             return
         try:
             config = self.setup.config()
@@ -402,7 +486,10 @@ class MainWindow(QMainWindow):
         geometry = self.prefs.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
             self._default_size()
-        self.setup.restore(self.prefs.setup())
+        # The last model is trusted again only if the user had trusted it (their own settings
+        # file says so; a session's config never can, see SetupPanel.restore).
+        last = self.prefs.setup()
+        self.setup.restore(last, trust_model=last.get(MODEL_TRUSTED) is True)
         self._set_recent(self.prefs.recent_files())
         if not self.setup.model.current_path():
             self.setup.model.set_path(str(list_examples()[DEFAULT_EXAMPLE][0]))
