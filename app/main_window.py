@@ -8,13 +8,13 @@ Sessions list (recovered ones included). Nothing here imports torch: models are 
 probed and run by worker processes through the engine.
 
 Opening a session never runs code: its model is shown as text until the user confirms, in the
-notice bar, that the file may be imported (see model_picker.py for which files are trusted).
+notice bar, that the file may be imported (model_consent.py; model_picker.py says which files
+are trusted).
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundCalls
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
+from app.model_consent import ModelConsent
 from app.notice_bar import NoticeBar
 from app.plots_slot import PlotsSlot
 from app.results_view import ResultsView
@@ -47,6 +48,7 @@ from app.session_actions import SessionActions
 from app.settings import Preferences
 from app.setup_panel import MODEL_TRUSTED, SetupPanel
 from app.window_actions import WindowActions, make_actions
+from app.window_title import TITLE, session_date, window_title
 from profiler.config import ConfigError
 from profiler.examples import list_examples
 from profiler.paths import sessions_dir
@@ -56,33 +58,10 @@ if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from app.live_plots import LivePlots
     from app.session_store import LoadedSession
 
-TITLE = "Torch Compile Profiler"
 OPENABLE = (".py", ".json", ".jsonl")
 DEFAULT_EXAMPLE = "simple"
 RUN_TEXT = "▶ Run"
 INSPECT_AND_RUN_TEXT = "▶ Inspect and run…"
-
-
-def session_date(session: dict[str, Any]) -> str:
-    started = session.get("started_at")
-    if isinstance(started, (int, float)) and not isinstance(started, bool):
-        try:
-            return time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
-        except (OverflowError, OSError, ValueError):
-            pass
-    return "unknown date"
-
-
-def window_title(model_path: str, saved: dict[str, Any] | None = None) -> str:
-    """Name what is open, as editors do: 'simple.py — Torch Compile Profiler' for the model in
-    the panel, or 'simple.py — session of 2024-05-01 12:00 — Torch Compile Profiler' while a
-    saved session is shown (its own model file, whatever the panel now holds)."""
-    if saved is not None:
-        source = (saved.get("config") or {}).get("source") if isinstance(saved, dict) else None
-        path = source.get("path") if isinstance(source, dict) else None
-        name = Path(path).name if isinstance(path, str) and path else "unknown model"
-        return f"{name} — session of {session_date(saved)} — {TITLE}"
-    return f"{Path(model_path).name} — {TITLE}" if model_path else TITLE
 
 
 class MainWindow(QMainWindow):
@@ -96,6 +75,7 @@ class MainWindow(QMainWindow):
     status: RunStatus
     banner: ErrorBanner
     notice: NoticeBar
+    consent: ModelConsent
     plots_slot: PlotsSlot  # holds `plots` once built
 
     def __init__(
@@ -122,7 +102,6 @@ class MainWindow(QMainWindow):
             runner_factory = functools.partial(Runner, pool=self.pool)
         self.controller = RunController(runner_factory, self)
         self.environment: dict[str, Any] | None = None
-        self._run_after_inspection = False  # Run was confirmed: run once the model is inspected
         self.setup = SetupPanel(self.background)
         self.banner = ErrorBanner()
         self.notice = NoticeBar()
@@ -130,6 +109,7 @@ class MainWindow(QMainWindow):
         self.results = ResultsView()
         self.status = RunStatus()
         self.sessions = SessionActions(self)
+        self.consent = ModelConsent(self.setup.model, self.notice, self)
         self._lay_out()
         self.commands = make_actions(self)
         self._connect()
@@ -186,9 +166,13 @@ class MainWindow(QMainWindow):
         self.plots_slot.built.connect(self._on_plots_built)
         self.setup.validityChanged.connect(self._update_actions)
         self.setup.model.openRequested.connect(self.open_file_dialog)
-        self.setup.model.inspectRequested.connect(lambda: self.ask_to_inspect(then_run=False))
-        self.setup.model.inspected.connect(self._on_model_inspected)
+        self.setup.model.inspectRequested.connect(lambda: self.consent.ask(then_run=False))
         self.setup.model.changed.connect(self._on_model_changed)
+        self.consent.confirmed.connect(
+            lambda path: self._set_recent(self.prefs.add_recent_file(path))
+        )
+        self.consent.runReady.connect(self.start_run)
+        self.consent.runDropped.connect(self.status.label.setText)
         self.controller.eventsArrived.connect(self._on_events)
         self.controller.runEnded.connect(self._on_run_ended)
         self.sessions.sessionOpened.connect(self._on_session_opened)
@@ -272,44 +256,6 @@ class MainWindow(QMainWindow):
             return
         self.setup.model.set_path(path, model, factory, shape)
         self._set_recent(self.prefs.add_recent_file(path))
-
-    def ask_to_inspect(self, then_run: bool) -> None:
-        """Name the file that would run and wait for the user's word (a model from a session)."""
-        model = self.setup.model
-        path = model.current_path()
-        if not path or self.controller.running:
-            return
-        factory = model.factory.text().strip()
-        also = f" and evaluates {factory!r}" if factory else ""
-        action = "Inspect and run" if then_run else "Inspect"
-        self.notice.show_notice(
-            f"Running {path} imports it and runs its code{also}.",
-            [(action, lambda: self._confirm_inspect(path, then_run))],
-            dismiss="Cancel",
-        )
-
-    def _confirm_inspect(self, path: str, then_run: bool) -> None:
-        self.notice.clear()
-        model = self.setup.model
-        if model.current_path() != path or self.controller.running:
-            return  # the notice named another file than the panel now holds
-        self._run_after_inspection = then_run
-        self._set_recent(self.prefs.add_recent_file(path))
-        model.trust()  # `inspected` follows (at once when the answer is cached)
-
-    def _on_model_inspected(self) -> None:
-        """Run once a confirmed model is inspected, unless the inspection failed (the panel
-        shows why; Run is the user's to press again)."""
-        if not self._run_after_inspection:
-            return
-        self._run_after_inspection = False
-        error = (self.setup.model.info or {}).get("error")
-        if error:
-            self.status.label.setText(
-                f"Not run: the model could not be inspected: {error.get('message')}"
-            )
-        elif self.setup.is_valid():
-            self.start_run()
 
     def _on_model_changed(self) -> None:
         self._update_actions()
@@ -426,7 +372,7 @@ class MainWindow(QMainWindow):
         if self.controller.running:
             return
         if self.setup.model.needs_trust():
-            self.ask_to_inspect(then_run=True)
+            self.consent.ask(then_run=True)
             return
         try:
             config = self.setup.config()

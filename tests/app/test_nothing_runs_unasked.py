@@ -13,8 +13,9 @@ import pytest
 
 from app.launcher import window_arguments
 from app.main import file_to_open
-from app.main_window import INSPECT_AND_RUN_TEXT, RUN_TEXT, TITLE, window_title
+from app.main_window import INSPECT_AND_RUN_TEXT, RUN_TEXT
 from app.setup_panel import MODEL_TRUSTED, SetupPanel
+from app.window_title import TITLE, window_title
 from profiler import cli
 from profiler.examples import example_path
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, write_model, write_session
