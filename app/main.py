@@ -17,8 +17,22 @@ def configure_process() -> None:
     sys.setswitchinterval(0.001)
 
 
+def file_to_open(argv: list[str]) -> str | None:
+    """The file the window opens at start: the first model file (.py) or saved session
+    (session.json, events.jsonl, a session folder) named, as an absolute path; None if none.
+    A model named here is the user's choice and is inspected; a session only shown (its model
+    runs once the user confirms)."""
+    from app.launcher import is_saved_session
+
+    for arg in argv:
+        if (arg.endswith(".py") and Path(arg).is_file()) or is_saved_session(arg):
+            return str(Path(arg).expanduser().resolve())
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Open the main window; an optional argument is a model file to load. Returns the exit code."""
+    """Open the main window; an optional argument is a model file or a saved session to open.
+    Returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     from PySide6.QtWidgets import QApplication
 
@@ -31,9 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     from app.main_window import MainWindow
 
     window = MainWindow(prewarm=True)
-    model = next((a for a in argv if a.endswith(".py") and Path(a).is_file()), None)
-    if model:
-        window.load_model(str(Path(model).resolve()))
+    path = file_to_open(argv)
+    if path:
+        window.open_path(path)
     window.show()
     return app.exec()
 

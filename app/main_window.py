@@ -6,12 +6,15 @@ own modules and talk to it through signals. Every session reaches the parts thro
 `show_session`: a run as it starts and ends, a saved session opened from a file or the
 Sessions list (recovered ones included). Nothing here imports torch: models are inspected,
 probed and run by worker processes through the engine.
+
+Opening a session never runs code: its model is shown as text until the user confirms, in the
+notice bar, that the file may be imported (model_consent.py; model_picker.py says which files
+are trusted).
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +38,7 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundCalls
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
+from app.model_consent import ModelConsent
 from app.notice_bar import NoticeBar
 from app.plots_slot import PlotsSlot
 from app.results_view import ResultsView
@@ -42,8 +46,9 @@ from app.run_controller import RunController
 from app.run_status import RunStatus
 from app.session_actions import SessionActions
 from app.settings import Preferences
-from app.setup_panel import SetupPanel
+from app.setup_panel import MODEL_TRUSTED, SetupPanel
 from app.window_actions import WindowActions, make_actions
+from app.window_title import TITLE, session_date, window_title
 from profiler.config import ConfigError
 from profiler.examples import list_examples
 from profiler.paths import sessions_dir
@@ -53,9 +58,10 @@ if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from app.live_plots import LivePlots
     from app.session_store import LoadedSession
 
-TITLE = "Torch Compile Profiler"
 OPENABLE = (".py", ".json", ".jsonl")
 DEFAULT_EXAMPLE = "simple"
+RUN_TEXT = "▶ Run"
+INSPECT_AND_RUN_TEXT = "▶ Inspect and run…"
 
 
 class MainWindow(QMainWindow):
@@ -69,6 +75,7 @@ class MainWindow(QMainWindow):
     status: RunStatus
     banner: ErrorBanner
     notice: NoticeBar
+    consent: ModelConsent
     plots_slot: PlotsSlot  # holds `plots` once built
 
     def __init__(
@@ -102,6 +109,7 @@ class MainWindow(QMainWindow):
         self.results = ResultsView()
         self.status = RunStatus()
         self.sessions = SessionActions(self)
+        self.consent = ModelConsent(self.setup.model, self.notice, self)
         self._lay_out()
         self.commands = make_actions(self)
         self._connect()
@@ -110,6 +118,7 @@ class MainWindow(QMainWindow):
         if self.background is not None:
             request_environment(self.background, self._on_environment)
         self._update_actions()
+        self._update_title()
         if background:
             self.sessions.recover_later()
 
@@ -157,6 +166,13 @@ class MainWindow(QMainWindow):
         self.plots_slot.built.connect(self._on_plots_built)
         self.setup.validityChanged.connect(self._update_actions)
         self.setup.model.openRequested.connect(self.open_file_dialog)
+        self.setup.model.inspectRequested.connect(lambda: self.consent.ask(then_run=False))
+        self.setup.model.changed.connect(self._on_model_changed)
+        self.consent.confirmed.connect(
+            lambda path: self._set_recent(self.prefs.add_recent_file(path))
+        )
+        self.consent.runReady.connect(self.start_run)
+        self.consent.runDropped.connect(self.status.label.setText)
         self.controller.eventsArrived.connect(self._on_events)
         self.controller.runEnded.connect(self._on_run_ended)
         self.sessions.sessionOpened.connect(self._on_session_opened)
@@ -188,11 +204,17 @@ class MainWindow(QMainWindow):
         running = self.controller.running
         commands = self.commands
         commands.run.setEnabled(not running and self.setup.is_valid())
-        commands.run.setToolTip(
-            "Run every arm at every batch size (Ctrl+R)"
-            if self.setup.is_valid() or running
-            else f"Cannot run: {self.setup.error()}"
-        )
+        unasked = self.setup.model.needs_trust()
+        commands.run.setText(INSPECT_AND_RUN_TEXT if unasked else RUN_TEXT)
+        if not (self.setup.is_valid() or running):
+            commands.run.setToolTip(f"Cannot run: {self.setup.error()}")
+        elif unasked:
+            commands.run.setToolTip(
+                "The model file came from a session: confirm that it may run, then it is "
+                "inspected and run (Ctrl+R)"
+            )
+        else:
+            commands.run.setToolTip("Run every arm at every batch size (Ctrl+R)")
         commands.stop.setEnabled(running)
         self.setup.setEnabled(not running)
         commands.open.setEnabled(not running)
@@ -217,20 +239,31 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str) -> None:
-        """A .py file is a model; session.json or events.jsonl is a saved session."""
-        if path.endswith((".json", ".jsonl")):
-            self.sessions.open_session(path)
-        else:
-            self.load_model(path)
+    def open_path(self, path: str) -> bool:
+        """A .py file is a model (the user's choice: trusted); session.json, events.jsonl or a
+        session folder is a saved session, shown without running anything. False if it could
+        not be opened (the banner says why)."""
+        if path.endswith((".json", ".jsonl")) or Path(path).is_dir():
+            return self.sessions.open_session(path)
+        self.load_model(path)
+        return True
 
     def load_model(
         self, path: str, model: str | None = None, factory: str = "", shape: str = ""
     ) -> None:
+        """A model file the user chose in this window: trusted, so inspected at once."""
         if self.controller.running:
             return
         self.setup.model.set_path(path, model, factory, shape)
         self._set_recent(self.prefs.add_recent_file(path))
+
+    def _on_model_changed(self) -> None:
+        self._update_actions()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        saved = self.sessions.session if self.sessions.saved else None
+        self.setWindowTitle(window_title(self.setup.model.current_path(), saved))
 
     def _set_recent(self, paths: list[str]) -> None:
         self.setup.model.set_recent(paths)
@@ -294,8 +327,7 @@ class MainWindow(QMainWindow):
             self.results.show_environment(session.get("environment"))
         else:
             self.results.show_environment(self.environment or self.controller.environment)
-        saved_title = f"{TITLE} — {folder.name} (saved session)" if folder else TITLE
-        self.setWindowTitle(saved_title if saved else TITLE)
+        self._update_title()
         self._update_actions()
 
     def _replay(self, session: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -315,15 +347,10 @@ class MainWindow(QMainWindow):
     def _on_session_opened(self, loaded: LoadedSession) -> None:
         session = loaded.session
         self.show_session(session, loaded.folder, loaded.events)
-        started = session.get("started_at")
-        when = (
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
-            if isinstance(started, (int, float))
-            else "unknown date"
-        )
         status = str(session.get("status") or "?").replace("_", " ")
         self.status.finish(
-            f"Saved session {loaded.folder.name} · {status} · {when} · Run starts a new one"
+            f"Saved session {loaded.folder.name} · {status} · {session_date(session)} · "
+            "Run starts a new one"
         )
 
     def _on_exported(self, paths: list[str], folder: str) -> None:
@@ -343,6 +370,9 @@ class MainWindow(QMainWindow):
     # -- runs -----------------------------------------------------------------------------------
     def start_run(self) -> None:
         if self.controller.running:
+            return
+        if self.setup.model.needs_trust():
+            self.consent.ask(then_run=True)
             return
         try:
             config = self.setup.config()
@@ -402,7 +432,10 @@ class MainWindow(QMainWindow):
         geometry = self.prefs.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
             self._default_size()
-        self.setup.restore(self.prefs.setup())
+        # The last model is trusted again only if the user had trusted it (their own settings
+        # file says so; a session's config never can, see SetupPanel.restore).
+        last = self.prefs.setup()
+        self.setup.restore(last, trust_model=last.get(MODEL_TRUSTED) is True)
         self._set_recent(self.prefs.recent_files())
         if not self.setup.model.current_path():
             self.setup.model.set_path(str(list_examples()[DEFAULT_EXAMPLE][0]))

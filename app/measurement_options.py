@@ -1,16 +1,26 @@
-"""The Measurement box of the setup panel: replicates, the A/A control, threads, caches and the
-accuracy check. Each option maps to a RunConfig field, named in its tooltip."""
+"""The Measurement box of the setup panel: replicates, the A/A control, threads, caches, the
+accuracy check and the stall timeout. Each option maps to a RunConfig field, named in its
+tooltip."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
 
-from profiler.config import CONTROL_LABEL, DEFAULT_REPLICATES, resolve_threads
+from profiler.config import CONTROL_LABEL, DEFAULT_REPLICATES, RunConfig, resolve_threads
 
-MEASUREMENT_KEYS = ("replicates", "control", "threads", "warm_cache", "accuracy")
+MEASUREMENT_KEYS = ("replicates", "control", "threads", "warm_cache", "accuracy", "stall_timeout_s")
+DEFAULT_STALL_TIMEOUT_S = RunConfig.__dataclass_fields__["stall_timeout_s"].default
+MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
+STALL_TIMEOUT_TIP = (
+    "RunConfig.stall_timeout_s (--stall-timeout): a phase (loading, compiling, a step) that\n"
+    "makes no progress for this many seconds ends the arm with a 'stalled in PHASE' error,\n"
+    "so a forward that sleeps, waits on input() or on a dead peer does not hang the run.\n"
+    "A compile that keeps using CPU counts as progress and is never cut, however long.\n"
+    "off = wait for ever."
+)
 
 
 class MeasurementOptions(QWidget):
@@ -55,14 +65,23 @@ class MeasurementOptions(QWidget):
             "with torch._inductor.config.fallback_random=True) and compares the outputs and every\n"
             "parameter's gradient, the way torch._dynamo.utils.same does."
         )
+        self.stall_timeout = QDoubleSpinBox()
+        self.stall_timeout.setDecimals(1)
+        self.stall_timeout.setRange(0.0, MAX_STALL_TIMEOUT_S)
+        self.stall_timeout.setSingleStep(10.0)
+        self.stall_timeout.setSuffix(" s")
+        self.stall_timeout.setSpecialValueText("off")
+        self.stall_timeout.setValue(DEFAULT_STALL_TIMEOUT_S or 0.0)
+        self.stall_timeout.setToolTip(STALL_TIMEOUT_TIP)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Replicates", self.replicates)
         form.addRow("Threads", self.threads)
+        form.addRow("Stall timeout", self.stall_timeout)
         form.addRow("", self.control)
         form.addRow("", self.warm_cache)
         form.addRow("", self.accuracy)
-        for spin in (self.replicates, self.threads):
+        for spin in (self.replicates, self.threads, self.stall_timeout):
             spin.valueChanged.connect(self.changed)
         for box in (self.control, self.warm_cache, self.accuracy):
             box.toggled.connect(self.changed)
@@ -75,6 +94,7 @@ class MeasurementOptions(QWidget):
             "threads": self.threads.value() or None,
             "warm_cache": self.warm_cache.isChecked(),
             "accuracy": self.accuracy.isChecked(),
+            "stall_timeout_s": self.stall_timeout.value() or None,
         }
 
     def set_options(self, state: dict[str, Any]) -> None:
@@ -84,6 +104,11 @@ class MeasurementOptions(QWidget):
         threads = state.get("threads")
         if threads is None or (isinstance(threads, int) and threads >= 0):
             self.threads.setValue(threads or 0)
+        stall = state.get("stall_timeout_s")
+        if stall is None and "stall_timeout_s" in state:
+            self.stall_timeout.setValue(0.0)
+        elif isinstance(stall, (int, float)) and not isinstance(stall, bool) and stall >= 0:
+            self.stall_timeout.setValue(float(stall))
         for key, box in (
             ("control", self.control),
             ("warm_cache", self.warm_cache),

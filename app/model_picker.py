@@ -5,6 +5,14 @@ worker inspects it in the background (`profiler.inspection.inspect_model`) and a
 the classes and factories it defines, the chosen model's parameter count and the inferred
 input. Answers are cached per file version, and an answer for a file no longer selected is
 dropped.
+
+Inspecting runs the file's code (an import, and the factory expression evaluated), so a file is
+inspected only once it is trusted. The rule: a model the user picked in this window (File >
+Open, a dropped file, an example, a recent file, `tcprof gui MODEL.py`, or the last model they
+had trusted at start-up) is trusted and inspected at once; a model named by a session file (an
+opened session, a recovered one, the Sessions list, `tcprof gui SESSION.json`) is shown as text
+only, path, model, factory and input as the file says, until the user presses Inspect (or Run)
+and confirms. Until then the file is neither imported nor watched.
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ def _cache_key(source: ModelSource) -> tuple:
 class ModelPicker(QWidget):
     changed = Signal()  # anything that affects validity
     openRequested = Signal()
+    inspectRequested = Signal()  # Inspect pressed on a model not yet trusted: confirm first
+    inspected = Signal()  # an inspection answered (or was answered from the cache)
 
     def __init__(self, background: BackgroundCalls | None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -50,6 +60,7 @@ class ModelPicker(QWidget):
         self._generation = 0
         self.info: dict[str, Any] | None = None  # the last inspection answer
         self.inspecting = False
+        self.trusted = False  # whether the current file may be inspected (see the module doc)
         self.path = QComboBox()
         self.path.setMinimumContentsLength(14)
         self.path.setSizeAdjustPolicy(
@@ -60,13 +71,21 @@ class ModelPicker(QWidget):
             "It is imported only inside worker processes, never in this window.\n"
             "Drop a .py file on the window to open it."
         )
-        self.path.activated.connect(lambda i: self.set_path(self.path.itemData(i)))
+        self.path.activated.connect(lambda i: self._choose(self.path.itemData(i)))
         browse = QPushButton("Open…")
         browse.setToolTip("Open a model file (Ctrl+O)")
         browse.clicked.connect(self.openRequested)
+        self.inspect_button = QPushButton("Inspect…")
+        self.inspect_button.setToolTip(
+            "Inspect the model file: a worker process imports it (running its code) and\n"
+            "evaluates the factory expression. Asks first: the file came from a session."
+        )
+        self.inspect_button.clicked.connect(self.inspectRequested)
+        self.inspect_button.hide()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.path, 1)
+        row.addWidget(self.inspect_button)
         row.addWidget(browse)
         self.candidate = QComboBox()
         self.candidate.setToolTip(
@@ -124,10 +143,22 @@ class ModelPicker(QWidget):
         self.path.setCurrentIndex(0)
         self.path.blockSignals(False)
 
+    def _choose(self, path: str) -> None:
+        """A file picked in the list: the user's choice (the current one picked again is no
+        change, so an untrusted file stays untrusted)."""
+        if path and path != self.current_path():
+            self.set_path(path)
+
     def set_path(
-        self, path: str, model: str | None = None, factory: str = "", shape: str = ""
+        self,
+        path: str,
+        model: str | None = None,
+        factory: str = "",
+        shape: str = "",
+        trusted: bool = True,
     ) -> None:
-        """Select a file (and optionally its model/factory/shape) and inspect it."""
+        """Select a file (and optionally its model/factory/shape); inspect it if trusted,
+        otherwise only show it (see the module doc)."""
         self._fill_paths(path)
         self.candidate.clear()
         self.candidate.addItem("automatic", None)
@@ -137,12 +168,37 @@ class ModelPicker(QWidget):
         self.factory.setText(factory)
         self.input_shape.setText(shape)
         self.info = None
+        self.trusted = trusted
+        self.inspect_button.setVisible(not trusted)
+        if trusted:
+            self._inspect()
+        else:
+            self._show_untrusted()
+
+    def needs_trust(self) -> bool:
+        """Whether running or inspecting the current file needs the user's word first."""
+        return bool(self.current_path()) and not self.trusted
+
+    def trust(self) -> None:
+        """The user confirmed: inspect the current file from now on (`inspected` follows)."""
+        self.trusted = True
+        self.inspect_button.hide()
         self._inspect()
+
+    def _show_untrusted(self) -> None:
+        self._generation += 1  # an answer still on its way is for a file no longer trusted
+        self.inspecting = False
+        self.summary.setStyleSheet(f"color: {muted_colour()}")
+        self.summary.setText(
+            "Not inspected: opened from a session. Inspect (or Run) imports this file and runs "
+            "its code, after you confirm."
+        )
+        self.changed.emit()
 
     # -- inspection -----------------------------------------------------------------------------
     def _inspect(self) -> None:
         path = self.current_path()
-        if not path:
+        if not path or not self.trusted:
             return
         self._generation += 1
         generation = self._generation
@@ -203,6 +259,7 @@ class ModelPicker(QWidget):
         else:
             self.summary.setText("")
         self.changed.emit()
+        self.inspected.emit()
 
     # -- validation -----------------------------------------------------------------------------
     def _validate_shape(self) -> None:

@@ -1,7 +1,8 @@
 """A non-modal notice above the plots: one line of news with a few buttons and a Dismiss.
 
 Used for what the user should know but need not act on at once (an export that finished and
-where it went, sessions recovered after a crash). A dialog would block the window for news;
+where it went, sessions recovered after a crash), and for the one question that must not be a
+modal dialog: whether a model file from a session may run. A dialog would block the window for news;
 a status-bar message scrolls away before the user sees its buttons.
 """
 
@@ -27,13 +28,20 @@ class NoticeBar(QFrame):
         self._layout.addWidget(self.dismiss)
         self.hide()
 
-    def show_notice(self, text: str, actions: list[tuple[str, Callable[[], None]]] = ()) -> None:
-        """Replace the notice: text, and one button per (label, callback)."""
+    def show_notice(
+        self,
+        text: str,
+        actions: list[tuple[str, Callable[[], None]]] = (),
+        dismiss: str = "Dismiss",
+    ) -> None:
+        """Replace the notice: text, one button per (label, callback), and the button that
+        hides it (named `dismiss`: "Cancel" when the notice asks a question)."""
         for b in self.buttons:
             self._layout.removeWidget(b)
             b.deleteLater()
         self.buttons = []
         self.message.setText(text)
+        self.dismiss.setText(dismiss)
         for label, callback in actions:
             button = QPushButton(label)
             button.clicked.connect(callback)

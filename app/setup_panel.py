@@ -81,6 +81,8 @@ PANEL_FIELDS = (
     "profile_steps",
     *MEASUREMENT_KEYS,
 )
+# The key of `state()` that says the user trusted the model (see model_picker.py).
+MODEL_TRUSTED = "model_trusted"
 CARRIED_FIELDS = tuple(
     f.name
     for f in dataclasses.fields(RunConfig)
@@ -281,10 +283,12 @@ class SetupPanel(QWidget):
 
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
-        """What `restore` takes back: the fields (batch sizes as typed) and the carried ones."""
+        """What `restore` takes back: the fields (batch sizes as typed) and the carried ones,
+        and whether the model was trusted (read back only from the user's own preferences)."""
         source = self.model.source()
         return {
             "source": source.to_dict(),
+            MODEL_TRUSTED: self.model.trusted,
             "arms": [a.to_dict() for a in self.arms.arms()],
             "batch_sizes": self.batch_sizes.text(),
             "warmup": self.warmup.value(),
@@ -300,11 +304,13 @@ class SetupPanel(QWidget):
             **self.carried.options(),
         }
 
-    def restore(self, state: dict[str, Any]) -> None:
+    def restore(self, state: dict[str, Any], trust_model: bool = False) -> None:
         """Put a setup back: this panel's `state()`, or a session's config (RunConfig.to_dict()),
         so Run repeats it. Anything malformed is skipped, never raised; a model file that no
-        longer exists leaves the current model in place."""
-        self._restore_source(state.get("source"))
+        longer exists leaves the current model in place. The model is shown as text, not
+        inspected, unless trust_model (the caller's word, never the state's: a session file
+        could claim anything)."""
+        self._restore_source(state.get("source"), trust_model)
         self._restore_arms(state.get("arms"))
         batch_sizes = state.get("batch_sizes")
         if isinstance(batch_sizes, list):
@@ -332,16 +338,23 @@ class SetupPanel(QWidget):
         self.carried.set_options(state, self._not_fitting(state))
         self.revalidate()
 
-    def _restore_source(self, source: Any) -> None:
+    def _restore_source(self, source: Any, trusted: bool) -> None:
         if not isinstance(source, dict) or not isinstance(source.get("path"), str):
             return
         try:
             source = ModelSource(**source)
         except TypeError:
             return
+        texts = (source.model, source.factory, source.input_shape)
+        if not all(t is None or isinstance(t, str) for t in texts):
+            return
         if Path(source.path).is_file():
             self.model.set_path(
-                source.path, source.model, source.factory or "", source.input_shape or ""
+                source.path,
+                source.model,
+                source.factory or "",
+                source.input_shape or "",
+                trusted=trusted,
             )
 
     def _restore_arms(self, arms: Any) -> None:

@@ -152,6 +152,8 @@ class RunConfig:
     accuracy_atol: float | None = None
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
+    # a phase with no progress this long ends the arm; None: off
+    stall_timeout_s: float | None = 120.0
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
     profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
     block_module: str | None = None  # the repeated block's class (default: largest ModuleList)

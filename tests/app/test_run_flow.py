@@ -33,7 +33,7 @@ def _press_run(qtbot, window) -> None:
 
 
 def test_window_opens_with_the_simple_example_ready(window, qtbot):
-    assert window.windowTitle() == "Torch Compile Profiler"
+    assert window.windowTitle() == "simple.py — Torch Compile Profiler"
     assert Path(window.setup.model.current_path()).name == "simple.py"
     assert [a.name for a in window.setup.arms.arms()] == ["eager", "inductor"]
     assert window.commands.run.isEnabled()

@@ -72,7 +72,7 @@ def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbo
     other = make_window(background=False)
     assert other.sessions.open_session(folder / "session.json")
     assert other.results.rows() == run_rows
-    assert "saved session" in other.windowTitle()
+    assert other.windowTitle().startswith("simple.py — session of ")
     assert other.plots.data.points == window.controller.data.points
     assert other.commands.run.isEnabled()
     assert other.results.weights.rows() == weights
@@ -126,14 +126,17 @@ def test_a_session_opened_and_run_again_runs_with_all_its_settings(make_window, 
     )
     window = make_window(background=False)
     assert window.sessions.open_session(tmp_path / "saved")
-    assert window.windowTitle() == "Torch Compile Profiler — saved (saved session)"
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(1.0))
+    assert window.windowTitle() == f"simple.py — session of {when} — Torch Compile Profiler"
     assert window.setup.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0."
     )
+    window.commands.run.trigger()  # a model named by a session runs once the user confirms
+    assert [b.text() for b in window.notice.buttons] == ["Inspect and run"]
     with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS) as ended:
-        window.commands.run.trigger()
+        window.notice.buttons[0].click()
     assert ended.args == ["completed"]
-    assert window.windowTitle() == "Torch Compile Profiler"
+    assert window.windowTitle() == "simple.py — Torch Compile Profiler"
     assert not window.sessions.saved and [r[0] for r in window.results.rows()] == [
         "eager",
         "eager again",

@@ -56,6 +56,7 @@ def _unlike_the_defaults(model_path: str) -> RunConfig:
             memory_snapshot=True,
         ),
         timeout_s=60.0,
+        stall_timeout_s=45.0,
         artifacts_dir="/somewhere/the-session",
         profile_steps=2,
         save_weights="pt",
