@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from profiler import regional
 from profiler.event_text import FELL_BACK, recompile_limit_hit
-from profiler.report import regional_section
 
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
@@ -213,9 +213,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     insight = render_insight(session_dict)
     if insight:
         parts.append(insight)
-    regional = regional_section.text_lines(session_dict)
-    if regional:
-        parts.append("\n" + "\n".join(regional))
+    tradeoffs = regional.text_lines(session_dict)
+    if tradeoffs:
+        parts.append("\n" + "\n".join(tradeoffs))
     env = session_dict.get("environment") or {}
     if env:
         parts.append(

@@ -148,6 +148,11 @@ def boundary_violations(imports: list[Import]) -> list[str]:
     return out
 
 
+def _parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
 def import_cycles(imports: list[Import], modules: set[str]) -> list[list[str]]:
     """Groups of modules that import one another at import time (strongly connected parts)."""
     graph: dict[str, set[str]] = {m: set() for m in modules}
@@ -159,6 +164,8 @@ def import_cycles(imports: list[Import], modules: set[str]) -> list[list[str]]:
         targets = {n for n in members if n in modules}
         if not members or len(targets) < len(members):
             targets.add(base)
+        # Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
+        targets |= {p for t in list(targets) for p in _parents(t)}
         graph[imp.importer].update(t for t in targets if t in modules and t != imp.importer)
 
     index: dict[str, int] = {}

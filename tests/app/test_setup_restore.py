@@ -23,11 +23,14 @@ def panel(qtbot):
     return panel
 
 
-def _unlike_the_defaults(model_path: str) -> RunConfig:
+def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
     """A config in which every field (and every debug option) differs from its default."""
     config = RunConfig(
         source=ModelSource(model_path, model="Model", factory="Model()", input_shape="3"),
-        arms=(ArmSpec("eager"), ArmSpec("aot_eager", dynamic=False, fullgraph=True, label="aot")),
+        arms=(
+            ArmSpec("eager"),
+            ArmSpec("aot_eager", dynamic=False, fullgraph=True, label="aot", regional=True),
+        ),
         batch_sizes=(4, 8),
         warmup=2,
         steps=7,
@@ -60,6 +63,8 @@ def _unlike_the_defaults(model_path: str) -> RunConfig:
         artifacts_dir="/somewhere/the-session",
         profile_steps=2,
         save_weights="pt",
+        block_module="Block",
+        weights=weights,
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
@@ -71,7 +76,9 @@ def _unlike_the_defaults(model_path: str) -> RunConfig:
 
 def test_a_restored_session_config_runs_with_every_field(panel, tmp_path):
     path = write_model(tmp_path, "m.py", "import torch.nn as nn\nModel = lambda: nn.Linear(3, 1)\n")
-    saved = _unlike_the_defaults(path)
+    weights = tmp_path / "trained.safetensors"
+    weights.write_bytes(b"")
+    saved = _unlike_the_defaults(path, str(weights))
     panel.restore(saved.to_dict())
     # The run's own folder is the only thing not repeated: each run gets a new one.
     expected = dataclasses.replace(saved, artifacts_dir=PENDING_ARTIFACTS_DIR)
@@ -83,10 +90,13 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path):
         "accuracy_rtol",
         "accuracy_atol",
         "timeout_s",
+        "block_module",
+        "weights",
     }
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
-        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0."
+        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, block_module=Block, "
+        f"weights={weights}."
     )
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)

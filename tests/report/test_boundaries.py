@@ -8,7 +8,9 @@ import sys
 CODE = """
 import sys
 import profiler.report.cli
-from profiler.report import render_html, render_markdown, render_reproducer
+from profiler.report.html import render_html
+from profiler.report.markdown import render_markdown
+from profiler.report.reproduce import render_reproducer
 from tests.report.synthetic import synthetic_session
 data = synthetic_session()
 render_html(data); render_markdown(data); render_reproducer(data)

@@ -12,8 +12,9 @@ import json
 import pytest
 
 from profiler.config import ArmSpec
-from profiler.report import export, export_reports
+from profiler.report import export
 from profiler.report.cli import add_report_parser
+from profiler.report.export import export_reports
 from profiler.session_files import read_session
 from profiler.steps_csv import steps_csv_text, steps_rows
 from tests.report.synthetic import synthetic_session

@@ -11,8 +11,8 @@ from html.parser import HTMLParser
 import pytest
 
 from profiler.config import ArmSpec
-from profiler.report import render_html
 from profiler.report.data import script_json
+from profiler.report.html import render_html
 from tests.report.synthetic import synthetic_session
 
 EVIL = "<script>alert(1)</script>"
@@ -170,7 +170,7 @@ def test_model_path_with_script_tag_is_escaped(evil_run):
 
 
 def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
-    from profiler.report import render_reproducer
+    from profiler.report.reproduce import render_reproducer
 
     data, model = evil_run
     code = render_reproducer(data, "aot_eager")
@@ -182,7 +182,8 @@ def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
 
 
 def test_sparse_sessions_still_render():
-    from profiler.report import render_markdown, render_reproducer
+    from profiler.report.markdown import render_markdown
+    from profiler.report.reproduce import render_reproducer
     from profiler.session import Session
 
     s = Session()

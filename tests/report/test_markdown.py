@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 from profiler.config import ArmSpec
-from profiler.report import render_markdown
-from profiler.report.markdown import md_code, md_text
+from profiler.report.markdown import md_code, md_text, render_markdown
 from profiler.summary import table_rows
 from tests.report.synthetic import synthetic_session
 

@@ -12,7 +12,7 @@ import pytest
 
 from profiler import examples
 from profiler.config import ArmSpec
-from profiler.report import render_reproducer
+from profiler.report.reproduce import render_reproducer
 from tests.report.synthetic import synthetic_session
 
 LOSS = re.compile(r"step 0 loss (-?\d+\.\d+)")

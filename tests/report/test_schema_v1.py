@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from profiler.compare import compare_sessions, method_note
-from profiler.report import render_markdown
 from profiler.report.html import render_html
+from profiler.report.markdown import render_markdown
 from profiler.summary import render_summary, table_rows
 from tests.report.synthetic import synthetic_session
 
