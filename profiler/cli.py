@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from profiler import examples, paths, session_files
+from profiler.apply_advice import apply_advice
 from profiler.config import (
     COMPILE_MODES,
     CONTROL_LABEL,
@@ -81,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arms.add_argument(
         "--fullgraph", action="store_true", help="fullgraph=True for every compiled arm"
+    )
+    arms.add_argument(
+        "--apply-advice",
+        action="store_true",
+        help="after the run, add an arm with each fix tcprof can apply itself (mark_dynamic=0 "
+        "for batch-size recompiles) and run it, to verify the advice",
     )
     arms.add_argument(
         "--block-module",
@@ -317,6 +324,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     interrupted = False
     try:
         session = runner.run()
+        if args.apply_advice:
+            say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+            apply_advice(session, config, [log], lambda c, ls: Runner(c, listeners=ls), say)
     except KeyboardInterrupt:
         interrupted = True
         session = runner.session

@@ -55,6 +55,7 @@ class ArmSpec:
     fullgraph: bool = False
     label: str | None = None
     regional: bool = False  # compile each repeated block in place instead of the whole model
+    mark_dynamic: int | None = None  # torch._dynamo.mark_dynamic(x, dim) on every input tensor
 
     @property
     def compiled(self) -> bool:
@@ -81,6 +82,8 @@ class ArmSpec:
             parts.append("fullgraph")
         if self.regional:
             parts.append("regional")
+        if self.mark_dynamic is not None:
+            parts.append(f"mark_dynamic={self.mark_dynamic}")
         return " ".join(parts) if len(parts) == 1 else f"{parts[0]}({', '.join(parts[1:])})"
 
     def options(self) -> dict[str, Any]:
@@ -196,7 +199,10 @@ def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
     """The arms that ran, from a session's config dict (so the control arm is never stored
     in config['arms'] and re-running a session does not double it)."""
     arms = tuple(ArmSpec.from_dict(a) for a in config.get("arms", []) if isinstance(a, dict))
-    return run_arms(arms, bool(config.get("control")))
+    added = tuple(  # arms --apply-advice added after the rounds, indexed after all others
+        ArmSpec.from_dict(a) for a in config.get("added_arms") or [] if isinstance(a, dict)
+    )
+    return (*run_arms(arms, bool(config.get("control"))), *added)
 
 
 def resolve_threads(concurrent_processes: int = 1) -> int:
@@ -390,12 +396,19 @@ def parse_arm(text: str) -> ArmSpec:
             kwargs["label"] = value
         elif key == "regional":
             kwargs["regional"] = bool(_parse_tristate(value, text))
+        elif key == "mark_dynamic":
+            if not value.isdigit():
+                raise ConfigError(
+                    f"arm {text!r}: mark_dynamic takes a dimension, e.g. mark_dynamic=0"
+                )
+            kwargs["mark_dynamic"] = int(value)
         else:
             raise ConfigError(
-                f"arm {text!r}: unknown option {key!r} (mode, dynamic, fullgraph, regional, label)"
+                f"arm {text!r}: unknown option {key!r} "
+                "(mode, dynamic, fullgraph, regional, mark_dynamic, label)"
             )
-    if kwargs.get("regional") and backend == "eager":
-        raise ConfigError(f"arm {text!r}: regional compilation needs a compile backend")
+    if (kwargs.get("regional") or "mark_dynamic" in kwargs) and backend == "eager":
+        raise ConfigError(f"arm {text!r}: regional and mark_dynamic need a compile backend")
     return ArmSpec(backend=backend, **kwargs)
 
 

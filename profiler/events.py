@@ -32,6 +32,7 @@ Worker -> engine (one TypedDict below per type, with every field):
   bye          answer to `exit`
 Engine -> listeners (besides the above):
   run_start, round_start, arm_start, worker_exit, round_end, run_end
+  arms_added   arms, applied: --apply-advice's derived arms join the session after its rounds
 Inside the engine and the application only (never written by a worker):
   _eof         a worker's event channel closed (read by the runner, never published)
   summary      session: the application's live session summary, after each bs_done
@@ -81,6 +82,7 @@ class EventType(str, Enum):
     WORKER_EXIT = "worker_exit"
     ROUND_END = "round_end"
     RUN_END = "run_end"
+    ARMS_ADDED = "arms_added"
     EOF = "_eof"
     SUMMARY = "summary"
 
@@ -254,6 +256,7 @@ class FallbackEvent(Relayed, total=False):
     file: str | None
     line: int | None
     reason: str
+    limit: int | None  # torch._dynamo.config.recompile_limit when it was hit
 
 
 class ExplainEvent(Relayed, total=False):
@@ -369,6 +372,11 @@ class RunStartEvent(Relayed, total=False):
     wall_time: float
 
 
+class ArmsAddedEvent(Relayed, total=False):
+    arms: list[dict[str, Any]]  # ArmSpec dicts, indexed after the session's arms
+    applied: list[dict[str, Any]]  # {arm, from_arm, apply}: the advice each one applies
+
+
 class RoundStartEvent(Relayed, total=False):
     cache: str  # cold | portable | warm | user
     order: list[str]  # arm names, in the round's order
@@ -429,6 +437,7 @@ EVENT_FIELDS: dict[EventType, type] = {
     EventType.DONE: DoneEvent,
     EventType.BYE: ByeEvent,
     EventType.RUN_START: RunStartEvent,
+    EventType.ARMS_ADDED: ArmsAddedEvent,
     EventType.ROUND_START: RoundStartEvent,
     EventType.ARM_START: ArmStartEvent,
     EventType.WORKER_EXIT: WorkerExitEvent,

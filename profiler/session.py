@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from profiler.advice import arm_advice
 from profiler.events import jsonsafe
 from profiler.regional import regional_tradeoffs
 from profiler.result_rows import dedupe_graph_breaks, result_row
@@ -129,6 +130,15 @@ class Session:
         self.config = e["config"]
         self.started_at = e.get("wall_time", time.time())
         self._init_arms(self.config)
+
+    def _on_arms_added(self, e: dict[str, Any]) -> None:
+        from profiler.config import ArmSpec
+
+        self.config.setdefault("added_arms", []).extend(e.get("arms") or [])
+        self.config.setdefault("applied_advice", []).extend(e.get("applied") or [])
+        for data in e.get("arms") or []:
+            spec = ArmSpec.from_dict(data)
+            self.arms.append(ArmRecord(len(self.arms), spec.name, spec.backend, spec.options()))
 
     def _on_round_start(self, e: dict[str, Any]) -> None:
         self.rounds.append(_strip(e))
@@ -323,7 +333,7 @@ class Session:
 
     def arm_dict(self, arm: ArmRecord) -> dict[str, Any]:
         results = [self.result_row(arm, arm.results[bs]) for bs in self.ordered_batch_sizes(arm)]
-        return {
+        out = {
             "index": arm.index,
             "name": arm.name,
             "backend": arm.backend,
@@ -351,6 +361,16 @@ class Session:
             "caches": {str(k): v for k, v in sorted(arm.caches.items())},
             "cache_events": arm.cache_events,
         }
+        out["advice"] = self.advice(out)
+        return out
+
+    def advice(self, arm: dict[str, Any]) -> list[dict[str, Any]]:
+        """Recompile advice from what the arm recorded (see profiler.advice)."""
+        source = (self.config or {}).get("source") or {}
+        limits = [f.get("limit") for f in arm.get("fallbacks") or [] if f.get("limit")]
+        return arm_advice(
+            arm, self.batch_sizes(), source.get("path"), limits[0] if limits else None
+        )
 
     def ordered_batch_sizes(self, arm: ArmRecord) -> list[int]:
         order = self.batch_sizes()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from profiler import regional
+from profiler.apply_advice import before_after
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 
 
@@ -213,6 +214,12 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     insight = render_insight(session_dict)
     if insight:
         parts.append(insight)
+    for item in before_after(session_dict):
+        parts.append(
+            f"\napplied advice ({item['apply']}): {item['before']} recompiled "
+            f"{item['recompiles_before']} time(s), {item['after']} {item['recompiles_after']} "
+            "(measured after the main rounds, not interleaved with them)"
+        )
     tradeoffs = regional.text_lines(session_dict)
     if tradeoffs:
         parts.append("\n" + "\n".join(tradeoffs))
@@ -286,7 +293,7 @@ def render_insight(session_dict: dict[str, Any]) -> str:
         breaks = arm.get("graph_breaks") or []
         recompiles = arm.get("recompiles") or []
         fallbacks = arm.get("fallbacks") or []
-        if not (breaks or recompiles or fallbacks):
+        if not (breaks or recompiles or fallbacks or arm.get("advice")):
             continue
         lines.append(f"\n{arm['name']}:")
         for gb in breaks:
@@ -298,4 +305,16 @@ def render_insight(session_dict: dict[str, Any]) -> str:
             )
         for fb in fallbacks:
             lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")
+        lines += advice_lines(arm)
     return "\n".join(lines)
+
+
+def advice_lines(arm: dict[str, Any]) -> list[str]:
+    """The arm's recompile advice as terminal lines: cause, then fix (and what tcprof can try)."""
+    out = []
+    for item in arm.get("advice") or []:
+        out.append(f"  advice: {item.get('message')}")
+        out.append(f"    fix: {item.get('fix')}")
+        if item.get("apply"):
+            out.append(f"    tcprof can verify it: --apply-advice adds an arm with {item['apply']}")
+    return out

@@ -63,6 +63,12 @@ def _insight(session_dict: dict[str, Any]) -> list[str]:
             items.append(f"- **{name}**: {md_text(recompile_limit_hit(fb.get('frame')))}")
     if len(items) > MAX_ITEMS:
         items = items[:MAX_ITEMS] + [f"- … and {len(items) - MAX_ITEMS} more (see report.html)"]
+    for arm in session_dict.get("arms") or []:  # advice last: never cut by MAX_ITEMS
+        for a in arm.get("advice") or []:
+            items.append(
+                f"- **{md_text(arm.get('name'))}** advice: {md_text(a.get('message'))}. "
+                f"Fix: {md_text(a.get('fix'))}"
+            )
     return items
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from profiler.config import ConfigError, parse_input_shape
+from profiler.config import ConfigError, arms_of, parse_input_shape
 from profiler.paths import resource_path
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
@@ -123,6 +123,26 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _mark_dynamic_lines(dim: int) -> list[str]:
+    return [
+        f"# the applied advice: dimension {dim} of every input is dynamic, so a new size in it",
+        "# reuses the compiled graph instead of recompiling",
+        "for batch_args, batch_kwargs, _ in batches:",
+        "    for t in (*batch_args, *batch_kwargs.values()):",
+        f"        if isinstance(t, torch.Tensor) and t.dim() > {dim}:",
+        f"            torch._dynamo.mark_dynamic(t, {dim})",
+    ]
+
+
+def _with_marks(arm: dict[str, Any], config: dict[str, Any], block: str) -> str:
+    specs = arms_of(config)
+    index = arm.get("index")
+    spec = specs[index] if isinstance(index, int) and 0 <= index < len(specs) else None
+    if spec is None or spec.mark_dynamic is None:
+        return block
+    return "\n".join([*_mark_dynamic_lines(spec.mark_dynamic), block])
+
+
 def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None) -> str:
     """The script for `arm_name` (default: the first compiled arm, else the first arm)."""
     arm = _find_arm(session_dict, arm_name)
@@ -158,7 +178,9 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
         "warmup": repr(warmup),
         "total_steps": repr(1 + warmup + steps),
         "expected": repr(expected if isinstance(expected, (int, float)) else None),
-        "compile_block": textwrap.indent(_compile_block(arm, debug), "    "),
+        "compile_block": textwrap.indent(
+            _with_marks(arm, config, _compile_block(arm, debug)), "    "
+        ),
         "fail_on_recompile": repr(fail_on_recompile),
         "first_note": " (includes compiling)" if compiled else "",
         "backend": _comment(arm.get("backend")),

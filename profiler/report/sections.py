@@ -133,6 +133,24 @@ def _where(esc: Esc, file: Any, line: Any) -> str:
     return f'<span class="mono" title="{esc(full)}">{esc(short_where(file, line))}</span>'
 
 
+def _advice(advice: list[dict[str, Any]], esc: Esc) -> str:
+    """Causes and fixes, grouped from the guard failures (profiler.advice)."""
+    if not advice:
+        return ""
+    items = "".join(
+        f"<li><strong>{esc(a.get('message'))}</strong><div>Fix: {esc(a.get('fix'))}</div>"
+        + (
+            f'<div class="muted">tcprof can verify it: --apply-advice adds an arm with '
+            f'<span class="mono">{esc(a["apply"])}</span></div>'
+            if a.get("apply")
+            else ""
+        )
+        + "</li>"
+        for a in advice
+    )
+    return f'<div class="advice"><h4>Advice</h4><ul>{items}</ul></div>'
+
+
 def insight(session_dict: dict[str, Any], esc: Esc) -> str:
     parts = ['<section id="insight"><h2>Graph breaks &amp; recompiles</h2>']
     any_found = False
@@ -140,7 +158,7 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
         breaks = arm.get("graph_breaks") or []
         recompiles = arm.get("recompiles") or []
         fallbacks = arm.get("fallbacks") or []
-        if not (breaks or recompiles or fallbacks):
+        if not (breaks or recompiles or fallbacks or arm.get("advice")):
             continue
         any_found = True
         parts.append(f"<h3>{esc(arm.get('name'))}</h3>")
@@ -188,6 +206,7 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
                 f'<p class="bad">⚠ {esc(recompile_limit_hit(fb.get("frame")))} '
                 f"({_where(esc, fb.get('file'), fb.get('line'))}). {esc(fb.get('reason') or '')}</p>"
             )
+        parts.append(_advice(arm.get("advice") or [], esc))
     if not any_found:
         parts.append('<p class="muted">No graph breaks, recompiles or fallbacks were recorded.</p>')
     parts.append("</section>")

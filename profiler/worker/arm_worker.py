@@ -103,6 +103,8 @@ class ArmWorker(UntimedPasses):
         assert cfg is not None and self.arm is not None
         self.bs_compiles, self.bs_graph_breaks, self.bs_fallbacks = [], [], []
         self.batches = self._make_batches(batch_size)
+        if self.arm.mark_dynamic is not None:  # the applied advice: no recompile per size
+            inputs.mark_dynamic(self.batches, self.arm.mark_dynamic)
         if self.arm.compiled and cfg.debug.explain and not self.explained:
             self.explained = True
             self._explain(batch_size)

@@ -77,7 +77,9 @@ class CompileWatcher:
         if name.endswith("__graph_breaks"):
             self.graph_breaks.append(parse_graph_break(record.getMessage()))
         elif record.levelno >= logging.WARNING and "recompile_limit" in record.getMessage():
-            self.fallbacks.append(parse_limit_hit(record.getMessage()))
+            hit = parse_limit_hit(record.getMessage())
+            hit["limit"] = getattr(torch._dynamo.config, "recompile_limit", None)
+            self.fallbacks.append(hit)
         if "__" in name:
             artifact = name.rsplit("__", 1)[1]
             if artifact in self._requested:

@@ -265,3 +265,17 @@ def _main_tensor(out: Any) -> torch.Tensor | None:
         return next((o for o in out.values() if isinstance(o, torch.Tensor)), None)
     logits = getattr(out, "logits", None)
     return logits if isinstance(logits, torch.Tensor) else None
+
+
+def mark_dynamic(batches: list[Batch], dim: int) -> int:
+    """Mark `dim` of every input tensor dynamic (torch._dynamo.mark_dynamic), so a new size in
+    that dimension reuses the compiled graph instead of recompiling; returns tensors marked."""
+    import torch._dynamo
+
+    marked = 0
+    for batch in batches:
+        for value in (*batch.args, *batch.kwargs.values()):
+            if isinstance(value, torch.Tensor) and value.dim() > dim:
+                torch._dynamo.mark_dynamic(value, dim)
+                marked += 1
+    return marked
