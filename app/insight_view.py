@@ -157,7 +157,15 @@ class InsightView(QWidget):
             "metrics (first round); FX cache = Inductor's FX-graph cache hits/misses;\n"
             "break-even = training steps that repay the compile. Hover a '-' for why it is missing."
         )
+        self.advice = _table(["cause", "fix", "tcprof can verify it with"])
+        self.advice.setToolTip(
+            "The arm's guard failures grouped into causes, each with the change that removes\n"
+            "them. A fix tcprof can apply itself is verified by tcprof run --apply-advice,\n"
+            "which adds an arm with it to the same session."
+        )
+        self.advice.setWordWrap(True)
         details = QTabWidget()
+        details.addTab(self.advice, "Advice")
         details.addTab(breaks_split, "Graph breaks")
         details.addTab(self.recompiles, "Recompiles")
         details.addTab(self.times, "Compile time")
@@ -225,7 +233,7 @@ class InsightView(QWidget):
     def _show_arm(self) -> None:
         """Fill the lower half for the arm picked: its summary line and the three tables."""
         arm = self._arm()
-        for table in (self.breaks, self.recompiles, self.times):
+        for table in (self.advice, self.breaks, self.recompiles, self.times):
             table.setRowCount(0)
         self.break_detail.clear()
         if arm is None:
@@ -237,6 +245,10 @@ class InsightView(QWidget):
         _fill(self.breaks, [_graph_break_cells(gb) for gb in arm.get("graph_breaks", [])])
         _fill(self.recompiles, [_recompile_cells(rc) for rc in arm.get("recompiles", [])])
         _fill(self.times, [_compile_time_cells(row) for row in arm.get("results", [])])
+        advice = arm.get("advice") or []
+        _fill(self.advice, [_advice_cells(a) for a in advice])
+        self.advice.resizeRowsToContents()
+        self.details.setTabText(0, f"Advice ({len(advice)})" if advice else "Advice")
         if self.breaks.rowCount():
             self.breaks.selectRow(0)
 
@@ -292,6 +304,16 @@ def _fill(table: QTableWidget, rows: list[list[Cell]]) -> None:
 
 def _where(entry: dict[str, Any]) -> str:
     return f"{Path(entry['file']).name}:{entry['line']}" if entry.get("file") else "?"
+
+
+def _advice_cells(advice: dict[str, Any]) -> list[Cell]:
+    evidence = advice.get("evidence") or {}
+    where = ", ".join(str(w) for w in evidence.get("where") or [])
+    return [
+        (advice.get("message"), where or None),
+        (advice.get("fix"), None),
+        (advice.get("apply") or "-", None),
+    ]
 
 
 def _graph_break_cells(gb: dict[str, Any]) -> list[Cell]:
