@@ -30,6 +30,7 @@ from profiler.config import (
     parse_arms,
     parse_batch_sizes,
 )
+from profiler.ladder import ladder_arms
 from profiler.progress import TerminalProgress
 from profiler.report.cli import add_report_parser, cmd_report
 from profiler.report.export import REPORT_FORMATS, export_reports
@@ -37,6 +38,7 @@ from profiler.runner import Runner
 from profiler.summary import render_summary
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEFAULT_ARMS = "eager,inductor"
 # The engine never imports the GUI: `python -m profiler` runs the headless commands only.
 NO_WINDOW_HERE = (
     "the desktop application opens with `tcprof` (no arguments, or `tcprof gui`) or "
@@ -68,9 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
     arms = run.add_argument_group("arms")
     arms.add_argument(
         "--arms",
-        default="eager,inductor",
         help="comma-separated backends (the first is the baseline), or per-arm options separated by ';': "
-        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot'",
+        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot' "
+        "(default: eager,inductor)",
+    )
+    arms.add_argument(
+        "--ladder",
+        nargs="?",
+        const="",
+        metavar="STAGES",
+        help="the backend ladder instead of --arms: eager, torch.compile(backend='eager'), "
+        "aot_eager, aot_eager_decomp_partition, inductor (or the comma-separated backends "
+        "given), to find which compiler stage costs speed or accuracy",
     )
     arms.add_argument(
         "--mode", choices=COMPILE_MODES, help="mode for every inductor arm without its own"
@@ -262,7 +273,12 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         else str(Path(args.model_file).expanduser().absolute())
     )
     logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
-    arms = _apply_defaults(parse_arms(args.arms), args)
+    if args.ladder is not None and args.arms:
+        raise ConfigError("give --arms or --ladder, not both")
+    if args.ladder is not None:
+        arms = _apply_defaults(ladder_arms(args.ladder), args)
+    else:
+        arms = _apply_defaults(parse_arms(args.arms or DEFAULT_ARMS), args)
     if args.debug_preset and not any(a.backend == DEBUG_PRESET_BACKEND for a in arms):
         arms = (*arms, ArmSpec(DEBUG_PRESET_BACKEND, label=f"debug ({DEBUG_PRESET_BACKEND})"))
     return RunConfig(
@@ -299,6 +315,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         ),
         timeout_s=args.timeout,
         artifacts_dir=artifacts_dir,
+        ladder=args.ladder is not None,
         block_module=args.block_module,
         weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
         save_weights=args.save_weights,

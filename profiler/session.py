@@ -19,6 +19,7 @@ from typing import Any
 
 from profiler.advice import arm_advice
 from profiler.events import jsonsafe
+from profiler.ladder import ladder_summary
 from profiler.regional import regional_tradeoffs
 from profiler.result_rows import dedupe_graph_breaks, result_row
 from profiler.session_files import iter_events
@@ -389,7 +390,10 @@ class Session:
             "arms": [self.arm_dict(a) for a in self.arms],
             "errors": self.errors,
         }
-        out["regional"] = regional_tradeoffs(out)  # [] unless a regional arm has a whole twin
+        out["regional"] = regional_tradeoffs(out)
+        out["ladder"] = ladder_summary(
+            out
+        )  # None unless the arms are the backend ladder  # [] unless a regional arm has a whole twin
         if include_samples:
             out["samples"] = self.samples()
             out["logs"] = self.logs

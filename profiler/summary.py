@@ -7,6 +7,7 @@ from typing import Any
 from profiler import regional
 from profiler.apply_advice import before_after
 from profiler.event_text import FELL_BACK, recompile_limit_hit
+from profiler.report import ladder_section
 
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
@@ -220,6 +221,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
             f"{item['recompiles_before']} time(s), {item['after']} {item['recompiles_after']} "
             "(measured after the main rounds, not interleaved with them)"
         )
+    ladder = ladder_section.text_lines(session_dict)
+    if ladder:
+        parts.append("\n" + "\n".join(ladder))
     tradeoffs = regional.text_lines(session_dict)
     if tradeoffs:
         parts.append("\n" + "\n".join(tradeoffs))

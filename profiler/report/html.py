@@ -13,7 +13,7 @@ from typing import Any
 
 from profiler.event_text import FELL_BACK
 from profiler.paths import resource_path
-from profiler.report import regional_section, sections, top_ops
+from profiler.report import ladder_section, regional_section, sections, top_ops
 from profiler.report.data import model_label, script_json
 
 ASSETS = resource_path("report")
@@ -127,6 +127,7 @@ def _header(session_dict: dict[str, Any]) -> str:
             ("summary", "Summary"),
             ("charts", "Charts"),
             ("insight", "Graph breaks &amp; recompiles"),
+            *([("ladder", "Backend ladder")] if ladder_section.rows(session_dict) else []),
             *([("regional", "Regional compile")] if regional_section.rows(session_dict) else []),
             ("errors", "Errors"),
             ("configuration", "Configuration"),
@@ -188,6 +189,7 @@ def render_html(session_dict: dict[str, Any]) -> str:
             sections.summary(session_dict, esc),
             _charts(),
             sections.insight(session_dict, esc),
+            ladder_section.html_section(session_dict, esc),
             regional_section.html_section(session_dict, esc),
             sections.errors(session_dict, esc),
             sections.configuration(session_dict, esc),

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from profiler.event_text import recompile_limit_hit
-from profiler.report import regional_section, top_ops
+from profiler.report import ladder_section, regional_section, top_ops
 from profiler.report.data import model_label, short_where
 from profiler.summary import NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
 
@@ -122,6 +122,7 @@ def render_markdown(session_dict: dict[str, Any]) -> str:
     insight = _insight(session_dict)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
+    out += ladder_section.markdown_lines(session_dict, md_text)
     out += regional_section.markdown_lines(session_dict, md_text)
     out += top_ops.markdown_lines(session_dict, md_text)
     errors = _errors(session_dict)

@@ -15,7 +15,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from profiler.config import ConfigError, arms_of, parse_input_shape
+from profiler.config import DYNAMO_EAGER, ConfigError, arms_of, parse_input_shape
 from profiler.paths import resource_path
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
@@ -32,8 +32,11 @@ def _find_arm(session_dict: dict[str, Any], arm_name: str | None) -> dict[str, A
     if not arms:
         raise ValueError("the session has no arms")
     if arm_name is None:
+        diverged = (session_dict.get("ladder") or {}).get("first_divergence")
         compiled = [a for a in arms if a.get("backend") != "eager"]
-        return compiled[0] if compiled else arms[0]
+        # a ladder's reproducer is the stage that diverged: the minifier command runs it
+        first = next((a for a in compiled if a.get("backend") == diverged), None)
+        return first or (compiled[0] if compiled else arms[0])
     for arm in arms:
         if arm.get("name") == arm_name:
             return arm
@@ -99,8 +102,9 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
             "torch._dynamo.config.suppress_errors = True  # hides compile failures: "
             "a failing frame silently runs eagerly"
         )
+    backend = "eager" if arm.get("backend") == DYNAMO_EAGER else arm.get("backend")
     args = (
-        f"backend={arm.get('backend')!r}, mode={opts.get('mode')!r}, "
+        f"backend={backend!r}, mode={opts.get('mode')!r}, "
         f"dynamic={opts.get('dynamic')!r}, fullgraph={bool(opts.get('fullgraph'))!r}"
     )
     regional = (arm.get("model") or {}).get("regional")

@@ -1,0 +1,96 @@
+"""The backend ladder in the reports and the terminal, from session['ladder'].
+
+One row per stage and batch size: what the stage adds over the one before (step time), its
+compile time, memory and accuracy; below, the first stage that diverged and the minifier command
+that fits it. Only ladder sessions (`--ladder`) have it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Esc = Callable[[Any], str]
+HEADER = [
+    "stage",
+    "adds",
+    "bs",
+    "median ms",
+    "+ms over previous",
+    "compile s",
+    "train MB",
+    "accuracy",
+]
+
+
+def _num(value: Any, fmt: str) -> str:
+    return format(value, fmt) if isinstance(value, (int, float)) else "-"
+
+
+def rows(session_dict: dict[str, Any]) -> list[list[str]]:
+    ladder = session_dict.get("ladder") or {}
+    out = []
+    for stage in ladder.get("stages") or []:
+        for per in stage.get("per_batch_size") or [{}]:
+            out.append(
+                [
+                    str(stage.get("stage")),
+                    str(stage.get("what")),
+                    str(per.get("batch_size", "-")),
+                    _num(per.get("median_ms"), ".3f"),
+                    _num(per.get("added_ms"), "+.3f"),
+                    _num(per.get("compile_s"), ".2f"),
+                    _num(per.get("steady_peak_mb"), ".1f"),
+                    str(stage.get("accuracy")),
+                ]
+            )
+    return out
+
+
+def verdict(session_dict: dict[str, Any]) -> str | None:
+    ladder = session_dict.get("ladder")
+    if not ladder:
+        return None
+    first = ladder.get("first_divergence")
+    if not first:
+        return "Every stage matched eager within the accuracy tolerance."
+    return (
+        f"The first stage to diverge from eager is {first}. Shrink it to a minimal repro with "
+        f"the minifier: {ladder.get('minifier')}"
+    )
+
+
+def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
+    found = rows(session_dict)
+    if not found:
+        return ""
+    head = "".join(f"<th>{esc(h)}</th>" for h in HEADER)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in found)
+    return (
+        '<section id="ladder"><h2>Backend ladder</h2>'
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        f'<p class="note">{esc(verdict(session_dict))}</p></section>'
+    )
+
+
+def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) -> list[str]:
+    found = rows(session_dict)
+    if not found:
+        return []
+    out = ["**Backend ladder**", "", "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    out += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in found]
+    return [*out, "", md_text(verdict(session_dict)), ""]
+
+
+def text_lines(session_dict: dict[str, Any]) -> list[str]:
+    found = rows(session_dict)
+    if not found:
+        return []
+    out = ["Backend ladder (what each stage adds):"]
+    width = max(len(r[0]) for r in found)
+    out += [
+        f"  {r[0]:{width}s}  bs {r[2]:>4s}  {r[3]:>9s} ms  {r[4]:>8s}  compile {r[5]:>6s} s  accuracy {r[7]}"
+        for r in found
+    ]
+    return [*out, f"  {verdict(session_dict)}"]
