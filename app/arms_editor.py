@@ -40,7 +40,12 @@ def describe(arm: ArmSpec) -> str:
         opts.append(f"dynamic={arm.dynamic}")
     if arm.fullgraph:
         opts.append("fullgraph=True")
-    return f"torch.compile(model, {', '.join(opts)})"
+    call = f"torch.compile(model, {', '.join(opts)})"
+    if arm.regional:
+        call = f"block.compile({', '.join(opts)}) for each repeated block"
+    if arm.mark_dynamic is not None:
+        call += f", inputs' dimension {arm.mark_dynamic} marked dynamic"
+    return call
 
 
 class ArmDialog(QDialog):
@@ -75,6 +80,21 @@ class ArmDialog(QDialog):
         self.fullgraph = QCheckBox("fullgraph (a graph break is an error)")
         self.fullgraph.setChecked(arm.fullgraph)
         self.fullgraph.setToolTip("torch.compile(fullgraph=True): raise on any graph break.")
+        self.regional = QCheckBox("regional (compile each repeated block)")
+        self.regional.setChecked(arm.regional)
+        self.regional.setToolTip(
+            "Compile each repeated block (the children of the model's largest nn.ModuleList,\n"
+            "or the class named with --block-module) instead of the whole model: a shorter\n"
+            "compile, perhaps slower steps. Beside a whole-model twin the results weigh the two."
+        )
+        self._mark_dim = arm.mark_dynamic if arm.mark_dynamic is not None else 0
+        dim_text = "the batch dimension" if self._mark_dim == 0 else f"dimension {self._mark_dim}"
+        self.mark_dynamic = QCheckBox(f"mark {dim_text} dynamic")
+        self.mark_dynamic.setChecked(arm.mark_dynamic is not None)
+        self.mark_dynamic.setToolTip(
+            "torch._dynamo.mark_dynamic(x, 0) on every input tensor: a new batch size reuses\n"
+            "the compiled graph instead of recompiling (the fix recompile advice suggests)."
+        )
         self.label = QLineEdit(arm.label or "")
         self.label.setPlaceholderText("optional display name")
         self.label.setToolTip("A name for this arm in plots and tables (not passed to torch).")
@@ -82,6 +102,8 @@ class ArmDialog(QDialog):
         form.addRow("Mode", self.mode)
         form.addRow("Dynamic", self.dynamic)
         form.addRow("", self.fullgraph)
+        form.addRow("", self.regional)
+        form.addRow("", self.mark_dynamic)
         form.addRow("Label", self.label)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -98,6 +120,8 @@ class ArmDialog(QDialog):
         self.mode.setEnabled(backend == "inductor")
         self.dynamic.setEnabled(compiled)
         self.fullgraph.setEnabled(compiled)
+        self.regional.setEnabled(compiled)
+        self.mark_dynamic.setEnabled(compiled)
 
     def arm(self) -> ArmSpec:
         backend = self.backend.currentText().strip() or "eager"
@@ -108,6 +132,8 @@ class ArmDialog(QDialog):
             dynamic=self.dynamic.currentData() if compiled else None,
             fullgraph=self.fullgraph.isChecked() if compiled else False,
             label=self.label.text().strip() or None,
+            regional=self.regional.isChecked() if compiled else False,
+            mark_dynamic=self._mark_dim if compiled and self.mark_dynamic.isChecked() else None,
         )
 
 

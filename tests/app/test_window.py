@@ -98,7 +98,7 @@ def test_debug_preset_says_what_it_sets_and_sets_exactly_that(make_window):
     assert "aot_eager" in [a.backend for a in window.setup.arms.arms()]
 
 
-def test_arm_dialog_builds_compile_options():
+def test_arm_dialog_builds_compile_options(qtbot):
     dialog = ArmDialog(ArmSpec("eager"), ["eager", "inductor", "aot_eager"])
     assert not dialog.mode.isEnabled() and not dialog.fullgraph.isEnabled()
     dialog.backend.setCurrentText("inductor")
@@ -109,6 +109,19 @@ def test_arm_dialog_builds_compile_options():
     assert dialog.arm() == ArmSpec("inductor", mode="max-autotune", dynamic=False, fullgraph=True)
     dialog.backend.setCurrentText("aot_eager")
     assert dialog.arm().mode is None  # a mode only applies to inductor
+    dialog.regional.setChecked(True)
+    dialog.mark_dynamic.setChecked(True)
+    assert dialog.arm().regional and dialog.arm().mark_dynamic == 0
+    dialog.deleteLater()
+
+
+def test_arm_dialog_keeps_options_it_was_given(qtbot):
+    arm = ArmSpec("aot_eager", regional=True, mark_dynamic=1, label="mine")
+    dialog = ArmDialog(arm, ["eager", "aot_eager"])
+    assert dialog.mark_dynamic.text() == "mark dimension 1 dynamic"
+    assert dialog.arm() == arm  # opened and accepted unchanged: nothing dropped
+    dialog.backend.setCurrentText("eager")
+    assert dialog.arm() == ArmSpec("eager", label="mine")
     dialog.deleteLater()
 
 
