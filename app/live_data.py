@@ -233,6 +233,11 @@ class LiveData:
 
     def apply(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
+        if kind == "arms_added":  # --apply-advice: the fixed arms join the plots
+            self.arms += [
+                ArmTrace(str(a.get("label") or a.get("backend"))) for a in event.get("arms") or []
+            ]
+            return
         if kind not in ("steps", "memory", "compile"):
             return
         trace = self._trace(event)

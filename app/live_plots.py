@@ -145,7 +145,20 @@ class LivePlots(QWidget):
         """Clear the plots and follow a new run's buffers."""
         self.clear()
         self.data = data
-        for i, trace in enumerate(data.arms):
+        self._follow_arms()
+        self._next_plot, self._last_tick, self._last_cost = 0, 0.0, 0.0
+        self._sections_seen, self._lines_drawn, self._x_max = -1, 0, 0.0
+        for plot in self.plots:
+            plot.enableAutoRange(axis="y")
+        self._update_layout()
+        self.timer.start()
+
+    def _follow_arms(self) -> None:
+        """Curves and markers for every arm of the data, including arms added mid-run
+        (--apply-advice's fixed arms)."""
+        assert self.data is not None
+        for i in range(len(self._curves), len(self.data.arms)):
+            trace = self.data.arms[i]
             colour = arm_colour(i)
             curves = {}
             for key, plot_index, style in CURVES:
@@ -169,12 +182,6 @@ class LivePlots(QWidget):
             self.plots[0].addItem(scatter)
             self._markers.append(scatter)
             self._marker_seen.append(-1)
-        self._next_plot, self._last_tick, self._last_cost = 0, 0.0, 0.0
-        self._sections_seen, self._lines_drawn, self._x_max = -1, 0, 0.0
-        for plot in self.plots:
-            plot.enableAutoRange(axis="y")
-        self._update_layout()
-        self.timer.start()
 
     def stop(self) -> None:
         """Stop the timer after one last redraw (the run ended)."""
@@ -270,6 +277,7 @@ class LivePlots(QWidget):
             return False
         t0 = time.perf_counter()
         changed = self._update_layout() if index == 0 else False
+        self._follow_arms()
         x0, x1 = self.plots[0].viewRange()[0]
         for i, trace in enumerate(self.data.arms):
             series = trace.series()

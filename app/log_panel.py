@@ -90,6 +90,12 @@ class LogPanel(QWidget):
     def add_events(self, events: list[dict[str, Any]]) -> None:
         shown = []
         for event in events:
+            if event.get("type") == "arms_added":  # --apply-advice's fixed arms
+                for spec in event.get("arms") or []:
+                    self.filter.addItem(
+                        str(spec.get("label") or spec.get("backend")), len(self.names)
+                    )
+                    self.names.append(str(spec.get("label") or spec.get("backend")))
             text = describe(event)
             if text is None:
                 continue

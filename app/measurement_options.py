@@ -11,7 +11,15 @@ from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QSpinBox, 
 
 from profiler.config import CONTROL_LABEL, DEFAULT_REPLICATES, RunConfig, resolve_threads
 
-MEASUREMENT_KEYS = ("replicates", "control", "threads", "warm_cache", "accuracy", "stall_timeout_s")
+MEASUREMENT_KEYS = (
+    "replicates",
+    "control",
+    "threads",
+    "warm_cache",
+    "accuracy",
+    "stall_timeout_s",
+    "apply_advice",
+)
 DEFAULT_STALL_TIMEOUT_S = RunConfig.__dataclass_fields__["stall_timeout_s"].default
 MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
 STALL_TIMEOUT_TIP = (
@@ -65,6 +73,13 @@ class MeasurementOptions(QWidget):
             "with torch._inductor.config.fallback_random=True) and compares the outputs and every\n"
             "parameter's gradient, the way torch._dynamo.utils.same does."
         )
+        self.apply_advice = QCheckBox("Apply advice after the run")
+        self.apply_advice.setToolTip(
+            "RunConfig.apply_advice (--apply-advice): after the rounds, every compiled arm whose\n"
+            "recompile advice tcprof can apply itself (mark_dynamic=0 for batch-size recompiles)\n"
+            "gets a fixed twin, run into the same session: Compile insight then shows the\n"
+            "recompiles before and after."
+        )
         self.stall_timeout = QDoubleSpinBox()
         self.stall_timeout.setDecimals(1)
         self.stall_timeout.setRange(0.0, MAX_STALL_TIMEOUT_S)
@@ -81,9 +96,10 @@ class MeasurementOptions(QWidget):
         form.addRow("", self.control)
         form.addRow("", self.warm_cache)
         form.addRow("", self.accuracy)
+        form.addRow("", self.apply_advice)
         for spin in (self.replicates, self.threads, self.stall_timeout):
             spin.valueChanged.connect(self.changed)
-        for box in (self.control, self.warm_cache, self.accuracy):
+        for box in (self.control, self.warm_cache, self.accuracy, self.apply_advice):
             box.toggled.connect(self.changed)
 
     def options(self) -> dict[str, Any]:
@@ -95,6 +111,7 @@ class MeasurementOptions(QWidget):
             "warm_cache": self.warm_cache.isChecked(),
             "accuracy": self.accuracy.isChecked(),
             "stall_timeout_s": self.stall_timeout.value() or None,
+            "apply_advice": self.apply_advice.isChecked(),
         }
 
     def set_options(self, state: dict[str, Any]) -> None:
@@ -113,6 +130,7 @@ class MeasurementOptions(QWidget):
             ("control", self.control),
             ("warm_cache", self.warm_cache),
             ("accuracy", self.accuracy),
+            ("apply_advice", self.apply_advice),
         ):
             if isinstance(state.get(key), bool):
                 box.setChecked(state[key])

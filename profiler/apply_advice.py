@@ -49,7 +49,9 @@ def derived_arms(session: dict[str, Any]) -> list[tuple[int, ArmSpec, str]]:
 
 def follow_up_config(config: RunConfig, arms: list[ArmSpec]) -> RunConfig:
     artifacts = str(Path(config.artifacts_dir) / FOLDER) if config.artifacts_dir else None
-    return dataclasses.replace(config, arms=tuple(arms), control=False, artifacts_dir=artifacts)
+    return dataclasses.replace(
+        config, arms=tuple(arms), control=False, artifacts_dir=artifacts, apply_advice=False
+    )
 
 
 def remapped(listener: Listener, offset: int) -> Listener:
@@ -71,7 +73,6 @@ def apply_advice(
     config: RunConfig,
     listeners: list[Listener],
     make_runner: Callable[[RunConfig, list[Listener]], Any],
-    say: Callable[[str], None] = lambda _text: None,
 ) -> list[dict[str, Any]]:
     """Run the derived arms into `session`; returns what was applied (empty: nothing to do)."""
     derived = derived_arms(session.to_dict(include_samples=False))
@@ -89,7 +90,6 @@ def apply_advice(
     }
     for listener in (session.apply, *listeners):
         listener(announce)
-    say("applying advice: running " + ", ".join(spec.name for _, spec, _ in derived))
     follow = follow_up_config(config, [spec for _, spec, _ in derived])
     relays = [remapped(listener, offset) for listener in (session.apply, *listeners)]
     make_runner(follow, relays).run()

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from profiler import examples, paths, session_files
-from profiler.apply_advice import apply_advice
 from profiler.config import (
     COMPILE_MODES,
     CONTROL_LABEL,
@@ -316,6 +315,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         timeout_s=args.timeout,
         artifacts_dir=artifacts_dir,
         ladder=args.ladder is not None,
+        apply_advice=args.apply_advice,
         block_module=args.block_module,
         weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
         save_weights=args.save_weights,
@@ -341,9 +341,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     interrupted = False
     try:
         session = runner.run()
-        if args.apply_advice:
-            say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
-            apply_advice(session, config, [log], lambda c, ls: Runner(c, listeners=ls), say)
     except KeyboardInterrupt:
         interrupted = True
         session = runner.session

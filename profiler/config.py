@@ -159,6 +159,7 @@ class RunConfig:
     stall_timeout_s: float | None = 120.0
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
     profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
+    apply_advice: bool = False  # after the rounds, run each fix tcprof can apply (advice)
     ladder: bool = False  # the arms are the backend ladder's stages (profiler.ladder)
     block_module: str | None = None  # the repeated block's class (default: largest ModuleList)
     weights: str | None = None  # the user's checkpoint, loaded into the model before the run

@@ -141,6 +141,10 @@ _LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     EventType.ERROR: _error,
     EventType.WORKER_EXIT: _worker_exit,
     EventType.RUN_END: lambda e: f"run {e.get('status')}",
+    EventType.ARMS_ADDED: lambda e: (
+        "applying advice: running "
+        + ", ".join(f"{a.get('label') or a.get('backend')}" for a in e.get("arms") or [])
+    ),
 }
 
 

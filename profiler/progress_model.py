@@ -34,7 +34,8 @@ class ProgressModel:
         self._clock = clock
         blocks = max(1, min(config.blocks, config.steps))
         self.rounds = max(1, int(getattr(config, "replicates", 1) or 1))
-        self.total = len(self.names) * len(config.batch_sizes) * (blocks + 1) * self.rounds
+        self._units_per_arm = len(config.batch_sizes) * (blocks + 1) * self.rounds
+        self.total = len(self.names) * self._units_per_arm
         self.done = 0
         self.round: int | None = None  # the round running now (0-based)
         self.arms = [ArmPhase(since=clock()) for _ in self.names]
@@ -56,6 +57,12 @@ class ProgressModel:
             return True
         if kind == EventType.ROUND_START:
             self.round = event.get("replicate")
+            return True
+        if kind == EventType.ARMS_ADDED:  # --apply-advice: more arms, more to do
+            added = [str(a.get("label") or a.get("backend")) for a in event.get("arms") or []]
+            self.names += added
+            self.arms += [ArmPhase(since=self._clock()) for _ in added]
+            self.total += len(added) * self._units_per_arm
             return True
         return False
 

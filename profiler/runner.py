@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from profiler import stats
+from profiler.apply_advice import apply_advice
 from profiler.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
@@ -76,6 +77,8 @@ class Runner:
         self._clock = clock
         self._cancel = threading.Event()
         self._specs = config.run_arms
+        self._factory = worker_factory
+        self._follow_up: Runner | None = None  # --apply-advice's run of the fixed arms
         self._workers = ArmSupervisor(
             worker_factory or start_worker_process,
             self._publish,
@@ -93,6 +96,8 @@ class Runner:
     def cancel(self) -> None:
         """Stop the run from any thread; the run loop ends the workers within about a second."""
         self._cancel.set()
+        if self._follow_up is not None:
+            self._follow_up.cancel()
 
     def run(self) -> Session:
         self._t0 = self._clock()
@@ -122,12 +127,29 @@ class Runner:
             if status in ("stopped", "timeout"):
                 self._workers.shutdown(force=True)
         self._workers.shutdown(force=False)
+        if self.config.apply_advice and status in ("completed", "completed_with_errors"):
+            status = self._apply_advice(status)
         if self.config.debug.trace:
             for index in range(len(self._specs)):
                 for event in render_tlparse(arm_artifacts_dir(self.config, index)):
                     self._publish({**event, "arm": index})
         self._finish_run(status)
         return self.session
+
+    def _apply_advice(self, status: str) -> str:
+        """Run the fixes tcprof can apply itself into this session (profiler.apply_advice)."""
+
+        def make_runner(config: RunConfig, listeners: list[Listener]) -> Runner:
+            self._follow_up = Runner(
+                config, listeners, clock=self._clock, worker_factory=self._factory
+            )
+            if self._cancel.is_set():
+                self._follow_up.cancel()
+            return self._follow_up
+
+        apply_advice(self.session, self.config, self.listeners, make_runner)
+        follow = self._follow_up.session.status if self._follow_up else None
+        return follow if follow in ("stopped", "timeout") else status
 
     def _finish_run(self, status: str) -> None:
         if self._caches is not None:

@@ -149,3 +149,26 @@ def test_the_timer_keeps_plots_live_during_a_run(plots, qtbot):
     qtbot.waitUntil(lambda: plots._curves[0]["throughput"].getData()[0] is not None, timeout=5000)
     plots.stop()
     assert not plots.timer.isActive()
+
+
+def test_arms_added_mid_run_get_their_own_curves_and_log_filter(plots, qtbot):
+    from app.log_panel import LogPanel
+
+    data = _data()
+    plots.start(data)
+    plots.timer.stop()
+    added = {"type": "arms_added", "arms": [{"backend": "inductor", "label": "inductor + fix"}]}
+    logs = LogPanel()
+    qtbot.addWidget(logs)
+    logs.start(["eager", "inductor"])
+    for event in (added, _steps(2, 32, 1, [1.0, 2.0])):
+        data.apply(event)
+        logs.add_events([event])
+    for _ in range(3):
+        plots._last_tick = plots._last_cost = 0.0
+        plots._tick()
+    assert [t.name for t in data.arms] == ["eager", "inductor", "inductor + fix"]
+    x, y = plots._curves[2]["step_ms"].getData()
+    assert list(y) == [1.0, 2.0]
+    assert logs.filter.itemText(logs.filter.count() - 1) == "inductor + fix"
+    assert "applying advice: running inductor + fix" in logs.text.toPlainText()

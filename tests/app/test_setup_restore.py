@@ -64,6 +64,8 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         profile_steps=2,
         save_weights="pt",
         block_module="Block",
+        ladder=True,
+        apply_advice=True,
         weights=weights,
     )
     defaults = RunConfig(source=ModelSource("x.py"))
@@ -90,12 +92,13 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path):
         "accuracy_rtol",
         "accuracy_atol",
         "timeout_s",
+        "ladder",
         "block_module",
         "weights",
     }
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
-        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, block_module=Block, "
+        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, block_module=Block, "
         f"weights={weights}."
     )
     # The panel's own state (saved between launches) keeps them too.
