@@ -56,6 +56,7 @@ def _unlike_the_defaults(model_path: str) -> RunConfig:
             memory_snapshot=True,
         ),
         timeout_s=60.0,
+        stall_timeout_s=30.0,
         artifacts_dir="/somewhere/the-session",
         profile_steps=2,
         save_weights="pt",
@@ -82,10 +83,11 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path):
         "accuracy_rtol",
         "accuracy_atol",
         "timeout_s",
+        "stall_timeout_s",
     }
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
-        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0."
+        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, stall_timeout_s=30.0."
     )
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)
