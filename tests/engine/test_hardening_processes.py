@@ -87,7 +87,10 @@ def _wait_gone(pids: list[int], timeout_s: float = GONE_WITHIN_S) -> list[int]:
         alive = [pid for pid in pids if not _gone(pid)]
         if not alive or time.monotonic() > deadline:
             return alive
-        psutil.wait_procs([psutil.Process(p) for p in alive if psutil.pid_exists(p)], 0.1)
+        try:
+            psutil.Process(alive[0]).wait(0.1)
+        except (psutil.TimeoutExpired, psutil.NoSuchProcess):
+            continue
 
 
 def _file_events(path: Path) -> list[dict]:
