@@ -2,14 +2,18 @@
 opened by `app.launcher`, which hands every other command line to `main` here).
 
 Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kept);
-2 a usage error; 130 interrupted (what was measured is kept)."""
+2 a usage error; 130 interrupted by Ctrl+C, SIGTERM or SIGHUP (what was measured is kept)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from profiler import examples, paths, session_files
@@ -19,6 +23,7 @@ from profiler.config import (
     DEBUG_PRESET_BACKEND,
     DEBUG_PRESET_LOGS,
     DEFAULT_REPLICATES,
+    DEFAULT_STALL_TIMEOUT_S,
     LOG_ARTIFACTS,
     MIN_BLOCK_MS,
     ArmSpec,
@@ -30,6 +35,7 @@ from profiler.config import (
     parse_batch_sizes,
 )
 from profiler.ladder import ladder_arms
+from profiler.outputs import EventLog
 from profiler.progress import TerminalProgress
 from profiler.report.cli import add_report_parser, cmd_report
 from profiler.report.export import REPORT_FORMATS, export_reports
@@ -166,6 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--atol", type=float, help="accuracy check: absolute tolerance (default: the dtype's)"
     )
     loop.add_argument("--timeout", type=float, help="stop the whole run after this many seconds")
+    loop.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=DEFAULT_STALL_TIMEOUT_S,
+        metavar="S",
+        help="end an arm whose phase makes no progress for S seconds (a busy compile counts as "
+        f"progress; 0: never; default {DEFAULT_STALL_TIMEOUT_S:g})",
+    )
     dbg = run.add_argument_group("debug (compiled arms)")
     dbg.add_argument(
         "--log", default="", help=f"torch._logging artifacts to print: {', '.join(LOG_ARTIFACTS)}"
@@ -313,6 +327,7 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
             memory_snapshot=args.memory_snapshot,
         ),
         timeout_s=args.timeout,
+        stall_timeout_s=args.stall_timeout or None,
         artifacts_dir=artifacts_dir,
         ladder=args.ladder is not None,
         apply_advice=args.apply_advice,
@@ -338,6 +353,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
     )
     runner = Runner(config, listeners=[log, progress])
+    with _stopped_by_signals(runner) as signalled:
+        return _run_and_save(runner, args, out_dir, log, progress, signalled)
+
+
+def _run_and_save(
+    runner: Runner,
+    args: argparse.Namespace,
+    out_dir: Path,
+    log: EventLog,
+    progress: TerminalProgress,
+    signalled: list[int],
+) -> int:
+    """Run, then write what was measured however the run ended; the exit code."""
     interrupted = False
     try:
         session = runner.run()
@@ -347,6 +375,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
         log.close()
+    interrupted = interrupted or bool(signalled)
     full = session.to_dict()
     session_files.write_session_files(full, out_dir)  # first: a failing report keeps them
     export_reports(full, out_dir, REPORT_FORMATS)
@@ -362,9 +391,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     return exit_code(data)
 
 
+@contextlib.contextmanager
+def _stopped_by_signals(runner: Runner) -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP (a closed terminal) end the run as Ctrl+C does: the runner stops its
+    workers, what was measured is written, and the exit code is 130. Yields the signals seen."""
+    seen: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        seen.append(signum)
+        runner.cancel()
+
+    wanted = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    if threading.current_thread() is not threading.main_thread():
+        wanted = []  # signal handlers belong to the main thread
+    previous = {sig: signal.signal(sig, stop) for sig in wanted}
+    try:
+        yield seen
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def exit_code(data: dict) -> int:
     errors = [a["error"] for a in data["arms"] if a.get("error")]
     errors += [r["error"] for a in data["arms"] for r in a["results"] if r.get("error")]
+    # a worker that ended unasked or stalled, also in the untimed accuracy pass
+    errors += [e for e in data.get("errors", []) if e.get("kind") in ("crash", "stall")]
     if errors and all(e.get("kind") == "usage" for e in errors):
         return EXIT_USAGE
     if errors or data.get("status") not in ("completed",):

@@ -16,6 +16,7 @@ DYNAMO_EAGER = "dynamo_eager"
 CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
 DEFAULT_REPLICATES = 5
 MIN_BLOCK_MS = 100.0
+DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 OPTIMIZERS = ("sgd", "adam", "adamw")
 DEVICES = ("cpu", "cuda", "mps", "auto")
@@ -155,8 +156,8 @@ class RunConfig:
     accuracy_atol: float | None = None
     debug: DebugOptions = field(default_factory=DebugOptions)
     timeout_s: float | None = None
-    # a phase with no progress this long ends the arm; None: off
-    stall_timeout_s: float | None = 120.0
+    # a phase with no progress for this long ends its arm (stall_watch.py); None or 0: never
+    stall_timeout_s: float | None = DEFAULT_STALL_TIMEOUT_S
     artifacts_dir: str | None = None  # where per-arm debug artifacts go (the session folder)
     profile_steps: int = 0  # >0: a separate torch.profiler pass of this many steps per batch size
     apply_advice: bool = False  # after the rounds, run each fix tcprof can apply (advice)
@@ -252,6 +253,8 @@ def validate(cfg: RunConfig) -> None:
         raise ConfigError("--replicates must be at least 1")
     if cfg.threads is not None and (not isinstance(cfg.threads, int) or cfg.threads < 1):
         raise ConfigError("--threads must be a positive integer")
+    if cfg.stall_timeout_s is not None and not cfg.stall_timeout_s >= 0:
+        raise ConfigError("--stall-timeout cannot be negative (0 turns it off)")
     if cfg.min_block_ms < 0:
         raise ConfigError("the minimum block duration cannot be negative")
     for name, tol in (("--rtol", cfg.accuracy_rtol), ("--atol", cfg.accuracy_atol)):

@@ -26,7 +26,7 @@ Worker -> engine (one TypedDict below per type, with every field):
   cache_saved  saved, path, bytes, artifacts, reason: portable compile-cache artifacts
   cache_loaded loaded, artifacts
   model_info   answer to `inspect`: path, candidates, chosen, params, input, error
-  log          stream (output|torch|tcprof|channel), text, artifact
+  log          stream (output|torch|tcprof|channel), text, artifact; dropped (lines cut out)
   error        kind (see ERROR_KINDS), message, traceback, file, line, batch_size, fatal
   done         cmd, failed: a command finished
   bye          answer to `exit`
@@ -133,8 +133,9 @@ ERROR_KINDS = (
     "runtime",  # a later step raised
     "oom",  # out of memory
     "weights",  # saving the trained weights failed (not fatal)
-    "crash",  # the worker died (signal, os._exit)
-    "timeout",
+    "crash",  # the worker ended unasked (signal, os._exit, a closed channel)
+    "timeout",  # the run passed its --timeout
+    "stall",  # a phase made no progress for --stall-timeout seconds
     "protocol",  # an unknown command, or a worker of another protocol version
     "internal",  # the run failed inside the profiler (the application's run thread)
 )
@@ -345,6 +346,7 @@ class LogEvent(Relayed, total=False):
     stream: str  # output (the model's prints) | torch | tcprof | channel (a stray line)
     text: str
     artifact: str  # the torch._logging artifact, for stream "torch"
+    dropped: int  # a notice in place of this many lines of a flood (log_limit.py)
 
 
 class ErrorEvent(Relayed, total=False):

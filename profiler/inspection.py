@@ -9,15 +9,20 @@ from typing import Any
 
 from profiler.config import ModelSource
 from profiler.events import screen_hello
+from profiler.worker_end import end_message, output_details, with_last_words
 from profiler.worker_process import WorkerProcess
+
+EXIT_WAIT_S = 2.0  # for a worker whose channel closed to end by itself
 
 
 def _ask(
     command: dict[str, Any],
     answer_type: str,
+    what: str,
     timeout_s: float,
     cancel: threading.Event | None = None,
 ) -> dict[str, Any]:
+    """what: the question in words, for an error ('the inspection of the model file')."""
     inbox: queue.Queue = queue.Queue()
     worker = WorkerProcess(0, inbox)
     deadline = time.monotonic() + timeout_s
@@ -35,11 +40,16 @@ def _ask(
                 return event
             if event.get("type") == "error":
                 return {"error": {"kind": event.get("kind"), "message": event.get("message")}}
-            if event.get("type") == "_eof":
+            if event.get("type") == "_eof":  # it ended before answering
+                worker.wait(EXIT_WAIT_S)
+                worker.stop(grace_s=0.2)
+                message = end_message(worker.classify_exit(), what)
+                tail = worker.output_tail()
                 return {
                     "error": {
                         "kind": "crash",
-                        "message": worker.classify_exit().get("message", "the worker ended"),
+                        "message": with_last_words(message, tail),
+                        "traceback": output_details(tail),
                     }
                 }
         return {"error": {"kind": "timeout", "message": f"no answer within {timeout_s:g} s"}}
@@ -53,11 +63,12 @@ def inspect_model(
 ) -> dict[str, Any]:
     """candidates, chosen, params, input, or error: the worker's `model_info` event.
     Setting `cancel` (from any thread) ends the worker within ~0.3 s."""
-    return _ask({"cmd": "inspect", "source": source.to_dict()}, "model_info", timeout_s, cancel)
+    command = {"cmd": "inspect", "source": source.to_dict()}
+    return _ask(command, "model_info", "the inspection of the model file", timeout_s, cancel)
 
 
 def probe_environment(
     timeout_s: float = 60.0, cancel: threading.Event | None = None
 ) -> dict[str, Any]:
     """torch version, devices and compile backends, from a worker (the `hello` event)."""
-    return _ask({"cmd": "environment"}, "hello", timeout_s, cancel)
+    return _ask({"cmd": "environment"}, "hello", "the environment probe", timeout_s, cancel)

@@ -14,9 +14,10 @@ A sequential mode runs one arm after another with a single worker alive, for mod
 to hold twice.
 
 Errors: a fatal one ends the arm's round (no more batch sizes) and the arm is not started in
-later rounds; the run goes on with the others and ends `completed_with_errors`. A non-fatal one
-(out of memory) drops that batch size for that arm, in this round and the later ones; the arm
-goes on with its next batch size.
+later rounds; the run goes on with the others and ends `completed_with_errors`. A worker that
+ends unasked or stalls is such an error (arm_supervisor). A non-fatal one (out of memory) drops
+that batch size for that arm, in this round and the later ones; the arm goes on with its next
+batch size. Whatever ends the run, an exception included, ends every worker first.
 
 The runner never imports torch or Qt; the workers are reached through arm_supervisor, and
 listeners receive every event in the caller's thread.
@@ -38,6 +39,7 @@ from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.session import ACCURACY_PASS, Session
+from profiler.stall_watch import CpuTime, process_tree_cpu_s
 from profiler.worker_handle import WorkerFactory
 from profiler.worker_pool import WorkerPool
 from profiler.worker_process import WorkerProcess
@@ -65,9 +67,11 @@ class Runner:
         clock: Callable[[], float] = time.monotonic,
         pool: WorkerPool | None = None,
         worker_factory: WorkerFactory | None = None,
+        cpu_time: CpuTime = process_tree_cpu_s,
     ) -> None:
         """pool: pre-started, warmed-up workers for the first round instead of fresh ones.
-        worker_factory: how a worker is started (tests pass a scripted fake)."""
+        worker_factory: how a worker is started (tests pass a scripted fake). cpu_time: a
+        worker's CPU seconds, for the stall timeout (tests pass their own)."""
         if config.threads is None:  # recorded in the session: every worker uses the same
             concurrent = 1  # arms take turns, so one process computes at a time
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
@@ -86,6 +90,8 @@ class Runner:
             clock,
             timeout_s=config.timeout_s,
             pool=pool,
+            stall_timeout_s=config.stall_timeout_s,
+            cpu_time=cpu_time,
         )
         self._caches: CacheFolders | None = None
         self._dead: set[int] = set()  # arms that failed fatally: not started again
@@ -100,6 +106,15 @@ class Runner:
             self._follow_up.cancel()
 
     def run(self) -> Session:
+        try:
+            return self._run()
+        except BaseException:  # Ctrl+C, or a failure of the engine itself (even in publishing)
+            self._workers.kill_all()  # no worker outlives the run, whatever ended it
+            if self._caches is not None:
+                self._caches.remove()
+            raise
+
+    def _run(self) -> Session:
         self._t0 = self._clock()
         if self.config.timeout_s:
             self._workers.deadline = self._t0 + self.config.timeout_s

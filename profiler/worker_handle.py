@@ -3,8 +3,10 @@
 A worker is started by a `WorkerFactory(index, inbox, extra_env)`. It takes one JSON command at
 a time through `send`, and puts `(index, event)` pairs on `inbox` as it answers; when its event
 channel closes (the process ended, however) it puts `(index, {"type": "_eof"})`. Every command
-ends with a `done` event (`failed: true` after an `error`). `WorkerProcess` is the real one; the
-tests drive the runner's schedule with a scripted fake that keeps the same promises.
+ends with a `done` event (`failed: true` after an `error`). A worker ends only when sent `exit`
+or stopped; the engine treats any other end as an error of its arm, explained with the worker's
+last output (`output_tail`). `WorkerProcess` is the real one; the tests drive the runner's
+schedule with a scripted fake that keeps the same promises.
 """
 
 from __future__ import annotations
@@ -31,7 +33,16 @@ class WorkerHandle(Protocol):
         ...
 
     def stop(self, grace_s: float = ...) -> None:
-        """End the worker (and whatever it started) now, and reap it."""
+        """End the worker and whatever it started (also after it exited by itself), reap it,
+        and read its output to the end. Safe to call more than once."""
+        ...
+
+    def dump_stacks(self) -> None:
+        """Ask a live worker to print its Python stacks to its output (a stalled one)."""
+        ...
+
+    def output_tail(self) -> list[str]:
+        """The last lines the worker printed (stderr), oldest first."""
         ...
 
     def classify_exit(self) -> dict[str, Any]:

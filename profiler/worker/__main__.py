@@ -1,25 +1,48 @@
 """Worker process entry point: `python -m profiler.worker`.
 
-Reads one JSON command per line on stdin and writes events on the original stdout (user prints
-go to stderr). Runs everything in the main thread: torch.compile is not thread-safe. The
-commands and what answers them are in commands.py.
+Reads one JSON command per line on a private pipe (fd TCPROF_COMMAND_FD; stdin when run by
+hand) and writes events on the original stdout (user prints go to stderr). Runs everything in
+the main thread: torch.compile is not thread-safe. The commands and what answers them are in
+commands.py. Before anything else the worker ties its life to the engine's (lifeline.py) and
+turns faulthandler on, so a segfault's Python stack reaches the engine on stderr.
 """
 
 from __future__ import annotations
 
+import faulthandler
+import os
+import signal
 import sys
+from typing import IO
 
-from profiler.events import PROTOCOL_VERSION
-from profiler.worker.channel import EventChannel
+from profiler.worker import lifeline
+
+COMMAND_FD_ENV = "TCPROF_COMMAND_FD"  # set by profiler/worker_process.py
+
+
+def command_stream() -> IO[str]:
+    """The engine's commands: the private pipe, not inherited by the model's own children."""
+    fd = os.environ.get(COMMAND_FD_ENV)
+    if not fd:
+        return sys.stdin
+    os.set_inheritable(int(fd), False)
+    return os.fdopen(int(fd), "r", encoding="utf-8")
 
 
 def main() -> int:
+    lifeline.hold()
+    faulthandler.enable()  # to sys.stderr: fd 2, which the engine reads
+    if hasattr(signal, "SIGUSR1"):  # the engine asks for the stacks of a stalled worker
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    from profiler.events import PROTOCOL_VERSION
+    from profiler.worker.channel import EventChannel
+
     channel = EventChannel.take_stdout()
     channel.emit("ready", protocol=PROTOCOL_VERSION)  # before torch is imported: ~1.5 s
     from profiler.worker.arm_worker import ArmWorker  # imports torch
     from profiler.worker.commands import serve
 
-    return serve(ArmWorker(channel), channel, sys.stdin)
+    return serve(ArmWorker(channel), channel, command_stream())
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return out
 
 
+READ_STDIN = "the model read from stdin (input()?): a profiled model gets no terminal input"
 _USER_CODE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _FAKE_CALL_ERROR = re.compile(r"got (\w+(?:Error|Exception))\('(.+?)'\)", re.S)
 
@@ -156,6 +157,8 @@ def describe(
     where = f" ({os.path.basename(file)}:{line})" if file else ""
     at = f" at batch size {batch_size}" if batch_size else ""
     message = f"{what}{at}: {name}: {detail}{where}"
+    if any(isinstance(item, EOFError) for item in _chain(exc)):  # stdin is /dev/null
+        message = f"{what}{at}: {READ_STDIN}{where}"
     return {
         "kind": kind,
         "message": message,

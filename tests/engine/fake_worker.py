@@ -5,8 +5,11 @@
 (profiler/worker/arm_worker.py), in the same order and with the same fields (fake_events.py),
 then `done`. Per arm it is scripted: the step time it reports, and faults at a command
 (optionally at one batch size, block or process of the arm): a fatal error, a non-fatal one,
-out of memory, a crash (the process dies mid-command) or a hang (no answer ever, until it is
-stopped). A command the real
+out of memory, a crash (the process dies mid-command by SIGSEGV), an exit (it ends itself with
+code 0 mid-command; exit_held: the same, but a child it forked keeps its event channel open, so
+no end of the channel is ever seen), a closed channel (its event channel closes, then it exits with code 1, as
+a real worker whose model closed the event fd does) or a hang (after announcing its phase, no
+answer ever, until it is stopped; asked for its stacks, it prints one). A command the real
 worker would refuse in its state (measuring a batch size that was never prepared) is a fatal
 `protocol` error, so a broken schedule cannot pass unnoticed.
 
@@ -31,7 +34,8 @@ from profiler.events import PROTOCOL_VERSION
 from profiler.worker_handle import classify_exit
 from tests.engine import fake_events
 
-FAULT_KINDS = ("fatal", "error", "oom", "crash", "hang")
+FAULT_KINDS = ("fatal", "error", "oom", "crash", "exit", "exit_held", "close_channel", "hang")
+HUNG_STACK = 'File "model.py", line 7 in forward'  # what a hung fake prints when asked
 FAKE_PID_BASE = 3_900_000  # above any real pid here: a quiet-room peer that is never found
 
 
@@ -85,7 +89,7 @@ class _Failed(Exception):
 
 
 class _Died(Exception):
-    """The fake process ended mid-command: no `done` follows."""
+    """The fake process ended mid-command, or hangs there: no `done` follows."""
 
 
 class FakeWorkers:
@@ -148,6 +152,8 @@ class FakeWorker:
         self.process = process
         self.stopped_by_us = False
         self.hung_on: dict[str, Any] | None = None
+        self.hung_since: float | None = None  # time.monotonic() when it began to hang
+        self.output: list[str] = []  # what it printed (log stream "output")
         self._inbox = inbox
         self._fleet = fleet
         self._code: int | None = None
@@ -172,10 +178,6 @@ class FakeWorker:
             self._end(0)
             return True
         fault = self._take_fault(command)
-        if fault is not None and fault.kind == "hang":
-            self.hung_on = command
-            self._fleet.hanging.set()
-            return True
         handler = _HANDLERS.get(name)
         try:
             if handler is None:
@@ -204,14 +206,32 @@ class FakeWorker:
     def classify_exit(self) -> dict[str, Any]:
         return classify_exit(self._code, self.stopped_by_us)
 
+    def dump_stacks(self) -> None:
+        if self.hung_on is not None and self._code is None:
+            self._print("Thread 0x0001 (most recent call first):")
+            self._print(f"  {HUNG_STACK}")
+
+    def output_tail(self) -> list[str]:
+        return self.output[-200:]
+
     # -- the process ----------------------------------------------------------------------------
     def _emit(self, type_: str, **fields: Any) -> None:
         self._inbox.put((self.index, {"type": type_, **fields}))
 
-    def _end(self, code: int) -> None:
+    def _print(self, text: str) -> None:
+        self.output.append(text)
+        self._emit("log", stream="output", text=text)
+
+    def _end(self, code: int, eof: bool = True) -> None:
         self._code = code
         self._exited.set()
-        self._emit("_eof")
+        if eof:
+            self._emit("_eof")
+
+    def _hang(self, command: dict[str, Any]) -> None:
+        self.hung_on = command
+        self.hung_since = time.monotonic()
+        self._fleet.hanging.set()
 
     def _take_fault(self, command: dict[str, Any]) -> Fault | None:
         for fault in self._faults:
@@ -220,13 +240,24 @@ class FakeWorker:
                 return fault
         return None
 
-    def _trip(self, fault: Fault | None, batch_size: int | None) -> None:
+    def _trip(self, fault: Fault | None, batch_size: int | None, command: dict[str, Any]) -> None:
         """Where a command's work would fail: raise the scripted fault, if any."""
         if fault is None:
             return
+        if fault.kind == "hang":
+            self._hang(command)
+            raise _Died
         if fault.kind == "crash":
-            self._emit("log", stream="output", text="Fatal Python error: Segmentation fault")
+            self._print("Fatal Python error: Segmentation fault")
             self._end(-signal.SIGSEGV)
+            raise _Died
+        if fault.kind in ("exit", "exit_held"):
+            self._end(0, eof=fault.kind == "exit")
+            raise _Died
+        if fault.kind == "close_channel":
+            self._emit("_eof")  # the channel closes; the process goes on a moment, then fails
+            self._print("OSError: [Errno 9] Bad file descriptor")
+            threading.Timer(0.5, self._end, (1, False)).start()
             raise _Died
         if fault.kind == "oom":
             self._prepared.discard(batch_size)  # the real worker releases the batch size
@@ -247,7 +278,7 @@ class FakeWorker:
         self._compiled = spec.compiled
         self._emit("hello", **fake_events.environment(cfg.device, spec.compiled, self.pid))
         self._emit("phase", phase="loading", batch_size=None)
-        self._trip(fault, None)
+        self._trip(fault, None, cmd)
         if cmd.get("cache_artifacts"):
             self._emit("cache_loaded", loaded=True, artifacts={"inductor": 1})
         cache_dir = cmd.get("cache_dir") if spec.compiled else None
@@ -260,7 +291,7 @@ class FakeWorker:
         assert cfg is not None
         phase = "compiling" if self._compiled else "first_step"
         self._emit("phase", phase=phase, batch_size=bs)
-        self._trip(fault, bs)
+        self._trip(fault, bs, cmd)
         compile_s = self.script.compile_s if self._compiled else 0.0
         if self._compiled:
             self._emit("compile", batch_size=bs, step=0, **fake_events.first_compile(compile_s))
@@ -286,7 +317,7 @@ class FakeWorker:
         self._require(bs in self._prepared, f"measure at batch size {bs}, never prepared")
         assert self._config is not None
         self._emit("phase", phase="measuring", batch_size=bs)
-        self._trip(fault, bs)
+        self._trip(fault, bs, cmd)
         self._next_step += 1  # the discarded step
         wanted = math.ceil(self._config.min_block_ms / self.script.step_ms)
         ran = self._steps(bs, max(cmd["steps"], wanted), "measure", block=block)
@@ -295,7 +326,7 @@ class FakeWorker:
     def finish(self, cmd: dict[str, Any], fault: Fault | None) -> None:
         bs = cmd["batch_size"]
         self._require(bs in self._prepared, f"finish at batch size {bs}, never prepared")
-        self._trip(fault, bs)
+        self._trip(fault, bs, cmd)
         steady = fake_events.STEADY if cmd.get("detail") else {}
         self._emit(
             "bs_done",
@@ -313,12 +344,12 @@ class FakeWorker:
         self._emit("phase", phase="idle", batch_size=None)
 
     def save_cache(self, cmd: dict[str, Any], fault: Fault | None) -> None:
-        self._trip(fault, None)
+        self._trip(fault, None, cmd)
         Path(cmd["path"]).write_bytes(b"fake cache artifacts")
         self._emit("cache_saved", saved=True, path=cmd["path"], bytes=20, artifacts={"inductor": 1})
 
     def save_weights(self, cmd: dict[str, Any], fault: Fault | None) -> None:
-        self._trip(fault, None)
+        self._trip(fault, None, cmd)
         path = f"weights.{cmd['format']}"
         self._emit("artifact", kind="weights", path=path, format=cmd["format"], tensors=2)
 
@@ -326,13 +357,13 @@ class FakeWorker:
         self._require(self._config is not None, "accuracy before load")
         for bs in cmd["batch_sizes"]:
             self._emit("phase", phase="accuracy", batch_size=bs)
-            self._trip(fault, bs)
+            self._trip(fault, bs, cmd)
             fault = None  # a fault strikes once
             self._emit("accuracy", batch_size=bs, **fake_events.ACCURACY_PASS)
         self._emit("phase", phase="idle", batch_size=None)
 
     def warm(self, cmd: dict[str, Any], fault: Fault | None) -> None:
-        self._trip(fault, None)
+        self._trip(fault, None, cmd)
 
     # -- event bodies ---------------------------------------------------------------------------
     def _steps(self, bs: int, n: int, phase: str, block: int | None = None) -> int:

@@ -14,7 +14,7 @@ from profiler.config import ArmSpec, ModelSource, RunConfig
 from profiler.runner import Runner
 from profiler.session import Session
 from profiler.worker_handle import WorkerHandle
-from tests.engine.fake_worker import ArmScript, FakeWorkers, Fault
+from tests.engine.fake_worker import HUNG_STACK, ArmScript, FakeWorkers, Fault
 
 EAGER, AOT, DYNAMO = ArmSpec("eager"), ArmSpec("aot_eager"), ArmSpec("dynamo_eager")
 PROMPT_S = 1.5  # a stopped, timed-out or crashed run ends within this
@@ -38,9 +38,12 @@ def _config(**overrides: Any) -> RunConfig:
     return RunConfig(**fields)
 
 
-def _run(config: RunConfig, fakes: FakeWorkers) -> tuple[Session, list[dict[str, Any]]]:
+def _run(
+    config: RunConfig, fakes: FakeWorkers, **runner_options: Any
+) -> tuple[Session, list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
-    session = Runner(config, listeners=[events.append], worker_factory=fakes).run()
+    runner = Runner(config, listeners=[events.append], worker_factory=fakes, **runner_options)
+    session = runner.run()
     assert all(isinstance(w, WorkerHandle) for w in fakes.workers)
     assert not any(w.alive() for w in fakes.workers), "every worker ends with the run"
     return session, events
@@ -268,7 +271,101 @@ def test_a_crash_ends_the_arm_with_a_crash_error_and_the_run_goes_on(fault, cras
     assert _result(session, 1, 8)["status"] == "ok"
 
 
-# -- timeout and cancel ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        (
+            Fault("prepare", "exit"),
+            "worker exited with code 0 during the first step (compiling) at batch size 8 "
+            "(the model ended its own process?)",
+        ),
+        (
+            Fault("measure", "exit_held", block=2),
+            "worker exited with code 0 during a measured block at batch size 8 "
+            "(the model ended its own process?)",
+        ),
+        (
+            Fault("measure", "close_channel", block=1),
+            "worker closed its event channel during a measured block at batch size 8, then "
+            "exited with code 1; its last output: OSError: [Errno 9] Bad file descriptor",
+        ),
+    ],
+    ids=["exit 0 in the first step", "exit 0, channel held open", "channel closed mid block"],
+)
+def test_a_worker_that_ends_unasked_is_a_crash_of_its_arm(fault, words):
+    fakes = FakeWorkers({1: ArmScript(faults=(fault,))})
+    session, events = _run(_config(blocks=3), fakes)
+    assert session.status == "completed_with_errors"
+    (crash,) = _errors(events, "crash")
+    assert crash["arm"] == 1 and crash["message"] == f"aot_eager: {words}"
+    assert session.arms[1].error["kind"] == "crash"
+    exit_ = next(e for e in events if e["type"] == "worker_exit" and e["arm"] == 1)
+    assert exit_["status"] != "stopped", "a closed channel is not a stop by the user"
+    assert _result(session, 0, 8)["status"] == "ok"
+
+
+def test_an_exception_in_the_run_ends_every_worker_before_it_propagates():
+    fakes = FakeWorkers()
+
+    def failing_listener(event: dict[str, Any]) -> None:
+        if event["type"] == "block_done":
+            raise OSError("no space left on device")
+
+    runner = Runner(_config(), listeners=[failing_listener], worker_factory=fakes)
+    with pytest.raises(OSError, match="no space left"):
+        runner.run()
+    assert len(fakes.workers) == 2 and not any(w.alive() for w in fakes.workers)
+
+
+# -- stalls, timeout and cancel -------------------------------------------------------------------
+STALL_S = 0.3
+
+
+class RisingCpu:
+    """A CPU-time source for the stall watch: a hung fake worker's CPU time rises at one core
+    for `busy_s` after it begins to hang (a long compile), then stays flat (a sleep)."""
+
+    def __init__(self, fakes: FakeWorkers, busy_s: float) -> None:
+        self.fakes, self.busy_s = fakes, busy_s
+
+    def __call__(self, pid: int) -> float:
+        worker = next(w for w in self.fakes.workers if w.pid == pid)
+        if worker.hung_since is None:
+            return 0.0
+        return min(time.monotonic() - worker.hung_since, self.busy_s)
+
+
+@pytest.mark.parametrize(
+    ("fault", "busy_s", "where"),
+    [
+        (Fault("prepare", "hang"), 1.0, "the first step (compiling) at batch size 8"),
+        (Fault("measure", "hang", block=1), 60.0, "a measured block at batch size 8"),
+    ],
+    ids=["busy CPU while compiling is progress", "busy CPU in a timed block is not"],
+)
+def test_a_worker_without_progress_is_stopped_with_a_stall_error(fault, busy_s, where):
+    fakes = FakeWorkers({1: ArmScript(faults=(fault,))})
+    stalled_at: list[float] = []
+    cfg = _config(blocks=3, stall_timeout_s=STALL_S)
+    runner = Runner(
+        cfg,
+        listeners=[lambda e: e.get("kind") == "stall" and stalled_at.append(time.monotonic())],
+        worker_factory=fakes,
+        cpu_time=RisingCpu(fakes, busy_s),
+    )
+    session = runner.run()
+    hung = next(w for w in fakes.workers if w.hung_on is not None)
+    stalled_after = stalled_at[0] - hung.hung_since
+    expected = min(busy_s, 0.0 if fault.cmd == "measure" else busy_s) + STALL_S
+    assert expected <= stalled_after < expected + PROMPT_S
+    (stall,) = [e for e in session.errors if e["kind"] == "stall"]
+    assert stall["message"] == f"aot_eager: stalled in {where} (no progress for {STALL_S:g} s)"
+    assert HUNG_STACK in stall["traceback"], "where it hung, asked of the worker before it ends"
+    assert hung.stopped_by_us and not hung.alive()
+    assert session.status == "completed_with_errors"
+    assert _result(session, 0, 8)["status"] == "ok"
+
+
 def test_a_hung_worker_is_stopped_at_the_run_timeout():
     fakes = FakeWorkers({1: ArmScript(faults=(Fault("measure", "hang", block=1),))})
     started = time.monotonic()

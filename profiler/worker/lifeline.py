@@ -1,0 +1,60 @@
+"""The worker dies with the engine that started it, and takes its process group along.
+
+On Linux the kernel sends SIGKILL the moment the parent goes (PR_SET_PDEATHSIG, set at start;
+right after setting it the parent is checked, in case it went before). Everywhere, a watchdog
+thread polls the parent's pid and, once the worker is orphaned, kills the worker's whole group
+(the worker leads its own: the engine starts it in a new session), so a killed app or CLI never
+leaves a worker computing or holding a GPU. No torch here: this runs first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+PARENT_PID_ENV = "TCPROF_PARENT_PID"  # set by profiler/worker_process.py
+PR_SET_PDEATHSIG = 1
+POLL_S = 0.5
+
+
+def hold(parent_pid: int | None = None) -> None:
+    """Tie this process to its parent (the engine's pid from the environment, else the current
+    parent): die at once if it is already gone, and whenever it goes later."""
+    if parent_pid is None:
+        parent_pid = int(os.environ.get(PARENT_PID_ENV) or os.getppid())
+    _set_parent_death_signal()
+    if os.getppid() != parent_pid:
+        end_group()
+    threading.Thread(
+        target=watch, args=(parent_pid, end_group), daemon=True, name="tcprof-parent-watch"
+    ).start()
+
+
+def _set_parent_death_signal() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the watchdog still ends the worker, within POLL_S
+
+
+def watch(parent_pid: int, on_orphaned: Callable[[], None], poll_s: float = POLL_S) -> None:
+    """Return after calling on_orphaned once this process's parent is no longer parent_pid."""
+    while os.getppid() == parent_pid:
+        time.sleep(poll_s)
+    on_orphaned()
+
+
+def end_group() -> None:
+    """Kill this worker and its whole process group (a model's children too) — but only a
+    group it leads: a worker started by hand in a shell's group kills itself alone."""
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
