@@ -31,6 +31,7 @@ from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
+from app.loop_options import LOOP_KEYS, LoopOptions
 from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from app.model_picker import ModelPicker
 from app.run_controller import PENDING_ARTIFACTS_DIR
@@ -80,6 +81,7 @@ PANEL_FIELDS = (
     "save_weights",
     "profile_steps",
     *MEASUREMENT_KEYS,
+    *LOOP_KEYS,
 )
 # The key of `state()` that says the user trusted the model (see model_picker.py).
 MODEL_TRUSTED = "model_trusted"
@@ -167,6 +169,10 @@ class SetupPanel(QWidget):
         form.addRow("Save trained weights", self.save_weights)
         form.addRow("torch.profiler steps", self.profile_steps)
 
+        self.loop = LoopOptions()
+        loop_box = QGroupBox("Loop")
+        QVBoxLayout(loop_box).addWidget(self.loop)
+
         self.measurement = MeasurementOptions()
         measurement_box = QGroupBox("Measurement")
         QVBoxLayout(measurement_box).addWidget(self.measurement)
@@ -187,6 +193,7 @@ class SetupPanel(QWidget):
             model_box,
             arms_box,
             run_box,
+            loop_box,
             measurement_box,
             self.carried,
             debug_box,
@@ -201,6 +208,7 @@ class SetupPanel(QWidget):
         for spin in (self.warmup, self.steps, self.seed, self.profile_steps):
             spin.valueChanged.connect(self.revalidate)
         self.measurement.changed.connect(self.revalidate)
+        self.loop.changed.connect(self.revalidate)
         self.carried.changed.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
@@ -273,6 +281,7 @@ class SetupPanel(QWidget):
             save_weights=self.weights_format(),
             profile_steps=self.profile_steps.value(),
             **self.measurement.options(),
+            **self.loop.options(),
             **self.carried.options(),
             # the run controller puts the run's session folder here
             artifacts_dir=PENDING_ARTIFACTS_DIR,
@@ -301,6 +310,7 @@ class SetupPanel(QWidget):
             "save_weights": self.weights_format(),
             "profile_steps": self.profile_steps.value(),
             **self.measurement.options(),
+            **self.loop.options(),
             **self.carried.options(),
         }
 
@@ -334,6 +344,7 @@ class SetupPanel(QWidget):
                 self.device.addItem(state["device"])
             self.device.setCurrentText(state["device"])
         self.measurement.set_options(state)
+        self.loop.set_options(state)
         self._restore_debug(state.get("debug"))
         self.carried.set_options(state, self._not_fitting(state))
         self.revalidate()

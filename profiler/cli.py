@@ -18,6 +18,7 @@ from pathlib import Path
 
 from profiler import examples, paths, session_files
 from profiler.config import (
+    AMP_DTYPES,
     COMPILE_MODES,
     CONTROL_LABEL,
     DEBUG_PRESET_BACKEND,
@@ -25,6 +26,7 @@ from profiler.config import (
     DEFAULT_REPLICATES,
     DEFAULT_STALL_TIMEOUT_S,
     LOG_ARTIFACTS,
+    LOOPS,
     MIN_BLOCK_MS,
     ArmSpec,
     ConfigError,
@@ -112,6 +114,30 @@ def build_parser() -> argparse.ArgumentParser:
         "regional=true (default: the children of the largest nn.ModuleList)",
     )
     loop = run.add_argument_group("loop")
+    loop.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="train",
+        help="train: forward, loss, backward, optimizer step (default); inference: model.eval(), "
+        "forward only under torch.inference_mode(), compiled and warmed in that mode",
+    )
+    loop.add_argument(
+        "--amp",
+        choices=AMP_DTYPES,
+        help="mixed precision: torch.autocast(device_type, dtype) around forward and loss, a "
+        "torch.amp.GradScaler for fp16 training; the accuracy check takes the dtype's tolerances",
+    )
+    loop.add_argument(
+        "--channels-last",
+        action="store_true",
+        help="the model and every 4-D input in torch.channels_last memory format",
+    )
+    loop.add_argument(
+        "--compile-optimizer",
+        action="store_true",
+        help="compiled arms also compile optimizer.step() (torch.compile(fullgraph=False) with "
+        "the arm's backend, as PyTorch's compiled-optimizer recipe does); train only",
+    )
     loop.add_argument("--batch-sizes", default="32", help="comma-separated, e.g. 32,64,128")
     loop.add_argument(
         "--warmup", type=int, default=5, help="warm-up steps after the first step (default 5)"
@@ -335,6 +361,10 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
         save_weights=args.save_weights,
         profile_steps=args.profile_steps,
+        loop=args.loop,
+        amp=args.amp,
+        channels_last=args.channels_last,
+        compile_optimizer=args.compile_optimizer,
     )
 
 

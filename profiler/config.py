@@ -19,6 +19,8 @@ MIN_BLOCK_MS = 100.0
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 OPTIMIZERS = ("sgd", "adam", "adamw")
+LOOPS = ("train", "inference")
+AMP_DTYPES = ("bf16", "fp16")
 DEVICES = ("cpu", "cuda", "mps", "auto")
 LOG_ARTIFACTS = (
     "graph_breaks",
@@ -165,6 +167,10 @@ class RunConfig:
     block_module: str | None = None  # the repeated block's class (default: largest ModuleList)
     weights: str | None = None  # the user's checkpoint, loaded into the model before the run
     save_weights: str | None = None  # "safetensors" or "pt": each arm's trained weights, verified
+    loop: str = "train"  # "inference": model.eval(), forward only under torch.inference_mode()
+    amp: str | None = None  # "bf16" or "fp16": torch.autocast around forward and loss
+    channels_last: bool = False  # the model and 4-D inputs in torch.channels_last
+    compile_optimizer: bool = False  # compiled arms compile optimizer.step() too (train only)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -275,6 +281,7 @@ def validate(cfg: RunConfig) -> None:
             )
     if cfg.weights is not None:
         check_weights_file(cfg.weights)
+    check_loop(cfg)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     needs_dir = (
@@ -286,6 +293,46 @@ def validate(cfg: RunConfig) -> None:
         )
     if cfg.source.input_shape is not None:
         parse_input_shape(cfg.source.input_shape)
+
+
+def check_loop(cfg: RunConfig) -> None:
+    """The loop kind and its options; whether this torch supports autocast with the dtype on
+    the device is the worker's check (it depends on the build)."""
+    if cfg.loop not in LOOPS:
+        raise ConfigError(f"unknown loop {cfg.loop!r}; choose one of {', '.join(LOOPS)}")
+    if cfg.amp is not None and cfg.amp not in AMP_DTYPES:
+        raise ConfigError(f"unknown --amp {cfg.amp!r}; choose one of {', '.join(AMP_DTYPES)}")
+    if not isinstance(cfg.channels_last, bool) or not isinstance(cfg.compile_optimizer, bool):
+        raise ConfigError("channels_last and compile_optimizer are true or false")
+    if cfg.compile_optimizer and cfg.loop == "inference":
+        raise ConfigError(
+            "--compile-optimizer compiles the optimizer step, and an inference loop has none"
+        )
+    if cfg.compile_optimizer and not any(a.compiled for a in cfg.arms):
+        raise ConfigError(
+            "--compile-optimizer applies to compiled arms, and every arm here is eager"
+        )
+    if cfg.loop == "inference" and cfg.save_weights:
+        raise ConfigError(
+            "--save-weights saves trained weights, and an inference loop trains nothing"
+        )
+
+
+def loop_text(config: dict[str, Any]) -> str:
+    """'train, bf16 autocast, channels_last, compiled optimizer step': a session's loop kind
+    in words, for the reports (a config of an older session reads as fp32 training)."""
+    loop = str(config.get("loop") or "train")
+    parts = [
+        "inference (eval, torch.inference_mode)" if loop == "inference" else "train",
+        f"{config['amp']} autocast" if config.get("amp") else "fp32",
+    ]
+    if config.get("amp") == "fp16" and loop == "train":
+        parts.append("GradScaler")
+    if config.get("channels_last"):
+        parts.append("channels_last")
+    if config.get("compile_optimizer"):
+        parts.append("compiled optimizer step")
+    return ", ".join(parts)
 
 
 WEIGHT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")

@@ -9,7 +9,7 @@ refuses a worker of another version (check_hello). A reader ignores types it doe
 Worker -> engine (one TypedDict below per type, with every field):
   ready        the worker is up (before torch is imported): protocol
   hello        environment: protocol, torch, python, platform, device, device_name, backends, ...
-  loaded       the model is built: model, params, input, input_source, cache_dir, threads, ...
+  loaded       the model is built: model, params, input, input_source, cache_dir, loop, ...
   phase        phase (see Phase), batch_size
   first_step   batch_size, ms, loss, grad_norm, compile_s, compiles, compile_peak_mb
   steps        batch_size, phase (warmup|measure), start (step index), ms (list), block
@@ -182,6 +182,10 @@ class LoadedEvent(Relayed, total=False):
     threads: int
     weights: dict[str, Any] | None  # the user's checkpoint: path, tensors
     regional: dict[str, Any] | None  # a regional arm's compiled blocks: class, count, where
+    # the loop that runs: kind (train|inference), model_mode, inference_mode, amp,
+    # autocast_dtype, grad_scaler, channels_last, channels_last_params, optimizer
+    # (eager|compiled|None)
+    loop: dict[str, Any]
     candidates: list[dict[str, Any]]
 
 
@@ -301,6 +305,8 @@ class AccuracyEvent(Relayed, total=False):
     rtol: float
     atol: float
     compared: int
+    checked: list[str]  # output, gradients, parameters after one optimizer step
+    autocast: str | None  # the autocast dtype both runs used, e.g. "torch.bfloat16"
 
 
 class ProfileEvent(Relayed, total=False):

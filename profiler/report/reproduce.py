@@ -2,8 +2,9 @@
 
 It loads the user's model file, builds inputs the way the profiler's worker does (an input
 shape, integer tokens, or the file's make_batch hook; same seeds, so the first loss matches
-the session), applies the arm's torch.compile line and debug settings, and runs the seed's
-training loop, printing the loss. Values from the session enter the script only as Python
+the session), applies the arm's torch.compile line and debug settings, and runs the session's
+loop kind (training, or inference under torch.inference_mode(); autocast with its GradScaler,
+channels_last, a compiled optimizer step), printing the loss. Values from the session enter the script only as Python
 literals (repr) or as single-line comments, so nothing in a session can inject code.
 """
 
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Any
 
-from profiler.config import DYNAMO_EAGER, ConfigError, arms_of, parse_input_shape
+from profiler.config import DYNAMO_EAGER, ConfigError, arms_of, loop_text, parse_input_shape
 from profiler.paths import resource_path
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
+AUTOCAST_DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}
 _LOADED_INPUT = re.compile(r"^\(B,\s*([\d,\s]+)\)\s*(float|int tokens)$")
 
 
@@ -78,7 +81,91 @@ def _build_expression(source: dict[str, Any], loaded: dict[str, Any]) -> str | N
     return str(how) if how else None
 
 
-def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
+def _torch_backend(arm: dict[str, Any]) -> str:
+    """The name torch.compile takes: the dynamo_eager arm is backend="eager"."""
+    backend = str(arm.get("backend"))
+    return "eager" if backend == DYNAMO_EAGER else backend
+
+
+@dataclass(frozen=True)
+class _Loop:
+    """The session's loop kind, read defensively (a session file may hold anything): only
+    known values turn into code."""
+
+    inference: bool
+    autocast: str | None  # "torch.bfloat16" / "torch.float16"
+    scaler: bool  # fp16 training: torch.amp.GradScaler
+    compiled_optimizer: bool
+
+    @classmethod
+    def of(cls, config: dict[str, Any], arm: dict[str, Any]) -> _Loop:
+        inference = config.get("loop") == "inference"
+        amp = config.get("amp")
+        return cls(
+            inference=inference,
+            autocast=AUTOCAST_DTYPES.get(amp) if isinstance(amp, str) else None,
+            scaler=amp == "fp16" and not inference,
+            compiled_optimizer=bool(config.get("compile_optimizer"))
+            and not inference
+            and arm.get("backend") != "eager",
+        )
+
+    def autocast_line(self) -> str:
+        return f"torch.autocast(device_type=device.type, dtype={self.autocast})"
+
+    def inference_modes(self) -> str:
+        return "torch.inference_mode()" + (f", {self.autocast_line()}" if self.autocast else "")
+
+    def setup(self) -> str:
+        if not self.scaler:
+            return ""
+        return "\n    scaler = torch.amp.GradScaler(device.type)  # fp16 training: loss scaling"
+
+    def optimizer_lines(self, arm: dict[str, Any]) -> list[str]:
+        """The arm's compiled optimizer step, as PyTorch's compiled-optimizer recipe has it."""
+        if not self.compiled_optimizer:
+            return []
+        call = "scaler.step(optimizer)" if self.scaler else "optimizer.step()"
+        return [
+            f"@torch.compile(backend={_torch_backend(arm)!r}, fullgraph=False)"
+            "  # the optimizer step, compiled",
+            "def opt_step():",
+            f"    {call}",
+        ]
+
+    def step(self) -> str:
+        """The timed step's lines."""
+        if self.inference:
+            modes = self.inference_modes()
+            lines = [f"with {modes}:", "    out = runner(*batch_args, **batch_kwargs)"]
+            return textwrap.indent("\n".join(lines), " " * 8)
+        forward = ["out = runner(*batch_args, **batch_kwargs)", "loss = compute_loss(out, targets)"]
+        if self.autocast:
+            forward = [f"with {self.autocast_line()}:", *("    " + f for f in forward)]
+        lines = [*forward, "scaler.scale(loss).backward()" if self.scaler else "loss.backward()"]
+        if self.compiled_optimizer:
+            lines.append("opt_step()")
+        else:
+            lines.append("scaler.step(optimizer)" if self.scaler else "optimizer.step()")
+        if self.scaler:
+            lines.append("scaler.update()")
+        lines.append("optimizer.zero_grad()")
+        return textwrap.indent("\n".join(lines), " " * 8)
+
+    def after_step(self) -> str:
+        """Inference has no loss; tcprof reports the loss of the output, computed untimed."""
+        if not self.inference:
+            return ""
+        modes = self.inference_modes()
+        lines = [
+            "# untimed: inference has no loss; tcprof reports the loss of the output as a check",
+            f"with {modes}:",
+            "    loss = compute_loss(out, targets)",
+        ]
+        return "\n" + textwrap.indent("\n".join(lines), " " * 8)
+
+
+def _compile_block(arm: dict[str, Any], debug: dict[str, Any], loop: _Loop) -> str:
     if arm.get("backend") == "eager":
         return (
             "# This arm is plain eager PyTorch. To try torch.compile, replace the line below with\n"
@@ -102,15 +189,14 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
             "torch._dynamo.config.suppress_errors = True  # hides compile failures: "
             "a failing frame silently runs eagerly"
         )
-    backend = "eager" if arm.get("backend") == DYNAMO_EAGER else arm.get("backend")
     args = (
-        f"backend={backend!r}, mode={opts.get('mode')!r}, "
+        f"backend={_torch_backend(arm)!r}, mode={opts.get('mode')!r}, "
         f"dynamic={opts.get('dynamic')!r}, fullgraph={bool(opts.get('fullgraph'))!r}"
     )
     regional = (arm.get("model") or {}).get("regional")
     if not isinstance(regional, dict):
         lines.append(f"runner = torch.compile(model, {args})")
-        return "\n".join(lines)
+        return "\n".join(lines + loop.optimizer_lines(arm))
     where, cls = regional.get("where"), str(regional.get("class"))
     if where:
         lines.append(f"for block in model.get_submodule({str(where)!r}):  # regional compilation")
@@ -124,7 +210,7 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any]) -> str:
             "for block in blocks:",
         ]
     lines += [f"    block.compile({args})", "runner = model"]
-    return "\n".join(lines)
+    return "\n".join(lines + loop.optimizer_lines(arm))
 
 
 def _mark_dynamic_lines(dim: int) -> list[str]:
@@ -165,6 +251,7 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
     warmup = int(config.get("warmup") or 0)
     steps = int(config.get("steps") or 10)
     compiled = arm.get("backend") != "eager"
+    loop = _Loop.of(config, arm)
     fail_on_recompile = bool(debug.get("fail_on_recompile")) and compiled
     values = {
         "arm": _comment(arm.get("name")),
@@ -183,8 +270,14 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
         "total_steps": repr(1 + warmup + steps),
         "expected": repr(expected if isinstance(expected, (int, float)) else None),
         "compile_block": textwrap.indent(
-            _with_marks(arm, config, _compile_block(arm, debug)), "    "
+            _with_marks(arm, config, _compile_block(arm, debug, loop)), "    "
         ),
+        "loop_text": _comment(loop_text(config)),
+        "loop": repr("inference" if loop.inference else "train"),
+        "channels_last": repr(bool(config.get("channels_last"))),
+        "loop_setup": loop.setup(),
+        "step_block": loop.step(),
+        "after_step": loop.after_step(),
         "fail_on_recompile": repr(fail_on_recompile),
         "first_note": " (includes compiling)" if compiled else "",
         "backend": _comment(arm.get("backend")),

@@ -8,6 +8,7 @@ fails only when it is clearly further from that float64 "truth" than eager itsel
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import math
@@ -29,7 +30,11 @@ DTYPE_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
 }
 
 Tensors = dict[str, torch.Tensor | None]
-Parts = tuple[Tensors, Tensors]  # (output leaves, parameter grads)
+Parts = tuple[Tensors, Tensors, Tensors]  # (output leaves, parameter grads, parameters stepped)
+PART_LABELS = ("{}", "gradient of {}", "{} after one optimizer step")
+PART_NAMES = ("output", "gradients", "parameters after one optimizer step")
+MakeOptimizer = Callable[[Any], torch.optim.Optimizer]
+CompileOptimizer = Callable[[Callable[[], None]], Callable[[], None]]
 
 
 def check_step(
@@ -41,9 +46,18 @@ def check_step(
     rtol: float | None = None,
     atol: float | None = None,
     loop: str = "train",
+    amp: torch.dtype | None = None,
+    make_optimizer: MakeOptimizer | None = None,
+    compile_optimizer: CompileOptimizer | None = None,
 ) -> dict[str, Any]:
     """Run one step eagerly, in float64 and compiled, each on a deep copy of `model` seeded
     alike, and compare the output and (in "train") every parameter's gradient.
+
+    amp: forward and loss under torch.autocast to this dtype in the eager and the compiled
+    run (the float64 run is the full-precision truth), with the dtype's tolerances.
+    compile_optimizer (with make_optimizer): the compiled run steps a fresh optimizer through
+    `compile_optimizer(opt_step)`, the others step theirs eagerly, and every parameter is
+    compared after that one step as well.
 
     `model` is left untouched and the caller's RNG state is restored afterwards, so the timed
     runs that follow see exactly what they would have seen without this check.
@@ -55,11 +69,17 @@ def check_step(
     backend config misses dynamo's backend match), or run it in a process of its own."""
     if loop not in ("train", "inference"):
         raise ValueError(f"loop must be 'train' or 'inference', not {loop!r}")
+    if compile_optimizer is not None and (make_optimizer is None or loop != "train"):
+        raise ValueError(
+            "a compiled optimizer step is checked in a train loop, with make_optimizer"
+        )
     params = [p for p in model.parameters() if p.is_floating_point()]
-    dtype = params[0].dtype if params else torch.float32
+    dtype = amp or (params[0].dtype if params else torch.float32)
     default_rtol, default_atol = DTYPE_TOLERANCES.get(dtype, DTYPE_TOLERANCES[torch.float32])
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
+    steps = compile_optimizer is not None
+    checked = ["output"] if loop == "inference" else list(PART_NAMES[: 3 if steps else 2])
     result: dict[str, Any] = {
         "status": "skipped",
         "worst": None,
@@ -68,18 +88,22 @@ def check_step(
         "rtol": rtol,
         "atol": atol,
         "compared": 0,
+        "checked": checked,
+        "autocast": str(amp) if amp is not None else None,
     }
     if not params:
         return {**result, "reason": "the model has no floating-point parameters"}
 
     device = params[0].device
     rng_devices = [device] if device.type not in ("cpu", "meta") else []
+    eager = _Variant(loop, amp, make_optimizer if steps else None)
     with torch.random.fork_rng(devices=rng_devices, device_type=device.type):
-        ref = _run(model, None, batch, loss_of, seed, loop)
+        ref = _run(model, None, batch, loss_of, seed, eager)
         if not ref[0]:
             return {**result, "reason": "the model's output has no tensor to compare"}
         try:
-            ref64: Parts | None = _run(model, None, _to_float64(batch), loss_of, seed, loop, True)
+            truth = _Variant(loop, None, eager.make_optimizer, float64=True)
+            ref64: Parts | None = _run(model, None, _to_float64(batch), loss_of, seed, truth)
             why64 = None
         except Exception as exc:
             ref64 = None
@@ -91,11 +115,12 @@ def check_step(
         # fallback_random makes inductor draw random numbers (dropout) with eager's kernels, so
         # both runs see the same stream; it must cover the backward too, which compiles lazily.
         with inductor_config.patch(fallback_random=True):
-            res = _run(model, compile_fn, batch, loss_of, seed, loop)
+            arm = _Variant(loop, amp, eager.make_optimizer, compile_optimizer=compile_optimizer)
+            res = _run(model, compile_fn, batch, loss_of, seed, arm)
         reused = counters["stats"]["unique_graphs"] == graphs
 
     rows = []
-    for part, kind in ((0, "{}"), (1, "gradient of {}")):
+    for part, kind in enumerate(PART_LABELS):
         for name in ref[part] | res[part]:  # eager's order first
             a, b = res[part].get(name), ref[part].get(name)
             if a is None and b is None:
@@ -132,34 +157,64 @@ def check_step(
     return result
 
 
+@dataclasses.dataclass(frozen=True)
+class _Variant:
+    """How one of the three runs goes: the loop kind, autocast, and the optimizer step."""
+
+    loop: str
+    amp: torch.dtype | None = None
+    make_optimizer: MakeOptimizer | None = None  # None: no optimizer step is compared
+    float64: bool = False
+    compile_optimizer: CompileOptimizer | None = None
+
+    def forward_mode(self, device_type: str) -> contextlib.ExitStack:
+        stack = contextlib.ExitStack()
+        if self.loop == "inference":
+            stack.enter_context(torch.inference_mode())
+        if self.amp is not None:
+            stack.enter_context(torch.autocast(device_type=device_type, dtype=self.amp))
+        return stack
+
+
 def _run(
     model: nn.Module,
     compile_fn: Callable[[nn.Module], Callable[..., Any]] | None,
     batch: Any,
     loss_of: Callable[[Any, Any], torch.Tensor],
     seed: int,
-    loop: str,
-    float64: bool = False,
+    variant: _Variant,
 ) -> Parts:
-    """One variant on a fresh deep copy: (output leaves, parameter grads by qualified name)."""
+    """One variant on a fresh deep copy: (output leaves, parameter grads by qualified name,
+    parameters after one optimizer step)."""
     m = copy.deepcopy(model)
     for p in m.parameters():
         p.grad = None  # a copied .grad would be accumulated into
-    if float64:
+    if variant.float64:
         m.double()
-    m.train(loop == "train")
+    m.train(variant.loop == "train")
     runner = compile_fn(m) if compile_fn else m
+    device = next(m.parameters()).device
     torch.manual_seed(seed)
-    if loop == "inference":
-        with torch.inference_mode():
-            return _leaves(runner(*batch.args, **batch.kwargs)), {}
-    out = runner(*batch.args, **batch.kwargs)
-    outputs = _leaves(out)
-    if not outputs:
-        return outputs, {}
-    loss_of(out, batch).backward()
-    grads = {n: None if p.grad is None else p.grad.detach() for n, p in m.named_parameters()}
-    return outputs, grads
+    with variant.forward_mode(device.type):
+        out = runner(*batch.args, **batch.kwargs)
+        outputs = _leaves(out)
+        if variant.loop == "inference" or not outputs:
+            return outputs, {}, {}
+        loss = loss_of(out, batch)
+    loss.backward()
+    grads = {
+        n: None if p.grad is None else p.grad.detach().clone() for n, p in m.named_parameters()
+    }
+    if variant.make_optimizer is None:
+        return outputs, grads, {}
+    optimizer = variant.make_optimizer(m.parameters())
+
+    def opt_step() -> None:
+        optimizer.step()
+
+    (variant.compile_optimizer(opt_step) if variant.compile_optimizer else opt_step)()
+    stepped = {n: p.detach().clone() for n, p in m.named_parameters()}
+    return outputs, grads, stepped
 
 
 def _leaves(out: Any, name: str = "output") -> Tensors:

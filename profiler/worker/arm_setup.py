@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from profiler.config import ArmSpec, RunConfig
-from profiler.worker import checkpoint, compile_cache, inputs, model_source
+from profiler.worker import checkpoint, compile_cache, inputs, model_source, step_loop
 from profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
 from profiler.worker.channel import EventChannel
 from profiler.worker.errors import StepFailed, load_error, simple_error, usage_error
@@ -52,29 +52,34 @@ def check_threads(cfg: RunConfig) -> None:
 @dataclass
 class BuiltModel:
     module: ModuleType  # the user's file, imported
-    model: torch.nn.Module  # on the device, in training mode
+    model: torch.nn.Module  # on the device, in train mode (eval mode for an inference loop)
     how: str  # how it was built: the class or factory used
     plan: inputs.InputPlan
     weights: dict[str, Any] | None  # the user's checkpoint loaded into it (--weights)
+    channels_last_params: int | None  # --channels-last: its 4-D parameters converted
 
 
 def build_model(cfg: RunConfig, device: torch.device, user_file: str) -> BuiltModel:
     """Import the user's file and build the model from the run's seed (then the user's
-    checkpoint, if any), so every arm starts from identical weights."""
+    checkpoint, if any), so every arm starts from identical weights; in the loop's mode and,
+    with --channels-last, memory format."""
     weights = None
+    channels_last = None
     try:
         module = model_source.import_file(cfg.source.path)
         torch.manual_seed(cfg.seed)
         model, how = model_source.build_model(module, cfg.source.model, cfg.source.factory)
         if cfg.weights:
             weights = checkpoint.load_into(model, cfg.weights)
-        model = model.to(device).train()
+        model = model.to(device).train(cfg.loop == "train")
+        if cfg.channels_last:
+            channels_last = step_loop.model_to_channels_last(model)
         plan = inputs.plan_inputs(model, module, cfg.source.input_shape)
     except (inputs.InputError, checkpoint.CheckpointError) as exc:
         raise StepFailed(simple_error("load", str(exc))) from exc
     except Exception as exc:
         raise StepFailed(load_error(exc, user_file)) from exc
-    return BuiltModel(module, model, how, plan, weights)
+    return BuiltModel(module, model, how, plan, weights, channels_last)
 
 
 def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:

@@ -7,8 +7,6 @@ in separate processes take turns in interleaved blocks.
 from __future__ import annotations
 
 import gc
-import math
-import time
 from typing import Any
 
 import torch
@@ -21,6 +19,7 @@ from profiler.worker import (
     inputs,
     model_source,
     quiet_room,
+    step_loop,
     timed_loop,
 )
 from profiler.worker.channel import EventChannel
@@ -39,7 +38,10 @@ class ArmWorker(UntimedPasses):
         self.arm: ArmSpec | None = None
         self.batches: list[inputs.Batch] = []
         self.next_step = 0
-        self.last_loss: torch.Tensor | None = None
+        self.last_result: Any = None  # the last step's loss (train) or output (inference)
+        self.last_batch: inputs.Batch | None = None  # the batch it came from
+        self.loop: step_loop.StepLoop | None = None
+        self.warned_channels_last = False
         self.watcher: Any = None  # a CompileWatcher for compiled arms
         self.bs_compiles: list[dict[str, Any]] = []
         self.bs_graph_breaks: list[dict[str, Any]] = []
@@ -84,6 +86,16 @@ class ArmWorker(UntimedPasses):
             )
         else:
             self.runner = self.model
+        self.loop = step_loop.StepLoop(
+            cfg,
+            arm,
+            self.model,
+            self.runner,
+            self.optimizer,
+            self.loss_of,
+            self.device,
+            built.channels_last_params,
+        )
         self.ch.emit(
             "loaded",
             model=built.how,
@@ -94,6 +106,7 @@ class ArmWorker(UntimedPasses):
             threads=torch.get_num_threads(),
             weights=built.weights,
             regional=regional,
+            loop=self.loop.describe(),
             candidates=[c.to_dict() for c in model_source.list_candidates(self.module)],
         )
 
@@ -145,15 +158,30 @@ class ArmWorker(UntimedPasses):
         assert cfg is not None
         count = max(1, min(BATCHES_PER_SIZE, cfg.steps + cfg.warmup + 1))
         try:
-            return inputs.make_batches(
+            batches = inputs.make_batches(
                 self.plan, self.model, self.module, batch_size, self.device, cfg.seed, count
             )
+            if cfg.channels_last:
+                self._warn_unless_converted(inputs.to_channels_last(batches))
+            return batches
         except inputs.InputError as exc:
             raise StepFailed(errors.simple_error("load", str(exc), batch_size)) from exc
         except Exception as exc:
             raise StepFailed(
                 errors.describe(exc, "load", False, self.user_file, batch_size)
             ) from exc
+
+    def _warn_unless_converted(self, converted: int) -> None:
+        if converted or self.warned_channels_last:
+            return
+        self.warned_channels_last = True
+        self.ch.emit(
+            "log",
+            stream="tcprof",
+            text="warning: --channels-last: no input is a 4-D tensor, so the inputs stay as "
+            "they are (channels_last applies to 4-D NCHW tensors); the model's 4-D parameters "
+            f"were converted ({self.loop.channels_last_params if self.loop else 0} of them)",
+        )
 
     def measure(
         self, batch_size: int, steps: int, block: int = 0, peers: list[int] | None = None
@@ -199,7 +227,7 @@ class ArmWorker(UntimedPasses):
         steady = self._steady_memory(peaks) if detail else {}
         if detail and self.cfg and self.cfg.profile_steps and self.artifacts is not None:
             self._profile(batch_size, self.cfg.profile_steps)
-        last = _as_float(self.last_loss)
+        last = self.loop.loss_value(self.last_result, self.last_batch) if self.loop else None
         self.ch.emit(
             "bs_done",
             batch_size=batch_size,
@@ -220,23 +248,24 @@ class ArmWorker(UntimedPasses):
             torch.cuda.empty_cache()
 
     # -- steps ------------------------------------------------------------------------------
-    def _step(self, batch: inputs.Batch) -> torch.Tensor:
-        out = self.runner(*batch.args, **batch.kwargs)
-        loss = self.loss_of(out, batch)
-        loss.backward()
-        self.optimizer.step()
-        self.optimizer.zero_grad()
-        return loss
+    def _step(self, batch: inputs.Batch) -> Any:
+        """One step of the arm's loop kind (untimed passes; the timed loop calls it direct)."""
+        assert self.loop is not None
+        return self.loop.step(batch)
 
     def _explain(self, batch_size: int) -> None:
         from profiler.worker.explain_pass import explain_pass
 
+        assert self.loop is not None
         self.ch.emit("phase", phase="explain", batch_size=batch_size)
-        explain_pass(self.ch, self.model, self.optimizer, self.batches[0], batch_size, self.watcher)
+        with self.loop.forward_mode():  # the graphs the loop's own forward makes
+            explain_pass(
+                self.ch, self.model, self.optimizer, self.batches[0], batch_size, self.watcher
+            )
 
     def _release_batch_size(self) -> None:
         self.batches = []
-        self.last_loss = None
+        self.last_result = self.last_batch = None
         self.optimizer.zero_grad(set_to_none=True)
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
@@ -248,39 +277,21 @@ class ArmWorker(UntimedPasses):
             torch.mps.synchronize()
 
     def _first_step(self, batch_size: int) -> tuple[float, float | None, float | None]:
-        """Timed alone and in stages, so an error names its stage and the gradient norm can be
-        read (untimed) between backward and the optimizer step."""
+        """Timed alone and in stages (see StepLoop.first_step), so an error names its stage."""
+        assert self.loop is not None
         batch = self.batches[0]
-        compiled = bool(self.arm and self.arm.compiled)
-        self._sync()
-        clock = time.perf_counter_ns
-        t0 = clock()
-        stage = "forward"
         try:
-            out = self.runner(*batch.args, **batch.kwargs)
-            stage = "loss"
-            loss = self.loss_of(out, batch)
-            stage = "backward"
-            loss.backward()
-            self._sync()
-            t1 = clock()
-            grad_norm = _grad_norm(self.model)
-            loss_value = _as_float(loss)
-            t2 = clock()
-            stage = "optimizer"
-            self.optimizer.step()
-            self.optimizer.zero_grad()
-            self._sync()
-            t3 = clock()
+            ms, loss, grad_norm, result = self.loop.first_step(batch, self._sync)
         except inputs.InputError as exc:
             raise StepFailed(errors.simple_error("loss", str(exc), batch_size)) from exc
         except Exception as exc:
             self._take_insight(batch_size, step=0)
+            compiled = bool(self.arm and self.arm.compiled)
             raise StepFailed(
-                errors.describe(exc, stage, compiled, self.user_file, batch_size)
+                errors.describe(exc, self.loop.stage, compiled, self.user_file, batch_size)
             ) from exc
-        self.last_loss = loss
-        return ((t1 - t0) + (t3 - t2)) / 1e6, loss_value, grad_norm
+        self.last_result, self.last_batch = result, batch
+        return ms, loss, grad_norm
 
     def _run(
         self,
@@ -307,9 +318,10 @@ class ArmWorker(UntimedPasses):
 
         loop = timed_loop.run_cuda if self.device.type == "cuda" else timed_loop.run_cpu
         sync = torch.mps.synchronize if self.device.type == "mps" else None
+        assert self.loop is not None
         try:
-            loss, ran = loop(
-                self._step,
+            result, ran = loop(
+                self.loop.step,
                 self.batches,
                 n,
                 self.next_step,
@@ -325,8 +337,9 @@ class ArmWorker(UntimedPasses):
             )
             self._release_batch_size()
             raise StepFailed(event) from exc
+        self.last_batch = self.batches[(self.next_step + ran - 1) % len(self.batches)]
         self.next_step += ran
-        self.last_loss = loss
+        self.last_result = result
         return ran
 
     # -- insight and memory -------------------------------------------------------------------
@@ -349,18 +362,3 @@ class ArmWorker(UntimedPasses):
 
     def _sample_memory(self, batch_size: int, step: int) -> None:
         self.ch.emit("memory", batch_size=batch_size, step=step, **self.memory.sample())
-
-
-def _as_float(t: torch.Tensor | None) -> float | None:
-    if t is None:
-        return None
-    value = float(t.detach().float().item())
-    return value if math.isfinite(value) else None
-
-
-def _grad_norm(model: torch.nn.Module) -> float | None:
-    grads = [p.grad.detach().float().norm() for p in model.parameters() if p.grad is not None]
-    if not grads:
-        return None
-    value = float(torch.stack(grads).norm().item())
-    return value if math.isfinite(value) else None

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.utils._pytree import tree_map
 
 from profiler.config import InputShape, parse_input_shape
 
@@ -162,6 +163,24 @@ def make_batches(
             x, y = torch.randn(shape).to(device), None
         batches.append(_with_targets(Batch((x,), {}, y), plan))
     return batches
+
+
+def to_channels_last(batches: list[Batch]) -> int:
+    """Every 4-D input tensor of the batches in torch.channels_last (other inputs and the
+    targets untouched); how many inputs of a batch were converted (0: none is 4-D)."""
+    converted = 0
+
+    def convert(x: Any) -> Any:
+        nonlocal converted
+        if isinstance(x, torch.Tensor) and x.dim() == 4:
+            converted += 1
+            return x.contiguous(memory_format=torch.channels_last)
+        return x
+
+    for batch in batches:
+        batch.args = tree_map(convert, tuple(batch.args))
+        batch.kwargs = tree_map(convert, dict(batch.kwargs))
+    return converted // max(1, len(batches))
 
 
 def _from_hook(module: ModuleType, batch_size: int, device: torch.device) -> Batch:

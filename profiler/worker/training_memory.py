@@ -81,7 +81,10 @@ def _memory_deltas(prof: profile) -> list[int]:
 
 
 def training_step_memory(
-    step: Callable[[Any], Any], batch: Any, tensors_alive: Iterable[Any]
+    step: Callable[[Any], Any],
+    batch: Any,
+    tensors_alive: Iterable[Any],
+    what: str | None = None,
 ) -> dict[str, float | str]:
     """Run ``step(batch)`` once under the profiler; persistent + peak transient memory in MiB.
 
@@ -89,6 +92,8 @@ def training_step_memory(
     (activations, gradients, workspaces) is what one steady training step adds on top of
     ``tensors_alive``. ``step_peak_mb`` is floored at 0 because a step may first free memory
     that was alive at its start (e.g. ``zero_grad()`` at the top frees last step's grads).
+    For an inference loop's step (``what="inference forward"``) the same reading is the peak
+    of one forward under ``torch.inference_mode()``: activations only, freed as they go.
     """
     persistent = persistent_bytes(tensors_alive)
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
@@ -102,5 +107,5 @@ def training_step_memory(
         "persistent_mb": round(persistent / MB, 6),
         "step_peak_mb": round(peak / MB, 6),
         "step_end_mb": round(running / MB, 6),
-        "method": "torch.profiler profile_memory",
+        "method": "torch.profiler profile_memory" + (f" ({what})" if what else ""),
     }

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from profiler.worker import compile_cache, errors, inputs
+from profiler.worker.arm_setup import make_optimizer as make_arm_optimizer
 from profiler.worker.errors import StepFailed
 
 SNAPSHOT_STEPS = 2
@@ -31,9 +32,17 @@ class UntimedPasses:
         from profiler.worker.training_memory import training_step_memory
 
         batch = self.batches[self.next_step % len(self.batches)]
-        alive = [self.model, self.optimizer, *self.batches]
+        inference = self.cfg is not None and self.cfg.loop == "inference"
+        # an inference loop's steady peak is one forward's: no gradients, no optimizer state
+        alive = (
+            [self.model, *self.batches]
+            if inference
+            else [self.model, self.optimizer, *self.batches]
+        )
         try:
-            info = training_step_memory(self._step, batch, alive)
+            info = training_step_memory(
+                self._step, batch, alive, what="inference forward" if inference else None
+            )
         except Exception as exc:  # the figure is optional; the run is not
             return {"steady_peak_mb": None, "steady_method": f"unavailable: {exc}"}
         self.next_step += 1
@@ -60,30 +69,43 @@ class UntimedPasses:
         self.ch.emit("cache_saved", **compile_cache.save_artifacts(path))
 
     def check_accuracy(self, batch_sizes: list[int]) -> None:
-        """The untimed accuracy check, in a process of its own (see accuracy.py)."""
+        """The untimed accuracy check, in a process of its own (see accuracy.py), of the
+        arm's own loop kind: its mode, autocast dtype, memory format and optimizer step."""
         from profiler.worker.accuracy import check_step
 
-        cfg, arm = self.cfg, self.arm
-        assert cfg is not None and arm is not None
+        cfg, arm, loop = self.cfg, self.arm, self.loop
+        assert cfg is not None and arm is not None and loop is not None
         options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
 
         def compile_fn(module: torch.nn.Module):
             return torch.compile(module, backend=arm.torch_backend, **options)
 
+        def compile_optimizer_fn(opt_step):
+            return torch.compile(opt_step, backend=arm.torch_backend, fullgraph=False)
+
+        def make_optimizer(params):
+            return make_arm_optimizer(cfg.optimizer, params, cfg.lr)
+
         for bs in batch_sizes:
             self.ch.emit("phase", phase="accuracy", batch_size=bs)
             try:
-                batch = inputs.make_batches(
+                batches = inputs.make_batches(
                     self.plan, self.model, self.module, bs, self.device, cfg.seed, 1
-                )[0]
+                )
+                if cfg.channels_last:
+                    inputs.to_channels_last(batches)
                 result = check_step(
                     self.model,
-                    batch,
+                    batches[0],
                     inputs.LossOf(cfg.seed),
                     compile_fn,
                     seed=cfg.seed + bs,
                     rtol=cfg.accuracy_rtol,
                     atol=cfg.accuracy_atol,
+                    loop=cfg.loop,
+                    amp=loop.amp_dtype,
+                    make_optimizer=make_optimizer if loop.optimizer_compiled else None,
+                    compile_optimizer=compile_optimizer_fn if loop.optimizer_compiled else None,
                 )
             except Exception as exc:
                 result = {

@@ -24,7 +24,8 @@ def panel(qtbot):
 
 
 def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
-    """A config in which every field (and every debug option) differs from its default."""
+    """A config in which every field (and every debug option) differs from its default, but
+    the loop kind: --compile-optimizer needs a training loop (see _inference_unlike)."""
     config = RunConfig(
         source=ModelSource(model_path, model="Model", factory="Model()", input_shape="3"),
         arms=(
@@ -67,20 +68,36 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         ladder=True,
         apply_advice=True,
         weights=weights,
+        amp="bf16",
+        channels_last=True,
+        compile_optimizer=True,
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
-        assert getattr(config, field.name) != getattr(defaults, field.name), field.name
+        if field.name != "loop":
+            assert getattr(config, field.name) != getattr(defaults, field.name), field.name
     for field in dataclasses.fields(DebugOptions):
         assert getattr(config.debug, field.name) != getattr(DebugOptions(), field.name)
     return config
 
 
-def test_a_restored_session_config_runs_with_every_field(panel, tmp_path):
+def _inference_unlike(model_path: str, weights: str) -> RunConfig:
+    """The same with an inference loop (which has no optimizer step to compile, and no
+    trained weights to save)."""
+    config = _unlike_the_defaults(model_path, weights)
+    config = dataclasses.replace(
+        config, loop="inference", amp="fp16", compile_optimizer=False, save_weights=None
+    )
+    assert config.loop != RunConfig(source=ModelSource("x.py")).loop
+    return config
+
+
+@pytest.mark.parametrize("make", [_unlike_the_defaults, _inference_unlike])
+def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
     path = write_model(tmp_path, "m.py", "import torch.nn as nn\nModel = lambda: nn.Linear(3, 1)\n")
     weights = tmp_path / "trained.safetensors"
     weights.write_bytes(b"")
-    saved = _unlike_the_defaults(path, str(weights))
+    saved = make(path, str(weights))
     panel.restore(saved.to_dict())
     # The run's own folder is the only thing not repeated: each run gets a new one.
     expected = dataclasses.replace(saved, artifacts_dir=PENDING_ARTIFACTS_DIR)

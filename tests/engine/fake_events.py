@@ -22,6 +22,19 @@ ACCURACY_PASS = {  # an `accuracy` verdict of check_step
     "rtol": 1e-4,
     "atol": 1e-5,
     "compared": 2,
+    "checked": ["output", "gradients"],
+    "autocast": None,
+}
+LOOP = {  # `loaded`'s loop, as StepLoop.describe() gives it for fp32 training
+    "kind": "train",
+    "model_mode": "train",
+    "inference_mode": False,
+    "amp": None,
+    "autocast_dtype": None,
+    "grad_scaler": False,
+    "channels_last": False,
+    "channels_last_params": None,
+    "optimizer": "eager",
 }
 
 
@@ -55,6 +68,7 @@ def loaded(cache_dir: str | None, threads: int | None) -> dict[str, Any]:
         "threads": threads,
         "weights": None,
         "regional": None,
+        "loop": dict(LOOP),
         "candidates": [],
     }
 
