@@ -72,12 +72,17 @@ class UntimedPasses:
         """The untimed accuracy check, in a process of its own (see accuracy.py), of the
         arm's own loop kind: its mode, autocast dtype, memory format and optimizer step."""
         from profiler.worker.accuracy import check_step
+        from profiler.worker.blocks import find_repeated_blocks
 
         cfg, arm, loop = self.cfg, self.arm, self.loop
         assert cfg is not None and arm is not None and loop is not None
         options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
 
         def compile_fn(module: torch.nn.Module):
+            if arm.regional:  # compiled as the arm was: each repeated block, in place
+                for block in find_repeated_blocks(module, cfg.block_module).modules:
+                    block.compile(backend=arm.torch_backend, **options)
+                return module
             return torch.compile(module, backend=arm.torch_backend, **options)
 
         def compile_optimizer_fn(opt_step):

@@ -95,13 +95,15 @@ def test_only_twins_are_paired():
 def test_regional_against_whole_on_the_gpt_example(tmp_path):
     rc, stdout, stderr, s = run_cli(
         ["--example", "tiny_gpt", "--arms", "aot_eager; aot_eager:regional=true"]
-        + ["--batch-sizes", "2", "--no-accuracy", *FAST],
+        + ["--batch-sizes", "2", *FAST],
         tmp_path / "run",
     )
     assert rc == 0, stdout + stderr
     whole, regional = s["arms"]
     assert whole["model"]["regional"] is None
     assert regional["model"]["regional"] == {"class": "Block", "count": 2, "where": "blocks"}
+    # the accuracy check compiles the blocks as the arm did, and they match eager
+    assert regional["results"][0]["accuracy"]["status"] == "pass"
     assert all(r["steps"] > 0 for a in s["arms"] for r in a["results"])
     (row,) = s["regional"]
     assert row["regional"] == "aot_eager(regional)" and row["whole"] == "aot_eager"
