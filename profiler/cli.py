@@ -32,6 +32,7 @@ from profiler.config import (
 from profiler.progress import TerminalProgress
 from profiler.report.cli import add_report_parser, cmd_report
 from profiler.report.export import REPORT_FORMATS, export_reports
+from profiler.run_lock import RunLock
 from profiler.runner import Runner
 from profiler.summary import render_summary
 
@@ -188,6 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
     )
     out.add_argument(
+        "--force",
+        action="store_true",
+        help="run into an --out folder that holds an earlier run, replacing its files",
+    )
+    out.add_argument(
         "--profile-steps",
         type=int,
         default=0,
@@ -292,10 +298,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     label = args.example or Path(args.model_file).stem
-    out_dir = Path(args.out) if args.out else paths.new_session_dir(label)
+    try:
+        out_dir, lock = session_folder(args.out, args.force, label)
+    except OSError as exc:  # an unwritable home, an earlier run in --out, a live run there
+        print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     config = dataclasses.replace(config, artifacts_dir=str(out_dir.absolute()))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    log = session_files.open_event_log(out_dir)
+
+    def log_failed(event: dict) -> None:  # a full disk: say so once, the run goes on
+        runner.session.apply(event)
+        print(f"tcprof: warning: {event['text']}", file=sys.stderr)
+
+    log = session_files.open_event_log(out_dir, on_failure=log_failed)
     progress = TerminalProgress(
         config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
     )
@@ -310,18 +324,57 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.close()
         log.close()
     full = session.to_dict()
-    session_files.write_session_files(full, out_dir)  # first: a failing report keeps them
-    export_reports(full, out_dir, REPORT_FORMATS)
+    saved = save_outputs(full, out_dir)
+    lock.release()
     data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
     if args.json:
         print(json.dumps(data, indent=1))
     else:
         print(render_summary(data))
-    print(f"\nsession: {out_dir}", file=sys.stderr)
+    print(f"\nsession: {saved or 'not saved'}", file=sys.stderr)
     if interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return exit_code(data)
+    return exit_code(data) if saved is not None else EXIT_ERROR
+
+
+def session_folder(out: str | None, force: bool, label: str) -> tuple[Path, RunLock]:
+    """The run's folder, writable and locked for the run's life: --out, or a new folder under
+    the sessions folder. An --out holding an earlier run is refused unless `force`, which
+    clears the earlier run's files once the folder is locked."""
+    if not out:
+        folder = paths.new_session_dir(label)
+        return folder, RunLock(folder)
+    folder = Path(out).expanduser()
+    earlier = session_files.earlier_run(folder)
+    if earlier is not None and not force:
+        raise paths.StorageError(
+            f"{folder} holds an earlier run ({earlier.name}): choose another --out, or add "
+            "--force to replace it"
+        )
+    paths.check_writable(folder, "the session")
+    lock = RunLock(folder)
+    if earlier is not None:
+        session_files.clear_earlier_run(folder)
+    return folder, lock
+
+
+def save_outputs(full: dict, out_dir: Path) -> Path | None:
+    """session.json and steps.csv first (elsewhere when out_dir fails), then the reports beside
+    them; every failure is one line on stderr. Returns where the session went (None: nowhere)."""
+    saved, problem = session_files.save_session(full, out_dir)
+    if problem:
+        print(f"tcprof: {'error' if saved is None else 'warning'}: {problem}", file=sys.stderr)
+    if saved is None:
+        return None
+    try:
+        export_reports(full, saved, REPORT_FORMATS)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        print(
+            f"tcprof: warning: could not write the reports in {saved} ({reason})", file=sys.stderr
+        )
+    return saved
 
 
 def exit_code(data: dict) -> int:
@@ -370,6 +423,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(compare_saved(args.before, args.after))
     except session_files.SessionLoadError as exc:
         print(f"tcprof: error: cannot read session: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"  # a value the session checks let through
+        print(f"tcprof: error: cannot compare the sessions: {problem}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
 
