@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from profiler import examples, paths, session_files
+from profiler import examples, session_files
 from profiler.config import (
     COMPILE_MODES,
     CONTROL_LABEL,
@@ -31,8 +31,7 @@ from profiler.config import (
 )
 from profiler.progress import TerminalProgress
 from profiler.report.cli import add_report_parser, cmd_report
-from profiler.report.export import REPORT_FORMATS, export_reports
-from profiler.run_lock import RunLock
+from profiler.run_folder import open_run_folder, save_run
 from profiler.runner import Runner
 from profiler.summary import render_summary
 
@@ -299,7 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     label = args.example or Path(args.model_file).stem
     try:
-        out_dir, lock = session_folder(args.out, args.force, label)
+        out_dir, lock = open_run_folder(args.out, args.force, label)
     except OSError as exc:  # an unwritable home, an earlier run in --out, a live run there
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -324,8 +323,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.close()
         log.close()
     full = session.to_dict()
-    saved = save_outputs(full, out_dir)
+    saved, problems = save_run(full, out_dir)  # the session first: a failing report keeps it
     lock.release()
+    for line in problems:
+        print(f"tcprof: {line}", file=sys.stderr)
     data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
     if args.json:
         print(json.dumps(data, indent=1))
@@ -336,45 +337,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
     return exit_code(data) if saved is not None else EXIT_ERROR
-
-
-def session_folder(out: str | None, force: bool, label: str) -> tuple[Path, RunLock]:
-    """The run's folder, writable and locked for the run's life: --out, or a new folder under
-    the sessions folder. An --out holding an earlier run is refused unless `force`, which
-    clears the earlier run's files once the folder is locked."""
-    if not out:
-        folder = paths.new_session_dir(label)
-        return folder, RunLock(folder)
-    folder = Path(out).expanduser()
-    earlier = session_files.earlier_run(folder)
-    if earlier is not None and not force:
-        raise paths.StorageError(
-            f"{folder} holds an earlier run ({earlier.name}): choose another --out, or add "
-            "--force to replace it"
-        )
-    paths.check_writable(folder, "the session")
-    lock = RunLock(folder)
-    if earlier is not None:
-        session_files.clear_earlier_run(folder)
-    return folder, lock
-
-
-def save_outputs(full: dict, out_dir: Path) -> Path | None:
-    """session.json and steps.csv first (elsewhere when out_dir fails), then the reports beside
-    them; every failure is one line on stderr. Returns where the session went (None: nowhere)."""
-    saved, problem = session_files.save_session(full, out_dir)
-    if problem:
-        print(f"tcprof: {'error' if saved is None else 'warning'}: {problem}", file=sys.stderr)
-    if saved is None:
-        return None
-    try:
-        export_reports(full, saved, REPORT_FORMATS)
-    except OSError as exc:
-        reason = exc.strerror or exc
-        print(
-            f"tcprof: warning: could not write the reports in {saved} ({reason})", file=sys.stderr
-        )
-    return saved
 
 
 def exit_code(data: dict) -> int:

@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from profiler import safe_json
+from profiler.event_schema import event_problem
 from profiler.events import jsonsafe
 from profiler.outputs import EventLog, atomic_write_text
 from profiler.session_paths import portable_paths, resolved_paths
 from profiler.session_replay import synthesise_events
-from profiler.session_schema import event_problem, session_problem
+from profiler.session_schema import session_problem
 from profiler.steps_csv import steps_csv_text
 
 SESSION_JSON = "session.json"

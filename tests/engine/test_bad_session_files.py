@@ -19,6 +19,7 @@ import pytest
 
 from profiler.cli import main as tcprof
 from profiler.config import ArmSpec, ModelSource, RunConfig
+from profiler.event_schema import event_problem
 from profiler.events import encode
 from profiler.runner import Runner
 from profiler.session import Session
@@ -31,7 +32,7 @@ from profiler.session_files import (
     load_session,
     write_session_files,
 )
-from profiler.session_schema import event_problem, session_problem
+from profiler.session_schema import session_problem
 from profiler.source_context import source_context
 from tests.engine.fake_worker import FakeWorkers
 

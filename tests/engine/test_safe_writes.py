@@ -17,8 +17,8 @@ import pytest
 
 from profiler import paths, recovery
 from profiler.cli import main as tcprof
-from profiler.cli import session_folder
 from profiler.outputs import EventLog, atomic_write_text
+from profiler.run_folder import open_run_folder
 from profiler.run_lock import RunLock, is_locked
 from profiler.session_files import (
     EVENTS_JSONL,
@@ -79,7 +79,7 @@ def test_an_out_folder_with_an_earlier_run_is_refused_unless_forced(tmp_path, ca
     assert (out / EVENTS_JSONL).read_text() == '{"type": "run_start"}\n', "nothing was touched"
     (out / SESSION_JSON).write_text("{}")
     (out / "notes.txt").write_text("mine")
-    folder, lock = session_folder(str(out), True, "simple")
+    folder, lock = open_run_folder(str(out), True, "simple")
     try:
         assert folder == out and is_locked(out)
         assert sorted(p.name for p in out.iterdir()) == [".lock", "notes.txt"]
