@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import stat
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -64,6 +66,25 @@ def test_two_runs_in_the_same_second_with_the_same_label_get_two_folders(private
     assert first != second != third and first.is_dir() and second.is_dir() and third.is_dir()
     assert second.name == f"{first.name}-2" and third.name == f"{first.name}-3"
     assert first.name == time.strftime("%Y%m%d-%H%M%S-my-model", time.localtime(now))
+
+
+def test_a_run_started_in_a_second_whose_folder_is_taken_gets_its_own(private_home):
+    """Every name the CLI could pick in the next minute is taken: it must still get a folder
+    of its own (and write nothing into the others)."""
+    now = time.time()
+    taken = [paths.new_session_dir("simple", now + s) for s in range(60)]
+    args = ["--warmup", "0", "--steps", "2", "--replicates", "1", "--min-block-ms", "0"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "profiler", *RUN, *args, "--no-accuracy"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    folder = Path(re.search(r"^session: (.+)$", proc.stderr, re.M).group(1))
+    assert folder.parent == paths.sessions_dir() and folder not in taken
+    assert folder.name.endswith("-simple-2") and (folder / SESSION_JSON).is_file()
+    assert not any(any(t.iterdir()) for t in taken)
 
 
 def test_an_out_folder_with_an_earlier_run_is_refused_unless_forced(tmp_path, capsys):
