@@ -101,16 +101,12 @@ def session_source(path: str | Path) -> Path:
     """The file to read for a folder (session.json, else events.jsonl) or a file itself."""
     path = Path(path)
     if path.is_dir():
-        path = path / SESSION_JSON if _lexists(path / SESSION_JSON) else path / EVENTS_JSONL
-    if not _lexists(path):
+        path = path / SESSION_JSON if os.path.lexists(path / SESSION_JSON) else path / EVENTS_JSONL
+    if not os.path.lexists(path):
         raise SessionLoadError(f"session file not found: {path}")
     if not path.is_file():
         raise SessionLoadError(f"{path} is not a regular file")
     return path
-
-
-def _lexists(path: Path) -> bool:
-    return os.path.lexists(path)
 
 
 def load_session(path: str | Path, with_events: bool = True) -> LoadedSession:
@@ -221,7 +217,7 @@ def earlier_run(folder: str | Path) -> Path | None:
     """The file an earlier run left in `folder` (its session.json or events.jsonl), if any: a
     new run there would replace it."""
     for name in (SESSION_JSON, EVENTS_JSONL):
-        if _lexists(Path(folder) / name):
+        if os.path.lexists(Path(folder) / name):
             return Path(folder) / name
     return None
 

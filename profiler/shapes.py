@@ -81,8 +81,7 @@ class Number(Shape):
         """A fast pass over a long list (samples hold millions of step times)."""
         null = self.null
         return all(
-            (type(v) is float or type(v) is int)
-            and -MAX_NUMBER <= v <= MAX_NUMBER
+            ((type(v) is float or type(v) is int) and -MAX_NUMBER <= v <= MAX_NUMBER)
             or (null and v is None)
             for v in values
         )
