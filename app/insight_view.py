@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.theme import error_colour, is_dark
 from profiler.event_text import FELL_BACK, recompile_limit_hit
+from profiler.source_context import source_context  # regular files under 1 MB only
 from profiler.summary import fmt_break_even
 
 STATUS_TEXT = {
@@ -40,7 +41,6 @@ STATUS_TEXT = {
     "fell_back": FELL_BACK,
     "not_run": "-",
 }
-CONTEXT_LINES = 4
 Cell = tuple[Any, "str | None"]  # a table cell's text and its tooltip
 
 
@@ -78,20 +78,6 @@ def _item(text: Any, tooltip: str | None = None, colour: QColor | None = None) -
 
 def _secs(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
-
-
-def source_context(file: str | None, line: int | None, around: int = CONTEXT_LINES) -> str:
-    """The user's source lines around a graph break (read as text; nothing is imported)."""
-    if not file or not line:
-        return "(no source location)"
-    try:
-        lines = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        return f"{file}:{line} (cannot read: {exc.strerror})"
-    lo, hi = max(1, line - around), min(len(lines), line + around)
-    width = len(str(hi))
-    body = [f"{'>' if n == line else ' '} {n:>{width}} | {lines[n - 1]}" for n in range(lo, hi + 1)]
-    return f"{file}:{line}\n" + "\n".join(body)
 
 
 class InsightView(QWidget):

@@ -13,7 +13,8 @@ guards `_pending` and `_signalled` and is held only for a few list operations. N
 while holding it: no signal is emitted, no Qt or listener code runs, no other lock is taken.
 `take_events` swaps the list out under the lock, and the GUI processes it (LiveData, widgets)
 after releasing it; LiveData itself is touched by the GUI thread alone and has no lock. The
-signal carries no Python object, so a queued emit never needs the GUI thread's help.
+signal carries no Python object, so a queued emit never needs the GUI thread's help. (The
+session folder's `_folder_lock` is a file lock against other processes, not a thread lock.)
 
 Work that grows with the run's length stays here too, off the GUI thread: the summary table's
 numbers (`Session.to_dict()` bootstraps confidence intervals) are computed when a batch size
@@ -33,8 +34,9 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from profiler.config import RunConfig
 from profiler.outputs import EventLog
+from profiler.run_lock import RunLock
 from profiler.runner import Runner
-from profiler.session_files import open_event_log, write_session_files
+from profiler.session_files import open_event_log, save_session
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -54,8 +56,9 @@ class ProfilerThread(QThread):
         session_dir: Path | None = None,
         parent: QObject | None = None,
     ) -> None:
-        """With session_dir, events.jsonl is written as events arrive and session.json and
-        steps.csv when the run ends."""
+        """With session_dir, the folder is locked for the run's life (recovery leaves it
+        alone), events.jsonl is written as events arrive (a failing write is one log line, and
+        the run goes on) and session.json and steps.csv when the run ends."""
         super().__init__(parent)
         self.setObjectName("ProfilerThread")
         self.config = config
@@ -65,7 +68,10 @@ class ProfilerThread(QThread):
         self.events_relayed = 0
         self.signals_emitted = 0
         self.session_dir = session_dir
-        self._event_log: EventLog | None = open_event_log(session_dir) if session_dir else None
+        self._folder_lock: RunLock | None = self._take_folder_lock(session_dir)
+        self._event_log: EventLog | None = (
+            open_event_log(session_dir, on_failure=self._log_failed) if session_dir else None
+        )
         own = [self._event_log] if self._event_log else []
         # Listeners run here, off the GUI thread; the relay comes last.
         self.runner = runner_factory(config, [*own, *(listeners or []), self._relay])
@@ -94,7 +100,28 @@ class ProfilerThread(QThread):
         finally:
             if self._event_log is not None:
                 self._event_log.close()
-        self._save()
+        try:
+            self._save()
+        finally:
+            if self._folder_lock is not None:
+                self._folder_lock.release()
+
+    @staticmethod
+    def _take_folder_lock(session_dir: Path | None) -> RunLock | None:
+        if session_dir is None:
+            return None
+        try:
+            return RunLock(session_dir)
+        except OSError:  # a fresh folder of this run: only a broken file system refuses
+            return None
+
+    def _log_failed(self, event: Event) -> None:
+        """events.jsonl could not be written: the session (in memory) and the window are told
+        once; the run goes on."""
+        session = getattr(self.runner, "session", None)
+        if session is not None:
+            session.apply(event)
+        self._relay(event)
 
     def _summarize(self) -> dict[str, Any] | None:
         session = getattr(self.runner, "session", None)
@@ -111,9 +138,12 @@ class ProfilerThread(QThread):
         if self.session_dir is None or session is None:
             return
         try:
-            write_session_files(session.to_dict(), self.session_dir)
-        except Exception as exc:  # a full disk must not take the window down
-            self.save_error = f"could not save the session in {self.session_dir}: {exc}"
+            saved, problem = save_session(session.to_dict(), self.session_dir)
+        except Exception as exc:  # nothing may take the window down
+            saved, problem = None, f"could not save the session in {self.session_dir}: {exc}"
+        if saved is not None:
+            self.session_dir = saved
+        self.save_error = problem
 
     def _relay(self, event: Event) -> None:
         if event.get("type") == "bs_done":

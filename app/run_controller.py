@@ -4,7 +4,8 @@ The controller owns the ProfilerThread and what lives as long as a run: the sess
 (the thread writes events.jsonl live, and session.json and steps.csv when the run ends or is
 stopped), the latest summary (session.json's dict, computed on the thread whenever a batch size
 finishes) and the LiveData buffers the plots pull from. Widgets subscribe to its signals; none
-of them touches the thread.
+of them touches the thread. When no session folder can be made (an unwritable TCPROF_HOME),
+the run ends at once as failed and `save_error` says why.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from profiler.config import RunConfig
-from profiler.paths import new_session_dir
+from profiler.paths import StorageError, new_session_dir
 
 if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
     from app.live_data import LiveData
@@ -83,7 +84,11 @@ class RunController(QObject):
         self.data = LiveData.from_config(config)
         self.events_received = 0
         self.signals_received = 0
-        self.session_dir = new_session_dir(Path(config.source.path).stem) if save else None
+        try:
+            self.session_dir = new_session_dir(Path(config.source.path).stem) if save else None
+        except StorageError as exc:  # an unwritable TCPROF_HOME: said, not silent
+            self._refuse(str(exc))
+            return
         config = self.config = with_artifacts_dir(config, self.session_dir)
         self.thread = ProfilerThread(
             config, [], self.runner_factory or Runner, session_dir=self.session_dir
@@ -92,6 +97,19 @@ class RunController(QObject):
         self.thread.finished.connect(self._on_thread_finished)
         self.runStarted.emit()
         self.thread.start()
+
+    def _refuse(self, reason: str) -> None:
+        """A run that cannot start ends as failed, with the reason as its save error, once the
+        caller has finished starting it (signals in the order a real run sends them)."""
+        self.session_dir = None
+        self.save_error = reason
+        self.runStarted.emit()
+        QTimer.singleShot(0, self, self._end_refused)
+
+    def _end_refused(self) -> None:
+        if self.thread is None:
+            self.status = "failed"
+            self.runEnded.emit("failed")
 
     def stop(self) -> None:
         """Ask the run to end; `runEnded` follows within about a second."""
@@ -154,6 +172,7 @@ class RunController(QObject):
             self.summary = thread.summary
             self.environment = thread.summary.get("environment") or self.environment
         self.save_error = thread.save_error
+        self.session_dir = thread.session_dir  # elsewhere when its own folder could not be written
         thread.deleteLater()
         self.status = status
         self.runEnded.emit(status)

@@ -8,22 +8,27 @@ this module re-exports from there are the ones the window imports.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from profiler import safe_json
 from profiler.paths import sessions_dir
 from profiler.session_files import (
     EVENTS_JSONL,
+    MAX_SESSION_BYTES,
     SESSION_JSON,
     LoadedSession,
     SessionLoadError,
     iter_events,
     load_session,
+    open_regular,
     read_events,
 )
 from profiler.session_replay import synthesise_events
+from profiler.session_schema import session_problem
 
 # Names the window imports from here (opening a session is the engine's job).
 SESSION = SESSION_JSON
@@ -42,78 +47,109 @@ __all__ = [
 
 HEAD_BYTES = 65536  # session.json puts status and times first: the head is enough to list it
 _HEAD_FIELDS = re.compile(r'"(status|started_at)":\s*("(?:[^"\\]|\\.)*"|[-\d.eE+]+|null)')
+UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
 class SavedSession:
-    """One row of the Sessions list."""
+    """One row of the Sessions list; `problem` says why a folder cannot be opened."""
 
     folder: Path
     started_at: float | None
     model: str
     arms: tuple[str, ...]
     status: str
+    problem: str | None = None
 
     @property
     def path(self) -> Path:
         return self.folder / SESSION
 
 
+class _Unreadable(Exception):
+    """The folder's session cannot be listed (the message says why)."""
+
+
 def _first_event(path: Path) -> dict[str, Any] | None:
     try:
-        return next(iter_events(path), None)
+        return next(iter_events(path), None) if path.is_file() else None
     except (OSError, ValueError):
         return None
 
 
-def _summary_of(folder: Path) -> SavedSession | None:
-    """Model, arms, date and status without parsing a possibly huge session.json in full."""
-    fields: dict[str, Any] = {}
+def _head(path: Path) -> tuple[str, int]:
+    """The start of session.json (read as text whatever it holds) and its size."""
     try:
-        with open(folder / SESSION, encoding="utf-8", errors="replace") as f:
-            head = f.read(HEAD_BYTES)
-    except OSError:
-        return None
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise _Unreadable(f"cannot read {SESSION} ({exc.strerror or exc})") from exc
+    if size > MAX_SESSION_BYTES:
+        raise _Unreadable(f"{SESSION} is {size >> 20} MB, more than tcprof opens")
+    if not head.lstrip().startswith("{"):
+        raise _Unreadable(f"{SESSION} is not a tcprof session")
+    return head, size
+
+
+def _config(folder: Path, head: str, size: int) -> dict[str, Any]:
+    """The run's config: from events.jsonl's first event, else from a session.json small
+    enough to read whole (which is then checked whole, as opening it would)."""
+    start = _first_event(folder / EVENTS)
+    if start and start.get("type") == "run_start":
+        return start["config"]  # iter_events checked it
+    if size > HEAD_BYTES:
+        return {}
+    try:
+        session = safe_json.loads(head)
+    except ValueError as exc:
+        raise _Unreadable(f"{SESSION} {exc}") from exc
+    problem = session_problem(session)
+    if problem:
+        raise _Unreadable(f"{SESSION}: {problem}")
+    return session.get("config") or {}
+
+
+def _summary_of(folder: Path) -> SavedSession:
+    """Model, arms, date and status without parsing a possibly huge session.json in full."""
+    try:
+        head, size = _head(folder / SESSION)
+        config = _config(folder, head, size)
+    except _Unreadable as exc:
+        return SavedSession(folder, None, str(exc), (), UNREADABLE, problem=str(exc))
+    fields: dict[str, Any] = {}
     for key, raw in _HEAD_FIELDS.findall(head):
         if key not in fields:
             try:
                 fields[key] = json.loads(raw)
             except ValueError:
                 pass
-    config: dict[str, Any] = {}
-    start = _first_event(folder / EVENTS)
-    if start and start.get("type") == "run_start":
-        config = start.get("config") or {}
-    elif (folder / SESSION).stat().st_size <= HEAD_BYTES:
-        try:
-            config = json.loads(head).get("config") or {}
-        except ValueError:
-            return None
     source = config.get("source") or {}
     path = Path(str(source.get("path") or "?"))
     model = source.get("factory") or source.get("model") or ""
-    arms = []
-    for a in config.get("arms") or []:
-        arms.append(str(a.get("label") or a.get("backend") or "?"))
+    arms = tuple(str(a.get("label") or a.get("backend") or "?") for a in config.get("arms") or [])
     started = fields.get("started_at")
     return SavedSession(
         folder=folder,
-        started_at=float(started) if isinstance(started, (int, float)) else None,
+        started_at=float(started) if _is_time(started) else None,
         model=f"{model} ({path.name})" if model else path.name,
-        arms=tuple(arms),
+        arms=arms,
         status=str(fields.get("status") or "?"),
     )
 
 
+def _is_time(value: Any) -> bool:
+    """A Unix time a clock can show (not a string, not infinity, not year 5000)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e11
+
+
 def list_sessions(root: str | Path | None = None) -> list[SavedSession]:
-    """Saved sessions under root (default: sessions_dir()), newest first."""
+    """Saved sessions under root (default: sessions_dir()), newest first; a folder whose
+    session.json cannot be read is listed too, as unreadable, with the reason."""
     base = Path(root) if root is not None else sessions_dir()
-    if not base.is_dir():
+    try:
+        folders = [f for f in base.iterdir() if os.path.lexists(f / SESSION)]
+    except OSError:
         return []
-    found = []
-    for folder in base.iterdir():
-        if (folder / SESSION).is_file():
-            item = _summary_of(folder)
-            if item is not None:
-                found.append(item)
+    found = [_summary_of(folder) for folder in folders]
     return sorted(found, key=lambda s: (s.started_at or 0.0, s.folder.name), reverse=True)

@@ -2,7 +2,8 @@
 
 Non-modal, so the user can keep it open beside the window: open one (its plots, tables and
 insight come back as they were), compare one with the session the window shows (before vs
-after a code change), or open its folder. It only lists and asks; the window does the work
+after a code change), or open its folder. A folder whose session cannot be read is listed in
+the error colour with the reason in place of the model, and only its folder can be opened. It only lists and asks; the window does the work
 through the `openRequested` / `compareRequested` signals.
 """
 
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.session_store import SavedSession, list_sessions
+from app.theme import error_colour
 from profiler.paths import sessions_dir
 
 HEADER = ["date", "model", "arms", "status", "folder"]
@@ -88,9 +90,12 @@ class SessionsDialog(QDialog):
         self.table.setRowCount(len(self.sessions))
         for r, s in enumerate(self.sessions):
             cells = [_when(s.started_at), s.model, ", ".join(s.arms), s.status, s.folder.name]
+            tip = f"{s.folder}\n{s.problem}" if s.problem else str(s.folder)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(str(s.folder))
+                item.setToolTip(tip)
+                if s.problem:
+                    item.setForeground(QColor(error_colour()))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         if self.sessions:
@@ -112,14 +117,17 @@ class SessionsDialog(QDialog):
                 self.table.selectRow(r)
 
     def _update_buttons(self) -> None:
-        chosen = self.selected() is not None
-        self.open_button.setEnabled(chosen)
-        self.folder_button.setEnabled(chosen)
-        self.compare_button.setEnabled(chosen and self.can_compare)
+        chosen = self.selected()
+        readable = chosen is not None and chosen.problem is None
+        self.open_button.setEnabled(readable)
+        self.folder_button.setEnabled(chosen is not None)
+        self.compare_button.setEnabled(readable and self.can_compare)
 
     def _emit(self, signal) -> None:
         chosen = self.selected()
-        if chosen is not None and (signal is not self.compareRequested or self.can_compare):
+        if chosen is None or chosen.problem is not None:
+            return  # an unreadable session: its row says why
+        if signal is not self.compareRequested or self.can_compare:
             signal.emit(str(chosen.folder))
 
     def _open_folder(self) -> None:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from profiler import examples, paths, session_files
+from profiler import examples, session_files
 from profiler.config import (
     AMP_DTYPES,
     COMPILE_MODES,
@@ -40,7 +40,7 @@ from profiler.ladder import ladder_arms
 from profiler.outputs import EventLog
 from profiler.progress import TerminalProgress
 from profiler.report.cli import add_report_parser, cmd_report
-from profiler.report.export import REPORT_FORMATS, export_reports
+from profiler.run_folder import open_run_folder, save_run
 from profiler.runner import Runner
 from profiler.summary import render_summary
 
@@ -251,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
     )
     out.add_argument(
+        "--force",
+        action="store_true",
+        help="run into an --out folder that holds an earlier run, replacing its files",
+    )
+    out.add_argument(
         "--profile-steps",
         type=int,
         default=0,
@@ -375,10 +380,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     label = args.example or Path(args.model_file).stem
-    out_dir = Path(args.out) if args.out else paths.new_session_dir(label)
+    try:
+        out_dir, lock = open_run_folder(args.out, args.force, label)
+    except OSError as exc:  # an unwritable home, an earlier run in --out, a live run there
+        print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     config = dataclasses.replace(config, artifacts_dir=str(out_dir.absolute()))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    log = session_files.open_event_log(out_dir)
+
+    def log_failed(event: dict) -> None:  # a full disk: say so once, the run goes on
+        runner.session.apply(event)
+        print(f"tcprof: warning: {event['text']}", file=sys.stderr)
+
+    log = session_files.open_event_log(out_dir, on_failure=log_failed)
     progress = TerminalProgress(
         config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
     )
@@ -407,18 +420,20 @@ def _run_and_save(
         log.close()
     interrupted = interrupted or bool(signalled)
     full = session.to_dict()
-    session_files.write_session_files(full, out_dir)  # first: a failing report keeps them
-    export_reports(full, out_dir, REPORT_FORMATS)
+    saved, problems = save_run(full, out_dir)  # the session first: a failing report keeps it
+    lock.release()
+    for line in problems:
+        print(f"tcprof: {line}", file=sys.stderr)
     data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
     if args.json:
         print(json.dumps(data, indent=1))
     else:
         print(render_summary(data))
-    print(f"\nsession: {out_dir}", file=sys.stderr)
+    print(f"\nsession: {saved or 'not saved'}", file=sys.stderr)
     if interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return exit_code(data)
+    return exit_code(data) if saved is not None else EXIT_ERROR
 
 
 @contextlib.contextmanager
@@ -490,6 +505,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(compare_saved(args.before, args.after))
     except session_files.SessionLoadError as exc:
         print(f"tcprof: error: cannot read session: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"  # a value the session checks let through
+        print(f"tcprof: error: cannot compare the sessions: {problem}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
 

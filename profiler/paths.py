@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,13 +43,57 @@ def sessions_dir() -> Path:
     return tcprof_home() / "sessions"
 
 
-def new_session_dir(label: str = "") -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+class StorageError(OSError):
+    """A folder sessions cannot be written into (the message says why, in one line)."""
+
+
+def unwritable_reason(folder: str | Path) -> str | None:
+    """Why files cannot be written into `folder` (made when missing), or None.
+
+    Tried, not guessed from permission bits: root passes every permission check, a read-only
+    mount or a file standing where a folder should be does not."""
+    folder = Path(folder)
+    blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        return f"{blocker} is a file, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"cannot write in {folder} ({exc.strerror or exc})"
+    return None
+
+
+def check_writable(folder: str | Path, what: str = "sessions") -> Path:
+    """`folder`, made when missing; StorageError when nothing can be written there."""
+    reason = unwritable_reason(folder)
+    if reason is None:
+        return Path(folder)
+    hint = " (set TCPROF_HOME to a folder you can write to)" if what == "sessions" else ""
+    raise StorageError(f"cannot save {what} in {folder}: {reason}{hint}")
+
+
+def session_dir_name(label: str = "", now: float | None = None) -> str:
+    """'20260101-120000-model': when the run started and what it ran."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:40]
-    base = sessions_dir() / (f"{stamp}-{safe}" if safe else stamp)
-    path, n = base, 1
-    while path.exists():
-        n += 1
-        path = Path(f"{base}-{n}")
-    path.mkdir(parents=True)
-    return path
+    return f"{stamp}-{safe}" if safe else stamp
+
+
+def new_session_dir(label: str = "", now: float | None = None) -> Path:
+    """A new, empty session folder. Two runs started in the same second with the same label
+    (two windows, a script) get two folders: each name is taken by creating it, never by
+    first looking whether it exists."""
+    root = check_writable(sessions_dir())
+    base = session_dir_name(label, now)
+    for n in range(1, 10_000):
+        path = root / (base if n == 1 else f"{base}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot create a session folder in {root}: {exc.strerror}") from exc
+        return path
+    raise StorageError(f"cannot create a session folder in {root}: every name for {base} is taken")

@@ -416,10 +416,11 @@ class Session:
 
     # -- persistence --------------------------------------------------------------------------
     @classmethod
-    def from_events(cls, path: str | Path) -> Session:
-        """Rebuild from events.jsonl; a run cut short ends as 'interrupted' with what it measured."""
+    def from_events(cls, path: str | Path, skipped: list[str] | None = None) -> Session:
+        """Rebuild from events.jsonl; a run cut short ends as 'interrupted' with what it measured.
+        Events whose fields are unusable are left out (why: appended to `skipped`)."""
         session = cls()
-        for event in iter_events(path):  # a torn last line from a crash ends them
+        for event in iter_events(path, skipped):  # a torn last line from a crash ends them
             session.apply(event)
         if session.status == "running":
             session._on_run_end({"status": "interrupted", "wall_time": session.ended_at})

@@ -7,21 +7,32 @@ compare all go through this module, so each file has one name, one reader and on
 
 Paths in session.json are stored relative to the session folder (profiler/session_paths.py):
 `load_session` hands out absolute ones, found under the folder it read the session from.
+
+A session file may come from anyone, so reading is bounded and checked: session.json up to
+MAX_SESSION_BYTES, parsed with a nesting limit (profiler/safe_json.py) and checked against the
+shapes its readers rely on (profiler/session_schema.py); an events.jsonl line is skipped when it
+is too long or its fields have the wrong types. Every problem is one SessionLoadError line.
 Qt-free, and light to import: the numpy-backed Session is loaded only to fold an events.jsonl.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from profiler.events import decode, jsonsafe
+from profiler import safe_json
+from profiler.event_schema import event_problem
+from profiler.events import jsonsafe
 from profiler.outputs import EventLog, atomic_write_text
 from profiler.session_paths import portable_paths, resolved_paths
 from profiler.session_replay import synthesise_events
+from profiler.session_schema import session_problem
 from profiler.steps_csv import steps_csv_text
 
 SESSION_JSON = "session.json"
@@ -30,6 +41,10 @@ STEPS_CSV = "steps.csv"
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
 REPRODUCER = "reproduce.py"
+
+MAX_SESSION_BYTES = 256 << 20  # a session.json of millions of steps is tens of MB
+MAX_EVENT_LINE_BYTES = 8 << 20  # a steps event is a few kB, a long printed line a few MB
+MAX_REPLAYED_EVENTS_BYTES = 512 << 20  # larger logs are not replayed: samples are enough
 
 Event = dict[str, Any]
 
@@ -47,17 +62,35 @@ class LoadedSession:
 
 
 # -- reading ------------------------------------------------------------------------------------
-def iter_events(path: str | Path) -> Iterator[Event]:
-    """Every event of an events.jsonl, in order; a torn last line (a crash) ends them."""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
+def iter_events(path: str | Path, skipped: list[str] | None = None) -> Iterator[Event]:
+    """Every event of an events.jsonl, in order. A line that is not JSON (a crash tore the last
+    one) ends them; a line too long, or an event whose fields its readers could not use, is
+    left out, and why is appended to `skipped`."""
+    with open_regular(path) as f:
+        number = 0
+        while line := f.readline(MAX_EVENT_LINE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_EVENT_LINE_BYTES:
+                while line and not line.endswith(b"\n"):  # the rest of the line, in chunks
+                    line = f.readline(MAX_EVENT_LINE_BYTES)
+                _note(skipped, f"line {number} is longer than {MAX_EVENT_LINE_BYTES >> 20} MB")
+                continue
             if not line.strip():
                 continue
             try:
-                event = decode(line)
-            except ValueError:
+                event = safe_json.loads(line.decode("utf-8"))
+            except ValueError:  # UnicodeDecodeError and JsonProblem are ValueErrors
                 return
+            problem = event_problem(event)
+            if problem:
+                _note(skipped, f"line {number}: {problem}")
+                continue
             yield event
+
+
+def _note(skipped: list[str] | None, why: str) -> None:
+    if skipped is not None:
+        skipped.append(why)
 
 
 def read_events(path: str | Path) -> list[Event]:
@@ -68,9 +101,11 @@ def session_source(path: str | Path) -> Path:
     """The file to read for a folder (session.json, else events.jsonl) or a file itself."""
     path = Path(path)
     if path.is_dir():
-        path = path / SESSION_JSON if (path / SESSION_JSON).is_file() else path / EVENTS_JSONL
-    if not path.is_file():
+        path = path / SESSION_JSON if os.path.lexists(path / SESSION_JSON) else path / EVENTS_JSONL
+    if not os.path.lexists(path):
         raise SessionLoadError(f"session file not found: {path}")
+    if not path.is_file():
+        raise SessionLoadError(f"{path} is not a regular file")
     return path
 
 
@@ -78,15 +113,20 @@ def load_session(path: str | Path, with_events: bool = True) -> LoadedSession:
     """Open a session folder, a session.json or an events.jsonl.
 
     With `with_events`, also the events the plots need: events.jsonl when it holds steps, else
-    events rebuilt from session.json's samples."""
+    events rebuilt from session.json's samples. SessionLoadError (one line) for anything that
+    is not a session the readers can use."""
     source = session_source(path)
     folder = source.parent.absolute()
-    session = resolved_paths(_read_session_dict(source), folder)
-    events: list[Event] = []
-    if with_events:
-        events = _recorded_events(source)
-        if not any(e.get("type") == "steps" for e in events):
-            events = synthesise_events(session)
+    session = _read_session_dict(source)
+    try:
+        session = resolved_paths(session, folder)
+        events: list[Event] = []
+        if with_events:
+            events = _recorded_events(source)
+            if not any(e.get("type") == "steps" for e in events):
+                events = synthesise_events(session)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise SessionLoadError(f"cannot read {source}: {type(exc).__name__}: {exc}") from exc
     return LoadedSession(session, events, folder, source)
 
 
@@ -96,38 +136,90 @@ def read_session(path: str | Path) -> dict[str, Any]:
 
 
 def _read_session_dict(source: Path) -> dict[str, Any]:
+    skipped: list[str] = []
     try:
-        session = _fold_events(source) if source.suffix == ".jsonl" else _read_json(source)
-    except json.JSONDecodeError as exc:
-        raise SessionLoadError(
-            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno})"
-        ) from exc
+        if source.suffix == ".jsonl":
+            session = _fold_events(source, skipped)
+        else:
+            session = _read_json(source)
+    except safe_json.JsonProblem as exc:
+        raise SessionLoadError(f"{source} {exc}") from exc
     except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
-        raise SessionLoadError(f"cannot read {source}: {exc}") from exc
+        raise SessionLoadError(f"cannot read {source}: {_reason(exc)}") from exc
     if not isinstance(session, dict) or not isinstance(session.get("arms"), list):
         raise SessionLoadError(f"{source} is not a tcprof session (no 'arms' list)")
     if source.suffix == ".jsonl" and not session.get("config"):
-        raise SessionLoadError(f"{source} is not a tcprof session (no run_start event)")
+        why = f": {skipped[0]}" if skipped else ""
+        raise SessionLoadError(f"{source} is not a tcprof session (no run_start event{why})")
+    problem = session_problem(session)
+    if problem:
+        raise SessionLoadError(f"{source}: {problem}")
     return session
 
 
-def _fold_events(source: Path) -> dict[str, Any]:
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+
+
+def _fold_events(source: Path, skipped: list[str]) -> dict[str, Any]:
     from profiler.session import Session  # numpy-backed: not at start-up
 
-    return Session.from_events(source).to_dict()
+    try:
+        return Session.from_events(source, skipped).to_dict()
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:  # a reader the checks missed
+        raise ValueError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _read_json(source: Path) -> Any:
-    with open(source, encoding="utf-8") as f:
-        return json.load(f)
+    """session.json's contents: not too large, parsed within limits."""
+    with open_regular(source) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_SESSION_BYTES:
+            raise OSError(
+                f"{source.name} is {size >> 20} MB, more than the {MAX_SESSION_BYTES >> 20} MB "
+                "tcprof opens"
+            )
+        data = f.read(MAX_SESSION_BYTES + 1)
+    return safe_json.loads(data.decode("utf-8"))
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """A regular file opened for reading; OSError for anything else. Opened without blocking
+    and checked once open, so a FIFO put where a session file was expected never hangs."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{Path(path).name} is not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _recorded_events(source: Path) -> list[Event]:
     events_file = source if source.suffix == ".jsonl" else source.parent / EVENTS_JSONL
     try:
-        return read_events(events_file) if events_file.is_file() else []
+        if not events_file.is_file() or events_file.stat().st_size > MAX_REPLAYED_EVENTS_BYTES:
+            return []  # the plots are then rebuilt from session.json
+        return read_events(events_file)
     except (OSError, UnicodeDecodeError):
-        return []  # the plots are then rebuilt from session.json
+        return []
+
+
+def clear_earlier_run(folder: str | Path) -> None:
+    """Remove what an earlier run wrote into folder (its session files and reports), so a run
+    replacing it (--force) never leaves the folder half one run and half the other."""
+    for name in (SESSION_JSON, EVENTS_JSONL, STEPS_CSV, REPORT_HTML, REPORT_MD, REPRODUCER):
+        (Path(folder) / name).unlink(missing_ok=True)
+
+
+def earlier_run(folder: str | Path) -> Path | None:
+    """The file an earlier run left in `folder` (its session.json or events.jsonl), if any: a
+    new run there would replace it."""
+    for name in (SESSION_JSON, EVENTS_JSONL):
+        if os.path.lexists(Path(folder) / name):
+            return Path(folder) / name
+    return None
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -151,9 +243,33 @@ def write_session_files(session: dict[str, Any], folder: str | Path) -> list[Pat
     return [path for path, _ in rendered]
 
 
-def open_event_log(folder: str | Path) -> EventLog:
+def save_session(session: dict[str, Any], folder: str | Path) -> tuple[Path | None, str | None]:
+    """Write session.json and steps.csv into folder; when that fails (a full disk, a folder
+    gone), into a new folder in the system's temporary folder, so what was measured is kept.
+    Returns where they were written (None: nowhere) and, when not in `folder`, why."""
+    folder = Path(folder)
+    try:
+        write_session_files(session, folder)
+        return folder, None
+    except OSError as exc:
+        problem = f"could not save the session in {folder} ({_reason(exc)})"
+    try:
+        elsewhere = Path(tempfile.mkdtemp(prefix=f"tcprof-{folder.name}-"))
+        write_session_files(session, elsewhere)
+    except OSError as exc:
+        return None, f"{problem}, nor in the temporary folder ({_reason(exc)})"
+    return elsewhere, f"{problem}; saved it in {elsewhere} instead"
+
+
+def open_event_log(
+    folder: str | Path, on_failure: Callable[[Event], None] | None = None
+) -> EventLog:
     """A fresh events.jsonl in folder (a previous run's, in a reused --out folder, is removed),
-    appended to as events arrive."""
+    appended to as events arrive. A write that fails is reported once to `on_failure` and the
+    run goes on (profiler/outputs.py)."""
     path = Path(folder) / EVENTS_JSONL
-    path.unlink(missing_ok=True)
-    return EventLog(path)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # the log's open fails and says why
+    return EventLog(path, on_failure)

@@ -54,6 +54,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         written = export_reports(loaded.session, out, formats)
     except OSError as exc:
         return _error(f"cannot write to {out}: {exc}")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # a value load_session's checks let through: still one line, and nothing half-written
+        return _error(f"cannot report {loaded.source}: {type(exc).__name__}: {exc}")
     for p in written:
         print(p)
     return EXIT_OK

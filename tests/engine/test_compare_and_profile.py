@@ -16,6 +16,7 @@ def _session(median, peak, name="eager"):
                 "results": [
                     {
                         "batch_size": 8,
+                        "status": "ok",
                         "median_ms": median,
                         "iqr_ms": 0.01,
                         "peak_rss_mb": peak,

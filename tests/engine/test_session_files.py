@@ -49,7 +49,11 @@ def _session(folder: Path) -> dict:
                     {"event": "loaded", "loaded": True},
                 ],
                 "results": [
-                    {"batch_size": 8, "profile": {"path": f"{inside}/torch-profiler-bs8.json"}}
+                    {
+                        "batch_size": 8,
+                        "status": "ok",
+                        "profile": {"path": f"{inside}/torch-profiler-bs8.json"},
+                    }
                 ],
             },
         ],
@@ -76,7 +80,7 @@ def _make_files(folder: Path) -> None:
 
 def test_read_events_skips_blank_lines_and_stops_at_a_torn_last_line(tmp_path):
     path = tmp_path / EVENTS_JSONL
-    first, second = {"type": "log", "text": "a"}, {"type": "steps", "ms": [1.0]}
+    first, second = {"type": "log", "text": "a"}, {"type": "steps", "batch_size": 8, "ms": [1.0]}
     path.write_bytes(encode(first) + b"\n" + encode(second) + b'{"type": "st')
     assert read_events(path) == [first, second]
 
