@@ -41,6 +41,7 @@ from profiler.outputs import EventLog
 from profiler.progress import TerminalProgress
 from profiler.report.cli import add_report_parser, cmd_report
 from profiler.run_folder import open_run_folder, save_run
+from profiler.run_lock import RunLock
 from profiler.runner import Runner
 from profiler.summary import render_summary
 
@@ -397,13 +398,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     runner = Runner(config, listeners=[log, progress])
     with _stopped_by_signals(runner) as signalled:
-        return _run_and_save(runner, args, out_dir, log, progress, signalled)
+        return _run_and_save(runner, args, out_dir, lock, log, progress, signalled)
 
 
 def _run_and_save(
     runner: Runner,
     args: argparse.Namespace,
     out_dir: Path,
+    lock: RunLock,
     log: EventLog,
     progress: TerminalProgress,
     signalled: list[int],
