@@ -39,6 +39,11 @@ def fmt_accuracy(row: dict[str, Any]) -> str:
     return "-" if not acc else str(acc.get("status", "-"))
 
 
+def _err(value: Any) -> str:
+    """An error size; None is one JSON could not hold (infinite: the tensors did not compare)."""
+    return f"{value:.3g}" if isinstance(value, (int, float)) else "not finite"
+
+
 def accuracy_title(acc: dict[str, Any]) -> str:
     """The accuracy verdict's detail: the worst tensor and why (schema 1: loss and grad norm)."""
     if "worst" not in acc:
@@ -50,8 +55,8 @@ def accuracy_title(acc: dict[str, Any]) -> str:
     text = acc.get("reason") or ""
     if worst:
         text = (
-            f"worst: {worst.get('name')} (max abs err {worst.get('max_abs_err'):.3g}, "
-            f"max rel err {worst.get('max_rel_err'):.3g}). {text}"
+            f"worst: {worst.get('name')} (max abs err {_err(worst.get('max_abs_err'))}, "
+            f"max rel err {_err(worst.get('max_rel_err'))}). {text}"
         )
     return text.strip()
 

@@ -11,10 +11,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from profiler.cli import build_parser, config_from_args
+from profiler.cli import build_parser
 from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, loop_text
 from profiler.report.markdown import render_markdown
 from profiler.report.reproduce import render_reproducer
+from profiler.run_args import config_from_args
 from profiler.worker.accuracy import check_step
 from profiler.worker.errors import StepFailed
 from profiler.worker.step_loop import check_autocast
