@@ -241,6 +241,10 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def method_notes(session_dict: dict[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     cfg = session_dict.get("config") or {}
@@ -277,11 +281,21 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
     acc = [r["accuracy"] for r in rows if r.get("accuracy")]
     if acc:
         tol = next((a for a in acc if a.get("rtol") is not None), {})
+        checked = next((a["checked"] for a in acc if a.get("checked")), None)
+        compared = _and(checked) if checked else "outputs and every parameter gradient"
+        step = "inference step" if cfg.get("loop") == "inference" else "training step"
+        autocast = next((a["autocast"] for a in acc if a.get("autocast")), None)
         notes.append(
-            "accuracy: one untimed training step per batch size in its own process, eager against "
-            "the arm (fallback_random=True), outputs and every parameter gradient compared"
+            f"accuracy: one untimed {step} per batch size in its own process, eager against "
+            f"the arm (fallback_random=True), {compared} compared"
+            + (f" under autocast to {autocast}" if autocast else "")
             + (f" (rtol {tol['rtol']:g}, atol {tol['atol']:g})" if tol else "")
             + ", a float64 run settling mismatches"
+        )
+    if cfg.get("added_arms"):
+        notes.append(
+            "arms added by --apply-advice ran after the main rounds, not interleaved with the "
+            "other arms: read their recompiles, and their timings as indicative only"
         )
     return notes
 

@@ -15,3 +15,32 @@ def test_accuracy_title_names_the_worst_tensor_and_a_non_finite_error():
     assert accuracy_title(infinite) == (
         "worst: output (max abs err not finite, max rel err not finite). x"
     )
+
+
+def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms():
+    from profiler.summary import method_notes
+
+    row = {
+        "replicates": 1,
+        "accuracy": {
+            "checked": ["output"],
+            "autocast": "torch.bfloat16",
+            "rtol": 0.016,
+            "atol": 0.016,
+        },
+    }
+    session = {
+        "schema_version": 2,
+        "config": {"loop": "inference", "added_arms": [{"backend": "inductor"}]},
+        "arms": [{"results": [row]}],
+    }
+    notes = method_notes(session)
+    assert any(
+        "one untimed inference step" in n
+        and "output compared under autocast to torch.bfloat16" in n
+        for n in notes
+    )
+    assert any("--apply-advice ran after the main rounds" in n for n in notes)
+    row["accuracy"]["checked"] = ["output", "gradients"]
+    session["config"] = {}
+    assert any("output and gradients compared" in n for n in method_notes(session))
