@@ -18,18 +18,12 @@ def _wait_ready(pool: WorkerPool, count: int, timeout_s: float = 120) -> None:
         threading.Event().wait(0.1)  # poll: warming up is importing torch in another process
 
 
-def test_a_run_uses_warmed_workers_and_starts_measuring_quickly(tmp_path):
+def test_a_run_uses_the_warmed_workers_then_refills(tmp_path):
     pool = WorkerPool(size=2)
     try:
         pool.fill()
         _wait_ready(pool, 2)
         pids = {w.pid for w in pool._ready}
-        first_measured: list[float] = []
-
-        def listener(e):
-            if e["type"] == "steps" and e.get("phase") == "measure" and not first_measured:
-                first_measured.append(e["t"])
-
         cfg = RunConfig(
             ModelSource(str(example_path("simple"))),
             arms=(ArmSpec("eager"), ArmSpec("dynamo_eager")),
@@ -39,10 +33,10 @@ def test_a_run_uses_warmed_workers_and_starts_measuring_quickly(tmp_path):
             blocks=2,
             replicates=1,
         )
-        session = Runner(cfg, listeners=[listener], pool=pool).run().to_dict()
+        session = Runner(cfg, pool=pool).run().to_dict()
         assert session["status"] == "completed"
         assert {a["pid"] for a in session["arms"]} == pids
-        assert first_measured[0] < 1.5, "warmed workers skip the 3-4 s of imports"
+        # how much sooner warmed workers measure is a benchmark's question (bench/engine_startup)
         assert pool.ready_count() == 0
         pool.fill()  # refills for the next run
         assert len(pool._warming) == 2
