@@ -186,13 +186,13 @@ def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
     dialog = CompareDialog(before, after, "before", "after")
     qtbot.addWidget(dialog)
     rows = dialog.rows()
-    assert [(r[0], r[1], r[5], r[9]) for r in rows] == [
+    assert [(r[0], r[1], r[4], r[10]) for r in rows] == [
         ("eager", "8", "unchanged", "worse"),
         ("aot_eager", "8", "better", "worse"),
     ]
-    assert rows[1][4] == "-50.0%" and rows[1][8] == "+50.0%"
-    assert dialog.table.item(1, 5).foreground().color() == direction_colour("better")
-    assert dialog.table.item(1, 9).foreground().color() == direction_colour("worse")
+    assert rows[1][3].startswith("-50.0% [") and rows[1][9].endswith("(+50.0%)")
+    assert dialog.table.item(1, 4).foreground().color() == direction_colour("better")
+    assert dialog.table.item(1, 10).foreground().color() == direction_colour("worse")
     assert direction_colour("better") != direction_colour("worse")
 
 
