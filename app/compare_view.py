@@ -73,7 +73,7 @@ class CompareDialog(QDialog):
         """Two sessions in either order: the newer is shown as "after"."""
         super().__init__(parent)
         self.setWindowTitle("Compare sessions")
-        self.resize(1100, 420)
+        self.resize(1240, 420)
         self.comparison = compare(first, second)
         self.compared = self.comparison.rows
         swapped = self.comparison.before is not first

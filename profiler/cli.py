@@ -204,9 +204,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         problem = f"{type(exc).__name__}: {exc}"  # a value the session checks let through
         print(f"tcprof: error: cannot compare the sessions: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    print(text)
-    for warning in comparison.warnings:
-        print(f"tcprof: warning: {warning}", file=sys.stderr)
+    print(text)  # its warnings included
     return EXIT_ERROR if comparison.regressions else EXIT_OK
 
 

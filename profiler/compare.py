@@ -164,7 +164,7 @@ def compare_row(
         "speedup_after": after.get("speedup"),
         "speedup_ci_before": before.get("speedup_ci"),
         "speedup_ci_after": after.get("speedup_ci"),
-        "speedup_direction": speedup_direction(before, after),
+        "speedup_direction": speedup_direction(before, after) if same_method else NA,
         "compile_cold_before": _compile(before, "compile_cold_s"),
         "compile_cold_after": _compile(after, "compile_cold_s"),
         "compile_warm_before": before.get("compile_warm_s"),
@@ -224,7 +224,7 @@ def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[s
     cb, ca = before.get("config") or {}, after.get("config") or {}
     if cb and ca:
         for key, label in SETTINGS:
-            if cb.get(key) != ca.get(key):
+            if key in cb and key in ca and cb[key] != ca[key]:  # older sessions lack some
                 out.append(f"the {label} differ: {cb.get(key)} before, {ca.get(key)} after")
         if loop_text(cb) != loop_text(ca):
             out.append(f"the training loops differ: {loop_text(cb)} before, {loop_text(ca)} after")
@@ -234,12 +234,13 @@ def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[s
         alone = [n for n in names if n not in others]
         if alone:
             out.append(f"only {which} has arm(s) {', '.join(alone)}: not compared")
-    for which, session in (("before", before), ("after", after)):
-        if _replicates(session) < 2:
-            out.append(
-                f"the {which} session has a single replicate: its intervals leave "
-                "process-to-process variation out (run with --replicates 3 or more)"
-            )
+    single = [w for w, s in (("before", before), ("after", after)) if _replicates(s) < 2]
+    if single:
+        which = "both sessions have" if len(single) == 2 else f"the {single[0]} session has"
+        out.append(
+            f"{which} a single replicate: intervals leave process-to-process variation out "
+            "(run with --replicates 3 or more)"
+        )
     note = method_note(before, after)
     if note:
         out.append(note)

@@ -9,6 +9,7 @@ speedup is coloured good or bad (`speedup_tone`) and how memory against the base
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +34,8 @@ def memory_change(row: dict[str, Any]) -> float | None:
     """The arm's training memory against the baseline's, as a fraction (+0.14: 14% more).
     memory_ratio in session.json is baseline / arm, which reads backwards."""
     ratio = row.get("memory_ratio")
-    if not isinstance(ratio, (int, float)) or ratio <= 0:
-        return None
+    if not isinstance(ratio, (int, float)) or not math.isfinite(ratio) or ratio <= 0:
+        return None  # not measured, or a value JSON could not hold
     return 1.0 / ratio - 1.0
 
 
@@ -140,15 +141,18 @@ def _headline(kind: str, rows: list[dict[str, Any]]) -> str:
         best = pick(rows, key=lambda r: r["speedup"])
         lo = min(r["speedup"] for r in rows)
         hi = max(r["speedup"] for r in rows)
+        same = _x(lo) == _x(hi)  # one figure, said once
         if kind == "faster":
-            if len(rows) == 1:
-                return f"{_x(best['speedup'])} faster at {_sizes(rows)}{_interval(best)}"
+            if len(rows) == 1 or same:  # an interval belongs to one size
+                ci = _interval(best) if len(rows) == 1 else ""
+                return f"{_x(best['speedup'])} faster at {_sizes(rows)}{ci}"
             return (
                 f"{_x(lo)}–{_x(hi)} faster at {_sizes(rows)} "
                 f"({_x(best['speedup'])} at bs {best['batch_size']}{_interval(best)})"
             )
-        if len(rows) == 1:
-            return f"slower at {_sizes(rows)} ({_x(best['speedup'])}{_interval(best)})"
+        if len(rows) == 1 or same:
+            ci = _interval(best) if len(rows) == 1 else ""
+            return f"slower at {_sizes(rows)} ({_x(best['speedup'])}{ci})"
         return f"slower at {_sizes(rows)} ({_x(lo)}–{_x(hi)})"
     if kind == "noise":
         return f"no difference beyond noise at {_sizes(rows)}"

@@ -88,6 +88,7 @@ def test_rename_renames_the_folder_and_refuses_a_clash(qtbot, private_home):
 def test_delete_asks_then_moves_to_the_trash_and_spares_a_live_run(
     qtbot, private_home, tmp_path, monkeypatch
 ):
+    (tmp_path / "data").mkdir()  # a home's ~/.local/share, where the freedesktop trash lives
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     root = private_home / "sessions"
     write_session(root / "doomed", 2.0)
@@ -106,6 +107,21 @@ def test_delete_asks_then_moves_to_the_trash_and_spares_a_live_run(
         dialog.ask_delete().button(QMessageBox.StandardButton.Yes).click()
         assert "run in progress" in dialog.problem.text()
     assert (root / "live" / "session.json").is_file()
+
+
+def test_with_no_trash_delete_asks_again_before_deleting_for_good(
+    qtbot, private_home, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "no such folder"))  # no trash to use
+    root = private_home / "sessions"
+    write_session(root / "doomed", 2.0)
+    dialog = _dialog(qtbot)
+    dialog.ask_delete().button(QMessageBox.StandardButton.Yes).click()
+    assert (root / "doomed").exists(), "not deleted for good without asking"
+    assert "Delete permanently?" in dialog.question.text()
+    with qtbot.waitSignal(dialog.deleted):
+        dialog.question.button(QMessageBox.StandardButton.Yes).click()
+    assert not (root / "doomed").exists() and dialog.sessions == []
 
 
 class _FileManager(QObject):

@@ -96,7 +96,7 @@ def test_compare_command_exit_codes(tmp_path, capsys):
     out = capsys.readouterr()
     assert "worse beyond noise: eager bs 8: step time +50.0%" in out.out
     assert "before: a.json" in out.out and "after:  b.json" in out.out
-    assert "single replicate" in out.err
+    assert "warning: both sessions have a single replicate" in out.out
     assert main(["compare", str(a), str(c)]) == 0, "faster is not a failure"
     assert "nothing got worse beyond noise" in capsys.readouterr().out
     assert main(["compare", str(a), str(tmp_path / "missing.json")]) == 2

@@ -94,7 +94,7 @@ def test_several_sizes_are_summarised_in_one_line_and_partial_runs_say_so():
 def test_memory_reads_as_a_signed_change_with_the_direction_spelled_out():
     more, less = {"memory_ratio": 1 / 1.14}, {"memory_ratio": 1 / 0.92}
     assert fmt_memory(more) == "+14%" and fmt_memory(less) == "−8%"
-    assert fmt_memory({}) == "-"
+    assert fmt_memory({}) == "-" and fmt_memory({"memory_ratio": float("nan")}) == "-"
     assert memory_title(more, "eager").startswith("uses 14% more memory than eager")
     assert memory_title(less, "eager").startswith("uses 8% less memory than eager")
 
