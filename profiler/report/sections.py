@@ -41,7 +41,8 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         if speedups:
             lo, hi = min(speedups), max(speedups)
             big = f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}–{hi:.2f}x"
-            cls = "good" if lo > 1 else ("bad" if hi < 1 else "")
+            tones = {speedup_tone(r) for r in results} - {NEUTRAL}
+            cls = next(iter(tones)) if len(tones) == 1 else ""  # the table's rule, all agreeing
         else:
             big, cls = "no speedup measured", "muted"
         compile_s = sum(r.get("compile_s") or 0.0 for r in results)
