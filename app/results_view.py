@@ -1,4 +1,4 @@
-"""Results tabs: the summary table (arm x batch size), compile insight, logs, environment, and
+"""Results tabs: the verdict and the summary table (batch size x arm), compile insight, logs, environment, and
 the reproducing code, torch.profiler operators and saved weights.
 
 Every tab but the logs and the environment is filled from one session dict (the engine's
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -27,8 +28,16 @@ from app.log_panel import LogPanel
 from app.profile_view import ProfileView
 from app.table_text import table_text
 from app.theme import arm_colour, error_colour, good_colour
+from app.verdict_banner import VerdictBanner
 from app.weights_view import WeightsView
-from profiler.summary import COLUMN_HELP, accuracy_title, method_notes, table_rows
+from profiler.summary import (
+    COLUMN_HELP,
+    accuracy_title,
+    method_notes,
+    summary_results,
+    table_rows,
+)
+from profiler.verdict import BAD, GOOD, memory_title, speedup_tone
 
 ENV_KEYS = (
     ("torch", "torch"),
@@ -59,12 +68,20 @@ class ResultsView(QTabWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = _table(1)
+        self.summary.setAlternatingRowColors(False)  # banded by batch size instead
+        self.verdict = VerdictBanner()
+        summary_tab = QWidget()
+        summary_layout = QVBoxLayout(summary_tab)
+        summary_layout.setContentsMargins(0, 0, 0, 0)
+        summary_layout.setSpacing(2)
+        summary_layout.addWidget(self.verdict)
+        summary_layout.addWidget(self.summary, 1)
         self.insight = InsightView()
         self.logs = LogPanel()
         self.environment = _table(2)
         self.environment.setHorizontalHeaderLabels(["", "value"])
         self.environment.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.addTab(self.summary, "Summary")
+        self.addTab(summary_tab, "Summary")
         self.addTab(self.insight, "Compile insight")
         self.addTab(self.logs, "Logs")
         self.code = CodeView()
@@ -78,6 +95,7 @@ class ResultsView(QTabWidget):
 
     def show_session(self, session: dict[str, Any]) -> None:
         """Fill every session tab from one session dict ({"arms": []} empties them)."""
+        self.verdict.show_session(session)
         self._show_summary(session)
         self.insight.show_session(session)
         self.code.show_session(session)
@@ -95,16 +113,27 @@ class ResultsView(QTabWidget):
                 self.summary.horizontalHeaderItem(c).setToolTip(COLUMN_HELP[h])
         self.summary.setToolTip("\n".join(method_notes(session)))
         self.summary.setRowCount(len(rows))
-        names = [a["name"] for a in session.get("arms", [])]
-        results = [(a, r) for a in session.get("arms", []) for r in a["results"]]
+        results = summary_results(session)
+        shade = self.summary.palette().alternateBase()
+        sizes = list(dict.fromkeys(r.get("batch_size") for _i, _a, r in results))
         bad = QColor(error_colour())
         good = QColor(good_colour())
+        tones = {GOOD: good, BAD: bad}
         for r, row in enumerate(rows):
-            arm, result = results[r]
+            arm_index, _arm, result = results[r]
+            banded = sizes.index(result.get("batch_size")) % 2 == 1
             for c, text in enumerate(row):
                 item = QTableWidgetItem(text)
+                if banded:  # one band per batch size: its arms read as a group
+                    item.setBackground(shade)
                 if c == 0:
-                    item.setForeground(arm_colour(names.index(arm["name"])))
+                    item.setForeground(arm_colour(arm_index))
+                if header[c] == "speedup [95% CI]" and arm_index:
+                    tone = tones.get(speedup_tone(result))
+                    if tone is not None:
+                        item.setForeground(tone)
+                if header[c] == "memory" and arm_index:
+                    item.setToolTip(memory_title(result, session.get("baseline")))
                 if header[c] == "accuracy" and result.get("accuracy"):
                     item.setToolTip(accuracy_title(result["accuracy"]))
                     if text == "fail":

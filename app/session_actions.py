@@ -1,4 +1,4 @@
-"""What can be done with whole sessions: open, export, list, compare, recover.
+"""What can be done with whole sessions: open, export, list, compare any two, recover.
 
 The window shows one session at a time: the run that just ended, or a saved one the user
 opened. This object keeps track of which (its dict and its folder) and does the work on it,
@@ -117,31 +117,48 @@ class SessionActions(QObject):
             self.dialog = SessionsDialog(self._dialog_parent())
             self.dialog.openRequested.connect(self.open_session)
             self.dialog.compareRequested.connect(self.compare_with)
+            self.dialog.comparePairRequested.connect(self.compare_pair)
+            self.dialog.renamed.connect(self._folder_renamed)
         self.dialog.set_can_compare(self.has_session())
         self.dialog.refresh()
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
 
-    def compare_with(self, before_path: str | Path) -> CompareDialog | None:
-        """Compare a saved session (before) with the one the window shows (after)."""
+    def compare_with(self, other_path: str | Path) -> CompareDialog | None:
+        """Compare a saved session with the one the window shows (the newer is "after")."""
         if not self.has_session():
             return None
         try:
-            before = load_session(before_path)
+            other = load_session(other_path)
         except SessionLoadError as exc:
             self.problem.emit({"kind": "compare", "message": str(exc)})
             return None
-        after_label = f"{self.folder.name if self.folder else 'current run'} (in the window)"
+        shown = f"{self.folder.name if self.folder else 'current run'} (in the window)"
+        return self._show_comparison(other.session, self.session or {}, other.folder.name, shown)
+
+    def compare_pair(self, first: str | Path, second: str | Path) -> CompareDialog | None:
+        """Compare any two saved sessions (the newer is "after")."""
+        try:
+            a, b = load_session(first), load_session(second)
+        except SessionLoadError as exc:
+            self.problem.emit({"kind": "compare", "message": str(exc)})
+            return None
+        return self._show_comparison(a.session, b.session, a.folder.name, b.folder.name)
+
+    def _show_comparison(
+        self, first: dict[str, Any], second: dict[str, Any], first_label: str, second_label: str
+    ) -> CompareDialog:
         self.compare_dialog = CompareDialog(
-            before.session,
-            self.session or {},
-            before.folder.name,
-            after_label,
-            self._dialog_parent(),
+            first, second, first_label, second_label, self._dialog_parent()
         )
         self.compare_dialog.show()
         return self.compare_dialog
+
+    def _folder_renamed(self, old: str, new: str) -> None:
+        """The session shown was renamed in the list: export and compare find it anew."""
+        if self.folder is not None and self.folder == Path(old):
+            self.folder = Path(new)
 
     # -- export --------------------------------------------------------------------------------
     def _export_source(self) -> dict[str, Any] | Path | None:

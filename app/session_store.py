@@ -45,9 +45,24 @@ __all__ = [
     "synthesise_events",
 ]
 
+UNREADABLE = "unreadable"
+# session.json's status as the Sessions list shows it.
+STATUS_TEXT = {
+    "completed": "completed",
+    "completed_with_errors": "completed with errors",
+    "stopped": "stopped (partial)",
+    "timeout": "timed out (partial)",
+    "interrupted": "interrupted, recovered (partial)",
+    "running": "running or cut off",
+}
+
+
+def status_text(status: str) -> str:
+    return STATUS_TEXT.get(status, status.replace("_", " "))
+
+
 HEAD_BYTES = 65536  # session.json puts status and times first: the head is enough to list it
 _HEAD_FIELDS = re.compile(r'"(status|started_at)":\s*("(?:[^"\\]|\\.)*"|[-\d.eE+]+|null)')
-UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,10 @@ class SavedSession:
     @property
     def path(self) -> Path:
         return self.folder / SESSION
+
+    @property
+    def status_text(self) -> str:
+        return status_text(self.status)
 
 
 class _Unreadable(Exception):

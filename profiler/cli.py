@@ -53,9 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--factory")
     ins.add_argument("--input-shape")
     add_report_parser(sub)
-    cmp_ = sub.add_parser("compare", help="compare two saved sessions (before / after)")
-    cmp_.add_argument("before", help="the earlier run's session folder or session.json")
-    cmp_.add_argument("after", help="the later run's session folder or session.json")
+    cmp_ = sub.add_parser(
+        "compare",
+        help="compare two saved sessions (the newer is 'after'); exit 1 when a step time or "
+        "speedup got worse beyond noise",
+    )
+    cmp_.add_argument("before", help="a session folder or session.json (either order)")
+    cmp_.add_argument("after", help="the other session folder or session.json")
     sub.add_parser("gui", help="open the desktop application (the default with no arguments)")
     return parser
 
@@ -187,10 +191,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Exit 1 when a step time or a speedup got worse beyond noise (a CI job can gate on it),
+    0 otherwise, 2 when a session cannot be read."""
     from profiler.compare import compare_saved
 
     try:
-        print(compare_saved(args.before, args.after))
+        text, comparison = compare_saved(args.before, args.after)
     except session_files.SessionLoadError as exc:
         print(f"tcprof: error: cannot read session: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -198,7 +204,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         problem = f"{type(exc).__name__}: {exc}"  # a value the session checks let through
         print(f"tcprof: error: cannot compare the sessions: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_OK
+    print(text)  # its warnings included
+    return EXIT_ERROR if comparison.regressions else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from profiler import regional
 from profiler.apply_advice import before_after
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report import ladder_section
+from profiler.verdict import fmt_memory, verdict_lines
 
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
@@ -124,7 +125,7 @@ NUMERIC_COLUMNS = frozenset(
         "compile s cold/warm",
         "break-even cold/warm",
         "train MB",
-        "mem ratio",
+        "memory",
         "recompiles",
         "breaks",
     }
@@ -132,6 +133,11 @@ NUMERIC_COLUMNS = frozenset(
 
 # What each column means, for tooltips (the app) and notes (the reports).
 COLUMN_HELP = {
+    "arm": "the arm's label: a backend with its torch.compile options; the first arm is the "
+    "baseline every other arm is measured against",
+    "bs": "batch size: the rows of one batch size sit together, arm beside arm",
+    "status": "ok: measured; stopped: cut short (its figures are partial); error / oom: the "
+    "arm failed at this batch size; fell back: dynamo gave up compiling and ran eagerly",
     "median ms": "median of the per-process medians (one process per arm per round)",
     "p90 ms": "90th percentile over all measured steps",
     "samples/s": "batch size / median step time",
@@ -143,12 +149,39 @@ COLUMN_HELP = {
     "break-even cold/warm": "training steps until the compile cost is paid back by faster steps",
     "train MB": "steady training peak: CUDA max allocated over the measured steps; CPU: live "
     "tensor memory of a training step (torch.profiler profile_memory)",
-    "mem ratio": "baseline train MB / arm train MB (above 1: the arm uses less memory)",
+    "memory": "the arm's train MB against the baseline's: +14% means it uses 14% more memory "
+    "than the baseline, −8% that it uses 8% less",
     "accuracy": "one untimed step per batch size, in its own process: outputs and every "
     "gradient against eager, a float64 run settling mismatches",
-    "recompiles": "recompiles at this batch size (first round)",
-    "breaks": "graph breaks at this batch size (first round)",
+    "recompiles": "how many times dynamo compiled the model again at this batch size because a "
+    "guard failed (a new shape or value; first round); each costs compile time",
+    "breaks": "graph breaks at this batch size (first round): places where dynamo stopped "
+    "tracing, split the model into several graphs and ran Python in between",
 }
+
+
+def batch_size_order(session_dict: dict[str, Any]) -> list[int]:
+    """The batch sizes in the order the run was asked for, then any others measured."""
+    asked = [b for b in (session_dict.get("config") or {}).get("batch_sizes") or []]
+    seen = [r.get("batch_size") for a in session_dict.get("arms") or [] for r in a["results"]]
+    order = [b for b in asked if b in seen]
+    rest = {b for b in seen if b not in order}
+    return order + sorted(rest, key=lambda b: (0, b) if isinstance(b, int) else (1, str(b)))
+
+
+def summary_results(
+    session_dict: dict[str, Any],
+) -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """(arm index, arm, result) for every Summary row: grouped by batch size, the arms side by
+    side in their order within each size (the table, the app and the reports share it)."""
+    arms = list(enumerate(session_dict.get("arms") or []))
+    return [
+        (i, arm, r)
+        for bs in batch_size_order(session_dict)
+        for i, arm in arms
+        for r in arm["results"]
+        if r.get("batch_size") == bs
+    ]
 
 
 def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -164,38 +197,37 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "compile s cold/warm",
         "break-even cold/warm",
         "train MB",
-        "mem ratio",
+        "memory",
         "accuracy",
         "recompiles",
         "breaks",
     ]
     rows = []
-    for arm_index, arm in enumerate(session_dict["arms"]):
-        for r in arm["results"]:
-            status = r["status"]
-            if r.get("fell_back"):
-                status += f" ({FELL_BACK})"
-            elif r.get("compiled_while_measuring"):
-                status += " (recompiled while measuring)"
-            rows.append(
-                [
-                    arm["name"],
-                    str(r["batch_size"]),
-                    status,
-                    fmt_ms(r.get("median_ms")),
-                    fmt_ms(r.get("p90_ms")),
-                    _f(r.get("samples_per_s"), ",.0f"),
-                    fmt_speedup(r) if arm_index else "baseline",
-                    fmt_verdict(r) if arm_index else "-",
-                    fmt_compile(r),
-                    fmt_break_even(r, arm_index == 0),
-                    fmt_mb(training_mb(r)),
-                    _f(r.get("memory_ratio"), ".2f"),
-                    fmt_accuracy(r) if arm_index else "-",
-                    str(r.get("recompiles") or 0),
-                    str(r.get("graph_breaks") or 0),
-                ]
-            )
+    for arm_index, arm, r in summary_results(session_dict):
+        status = r["status"]
+        if r.get("fell_back"):
+            status += f" ({FELL_BACK})"
+        elif r.get("compiled_while_measuring"):
+            status += " (recompiled while measuring)"
+        rows.append(
+            [
+                arm["name"],
+                str(r["batch_size"]),
+                status,
+                fmt_ms(r.get("median_ms")),
+                fmt_ms(r.get("p90_ms")),
+                _f(r.get("samples_per_s"), ",.0f"),
+                fmt_speedup(r) if arm_index else "baseline",
+                fmt_verdict(r) if arm_index else "-",
+                fmt_compile(r),
+                fmt_break_even(r, arm_index == 0),
+                fmt_mb(training_mb(r)),
+                fmt_memory(r) if arm_index else "-",
+                fmt_accuracy(r) if arm_index else "-",
+                str(r.get("recompiles") or 0),
+                str(r.get("graph_breaks") or 0),
+            ]
+        )
     return header, rows
 
 
@@ -212,6 +244,9 @@ def render_table(header: list[str], rows: list[list[str]]) -> str:
 def render_summary(session_dict: dict[str, Any]) -> str:
     header, rows = table_rows(session_dict)
     parts = [render_table(header, rows)]
+    verdicts = verdict_lines(session_dict)
+    if verdicts:
+        parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
     for arm in session_dict["arms"]:
         if arm.get("error"):
             parts.append(

@@ -10,7 +10,8 @@ from profiler.config import loop_text
 from profiler.event_text import recompile_limit_hit
 from profiler.report import ladder_section, regional_section, top_ops
 from profiler.report.data import model_label, short_where
-from profiler.summary import NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
+from profiler.summary import COLUMN_HELP, NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
+from profiler.verdict import verdict_lines
 
 # Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
@@ -109,9 +110,14 @@ def render_markdown(session_dict: dict[str, Any]) -> str:
     status = session_dict.get("status")
     if status and status != "completed":
         out += [f"**Run {md_text(status)}**: the table holds what was measured.", ""]
+    verdicts = verdict_lines(session_dict)
+    if verdicts:
+        out += [*(f"- **{md_text(line)}**" for line in verdicts), ""]
     out.append(table(header, rows) if rows else "_No batch size was measured._")
     out.append("")
     note = " ".join(n[0].upper() + n[1:] + "." for n in method_notes(session_dict))
+    if rows:
+        note += f" Memory: {COLUMN_HELP['memory']}."
     fails = [
         f"{a['name']} bs {r['batch_size']}: {accuracy_title(r['accuracy'])}"
         for a in session_dict.get("arms") or []

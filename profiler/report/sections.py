@@ -15,22 +15,22 @@ from profiler.summary import (
     VERDICT_TEXT,
     accuracy_title,
     method_notes,
+    summary_results,
     table_rows,
 )
+from profiler.verdict import NEUTRAL, memory_title, session_verdicts, speedup_tone
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
 
 
-def _speedup_class(row: dict[str, Any]) -> str:
-    ci = row.get("speedup_ci")
-    if not ci or None in ci:
-        return ""
-    if ci[0] > 1.0:
-        return "good"
-    if ci[1] < 1.0:
-        return "bad"
-    return ""
+def verdict_list(session_dict: dict[str, Any], esc: Esc) -> str:
+    """The verdict first: one coloured sentence per compiled arm."""
+    items = "".join(
+        f'<li class="{"" if v.tone == NEUTRAL else v.tone}">{esc(v.text)}</li>'
+        for v in session_verdicts(session_dict)
+    )
+    return f'<ul class="verdict">{items}</ul>' if items else ""
 
 
 def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
@@ -41,7 +41,8 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         if speedups:
             lo, hi = min(speedups), max(speedups)
             big = f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}–{hi:.2f}x"
-            cls = "good" if lo > 1 else ("bad" if hi < 1 else "")
+            tones = {speedup_tone(r) for r in results} - {NEUTRAL}
+            cls = next(iter(tones)) if len(tones) == 1 else ""  # the table's rule, all agreeing
         else:
             big, cls = "no speedup measured", "muted"
         compile_s = sum(r.get("compile_s") or 0.0 for r in results)
@@ -79,9 +80,7 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
 
 def summary(session_dict: dict[str, Any], esc: Esc) -> str:
     header, rows = table_rows(session_dict)
-    raw = [
-        (i, r) for i, a in enumerate(session_dict.get("arms") or []) for r in a.get("results") or []
-    ]
+    raw = [(i, r) for i, _arm, r in summary_results(session_dict)]
     head = "".join(
         f'<th class="{"num" if h in NUMERIC_COLUMNS else ""}">{esc(h)}</th>' for h in header
     )
@@ -94,7 +93,10 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
             if h == "status" and r.get("status") != "ok":
                 cls = "bad"
             elif h == "speedup [95% CI]" and arm_index:
-                cls = _speedup_class(r)
+                tone = speedup_tone(r)
+                cls = "" if tone == NEUTRAL else tone
+            elif h == "memory" and arm_index:
+                title = memory_title(r, session_dict.get("baseline"))
             elif h == "accuracy" and cell == "fail":
                 cls, acc = "bad", r.get("accuracy") or {}
                 title = accuracy_title(acc)
@@ -112,7 +114,7 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
     notes = [
         esc(f"{h}: {text}.")
         for h, text in COLUMN_HELP.items()
-        if h in ("speedup [95% CI]", "compile s cold/warm", "train MB", "mem ratio")
+        if h in ("speedup [95% CI]", "compile s cold/warm", "train MB", "memory")
     ]
     notes.append("Green: faster beyond noise; red: slower. * marks a noisy median.")
     notes += [esc(n[0].upper() + n[1:] + ".") for n in method_notes(session_dict)]
@@ -123,7 +125,8 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
         else '<p class="muted">No batch size was measured.</p>'
     )
     return (
-        f'<section id="summary"><h2>Summary</h2>{_cards(session_dict, esc)}{table}'
+        f'<section id="summary"><h2>Summary</h2>{verdict_list(session_dict, esc)}'
+        f"{_cards(session_dict, esc)}{table}"
         + "".join(f'<p class="note">{n}</p>' for n in notes)
         + "</section>"
     )

@@ -113,7 +113,7 @@ def test_compare_needs_a_session_shown_and_reports_a_bad_one(actions, qtbot, tmp
     actions.open_session(tmp_path / "after")
     dialog = actions.compare_with(tmp_path / "before")
     qtbot.addWidget(dialog)
-    assert [(r[0], r[5]) for r in dialog.rows()] == [("eager", "better"), ("aot_eager", "better")]
+    assert [(r[0], r[4]) for r in dialog.rows()] == [("eager", "better"), ("aot_eager", "better")]
     with qtbot.waitSignal(actions.problem) as problem:
         assert actions.compare_with(tmp_path / "missing") is None
     assert problem.args[0]["kind"] == "compare"
@@ -135,7 +135,7 @@ def test_the_sessions_list_opens_and_compares_through_the_actions(actions, qtbot
     compared = actions.compare_dialog
     assert compared is not None and compared.parent() is None
     qtbot.addWidget(compared)
-    assert [r[5] for r in compared.rows()] == ["better", "better"]
+    assert [r[4] for r in compared.rows()] == ["better", "better"]
 
 
 def test_recovery_at_start_up_is_announced(actions, qtbot, private_home):

@@ -99,8 +99,9 @@ def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbo
     # in time or in memory, for every arm and batch size.
     dialog = other.sessions.compare_with(folder)
     assert dialog is not None
-    assert [(r[0], r[1], r[4], r[5], r[8], r[9]) for r in dialog.rows()] == [
-        (arm, bs, "+0.0%", "unchanged", "+0.0%", "unchanged")
+    cells = [(r[0], r[1], r[3][:6], r[4], r[9][-7:], r[10]) for r in dialog.rows()]
+    assert cells == [
+        (arm, bs, "+0.0% ", "unchanged", "(+0.0%)", "unchanged")
         for arm in ("eager", "aot_eager")
         for bs in ("8", "16")
     ]
@@ -186,13 +187,13 @@ def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
     dialog = CompareDialog(before, after, "before", "after")
     qtbot.addWidget(dialog)
     rows = dialog.rows()
-    assert [(r[0], r[1], r[5], r[9]) for r in rows] == [
+    assert [(r[0], r[1], r[4], r[10]) for r in rows] == [
         ("eager", "8", "unchanged", "worse"),
         ("aot_eager", "8", "better", "worse"),
     ]
-    assert rows[1][4] == "-50.0%" and rows[1][8] == "+50.0%"
-    assert dialog.table.item(1, 5).foreground().color() == direction_colour("better")
-    assert dialog.table.item(1, 9).foreground().color() == direction_colour("worse")
+    assert rows[1][3].startswith("-50.0% [") and rows[1][9].endswith("(+50.0%)")
+    assert dialog.table.item(1, 4).foreground().color() == direction_colour("better")
+    assert dialog.table.item(1, 10).foreground().color() == direction_colour("worse")
     assert direction_colour("better") != direction_colour("worse")
 
 
@@ -269,7 +270,7 @@ def test_a_schema_1_session_opens_marked_as_measured_by_the_old_method(make_wind
     window = make_window(background=False)
     assert window.sessions.open_session(folder / "session.json")
     rows = window.results.rows()
-    assert [r[0] for r in rows] == ["eager", "eager", "aot_eager", "aot_eager"]
+    assert [r[0] for r in rows] == ["eager", "aot_eager", "eager", "aot_eager"]
     assert "measured by the old method" in window.results.summary.toolTip()
     assert window.setup.measurement.replicates.value() >= 1
 

@@ -1,0 +1,225 @@
+"""The verdict: one sentence per compiled arm that says what compiling bought, read before any
+table ("inductor is 1.21× faster at bs 8 [1.17–1.28], pays back its 32 s compile after 14,100
+steps, uses 14% more memory, accuracy pass").
+
+Also the rules every view shares so the window, `tcprof run` and the reports agree: when a
+speedup is coloured good or bad (`speedup_tone`) and how memory against the baseline reads
+("+14%", with "uses 14% more memory than eager" spelled out). Qt-free and torch-free.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+MINUS = "\u2212"  # a real minus sign: "−8%" reads as a number, "-8%" as a dash
+
+GOOD, BAD, NEUTRAL = "good", "bad", "neutral"
+
+
+def speedup_tone(row: dict[str, Any]) -> str:
+    """good: the whole speedup interval is above 1; bad: below 1; neutral otherwise."""
+    ci = row.get("speedup_ci")
+    if not ci or None in ci:
+        return NEUTRAL
+    if ci[0] > 1.0:
+        return GOOD
+    if ci[1] < 1.0:
+        return BAD
+    return NEUTRAL
+
+
+def memory_change(row: dict[str, Any]) -> float | None:
+    """The arm's training memory against the baseline's, as a fraction (+0.14: 14% more).
+    memory_ratio in session.json is baseline / arm, which reads backwards."""
+    ratio = row.get("memory_ratio")
+    if not isinstance(ratio, (int, float)) or not math.isfinite(ratio) or ratio <= 0:
+        return None  # not measured, or a value JSON could not hold
+    return 1.0 / ratio - 1.0
+
+
+def _pct(fraction: float) -> str:
+    return f"{abs(fraction) * 100:.0f}%"
+
+
+def fmt_memory(row: dict[str, Any]) -> str:
+    """'+14%' / '−8%' / '±0%' against the baseline, '-' when not measured."""
+    change = memory_change(row)
+    if change is None:
+        return "-"
+    if round(change * 100) == 0:
+        return "±0%"
+    return ("+" if change > 0 else MINUS) + _pct(change)
+
+
+def memory_words(row: dict[str, Any]) -> str | None:
+    """'uses 14% more memory', 'uses 8% less memory', 'uses the same memory'."""
+    change = memory_change(row)
+    if change is None:
+        return None
+    if round(change * 100) == 0:
+        return "uses the same memory"
+    return f"uses {_pct(change)} {'more' if change > 0 else 'less'} memory"
+
+
+def memory_title(row: dict[str, Any], baseline: str | None) -> str:
+    """The memory cell's tooltip: the direction spelled out."""
+    words = memory_words(row)
+    if words is None:
+        return "not measured"
+    return f"{words} than {baseline or 'the baseline'} (steady training peak)"
+
+
+# ---- the verdict sentence --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArmVerdict:
+    """One compiled arm's sentence and how it should be coloured (good / bad / neutral)."""
+
+    arm: str
+    text: str
+    tone: str
+
+
+def _x(value: float) -> str:
+    return f"{value:.2f}×"
+
+
+def _interval(row: dict[str, Any]) -> str:
+    ci = row.get("speedup_ci")
+    return f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci and None not in ci else ""
+
+
+def _sizes(rows: list[dict[str, Any]]) -> str:
+    return "bs " + ", ".join(str(r["batch_size"]) for r in rows)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
+def _payback(row: dict[str, Any]) -> str | None:
+    """'pays back its 32 s compile after 14,100 steps' (cold cache) or 'never pays back'."""
+    compile_s = row.get("compile_cold_s")
+    steps_key = "break_even_cold_steps"
+    if compile_s is None:
+        compile_s, steps_key = row.get("compile_s"), "break_even_steps"
+    if compile_s is None:
+        return None
+    steps = row.get(steps_key)
+    if steps is None:
+        return f"never pays back its {_seconds(compile_s)} compile"
+    return f"pays back its {_seconds(compile_s)} compile after {steps:,.0f} steps"
+
+
+def _error_text(row: dict[str, Any]) -> str:
+    err = row.get("error") or {}
+    message = " ".join(str(err.get("message") or row.get("status") or "error").split())
+    return message if len(message) <= 80 else message[:79] + "…"
+
+
+def _is_partial(row: dict[str, Any]) -> bool:
+    return row.get("status") == "stopped"
+
+
+def _classify(row: dict[str, Any]) -> str:
+    if row.get("status") in ("error", "oom"):
+        return "failed"
+    if row.get("fell_back"):
+        return "fell_back"
+    return {"faster": "faster", "slower": "slower", "no_difference": "noise"}.get(
+        row.get("verdict") or "", "unmeasured"
+    )
+
+
+def _headline(kind: str, rows: list[dict[str, Any]]) -> str:
+    """The part of the sentence for a group of batch sizes with the same outcome."""
+    if kind in ("faster", "slower"):
+        pick = max if kind == "faster" else min  # the clearest case of the group
+        best = pick(rows, key=lambda r: r["speedup"])
+        lo = min(r["speedup"] for r in rows)
+        hi = max(r["speedup"] for r in rows)
+        same = _x(lo) == _x(hi)  # one figure, said once
+        if kind == "faster":
+            if len(rows) == 1 or same:  # an interval belongs to one size
+                ci = _interval(best) if len(rows) == 1 else ""
+                return f"{_x(best['speedup'])} faster at {_sizes(rows)}{ci}"
+            return (
+                f"{_x(lo)}–{_x(hi)} faster at {_sizes(rows)} "
+                f"({_x(best['speedup'])} at bs {best['batch_size']}{_interval(best)})"
+            )
+        if len(rows) == 1 or same:
+            ci = _interval(best) if len(rows) == 1 else ""
+            return f"slower at {_sizes(rows)} ({_x(best['speedup'])}{ci})"
+        return f"slower at {_sizes(rows)} ({_x(lo)}–{_x(hi)})"
+    if kind == "noise":
+        return f"no difference beyond noise at {_sizes(rows)}"
+    if kind == "fell_back":
+        return f"fell back to eager at {_sizes(rows)}"
+    if kind == "failed":
+        return "; ".join(f"failed at bs {r['batch_size']}: {_error_text(r)}" for r in rows)
+    return f"not measured at {_sizes(rows)}"
+
+
+# The verb that joins the arm's name to its first outcome.
+VERB = {"faster": "is ", "slower": "is ", "noise": "shows ", "unmeasured": "was "}
+ORDER = ("faster", "slower", "noise", "fell_back", "failed", "unmeasured")
+
+
+def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
+    """The sentence for one compiled arm over all its batch sizes."""
+    name = str(arm.get("name"))
+    rows = [r for r in arm.get("results") or [] if isinstance(r.get("batch_size"), int)]
+    if not rows:
+        err = arm.get("error") or {}
+        if err:
+            message = " ".join(str(err.get("message") or err.get("kind") or "error").split())
+            return ArmVerdict(name, f"{name} failed: {message[:120]}", BAD)
+        return ArmVerdict(name, f"{name}: nothing was measured", NEUTRAL)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(_classify(r), []).append(r)
+    kinds = [k for k in ORDER if k in groups]
+    parts = [_headline(k, groups[k]) for k in kinds]
+    if "faster" in groups:
+        lead = max(groups["faster"], key=lambda r: r["speedup"])
+    else:
+        lead = next((groups[k][0] for k in ("slower", "noise") if k in groups), rows[0])
+    extras = [_payback(lead), memory_words(lead)]
+    accuracy = [(r.get("accuracy") or {}).get("status") for r in rows]
+    failed = [r for r, s in zip(rows, accuracy, strict=True) if s == "fail"]
+    if failed:
+        extras.append(f"accuracy fail at {_sizes(failed)}")
+    elif "pass" in accuracy:
+        extras.append("accuracy pass")
+    partial = stopped or any(_is_partial(r) for r in rows)
+    text = f"{name} {VERB.get(kinds[0], '')}" + ", ".join(parts + [e for e in extras if e])
+    if partial:
+        text += " (partial: the run was stopped before every step was measured)"
+    if failed or "failed" in groups:
+        tone = BAD  # a faster arm that is wrong or broken somewhere is not a win
+    elif "faster" in groups:
+        tone = GOOD
+    elif "slower" in groups or "fell_back" in groups:
+        tone = BAD
+    else:
+        tone = NEUTRAL
+    return ArmVerdict(name, text, tone)
+
+
+def session_verdicts(session: dict[str, Any]) -> list[ArmVerdict]:
+    """One verdict per compiled arm (the baseline and other eager arms have none)."""
+    arms = session.get("arms") or []
+    baseline = session.get("baseline") or (arms[0].get("name") if arms else None)
+    stopped = session.get("status") in ("stopped", "timeout", "interrupted")
+    return [
+        arm_verdict(a, stopped)
+        for i, a in enumerate(arms)
+        if i and a.get("backend") != "eager" and a.get("name") != baseline
+    ]
+
+
+def verdict_lines(session: dict[str, Any]) -> list[str]:
+    return [v.text for v in session_verdicts(session)]
