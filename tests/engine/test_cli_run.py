@@ -106,6 +106,7 @@ def test_sequential_mode_runs_one_arm_after_another(tmp_path):
             "8",
             "--sequential",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )
@@ -130,6 +131,7 @@ def test_gpt_style_file_through_factory(tmp_path):
             "--batch-sizes",
             "4",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )
@@ -153,7 +155,15 @@ def test_gpt_style_file_without_factory_explains_what_to_do(tmp_path):
 
 def test_user_prints_cannot_corrupt_the_event_channel(tmp_path):
     rc, _, _, s = run_cli(
-        [str(MODELS / "chatty.py"), "--arms", "eager,aot_eager", "--batch-sizes", "4", *FAST],
+        [
+            str(MODELS / "chatty.py"),
+            "--arms",
+            "eager,aot_eager",
+            "--batch-sizes",
+            "4",
+            *FAST,
+            "--no-accuracy",
+        ],
         tmp_path,
     )
     assert rc == 0

@@ -8,7 +8,16 @@ from tests.engine.helpers import FAST, MODELS, arm, events, run_cli
 
 def test_graph_break_example_reports_file_and_line(tmp_path):
     rc, stdout, _, s = run_cli(
-        ["--example", "graph_break", "--arms", "eager,aot_eager", "--batch-sizes", "8", *FAST],
+        [
+            "--example",
+            "graph_break",
+            "--arms",
+            "eager,aot_eager",
+            "--batch-sizes",
+            "8",
+            *FAST,
+            "--no-accuracy",
+        ],
         tmp_path,
     )
     assert rc == 0
@@ -32,6 +41,7 @@ def test_dynamic_false_recompiles_per_size_and_dynamic_true_does_not(tmp_path):
             "--batch-sizes",
             "8,16,32",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )
@@ -61,6 +71,7 @@ def test_fullgraph_on_a_graph_break_fails_that_arm_only(tmp_path):
             "--batch-sizes",
             "8",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )
@@ -118,6 +129,7 @@ def test_debug_flags_are_applied_and_recorded(tmp_path):
             "--log",
             "guards",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )
@@ -154,6 +166,7 @@ def test_suppressed_compile_failure_is_flagged_as_fallen_back(tmp_path):
             "eager,relu_compile_error_TESTING_ONLY",
             "--suppress-errors",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )

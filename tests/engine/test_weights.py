@@ -41,6 +41,7 @@ def test_saved_weights_from_a_compiled_arm_load_strictly(tmp_path):
             "--save-weights",
             "safetensors",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )

@@ -32,6 +32,7 @@ def test_a_run_uses_the_warmed_workers_then_refills(tmp_path):
             steps=4,
             blocks=2,
             replicates=1,
+            accuracy=False,
         )
         session = Runner(cfg, pool=pool).run().to_dict()
         assert session["status"] == "completed"

@@ -21,6 +21,7 @@ def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes
         steps=8,
         blocks=2,
         replicates=1,
+        min_block_ms=0.0,
     )
     log = open_event_log(out_dir)
     try:
