@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from profiler import stragglers
 from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
 from profiler.rank_merge import RankMerger
+from profiler.report import reproduce, straggler_section
 
 
 def _merger() -> tuple[RankMerger, list[dict]]:
@@ -76,3 +78,33 @@ def test_distributed_settings_are_checked():
     cfg = _config(nproc=2, parallel="ddp", arms=(ArmSpec("eager", parallel="none"), ArmSpec()))
     assert [cfg.world_size(a) for a in cfg.arms] == [1, 2]
     assert RunConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def _ranked_session() -> dict:
+    ranks = [
+        {"rank": 0, "node": 0, "host": "h", "median_ms": 10.0},
+        {"rank": 1, "node": 0, "host": "h", "median_ms": 12.5},
+    ]
+    row = {"batch_size": 16, "global_batch_size": 32, "ranks": ranks}
+    parallel = {"parallel": "fsdp", "world_size": 2, "sharded_blocks": {"where": "blocks"}}
+    arm = {"name": "aot_eager", "backend": "aot_eager", "results": [row]}
+    return {"arms": [{**arm, "model": {"parallel": parallel}}]}
+
+
+def test_the_straggler_view_names_the_slowest_rank_and_the_spread():
+    (line,) = stragglers.text_lines(_ranked_session())[1:]
+    assert line == (
+        "  aot_eager bs 16 / 32: 0: 10 ms, 1: 12.5 ms; spread 25.0%; slowest rank 1 (node 0, h)"
+    )
+    assert "| rank 1 (node 0, h) |" in "\n".join(
+        straggler_section.markdown_lines(_ranked_session(), str)
+    )
+    assert stragglers.text_lines({"arms": [{"name": "eager", "results": [{"ranks": None}]}]}) == []
+
+
+def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
+    arm = _ranked_session()["arms"][0]
+    block = reproduce._with_parallel(arm, "runner = torch.compile(model)")
+    assert "torchrun --standalone --nproc-per-node 2 reproduce.py" in block
+    assert "for block in model.get_submodule('blocks'):" in block
+    assert block.index("fully_shard(model)") < block.index("runner = torch.compile(model)")
