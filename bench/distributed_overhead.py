@@ -74,6 +74,7 @@ def harness_median(steps: int, warmup: int) -> float:
             + ["--steps", str(steps), "--warmup", str(warmup), "--replicates", "1"]
             + ["--no-accuracy", "--quiet", "--out", str(out)],
             check=True,
+            stdout=subprocess.DEVNULL,
         )
         session = json.loads((out / "session.json").read_text())
         return session["arms"][0]["results"][0]["median_ms"]
