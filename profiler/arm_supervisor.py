@@ -323,6 +323,9 @@ class ArmSupervisor:
         arm.failed = True
         tail = worker.output_tail()
         message = worker_end.end_message(info, arm.where(), closed)
+        first = getattr(worker, "first_to_end", None)  # a distributed arm: which rank
+        ended = first() if callable(first) else None
+        message = f"{ended}; {message}" if ended else message
         crash = {
             "type": "error",
             "kind": "crash",

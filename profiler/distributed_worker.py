@@ -90,6 +90,7 @@ class DistributedWorker:
         self._conns: dict[int, socket.socket] = {}
         self._sent: list[bytes] = []
         self._ended = False  # a rank failed or the engine stopped the arm: events are dropped
+        self._first_lost: int | None = None
         self._group_gone = False
         self._rank_readers: list[threading.Thread] = []
         self._threads: list[threading.Thread] = []
@@ -182,17 +183,46 @@ class DistributedWorker:
         return rank
 
     def _read_rank(self, rank: int, stream: IO[bytes]) -> None:
+        said_bye = False
         for line in stream:
             try:
                 event = decode(line)
             except ValueError:
                 continue
+            said_bye = said_bye or event.get("type") == "bye"
             with self._lock:
                 if self._ended:
                     continue
-                if self._merger.offer(rank, event):
+                dead = self._dead_peer(rank) if event.get("type") == "error" else None
+                if dead is not None:  # its error is the others' collective failing: not theirs
+                    self._first_lost = dead if self._first_lost is None else self._first_lost
                     self._ended = True
                     threading.Thread(target=self._end_ranks, daemon=True).start()
+                elif self._merger.offer(rank, event):
+                    self._ended = True
+                    threading.Thread(target=self._end_ranks, daemon=True).start()
+        with self._lock:
+            if not said_bye and not self._ended and self._first_lost is None:
+                self._first_lost = rank  # the rank that ended unasked, before the others
+
+    def _dead_peer(self, rank: int) -> int | None:
+        """Another rank whose process has already ended (a crash the others then felt)."""
+        for other, who in sorted(self._merger.identity.items()):
+            if other == rank or not who.get("pid"):
+                continue
+            try:
+                if psutil.Process(who["pid"]).status() != psutil.STATUS_ZOMBIE:
+                    continue
+            except psutil.Error:
+                pass
+            return other
+        return None
+
+    def first_to_end(self) -> str | None:
+        """The rank whose end, unasked, ended the arm (its launcher then ended the others)."""
+        with self._lock:
+            lost = self._first_lost
+            return None if lost is None else f"{self._merger.name(lost)} ended first"
 
     def _read_output(self, stream: IO[bytes], which: int) -> None:
         """The launcher's output, which the ranks share (their prints go to stderr)."""

@@ -157,6 +157,20 @@ def test_a_rank_that_raises_ends_the_arm_and_is_named(tmp_path):
     _assert_all_gone(_rank_pids(out))
 
 
+def test_a_rank_that_dies_ends_the_arm_and_is_named(tmp_path):
+    model = _model(tmp_path, "if self.rank == 1 and self.calls == 3:\n    os._exit(3)")
+    out = tmp_path / "out"
+    args = [str(model), "--arms", "eager", "--nproc", "2", "--parallel", "ddp", *QUICK]
+    rc, _, stderr, session = run_cli(args, out)
+    assert session is not None, stderr
+    assert rc != 0
+    error = arm(session, "eager")["error"]
+    assert error["kind"] == "crash"
+    assert error["message"].startswith("eager: rank 1 (node 0, ")
+    assert "ended first" in error["message"]
+    _assert_all_gone(_rank_pids(out))
+
+
 def test_a_rank_that_sleeps_forever_is_caught_by_the_stall_timeout_and_named(tmp_path):
     model = _model(tmp_path, "if self.rank == 1 and self.calls == 3:\n    time.sleep(3600)")
     out = tmp_path / "out"
