@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from typing import IO, Any
 
 import psutil
@@ -49,6 +50,7 @@ CONNECT_ENV = "TCPROF_CONNECT"
 TOKEN_ENV = "TCPROF_TOKEN"
 HELLO_TIMEOUT_S = 30.0  # a connection must say which rank it is within this
 ACCEPT_POLL_S = 0.5
+STACKS_GAP_S = 0.1  # shared by the ranks' stack dumps, so that their lines do not interleave
 
 
 def launch_command(nproc: int) -> list[str]:
@@ -307,12 +309,13 @@ class DistributedWorker:
 
     def dump_stacks(self) -> None:
         """Every rank prints its stacks (faulthandler) and says where its main thread is."""
-        for proc in _descendants(self.pid):
-            if hasattr(signal, "SIGUSR1") and proc.pid in self._rank_pids():
-                try:
-                    proc.send_signal(signal.SIGUSR1)
-                except psutil.Error:
-                    pass
+        ranks = [p for p in _descendants(self.pid) if p.pid in self._rank_pids()]
+        for proc in ranks if hasattr(signal, "SIGUSR1") else []:
+            try:
+                proc.send_signal(signal.SIGUSR1)
+            except psutil.Error:
+                pass
+            time.sleep(STACKS_GAP_S / len(ranks))  # one rank's stacks after another's
         with self._lock:
             for conn in self._conns.values():
                 _send(conn, b'{"cmd": "where"}\n')
