@@ -87,6 +87,7 @@ class ArmDialog(QDialog):
             "or the class named with --block-module) instead of the whole model: a shorter\n"
             "compile, perhaps slower steps. Beside a whole-model twin the results weigh the two."
         )
+        self._parallel = arm.parallel  # no field here: kept as the arm had it
         self._mark_dim = arm.mark_dynamic if arm.mark_dynamic is not None else 0
         dim_text = "the batch dimension" if self._mark_dim == 0 else f"dimension {self._mark_dim}"
         self.mark_dynamic = QCheckBox(f"mark {dim_text} dynamic")
@@ -134,6 +135,7 @@ class ArmDialog(QDialog):
             label=self.label.text().strip() or None,
             regional=self.regional.isChecked() if compiled else False,
             mark_dynamic=self._mark_dim if compiled and self.mark_dynamic.isChecked() else None,
+            parallel=self._parallel,
         )
 
 

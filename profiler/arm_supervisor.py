@@ -283,13 +283,15 @@ class ArmSupervisor:
         where = arm.where() or "an unannounced phase"
         arm.worker.dump_stacks()  # where it is stuck, in its output
         self._cancel.wait(STACKS_WAIT_S)
+        straggler = getattr(arm.worker, "straggler", None)  # a distributed arm: which rank
+        behind = straggler() if callable(straggler) else None
         arm.worker.stop()
         self._on_worker_gone(arm, by_engine=True)  # relays its output: the stacks among it
         stall = {
             "type": "error",
             "kind": "stall",
             "message": f"{arm.spec.name}: stalled in {where} "
-            f"(no progress for {arm.progress.timeout_s:g} s)",
+            f"(no progress for {arm.progress.timeout_s:g} s)" + (f"; {behind}" if behind else ""),
             "traceback": worker_end.output_details(arm.worker.output_tail()),
             "batch_size": arm.batch_size,
             "fatal": True,
@@ -321,6 +323,9 @@ class ArmSupervisor:
         arm.failed = True
         tail = worker.output_tail()
         message = worker_end.end_message(info, arm.where(), closed)
+        first = getattr(worker, "first_to_end", None)  # a distributed arm: which rank
+        ended = first() if callable(first) else None
+        message = f"{ended}; {message}" if ended else message
         crash = {
             "type": "error",
             "kind": "crash",

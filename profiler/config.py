@@ -22,6 +22,7 @@ OPTIMIZERS = ("sgd", "adam", "adamw")
 LOOPS = ("train", "inference")
 AMP_DTYPES = ("bf16", "fp16")
 DEVICES = ("cpu", "cuda", "mps", "auto")
+PARALLEL = ("none", "ddp", "fsdp")  # how a distributed arm wraps the model (docs/methodology.md)
 LOG_ARTIFACTS = (
     "graph_breaks",
     "recompiles",
@@ -59,6 +60,7 @@ class ArmSpec:
     label: str | None = None
     regional: bool = False  # compile each repeated block in place instead of the whole model
     mark_dynamic: int | None = None  # torch._dynamo.mark_dynamic(x, dim) on every input tensor
+    parallel: str | None = None  # ddp | fsdp | none; None: the run's --parallel
 
     @property
     def compiled(self) -> bool:
@@ -75,7 +77,7 @@ class ArmSpec:
         if self.label:
             return self.label
         if not self.compiled:
-            return "eager"
+            return "eager" if self.parallel is None else f"eager(parallel={self.parallel})"
         parts = [self.backend]
         if self.mode and self.mode != "default":
             parts.append(self.mode)
@@ -87,6 +89,8 @@ class ArmSpec:
             parts.append("regional")
         if self.mark_dynamic is not None:
             parts.append(f"mark_dynamic={self.mark_dynamic}")
+        if self.parallel is not None:
+            parts.append(f"parallel={self.parallel}")
         return " ".join(parts) if len(parts) == 1 else f"{parts[0]}({', '.join(parts[1:])})"
 
     def options(self) -> dict[str, Any]:
@@ -171,6 +175,8 @@ class RunConfig:
     amp: str | None = None  # "bf16" or "fp16": torch.autocast around forward and loss
     channels_last: bool = False  # the model and 4-D inputs in torch.channels_last
     compile_optimizer: bool = False  # compiled arms compile optimizer.step() too (train only)
+    nproc: int = 1  # processes per arm (torchrun --nproc-per-node) for a distributed arm
+    parallel: str = "none"  # ddp | fsdp | none: how a distributed arm wraps the model
 
     def __post_init__(self) -> None:
         validate(self)
@@ -180,8 +186,16 @@ class RunConfig:
         """The arms that run: the configured ones, then the A/A control when asked for."""
         return run_arms(self.arms, self.control)
 
+    def parallel_of(self, arm: ArmSpec) -> str:
+        """How `arm` runs: ddp or fsdp (a torchrun job of `nproc` ranks), or none."""
+        return arm.parallel if arm.parallel is not None else self.parallel
+
+    def world_size(self, arm: ArmSpec) -> int:
+        return self.nproc if self.parallel_of(arm) != "none" else 1
+
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
+        d["nnodes"] = 1  # one machine: several nodes are not supported yet
         d["arms"] = [a.to_dict() for a in self.arms]
         d["batch_sizes"] = list(self.batch_sizes)
         d["debug"] = self.debug.to_dict()
@@ -212,6 +226,13 @@ def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
         ArmSpec.from_dict(a) for a in config.get("added_arms") or [] if isinstance(a, dict)
     )
     return (*run_arms(arms, bool(config.get("control"))), *added)
+
+
+def world_size_of(config: dict[str, Any], spec: ArmSpec) -> int:
+    """An arm's ranks, from a session's config dict (an older session's arms have one)."""
+    parallel = spec.parallel if spec.parallel is not None else config.get("parallel") or "none"
+    nproc = config.get("nproc")
+    return nproc if parallel != "none" and isinstance(nproc, int) and nproc > 1 else 1
 
 
 def resolve_threads(concurrent_processes: int = 1) -> int:
@@ -282,6 +303,7 @@ def validate(cfg: RunConfig) -> None:
     if cfg.weights is not None:
         check_weights_file(cfg.weights)
     check_loop(cfg)
+    check_parallel(cfg)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     needs_dir = (
@@ -316,6 +338,29 @@ def check_loop(cfg: RunConfig) -> None:
         raise ConfigError(
             "--save-weights saves trained weights, and an inference loop trains nothing"
         )
+
+
+def check_parallel(cfg: RunConfig) -> None:
+    """Distributed arms: a parallel wrapper with at least one rank. --parallel with --nproc 1 is
+    allowed (a world of one: the wrapper's own cost, no communication); --nproc 2 or more with
+    no distributed arm would run nothing distributed, so it is an error."""
+    if not isinstance(cfg.nproc, int) or cfg.nproc < 1:
+        raise ConfigError("--nproc must be a positive integer")
+    for value in (cfg.parallel, *(a.parallel for a in cfg.arms if a.parallel is not None)):
+        if value not in PARALLEL:
+            raise ConfigError(f"unknown parallel {value!r}; choose one of {', '.join(PARALLEL)}")
+    distributed = [a for a in cfg.arms if cfg.parallel_of(a) != "none"]
+    if cfg.nproc > 1 and not distributed:
+        raise ConfigError("--nproc N runs a distributed arm: give --parallel ddp or fsdp")
+    if distributed and cfg.loop == "inference":
+        raise ConfigError(
+            "--parallel wraps a training step (DDP, FSDP); an inference loop has none: "
+            "use --loop train or --parallel none"
+        )
+    if cfg.save_weights and any(cfg.parallel_of(a) == "fsdp" for a in cfg.arms):
+        raise ConfigError("--save-weights does not gather FSDP's sharded weights yet")
+    if distributed and cfg.device == "mps":
+        raise ConfigError("distributed arms run on cpu (gloo) or cuda (nccl), not mps")
 
 
 def loop_text(config: dict[str, Any]) -> str:
@@ -448,6 +493,12 @@ def parse_arm(text: str) -> ArmSpec:
             kwargs["label"] = value
         elif key == "regional":
             kwargs["regional"] = bool(_parse_tristate(value, text))
+        elif key == "parallel":
+            if value not in PARALLEL:
+                raise ConfigError(
+                    f"arm {text!r}: parallel is one of {', '.join(PARALLEL)}, not {value!r}"
+                )
+            kwargs["parallel"] = value
         elif key == "mark_dynamic":
             if not value.isdigit():
                 raise ConfigError(
@@ -457,7 +508,7 @@ def parse_arm(text: str) -> ArmSpec:
         else:
             raise ConfigError(
                 f"arm {text!r}: unknown option {key!r} "
-                "(mode, dynamic, fullgraph, regional, mark_dynamic, label)"
+                "(mode, dynamic, fullgraph, regional, mark_dynamic, parallel, label)"
             )
     if (kwargs.get("regional") or "mark_dynamic" in kwargs) and backend == "eager":
         raise ConfigError(f"arm {text!r}: regional and mark_dynamic need a compile backend")

@@ -151,6 +151,14 @@ EVENTS: dict[str, Fields] = {
     "error": _event(ERROR),
     "worker_exit": _event(EXIT),
     "run_end": _event(status=TEXT, wall_time=NUM),
+    # the rank's own event is checked as an event of its type (event_problem)
+    "rank_event": _event(
+        required=("rank", "event"),
+        rank=Integer(null=False),
+        node=INT,
+        host=TEXT,
+        event=Fields({"type": Text(null=False)}, required=("type",), null=False),
+    ),
 }
 
 
@@ -162,4 +170,7 @@ def event_problem(event: Any) -> Problem:
     kind = event.get("type")
     shape = EVENTS.get(kind) if isinstance(kind, str) else None
     problem = (shape or RELAYED).problem(event, "")
+    if problem is None and kind == "rank_event":
+        inner = event_problem(event["event"])
+        problem = f"event: {inner}" if inner else None
     return f"{kind} event: {problem}" if problem and isinstance(kind, str) else problem

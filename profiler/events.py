@@ -30,9 +30,12 @@ Worker -> engine (one TypedDict below per type, with every field):
   error        kind (see ERROR_KINDS), message, traceback, file, line, batch_size, fatal
   done         cmd, failed: a command finished
   bye          answer to `exit`
+  rank_where   a rank of a distributed arm: where its main thread is (answer to `where`)
 Engine -> listeners (besides the above):
   run_start, round_start, arm_start, worker_exit, round_end, run_end
   arms_added   arms, applied: --apply-advice's derived arms join the session after its rounds
+  rank_event   rank, node, host, event: one rank's own hello, steps, first_step or bs_done of
+               a distributed arm (whose other events are the ranks' merged, rank_merge.py)
 Inside the engine and the application only (never written by a worker):
   _eof         a worker's event channel closed (read by the runner, never published)
   summary      session: the application's live session summary, after each bs_done
@@ -83,6 +86,8 @@ class EventType(str, Enum):
     ROUND_END = "round_end"
     RUN_END = "run_end"
     ARMS_ADDED = "arms_added"
+    RANK_EVENT = "rank_event"
+    RANK_WHERE = "rank_where"
     EOF = "_eof"
     SUMMARY = "summary"
 
@@ -171,6 +176,7 @@ class HelloEvent(Relayed, total=False):
     backends: list[str] | None  # None when TorchDynamo was not imported (eager arms)
     pid: int
     cuda_memory_mb: int
+    world_size: int  # a distributed arm's ranks (the hello is rank 0's)
 
 
 class LoadedEvent(Relayed, total=False):
@@ -182,6 +188,7 @@ class LoadedEvent(Relayed, total=False):
     threads: int
     weights: dict[str, Any] | None  # the user's checkpoint: path, tensors
     regional: dict[str, Any] | None  # a regional arm's compiled blocks: class, count, where
+    parallel: dict[str, Any] | None  # a distributed arm: parallel, world_size, sharded_blocks
     # the loop that runs: kind (train|inference), model_mode, inference_mode, amp,
     # autocast_dtype, grad_scaler, channels_last, channels_last_params, optimizer
     # (eager|compiled|None)
@@ -364,6 +371,7 @@ class ErrorEvent(Relayed, total=False):
     line: int | None
     batch_size: int | None
     fatal: bool  # false: the arm goes on with its next batch size (out of memory, ...)
+    rank: int  # a distributed arm: the rank that raised it
 
 
 class DoneEvent(Relayed, total=False):
@@ -373,6 +381,19 @@ class DoneEvent(Relayed, total=False):
 
 class ByeEvent(Relayed):
     pass
+
+
+class RankWhereEvent(Relayed, total=False):
+    where: str | None  # file:line (function) of the rank's main thread
+    in_torch: bool | None  # inside torch: waiting in a collective or the autograd engine
+    idle: bool | None  # waiting for the engine's next command
+
+
+class RankEventEvent(Relayed, total=False):
+    rank: int
+    node: int  # the node rank (torchrun's GROUP_RANK)
+    host: str | None
+    event: dict[str, Any]  # the rank's own event: hello, steps, first_step or bs_done
 
 
 class RunStartEvent(Relayed, total=False):
@@ -446,6 +467,8 @@ EVENT_FIELDS: dict[EventType, type] = {
     EventType.BYE: ByeEvent,
     EventType.RUN_START: RunStartEvent,
     EventType.ARMS_ADDED: ArmsAddedEvent,
+    EventType.RANK_EVENT: RankEventEvent,
+    EventType.RANK_WHERE: RankWhereEvent,
     EventType.ROUND_START: RoundStartEvent,
     EventType.ARM_START: ArmStartEvent,
     EventType.WORKER_EXIT: WorkerExitEvent,

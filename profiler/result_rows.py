@@ -75,6 +75,9 @@ class ResultRow:
     unquiet_blocks: int
     compile_breakdown: Json | None = None
     profile: Json | None = None
+    world_size: int = 1  # a distributed arm's ranks: batch_size is per rank
+    global_batch_size: int | None = None  # batch_size x world_size
+    ranks: list[Json] | None = None  # a distributed arm: each rank's own figures
 
     def to_dict(self) -> Json:
         """The row as session.json holds it (readers of saved sessions read these dicts)."""
@@ -108,7 +111,7 @@ def build_row(session: Session, arm: ArmRecord, res: BatchResult) -> ResultRow:
         iqr_ms=s.iqr if s else None,
         steps=s.n if s else 0,
         warmup_steps=len(res.warmup_ms),
-        samples_per_s=res.batch_size / (median / 1000.0) if median else None,
+        samples_per_s=res.batch_size * arm.world_size / (median / 1000.0) if median else None,
         dynamo_compile_s=done.get("dynamo_compile_s") if compiled else None,
         graphs=done.get("graphs", sum(1 for c in res.compiles if c.get("kind") == "first"))
         if compiled
@@ -132,11 +135,38 @@ def build_row(session: Session, arm: ArmRecord, res: BatchResult) -> ResultRow:
         unquiet_blocks=sum(1 for b in res.blocks if b.get("quiet") is False),
         compile_breakdown=_compile_breakdown(res) if compiled else None,
         profile=res.profile,
+        world_size=arm.world_size,
+        global_batch_size=res.batch_size * arm.world_size,
+        ranks=rank_rows(arm, res, compiled) if arm.world_size > 1 else None,
     )
     if compiled:
         row = dataclasses.replace(row, **compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
     return row
+
+
+def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
+    """Each rank's own figures: its step times (all rounds), peak, and first-step excess (its
+    compile, for a compiled arm: the first step less a steady step, round 0)."""
+    rows = []
+    for rank in range(arm.world_size):
+        who = arm.ranks.get(rank) or {}
+        s = stats.summarize(res.rank_ms.get(rank) or [])
+        first = (res.rank_first.get(rank) or {}).get("ms")
+        cold = (first - s.median) / 1000.0 if compiled and s and first is not None else None
+        rows.append(
+            {
+                "rank": rank,
+                "node": who.get("node", 0),
+                "host": who.get("host"),
+                "median_ms": s.median if s else None,
+                "p90_ms": s.p90 if s else None,
+                "steps": s.n if s else 0,
+                "steady_peak_mb": (res.rank_done.get(rank) or {}).get("steady_peak_mb"),
+                "compile_cold_s": max(0.0, cold) if cold is not None else None,
+            }
+        )
+    return rows
 
 
 def _excess_ms(res: BatchResult, replicate: int) -> float | None:

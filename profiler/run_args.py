@@ -21,6 +21,7 @@ from profiler.config import (
     LOG_ARTIFACTS,
     LOOPS,
     MIN_BLOCK_MS,
+    PARALLEL,
     ArmSpec,
     ConfigError,
     DebugOptions,
@@ -159,6 +160,22 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         help="one arm after another, one worker alive at a time",
     )
     loop.add_argument("--device", default="cpu", choices=("cpu", "cuda", "mps", "auto"))
+    loop.add_argument(
+        "--nproc",
+        type=int,
+        default=1,
+        metavar="N",
+        help="ranks per distributed arm, started by torchrun on this machine (gloo on cpu, "
+        "nccl on cuda with one device per rank); the batch size is per rank",
+    )
+    loop.add_argument(
+        "--parallel",
+        default="none",
+        choices=PARALLEL,
+        help="how a distributed arm wraps the model: ddp (DistributedDataParallel, then "
+        "torch.compile) or fsdp (FSDP2 fully_shard per repeated block and the root, then "
+        "torch.compile); per arm: parallel=ddp|fsdp|none",
+    )
     loop.add_argument("--optimizer", default="sgd", choices=("sgd", "adam", "adamw"))
     loop.add_argument("--lr", type=float, default=0.01)
     loop.add_argument("--seed", type=int, default=0)
@@ -334,4 +351,6 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         amp=args.amp,
         channels_last=args.channels_last,
         compile_optimizer=args.compile_optimizer,
+        nproc=args.nproc,
+        parallel=args.parallel,
     )

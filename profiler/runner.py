@@ -38,9 +38,10 @@ from profiler.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
+from profiler.distributed_worker import DistributedWorker
 from profiler.session import ACCURACY_PASS, Session
 from profiler.stall_watch import CpuTime, process_tree_cpu_s
-from profiler.worker_handle import WorkerFactory
+from profiler.worker_handle import WorkerFactory, WorkerHandle
 from profiler.worker_pool import WorkerPool
 from profiler.worker_process import WorkerProcess
 
@@ -84,7 +85,7 @@ class Runner:
         self._factory = worker_factory
         self._follow_up: Runner | None = None  # --apply-advice's run of the fixed arms
         self._workers = ArmSupervisor(
-            worker_factory or start_worker_process,
+            worker_factory or self._start_worker,
             self._publish,
             self._cancel,
             clock,
@@ -289,6 +290,19 @@ class Runner:
             self._workers.close(arm)
 
     # -- workers ------------------------------------------------------------------------------
+    def _distributed(self, index: int) -> bool:
+        """A distributed arm's timed rounds run under torchrun; its untimed accuracy check is
+        one plain process (the compiled model against eager, no collectives)."""
+        spec = self._specs[index]
+        return self._workers.replicate != ACCURACY_PASS and self.config.parallel_of(spec) != "none"
+
+    def _start_worker(self, index: int, inbox: queue.Queue, env: dict[str, str]) -> WorkerHandle:
+        """The real WorkerFactory: a torchrun job for a distributed arm, else one process."""
+        if not self._distributed(index):
+            return start_worker_process(index, inbox, env)
+        threads = max(1, (self.config.threads or 1) // self.config.nproc)
+        return DistributedWorker(index, inbox, self.config.nproc, threads, extra_env=env)
+
     def _start(self, arm: ArmState, cache: str, pooled: bool) -> None:
         assert self._caches is not None
         spec = arm.spec
@@ -302,6 +316,7 @@ class Runner:
                 "cache": self._caches.effective(arm.index, spec, cache),
             }
         )
+        pooled = pooled and not self._distributed(arm.index)  # pre-started workers are single
         self._workers.start(arm, debug_env(self.config, arm.index), pooled)
 
     def _load_command(self, arm: ArmState, cache: str) -> dict[str, Any]:

@@ -53,6 +53,10 @@ class BatchResult:
     later_compiles: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # rep >= 1
     done_by_replicate: dict[int, dict[str, Any]] = field(default_factory=dict)
     accuracy: dict[str, Any] | None = None  # the untimed accuracy check's verdict
+    # a distributed arm, per rank: measured samples, first step and bs_done of round 0
+    rank_ms: dict[int, list[float]] = field(default_factory=dict)
+    rank_first: dict[int, dict[str, Any]] = field(default_factory=dict)
+    rank_done: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def processes(self) -> dict[int, list[list[float]]]:
         """Measured blocks per replicate (process), in block order."""
@@ -84,6 +88,8 @@ class ArmRecord:
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     caches: dict[int, str] = field(default_factory=dict)  # replicate -> cold|portable|warm|user
     cache_events: list[dict[str, Any]] = field(default_factory=list)  # artifacts saved / loaded
+    world_size: int = 1  # ranks of a distributed arm (torchrun), else 1
+    ranks: dict[int, dict[str, Any]] = field(default_factory=dict)  # rank -> node, host, pid
 
     def result(self, batch_size: int) -> BatchResult:
         if batch_size not in self.results:
@@ -107,10 +113,12 @@ class Session:
             self._init_arms(config)
 
     def _init_arms(self, config: dict[str, Any]) -> None:
-        from profiler.config import arms_of
+        from profiler.config import arms_of, world_size_of
 
         self.arms = [
-            ArmRecord(i, spec.name, spec.backend, spec.options())
+            ArmRecord(
+                i, spec.name, spec.backend, spec.options(), world_size=world_size_of(config, spec)
+            )
             for i, spec in enumerate(arms_of(config))
         ]
 
@@ -296,6 +304,29 @@ class Session:
         if e.get("fatal", True) and arm.error is None:
             arm.error = brief
 
+    def _on_rank_event(self, e: dict[str, Any]) -> None:
+        """One rank's own figures of a distributed arm (its merged ones arrive as usual)."""
+        arm = self._timed(e)
+        inner = e.get("event")
+        rank = e.get("rank")
+        if arm is None or not isinstance(inner, dict) or not isinstance(rank, int):
+            return
+        kind = inner.get("type")
+        if kind == "hello" and _replicate(e) == 0:
+            arm.ranks[rank] = {"node": e.get("node", 0), "host": e.get("host")}
+            arm.ranks[rank]["pid"] = inner.get("pid")
+            return
+        bs = inner.get("batch_size")
+        if not isinstance(bs, int):
+            return
+        res = arm.result(bs)
+        if kind == "steps" and inner.get("phase") == "measure":
+            res.rank_ms.setdefault(rank, []).extend(inner.get("ms") or [])
+        elif kind == "first_step" and _replicate(e) == 0:
+            res.rank_first[rank] = _strip(inner)
+        elif kind == "bs_done" and _replicate(e) == 0:
+            res.rank_done[rank] = _strip(inner)
+
     def _on_profile(self, e: dict[str, Any]) -> None:
         arm = self._timed(e)
         if arm:
@@ -343,6 +374,7 @@ class Session:
             "model": arm.model,
             "exit": arm.exit,
             "pid": (arm.environment or {}).get("pid"),
+            "world_size": arm.world_size,
             "results": results,
             "graph_breaks": dedupe_graph_breaks(arm),
             "recompiles": [

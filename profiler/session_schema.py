@@ -73,6 +73,7 @@ LOADED = Fields(
         "cache_dir": TEXT,
         "threads": INT,
         "candidates": ListOf(MapOf()),
+        "parallel": Fields({"parallel": TEXT, "world_size": INT}),  # a distributed arm
     }
 )
 ERROR_BRIEF = Fields({"kind": TEXT, "message": TEXT, **WHERE}, also=_line_with_file)
@@ -276,6 +277,23 @@ RESULT = Fields(
             }
         ),
         "profile": PROFILE,
+        "world_size": INT,
+        "global_batch_size": INT,
+        "ranks": ListOf(
+            Fields(
+                {
+                    "rank": Integer(null=False),
+                    "node": INT,
+                    "host": TEXT,
+                    "median_ms": NUM,
+                    "p90_ms": NUM,
+                    "steps": INT,
+                    "steady_peak_mb": NUM,
+                    "compile_cold_s": NUM,
+                },
+                required=("rank",),
+            )
+        ),
     },
     required=("batch_size", "status"),
 )
@@ -301,6 +319,7 @@ ARM = Fields(
         "model": LOADED,
         "exit": EXIT,
         "pid": INT,
+        "world_size": INT,
         "results": ListOf(RESULT, null=False),
         "graph_breaks": ListOf(GRAPH_BREAK, null=False),
         "recompiles": ListOf(RECOMPILE, null=False),

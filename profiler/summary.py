@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from profiler import regional
+from profiler import regional, stragglers
 from profiler.apply_advice import before_after
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report import ladder_section
@@ -267,6 +267,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     tradeoffs = regional.text_lines(session_dict)
     if tradeoffs:
         parts.append("\n" + "\n".join(tradeoffs))
+    ranks = stragglers.text_lines(session_dict)
+    if ranks:
+        parts.append("\n" + "\n".join(ranks))
     env = session_dict.get("environment") or {}
     if env:
         parts.append(

@@ -71,9 +71,9 @@ class _Spawner:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
-    def popen(self, args: list[str], close_after: int, **kwargs: Any) -> subprocess.Popen:
+    def popen(self, args: list[str], close_after: int | None, **kwargs: Any) -> subprocess.Popen:
         """Popen(args, **kwargs) on the spawner thread, which then closes fd `close_after`
-        (the child's end of a pipe), also when the caller was interrupted meanwhile."""
+        (the child's end of a pipe, if any), also when the caller was interrupted meanwhile."""
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
@@ -96,7 +96,8 @@ class _Spawner:
             except BaseException as exc:  # handed to the caller, who raises it
                 started.set_exception(exc)
             finally:
-                os.close(close_after)
+                if close_after is not None:
+                    os.close(close_after)
 
 
 def _end_abandoned(started: Future) -> None:
@@ -107,17 +108,18 @@ def _end_abandoned(started: Future) -> None:
             pass
 
 
-_SPAWNER = _Spawner()
+SPAWNER = _Spawner()
 
 
-def _worker_env(extra_env: dict[str, str] | None, command_fd: int) -> dict[str, str]:
+def worker_env(extra_env: dict[str, str] | None, command_fd: int | None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONBREAKPOINT"] = "0"  # breakpoint() in a model: no debugger waiting on a terminal
     env["PYTHONPATH"] = worker_pythonpath(env.get("PYTHONPATH"))
     if not env["PYTHONPATH"]:
         del env["PYTHONPATH"]
-    env[COMMAND_FD_ENV] = str(command_fd)
+    if command_fd is not None:
+        env[COMMAND_FD_ENV] = str(command_fd)
     env[PARENT_PID_ENV] = str(os.getpid())
     env.update(extra_env or {})
     return env
@@ -139,7 +141,7 @@ class WorkerProcess:
         self._channel_limit = LogLimiter(self._put)
         read_fd, write_fd = os.pipe()
         try:
-            self.proc = _SPAWNER.popen(
+            self.proc = SPAWNER.popen(
                 WORKER_COMMAND,
                 close_after=read_fd,
                 stdin=subprocess.DEVNULL,
@@ -147,7 +149,7 @@ class WorkerProcess:
                 stderr=subprocess.PIPE,
                 pass_fds=(read_fd,),
                 start_new_session=True,
-                env=_worker_env(extra_env, read_fd),
+                env=worker_env(extra_env, read_fd),
             )
         except BaseException:
             os.close(write_fd)
@@ -182,7 +184,7 @@ class WorkerProcess:
         self._put({"type": "_eof"})
 
     def _read_output(self, stream: IO[bytes]) -> None:
-        for text in _bounded_lines(stream):
+        for text in bounded_lines(stream):
             self._output_tail.append(text)
             self._output_limit.offer({"type": "log", "stream": "output", "text": text})
         self._output_limit.finish()
@@ -257,7 +259,7 @@ class WorkerProcess:
         return classify_exit(self.proc.poll(), self.stopped_by_us)
 
 
-def _bounded_lines(stream: IO[bytes]):
+def bounded_lines(stream: IO[bytes]):
     """The stream's lines as text, each cut at MAX_LINE_BYTES (the rest is counted, not kept)."""
     while True:
         line = stream.readline(MAX_LINE_BYTES)

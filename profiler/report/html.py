@@ -13,7 +13,13 @@ from typing import Any
 
 from profiler.event_text import FELL_BACK
 from profiler.paths import resource_path
-from profiler.report import ladder_section, regional_section, sections, top_ops
+from profiler.report import (
+    ladder_section,
+    regional_section,
+    sections,
+    straggler_section,
+    top_ops,
+)
 from profiler.report.data import model_label, script_json
 
 ASSETS = resource_path("report")
@@ -129,6 +135,7 @@ def _header(session_dict: dict[str, Any]) -> str:
             ("insight", "Graph breaks &amp; recompiles"),
             *([("ladder", "Backend ladder")] if ladder_section.rows(session_dict) else []),
             *([("regional", "Regional compile")] if regional_section.rows(session_dict) else []),
+            *([("ranks", "Ranks")] if straggler_section.rows(session_dict) else []),
             ("errors", "Errors"),
             ("configuration", "Configuration"),
             ("environment", "Environment"),
@@ -191,6 +198,7 @@ def render_html(session_dict: dict[str, Any]) -> str:
             sections.insight(session_dict, esc),
             ladder_section.html_section(session_dict, esc),
             regional_section.html_section(session_dict, esc),
+            straggler_section.html_section(session_dict, esc),
             sections.errors(session_dict, esc),
             sections.configuration(session_dict, esc),
             sections.environment(session_dict, esc),

@@ -8,7 +8,7 @@ from typing import Any
 
 from profiler.config import loop_text
 from profiler.event_text import recompile_limit_hit
-from profiler.report import ladder_section, regional_section, top_ops
+from profiler.report import ladder_section, regional_section, straggler_section, top_ops
 from profiler.report.data import model_label, short_where
 from profiler.summary import COLUMN_HELP, NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
 from profiler.verdict import verdict_lines
@@ -132,6 +132,7 @@ def render_markdown(session_dict: dict[str, Any]) -> str:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
     out += ladder_section.markdown_lines(session_dict, md_text)
     out += regional_section.markdown_lines(session_dict, md_text)
+    out += straggler_section.markdown_lines(session_dict, md_text)
     out += top_ops.markdown_lines(session_dict, md_text)
     errors = _errors(session_dict)
     if errors:

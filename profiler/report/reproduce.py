@@ -213,6 +213,41 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any], loop: _Loop) -> s
     return "\n".join(lines + loop.optimizer_lines(arm))
 
 
+def _with_parallel(arm: dict[str, Any], block: str) -> str:
+    """A distributed arm's lines before its compile: the process group and the wrapper, as the
+    arm's ranks ran them (the script then runs under torchrun, one process per rank)."""
+    parallel = (arm.get("model") or {}).get("parallel")
+    if not isinstance(parallel, dict) or parallel.get("parallel") not in ("ddp", "fsdp"):
+        return block
+    kind, ranks = str(parallel["parallel"]), int(parallel.get("world_size") or 2)
+    lines = [
+        f"# a distributed arm ({kind}, {ranks} ranks): run this script with PyTorch's launcher,",
+        f"#   torchrun --standalone --nproc-per-node {ranks} reproduce.py",
+        f"#   (OMP_NUM_THREADS=<physical cores // {ranks}>; each rank's batch size is --batch-size)",
+        "import torch.distributed as dist",
+        'dist.init_process_group("nccl" if device.type == "cuda" else "gloo")',
+    ]
+    if kind == "ddp":
+        lines += [
+            "from torch.nn.parallel import DistributedDataParallel",
+            "model = DistributedDataParallel(model)  # then torch.compile, as PyTorch recommends",
+        ]
+    else:
+        blocks = parallel.get("sharded_blocks")
+        where = blocks.get("where") if isinstance(blocks, dict) else None
+        lines.append("from torch.distributed.fsdp import fully_shard")
+        if where:
+            lines += [
+                f"for block in model.get_submodule({str(where)!r}):  # each repeated block",
+                "    fully_shard(block)",
+            ]
+        lines += [
+            "fully_shard(model)  # and the root; then torch.compile",
+            "optimizer = make_optimizer(model.parameters())  # FSDP replaced the parameters",
+        ]
+    return "\n".join([*lines, block])
+
+
 def _mark_dynamic_lines(dim: int) -> list[str]:
     return [
         f"# the applied advice: dimension {dim} of every input is dynamic, so a new size in it",
@@ -270,7 +305,7 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
         "total_steps": repr(1 + warmup + steps),
         "expected": repr(expected if isinstance(expected, (int, float)) else None),
         "compile_block": textwrap.indent(
-            _with_marks(arm, config, _compile_block(arm, debug, loop)), "    "
+            _with_marks(arm, config, _with_parallel(arm, _compile_block(arm, debug, loop))), "    "
         ),
         "loop_text": _comment(loop_text(config)),
         "loop": repr("inference" if loop.inference else "train"),

@@ -30,6 +30,10 @@ def command_stream() -> IO[str]:
 
 
 def main() -> int:
+    from profiler.worker import distributed
+
+    if distributed.is_rank():
+        return rank_main()
     lifeline.hold()
     faulthandler.enable()  # to sys.stderr: fd 2, which the engine reads
     if hasattr(signal, "SIGUSR1"):  # the engine asks for the stacks of a stalled worker
@@ -43,6 +47,29 @@ def main() -> int:
     from profiler.worker.commands import serve
 
     return serve(ArmWorker(channel), channel, command_stream())
+
+
+def rank_main() -> int:
+    """A rank of a distributed arm (started by torchrun): it dies with torchrun, which dies
+    with the engine, and talks to the engine over its own connection (distributed.py)."""
+    lifeline.hold(parent_pid=os.getppid())
+    faulthandler.enable()
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    from profiler.events import PROTOCOL_VERSION
+    from profiler.worker import distributed
+
+    sys.stdout.flush()
+    os.dup2(2, 1)  # the model's prints go to stderr, as in a single worker
+    channel, commands = distributed.connect()
+    channel.emit("ready", protocol=PROTOCOL_VERSION)
+    from profiler.worker.arm_worker import ArmWorker  # imports torch
+    from profiler.worker.commands import serve
+
+    try:
+        return serve(ArmWorker(channel), channel, commands)  # type: ignore[arg-type]
+    finally:
+        distributed.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -82,6 +82,21 @@ def build_model(cfg: RunConfig, device: torch.device, user_file: str) -> BuiltMo
     return BuiltModel(module, model, how, plan, weights, channels_last)
 
 
+def wrap_parallel(
+    model: torch.nn.Module, parallel: str, block_module: str | None
+) -> tuple[torch.nn.Module, dict[str, Any]]:
+    """A distributed arm's model wrapped for data parallel training (before the optimizer is
+    made, since FSDP replaces the parameters, and before torch.compile)."""
+    from profiler.worker import distributed
+
+    try:
+        return distributed.wrap(model, parallel, block_module)
+    except Exception as exc:
+        raise StepFailed(
+            simple_error("load", f"wrapping the model for {parallel}: {type(exc).__name__}: {exc}")
+        ) from exc
+
+
 def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:
     if name == "adam":
         return torch.optim.Adam(params, lr=lr)

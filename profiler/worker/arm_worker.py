@@ -6,6 +6,7 @@ in separate processes take turns in interleaved blocks.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from typing import Any
 
@@ -14,6 +15,7 @@ import torch
 from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
 from profiler.worker import (
     arm_setup,
+    distributed,
     environment,
     errors,
     inputs,
@@ -49,6 +51,8 @@ class ArmWorker(UntimedPasses):
         self.explained = False
         self.stance_set = False
         self.artifacts = None
+        self.data_seed = 0  # the run's seed; plus the rank in a distributed arm (its own data)
+        self.parallel: dict[str, Any] | None = None  # a distributed arm's wrapping
 
     # -- commands ---------------------------------------------------------------------------
     def load(
@@ -60,8 +64,15 @@ class ArmWorker(UntimedPasses):
     ) -> None:
         """cache_dir: this arm's own compile-cache folder (None: the user's caches);
         cache_artifacts: portable cache artifacts saved earlier in this run, loaded first."""
-        cfg = self.cfg = RunConfig.from_dict(config)
+        cfg = RunConfig.from_dict(config)
         arm = self.arm = cfg.run_arms[arm_index]
+        ranked = distributed.is_rank()
+        if ranked and cfg.threads:  # the host's cores shared by its ranks
+            cfg = dataclasses.replace(
+                cfg, threads=max(1, cfg.threads // distributed.local_world_size())
+            )
+        self.cfg = cfg
+        self.data_seed = cfg.seed + (distributed.rank() if ranked else 0)
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         device_name = environment.resolve_device(cfg.device)
@@ -70,10 +81,16 @@ class ArmWorker(UntimedPasses):
         arm_setup.check_device(device_name)
         if arm.compiled:
             arm_setup.check_backend(arm)
+        if ranked:
+            device_name = distributed.init_process_group(device_name)
         self.device = torch.device(device_name)
         self.user_file = str(cfg.source.path)
         built = arm_setup.build_model(cfg, self.device, self.user_file)
         self.module, self.model, self.plan = built.module, built.model, built.plan
+        if ranked:
+            self.model, self.parallel = arm_setup.wrap_parallel(
+                self.model, cfg.parallel_of(arm), cfg.block_module
+            )
         self.artifacts = arm_artifacts_dir(cfg, arm_index)
         arm_setup.check_threads(cfg)
         self.optimizer = arm_setup.make_optimizer(cfg.optimizer, self.model.parameters(), cfg.lr)
@@ -106,6 +123,7 @@ class ArmWorker(UntimedPasses):
             threads=torch.get_num_threads(),
             weights=built.weights,
             regional=regional,
+            parallel=self.parallel,
             loop=self.loop.describe(),
             candidates=[c.to_dict() for c in model_source.list_candidates(self.module)],
         )
@@ -159,7 +177,7 @@ class ArmWorker(UntimedPasses):
         count = max(1, min(BATCHES_PER_SIZE, cfg.steps + cfg.warmup + 1))
         try:
             batches = inputs.make_batches(
-                self.plan, self.model, self.module, batch_size, self.device, cfg.seed, count
+                self.plan, self.model, self.module, batch_size, self.device, self.data_seed, count
             )
             if cfg.channels_last:
                 self._warn_unless_converted(inputs.to_channels_last(batches))
@@ -194,7 +212,8 @@ class ArmWorker(UntimedPasses):
         arm_setup.check_threads(cfg)
         self.ch.emit("phase", phase="measuring", batch_size=batch_size)
         gc.collect()
-        quiet, waited_s = quiet_room.wait_for_quiet(peers or [])
+        own_job = distributed.own_job_pids() if self.parallel else ()
+        quiet, waited_s = quiet_room.wait_for_quiet(peers or [], exclude=own_job)
         self._run(batch_size, 1, "discard")
         gc.freeze()
         gc.disable()
@@ -204,7 +223,8 @@ class ArmWorker(UntimedPasses):
                 steps,
                 "measure",
                 block=block,
-                min_ns=int(cfg.min_block_ms * 1e6),
+                # ranks must run the same steps (each waits for the others at every step)
+                min_ns=0 if self.parallel else int(cfg.min_block_ms * 1e6),
                 flush_ns=MEASURE_FLUSH_NS,
             )
         finally:

@@ -72,11 +72,22 @@ def _finish(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> No
 
 
 def _save_weights(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
+    if not _writes_files():
+        return
     worker.save_weights(cmd["format"])
 
 
 def _save_cache(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
+    if not _writes_files():
+        return
     worker.save_cache(cmd["path"])
+
+
+def _writes_files() -> bool:
+    """Of a distributed arm's ranks, rank 0 alone writes the arm's files (one path each)."""
+    from profiler.worker import distributed
+
+    return not distributed.is_rank() or distributed.rank() == 0
 
 
 def _accuracy(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:

@@ -19,9 +19,10 @@ MAX_WAIT_S = 2.0
 BUSY_SHARE = 0.2  # more than a fifth of one core over the window counts as busy
 
 
-def _cpu_seconds(pids: Iterable[int]) -> float:
+def _cpu_seconds(pids: Iterable[int], exclude: frozenset[int] = frozenset()) -> float:
     """CPU seconds used so far by the peers and their descendants, except this process (the
-    CLI's or the window's descendants include the worker that is about to be timed)."""
+    CLI's or the window's descendants include the worker that is about to be timed) and the
+    excluded ones (a rank's own launcher and fellow ranks, which wait for it)."""
     me = os.getpid()
     total = 0.0
     for pid in pids:
@@ -31,7 +32,7 @@ def _cpu_seconds(pids: Iterable[int]) -> float:
         except psutil.Error:
             continue
         for p in procs:
-            if p.pid == me:
+            if p.pid == me or p.pid in exclude:
                 continue
             try:
                 t = p.cpu_times()
@@ -48,6 +49,7 @@ def wait_for_quiet(
     busy_share: float = BUSY_SHARE,
     clock=time.monotonic,
     sleep=time.sleep,
+    exclude: Iterable[int] = (),
 ) -> tuple[bool, float]:
     """(quiet, seconds waited). Quiet when the peers' CPU time advanced by less than
     busy_share * window over one window; gives up after max_wait_s."""
@@ -55,10 +57,11 @@ def wait_for_quiet(
     if not pids:
         return True, 0.0
     began = clock()
+    skip = frozenset(exclude)
     while True:
-        before = _cpu_seconds(pids)
+        before = _cpu_seconds(pids, skip)
         sleep(window_s)
-        used = _cpu_seconds(pids) - before
+        used = _cpu_seconds(pids, skip) - before
         waited = clock() - began
         if used <= busy_share * window_s:
             return True, waited

@@ -235,7 +235,7 @@ class StepLoop:
 
     def _grad_norm(self) -> float | None:
         grads = [
-            p.grad.detach().float().norm() for p in self.model.parameters() if p.grad is not None
+            _local(p.grad).float().norm() for p in self.model.parameters() if p.grad is not None
         ]
         if not grads:
             return None
@@ -243,6 +243,14 @@ class StepLoop:
         if self.scaler is not None:
             value /= self.scaler.get_scale()  # the gradients are scaled until the step
         return value if math.isfinite(value) else None
+
+
+def _local(grad: torch.Tensor) -> torch.Tensor:
+    """A gradient as a plain tensor: an FSDP2 shard (a DTensor) is gathered whole (a collective
+    every rank makes at the same step)."""
+    grad = grad.detach()
+    full = getattr(grad, "full_tensor", None)
+    return full() if callable(full) else grad
 
 
 def _as_float(t: torch.Tensor | None) -> float | None:

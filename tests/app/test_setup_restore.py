@@ -71,6 +71,8 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         amp="bf16",
         channels_last=True,
         compile_optimizer=True,
+        nproc=2,
+        parallel="ddp",
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
@@ -85,8 +87,14 @@ def _inference_unlike(model_path: str, weights: str) -> RunConfig:
     """The same with an inference loop (which has no optimizer step to compile, and no
     trained weights to save)."""
     config = _unlike_the_defaults(model_path, weights)
-    config = dataclasses.replace(
-        config, loop="inference", amp="fp16", compile_optimizer=False, save_weights=None
+    config = dataclasses.replace(  # distributed arms train: an inference loop runs alone
+        config,
+        loop="inference",
+        amp="fp16",
+        compile_optimizer=False,
+        save_weights=None,
+        nproc=1,
+        parallel="none",
     )
     assert config.loop != RunConfig(source=ModelSource("x.py")).loop
     return config
@@ -112,11 +120,14 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "ladder",
         "block_module",
         "weights",
+        "nproc",
+        "parallel",
     }
+    distributed = ", nproc=2, parallel=ddp" if saved.nproc > 1 else ""
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
         "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, block_module=Block, "
-        f"weights={weights}."
+        f"weights={weights}{distributed}."
     )
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)

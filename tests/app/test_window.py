@@ -116,12 +116,12 @@ def test_arm_dialog_builds_compile_options(qtbot):
 
 
 def test_arm_dialog_keeps_options_it_was_given(qtbot):
-    arm = ArmSpec("aot_eager", regional=True, mark_dynamic=1, label="mine")
+    arm = ArmSpec("aot_eager", regional=True, mark_dynamic=1, label="mine", parallel="ddp")
     dialog = ArmDialog(arm, ["eager", "aot_eager"])
     assert dialog.mark_dynamic.text() == "mark dimension 1 dynamic"
     assert dialog.arm() == arm  # opened and accepted unchanged: nothing dropped
     dialog.backend.setCurrentText("eager")
-    assert dialog.arm() == ArmSpec("eager", label="mine")
+    assert dialog.arm() == ArmSpec("eager", label="mine", parallel="ddp")
     dialog.deleteLater()
 
 

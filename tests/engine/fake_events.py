@@ -68,6 +68,7 @@ def loaded(cache_dir: str | None, threads: int | None) -> dict[str, Any]:
         "threads": threads,
         "weights": None,
         "regional": None,
+        "parallel": None,
         "loop": dict(LOOP),
         "candidates": [],
     }

@@ -1,0 +1,145 @@
+"""The events of a distributed arm's ranks folded into the one stream of a worker.
+
+Every rank runs every command in lockstep, so the k-th `phase`, `first_step`, `block_done`,
+`bs_done` or `done` of each rank belong together: one merged event goes on once every rank has
+sent its own (a command is done when all ranks are done, failed if any failed). Step times are
+merged per step index: the merged `steps` sample is the slowest rank's, which is what the user
+waits for; each rank's own samples, its first step, its peaks and its identity go on as
+`rank_event`s for the session's per-rank results. What TorchDynamo did is reported by rank 0.
+An `error` from any rank ends the arm: the ranks of a data parallel job cannot go on without
+one of them (the others would wait in their next collective), so the error names the rank and
+a failed `done` follows at once.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any
+
+Event = dict[str, Any]
+SYNCED = ("ready", "hello", "loaded", "phase", "first_step", "block_done", "bs_done", "done", "bye")
+PER_RANK = ("hello", "first_step", "bs_done")  # also kept per rank (rank_event)
+FIRST_RANK_ONLY = (
+    "memory",
+    "compile",
+    "graph_break",
+    "fallback",
+    "explain",
+    "artifact",
+    "cache_saved",
+    "cache_loaded",
+    "accuracy",
+    "profile",
+    "model_info",
+)
+MAX_KEYS = ("ms", "compile_s", "compile_peak_mb", "waited_s")
+PEAK_KEYS = ("peak_rss_mb", "os_peak_rss_mb", "peak_cuda_mb", "peak_cuda_reserved_mb")
+
+
+class RankMerger:
+    def __init__(self, world_size: int, put: Callable[[Event], None]) -> None:
+        self.world_size = world_size
+        self._put = put
+        self.identity: dict[int, dict[str, Any]] = {}  # rank -> node, host, pid
+        self.where: dict[int, Event] = {}  # rank -> its latest `rank_where` answer
+        self._queues: dict[int, collections.deque[Event]] = {
+            r: collections.deque() for r in range(world_size)
+        }
+        self._samples: dict[tuple, dict[int, dict[int, float]]] = {}  # key -> rank -> step -> ms
+        self._next_step: dict[tuple, int] = {}
+
+    def name(self, rank: int) -> str:
+        who = self.identity.get(rank) or {}
+        return f"rank {rank} (node {who.get('node', 0)}, {who.get('host', '?')})"
+
+    def offer(self, rank: int, event: Event) -> bool:
+        """Fold one event of `rank`; True when it ends the arm (a rank's error)."""
+        kind = event.get("type")
+        if kind == "rank_where":
+            self.where[rank] = event
+        elif kind == "error":
+            message = f"{self.name(rank)}: {event.get('message')}"
+            self._put({**event, "rank": rank, "fatal": True, "message": message})
+            self._put({"type": "done", "cmd": None, "failed": True})
+            return True
+        elif kind == "steps":
+            self._steps(rank, event)
+        elif kind == "log":
+            self._put({**event, "text": f"[rank {rank}] {event.get('text', '')}"})
+        elif kind in SYNCED:
+            self._queues[rank].append(event)
+            while all(self._queues.values()):
+                self._merge([self._queues[r].popleft() for r in range(self.world_size)])
+        elif rank == 0 or kind not in FIRST_RANK_ONLY:
+            self._put(event)
+        return False
+
+    def _rank_event(self, rank: int, event: Event) -> None:
+        who = self.identity.get(rank) or {}
+        self._put(
+            {
+                "type": "rank_event",
+                "rank": rank,
+                "node": who.get("node", 0),
+                "host": who.get("host"),
+                "event": event,
+            }
+        )
+
+    def _merge(self, events: list[Event]) -> None:
+        kind = events[0].get("type")
+        if kind in PER_RANK:
+            for rank, event in enumerate(events):
+                self._rank_event(rank, event)
+        merged = dict(events[0])
+        if kind == "hello":
+            merged["world_size"] = self.world_size
+        elif kind == "done":
+            merged["failed"] = any(e.get("failed") for e in events)
+        elif kind == "block_done":
+            merged["steps"] = min(int(e.get("steps") or 0) for e in events)
+            merged["quiet"] = all(e.get("quiet") is not False for e in events)
+        for key in (*MAX_KEYS, *PEAK_KEYS):
+            values = [e.get(key) for e in events if isinstance(e.get(key), (int, float))]
+            if values and key in merged:
+                merged[key] = max(values)
+        self._put(merged)
+
+    def _steps(self, rank: int, event: Event) -> None:
+        """Keep the rank's samples; pass on every step index all ranks have timed, slowest."""
+        self._rank_event(rank, event)
+        key = (event.get("batch_size"), event.get("phase"), event.get("block"))
+        start = int(event.get("start") or 0)
+        per_rank = self._samples.setdefault(key, {r: {} for r in range(self.world_size)})
+        self._next_step.setdefault(key, start)
+        for i, ms in enumerate(event.get("ms") or []):
+            per_rank[rank][start + i] = ms
+        first = step = self._next_step[key]
+        merged: list[float] = []
+        while all(step in samples for samples in per_rank.values()):
+            merged.append(max(samples.pop(step) for samples in per_rank.values()))
+            step += 1
+        if not merged:
+            return
+        self._next_step[key] = step
+        out = {k: v for k, v in event.items() if k not in ("start", "ms")}
+        self._put({**out, "start": first, "ms": merged})
+
+    def straggler(self) -> str | None:
+        """The rank that is behind, from the ranks' answers to `where`: one computing in its own
+        code while the others wait inside torch (a collective) or for the next command."""
+        if not self.where:
+            return None
+        busy = [
+            r
+            for r, w in sorted(self.where.items())
+            if w.get("in_torch") is False and not w.get("idle")
+        ]
+        places = "; ".join(
+            f"rank {r}: {w.get('where') or 'unknown'}" for r, w in sorted(self.where.items())
+        )
+        if busy and len(busy) < len(self.where):
+            names = ", ".join(self.name(r) for r in busy)
+            return f"{names} is behind, the other ranks wait for it ({places})"
+        return f"where the ranks are: {places}"

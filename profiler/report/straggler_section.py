@@ -1,0 +1,44 @@
+"""The "Ranks" part of the reports: the straggler view of distributed arms (stragglers.py).
+
+Only sessions with a distributed arm (`--parallel ddp|fsdp` with two or more ranks) have it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from profiler.stragglers import HEADER, cells, rows
+
+Esc = Callable[[Any], str]
+EXPLAIN = (
+    "Each rank's median step time. A data parallel step waits for the slowest rank, so the "
+    "step time in the results is, per step, the slowest rank's; the spread is how much slower "
+    "the slowest rank's median is than the fastest's."
+)
+
+
+def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
+    found = rows(session_dict)
+    if not found:
+        return ""
+    head = "".join(f"<th>{esc(h)}</th>" for h in HEADER)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells(r)) + "</tr>" for r in found
+    )
+    return (
+        '<section id="ranks"><h2>Ranks</h2>'
+        f'<p class="note">{esc(EXPLAIN)}</p>'
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div></section>"
+    )
+
+
+def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) -> list[str]:
+    found = rows(session_dict)
+    if not found:
+        return []
+    out = ["**Ranks**", "", md_text(EXPLAIN), "", "| " + " | ".join(HEADER) + " |"]
+    out.append("|" + "---|" * len(HEADER))
+    out += ["| " + " | ".join(md_text(c) for c in cells(r)) + " |" for r in found]
+    return [*out, ""]

@@ -1,0 +1,110 @@
+"""The ranks' event streams folded into one worker's stream, and the distributed settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from profiler import stragglers
+from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
+from profiler.rank_merge import RankMerger
+from profiler.report import reproduce, straggler_section
+
+
+def _merger() -> tuple[RankMerger, list[dict]]:
+    out: list[dict] = []
+    merger = RankMerger(2, out.append)
+    merger.identity = {0: {"node": 0, "host": "a"}, 1: {"node": 0, "host": "b"}}
+    return merger, out
+
+
+def test_a_step_is_the_slowest_ranks_once_every_rank_timed_it():
+    merger, out = _merger()
+    steps = {"type": "steps", "batch_size": 4, "phase": "measure", "block": 0}
+    merger.offer(0, {**steps, "start": 5, "ms": [1.0, 2.0, 3.0]})
+    assert [e for e in out if e["type"] == "steps"] == []
+    merger.offer(1, {**steps, "start": 5, "ms": [1.5, 1.0]})
+    merged = [e for e in out if e["type"] == "steps"]
+    assert merged == [{**steps, "start": 5, "ms": [1.5, 2.0]}]
+    merger.offer(1, {**steps, "start": 7, "ms": [4.0]})
+    assert [e for e in out if e["type"] == "steps"][-1] == {**steps, "start": 7, "ms": [4.0]}
+    ranks = [e for e in out if e["type"] == "rank_event"]
+    assert [(e["rank"], e["host"], e["event"]["ms"]) for e in ranks][0] == (0, "a", [1.0, 2.0, 3.0])
+
+
+def test_a_command_is_done_when_every_rank_is_and_failed_if_any_failed():
+    merger, out = _merger()
+    merger.offer(0, {"type": "block_done", "steps": 4, "quiet": True, "waited_s": 0.1})
+    merger.offer(0, {"type": "done", "cmd": "measure"})
+    assert out == []
+    merger.offer(1, {"type": "block_done", "steps": 3, "quiet": False, "waited_s": 0.5})
+    merger.offer(1, {"type": "done", "cmd": "measure", "failed": True})
+    assert out == [
+        {"type": "block_done", "steps": 3, "quiet": False, "waited_s": 0.5},
+        {"type": "done", "cmd": "measure", "failed": True},
+    ]
+
+
+def test_an_error_on_any_rank_names_it_and_ends_the_command():
+    merger, out = _merger()
+    merger.offer(0, {"type": "phase", "phase": "measuring", "batch_size": 4})
+    ends = merger.offer(1, {"type": "error", "kind": "runtime", "message": "boom", "fatal": False})
+    assert ends
+    assert out[0]["message"] == "rank 1 (node 0, b): boom"
+    assert out[0]["fatal"] is True and out[0]["rank"] == 1
+    assert out[1] == {"type": "done", "cmd": None, "failed": True}
+
+
+def test_the_rank_computing_in_its_own_code_is_named_behind():
+    merger, _ = _merger()
+    merger.offer(0, {"type": "rank_where", "where": "graph.py:1 (x)", "in_torch": True})
+    merger.offer(1, {"type": "rank_where", "where": "m.py:9 (forward)", "in_torch": False})
+    assert merger.straggler().startswith("rank 1 (node 0, b) is behind")
+
+
+def _config(**kw) -> RunConfig:
+    return RunConfig(source=ModelSource("m.py"), **kw)
+
+
+def test_distributed_settings_are_checked():
+    assert parse_arm("inductor:parallel=fsdp").parallel == "fsdp"
+    with pytest.raises(ConfigError, match="parallel is one of"):
+        parse_arm("inductor:parallel=tp")
+    with pytest.raises(ConfigError, match="give --parallel"):
+        _config(nproc=2)
+    with pytest.raises(ConfigError, match="inference"):
+        _config(nproc=2, parallel="ddp", loop="inference")
+    with pytest.raises(ConfigError, match="--nproc"):
+        _config(nproc=0)
+    cfg = _config(nproc=2, parallel="ddp", arms=(ArmSpec("eager", parallel="none"), ArmSpec()))
+    assert [cfg.world_size(a) for a in cfg.arms] == [1, 2]
+    assert RunConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def _ranked_session() -> dict:
+    ranks = [
+        {"rank": 0, "node": 0, "host": "h", "median_ms": 10.0},
+        {"rank": 1, "node": 0, "host": "h", "median_ms": 12.5},
+    ]
+    row = {"batch_size": 16, "global_batch_size": 32, "ranks": ranks}
+    parallel = {"parallel": "fsdp", "world_size": 2, "sharded_blocks": {"where": "blocks"}}
+    arm = {"name": "aot_eager", "backend": "aot_eager", "results": [row]}
+    return {"arms": [{**arm, "model": {"parallel": parallel}}]}
+
+
+def test_the_straggler_view_names_the_slowest_rank_and_the_spread():
+    (line,) = stragglers.text_lines(_ranked_session())[1:]
+    assert line == (
+        "  aot_eager bs 16 / 32: 0: 10 ms, 1: 12.5 ms; spread 25.0%; slowest rank 1 (node 0, h)"
+    )
+    assert "| rank 1 (node 0, h) |" in "\n".join(
+        straggler_section.markdown_lines(_ranked_session(), str)
+    )
+    assert stragglers.text_lines({"arms": [{"name": "eager", "results": [{"ranks": None}]}]}) == []
+
+
+def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
+    arm = _ranked_session()["arms"][0]
+    block = reproduce._with_parallel(arm, "runner = torch.compile(model)")
+    assert "torchrun --standalone --nproc-per-node 2 reproduce.py" in block
+    assert "for block in model.get_submodule('blocks'):" in block
+    assert block.index("fully_shard(model)") < block.index("runner = torch.compile(model)")
