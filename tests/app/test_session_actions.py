@@ -125,6 +125,7 @@ def test_the_sessions_list_opens_and_compares_through_the_actions(actions, qtbot
     write_session(root / "new", 2.0, median=1.0)
     dialog = actions.show_sessions()
     qtbot.addWidget(dialog)
+    qtbot.waitUntil(dialog.open_button.isEnabled)  # the list fills off the GUI thread
     assert not dialog.compare_button.isEnabled(), "nothing shown to compare with"
     with qtbot.waitSignal(actions.sessionOpened) as opened:
         dialog.open_button.click()  # the newest, selected first

@@ -54,7 +54,17 @@ def test_factory_that_raises_keeps_the_traceback(tmp_path):
 
 def test_shape_mismatch_at_first_forward(tmp_path):
     rc, _, _, s = run_cli(
-        ["--example", "simple", "--input-shape", "5", "--arms", "eager,aot_eager", *FAST], tmp_path
+        [
+            "--example",
+            "simple",
+            "--input-shape",
+            "5",
+            "--arms",
+            "eager,aot_eager",
+            *FAST,
+            "--no-accuracy",
+        ],
+        tmp_path,
     )
     assert rc == 1
     for name in ("eager", "aot_eager"):
@@ -81,6 +91,7 @@ def test_compile_error_in_one_arm_keeps_the_others(tmp_path):
             "--batch-sizes",
             "4,8",
             *FAST,
+            "--no-accuracy",
         ],
         tmp_path,
     )
@@ -95,7 +106,13 @@ def test_compile_error_in_one_arm_keeps_the_others(tmp_path):
 
 def test_runtime_error_backend(tmp_path):
     rc, _, _, s = run_cli(
-        [str(MODELS / "relu_model.py"), "--arms", "eager,relu_runtime_error_TESTING_ONLY", *FAST],
+        [
+            str(MODELS / "relu_model.py"),
+            "--arms",
+            "eager,relu_runtime_error_TESTING_ONLY",
+            *FAST,
+            "--no-accuracy",
+        ],
         tmp_path,
     )
     assert rc == 1

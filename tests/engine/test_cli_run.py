@@ -131,7 +131,6 @@ def test_gpt_style_file_through_factory(tmp_path):
             "--batch-sizes",
             "4",
             *FAST,
-            "--no-accuracy",
         ],
         tmp_path,
     )
