@@ -123,8 +123,9 @@ class SessionsDialog(QDialog):
                     item.setForeground(QColor(error_colour()))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
-        if self.sessions:
-            self.table.selectRow(0)
+        if self.sessions:  # through the selection model: selectRow obeys held modifier keys
+            self.table.clearSelection()
+            self.select_folders([self.sessions[0].folder])
         self._update_buttons()
 
     def set_can_compare(self, can: bool) -> None:

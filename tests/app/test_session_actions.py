@@ -125,10 +125,13 @@ def test_the_sessions_list_opens_and_compares_through_the_actions(actions, qtbot
     write_session(root / "new", 2.0, median=1.0)
     dialog = actions.show_sessions()
     qtbot.addWidget(dialog)
-    qtbot.waitUntil(dialog.open_button.isEnabled)  # the list fills off the GUI thread
+    assert [x.folder for x in dialog.sessions] == [root / "new", root / "old"]
+    assert [x.problem for x in dialog.sessions] == [None, None]
+    dialog.select_folder(root / "new")
+    assert dialog.open_button.isEnabled()
     assert not dialog.compare_button.isEnabled(), "nothing shown to compare with"
     with qtbot.waitSignal(actions.sessionOpened) as opened:
-        dialog.open_button.click()  # the newest, selected first
+        dialog.open_button.click()
     assert opened.args[0].folder == root / "new"
     assert dialog.compare_button.isEnabled(), "a session is shown now"
     dialog.select_folder(root / "old")
