@@ -165,6 +165,41 @@ def fallback_advice(fallbacks: list[dict[str, Any]], limit: int | None) -> list[
     ]
 
 
+def cudagraph_advice(skips: list[dict[str, Any]], mode: str | None) -> list[dict[str, Any]]:
+    """CUDA graphs the arm's mode asked for and did not get: one piece per reason, so an arm
+    that runs without its graphs says so, and where."""
+    by_reason: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for skip in skips:
+        by_reason[str(skip.get("reason") or "unknown")].append(skip)
+    out = []
+    for reason, items in by_reason.items():
+        sizes = sorted({s["batch_size"] for s in items if isinstance(s.get("batch_size"), int)})
+        cpu = "hold no CUDA tensor" in reason
+        out.append(
+            {
+                "kind": "cudagraphs_skipped",
+                "message": f"mode={mode or 'reduce-overhead'} ran without CUDA graphs"
+                + (f" at batch size(s) {', '.join(map(str, sizes))}" if sizes else "")
+                + f": {reason}",
+                "fix": (
+                    "run on a CUDA device, or compare against mode=default: on this device the "
+                    "mode adds nothing but its warm-up"
+                    if cpu
+                    else "remove the cause at the line named (CUDA graphs need static shapes, no "
+                    "CPU tensors, no input mutation outside the graph), or use "
+                    "mode=max-autotune-no-cudagraphs"
+                ),
+                "evidence": {
+                    "batch_sizes": sizes,
+                    "where": sorted({_where(s) for s in items if s.get("file")}),
+                    "skips": sum(int(s.get("count") or 1) for s in items),
+                },
+                "apply": None,
+            }
+        )
+    return out
+
+
 def library_break_advice(
     graph_breaks: list[dict[str, Any]], user_file: str | None
 ) -> list[dict[str, Any]]:
@@ -201,4 +236,5 @@ def arm_advice(
         recompile_advice(arm.get("recompiles") or [], batch_sizes)
         + fallback_advice(arm.get("fallbacks") or [], limit)
         + library_break_advice(arm.get("graph_breaks") or [], user_file)
+        + cudagraph_advice(arm.get("cudagraph_skips") or [], (arm.get("options") or {}).get("mode"))
     )

@@ -18,6 +18,10 @@ DEFAULT_REPLICATES = 5
 MIN_BLOCK_MS = 100.0
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # Inductor wraps their graphs in CUDA graphs
+# CUDA graph trees run a new graph once, record it on the next call and replay it from the
+# third: the steps before the third are compile cost, never steady state.
+CUDAGRAPH_WARMUP = 3
 OPTIMIZERS = ("sgd", "adam", "adamw")
 LOOPS = ("train", "inference")
 AMP_DTYPES = ("bf16", "fp16")
@@ -266,6 +270,12 @@ def validate(cfg: RunConfig) -> None:
             )
         if not arm.compiled and (arm.mode or arm.dynamic is not None or arm.fullgraph):
             raise ConfigError("the eager arm takes no compile options")
+        if arm.mode in CUDAGRAPH_MODES and cfg.warmup < CUDAGRAPH_WARMUP:
+            raise ConfigError(
+                f"mode={arm.mode} needs --warmup {CUDAGRAPH_WARMUP} or more: CUDA graphs are "
+                "recorded on the second call and replayed from the third, and a recording "
+                "step timed as steady state would be wrong"
+            )
     if not cfg.batch_sizes:
         raise ConfigError("at least one batch size is needed")
     if any((not isinstance(b, int)) or b < 1 for b in cfg.batch_sizes):

@@ -17,6 +17,7 @@ from profiler.session_schema import (
     ARTIFACT,
     CACHE_EVENT,
     CONFIG,
+    CUDAGRAPH_SKIP,
     ENVIRONMENT,
     ERROR,
     EXIT,
@@ -124,6 +125,7 @@ EVENTS: dict[str, Fields] = {
         **WHERE,
     ),
     "fallback": _event(with_fields(FALLBACK, **AT), required=("batch_size",)),
+    "cudagraph_skip": _event(with_fields(CUDAGRAPH_SKIP, **AT), required=("batch_size",)),
     "explain": _event(EXPLAIN),
     "block_done": _event(batch_size=INT, block=INT, steps=INT, quiet=FLAG, waited_s=NUM),
     "bs_done": _event(

@@ -133,6 +133,9 @@ _LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     EventType.COMPILE: _compile,
     EventType.GRAPH_BREAK: lambda e: f"{_at(e)}graph break{_where(e)}: {e.get('reason')}",
     EventType.FALLBACK: lambda e: _at(e) + recompile_limit_hit(e.get("frame")),
+    EventType.CUDAGRAPH_SKIP: lambda e: (
+        f"{_at(e)}CUDA graphs skipped{_where(e)}: {e.get('reason')} (mode runs without them)"
+    ),
     EventType.EXPLAIN: _explain,
     EventType.ACCURACY: _accuracy,
     EventType.ARTIFACT: lambda e: f"{_at(e)}wrote {e.get('kind')}: {e.get('path')}",

@@ -17,6 +17,7 @@ Worker -> engine (one TypedDict below per type, with every field):
   compile      batch_size, step, kind (first|recompile), reason, frame, file, line, seconds, ...
   graph_break  batch_size, step, reason, explanation, hints, file, line, text
   fallback     batch_size, step, frame, file, line, reason: the recompile limit was hit
+  cudagraph_skip  batch_size, step, reason, file, line, count: CUDA graphs asked for, skipped
   explain      batch_size, graph_count, graph_break_count, op_count, break_reasons
   block_done   batch_size, block, steps, quiet, waited_s
   bs_done      batch_size, peaks, last_loss, graphs, graph_breaks, recompiles, fell_back, ...
@@ -66,6 +67,7 @@ class EventType(str, Enum):
     COMPILE = "compile"
     GRAPH_BREAK = "graph_break"
     FALLBACK = "fallback"
+    CUDAGRAPH_SKIP = "cudagraph_skip"
     EXPLAIN = "explain"
     BLOCK_DONE = "block_done"
     BS_DONE = "bs_done"
@@ -271,6 +273,15 @@ class FallbackEvent(Relayed, total=False):
     limit: int | None  # torch._dynamo.config.recompile_limit when it was hit
 
 
+class CudagraphSkipEvent(Relayed, total=False):
+    batch_size: int
+    step: int
+    reason: str  # Inductor's "skipping cudagraphs due to <reason>", or tcprof's for a CPU graph
+    file: str | None  # the frame the reason points at, the user's where it is theirs
+    line: int | None
+    count: int  # skips with this reason since the last report
+
+
 class ExplainEvent(Relayed, total=False):
     batch_size: int
     graph_count: int
@@ -452,6 +463,7 @@ EVENT_FIELDS: dict[EventType, type] = {
     EventType.COMPILE: CompileEvent,
     EventType.GRAPH_BREAK: GraphBreakEvent,
     EventType.FALLBACK: FallbackEvent,
+    EventType.CUDAGRAPH_SKIP: CudagraphSkipEvent,
     EventType.EXPLAIN: ExplainEvent,
     EventType.BLOCK_DONE: BlockDoneEvent,
     EventType.BS_DONE: BsDoneEvent,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from profiler import stats
+from profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP
 
 if TYPE_CHECKING:
     from profiler.session import ArmRecord, BatchResult, Session
@@ -169,9 +170,10 @@ def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
     return rows
 
 
-def _excess_ms(res: BatchResult, replicate: int) -> float | None:
+def _excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> float | None:
     """How much longer than a steady step the first step of one process took, plus the
-    compiles later in that batch size (a recompile during warm-up or measurement)."""
+    compiles later in that batch size (a recompile during warm-up or measurement), plus the
+    excess of the first `recording_steps` warm-up steps (CUDA graphs recorded there)."""
     first = (res.first_steps.get(replicate) or {}).get("ms")
     blocks = res.processes().get(replicate)
     median = stats.process_median(blocks) if blocks else None
@@ -180,7 +182,18 @@ def _excess_ms(res: BatchResult, replicate: int) -> float | None:
     later = sum(
         (c.get("seconds") or 0.0) for c in res.compiles_of(replicate) if (c.get("step") or 0) > 0
     )
-    return first - median + later * 1000.0
+    recording = sum(
+        max(0.0, ms - median) for ms in res.warmup_by_rep.get(replicate, [])[:recording_steps]
+    )
+    return first - median + later * 1000.0 + recording
+
+
+def cudagraph_recording_steps(arm: ArmRecord, res: BatchResult) -> int:
+    """The warm-up steps that record CUDA graphs: none unless the arm's mode uses them and
+    Inductor did not skip them."""
+    if arm.options.get("mode") not in CUDAGRAPH_MODES or res.cudagraph_skips:
+        return 0
+    return CUDAGRAPH_WARMUP - 1
 
 
 def _cache_counts(res: BatchResult, replicate: int) -> dict[str, int]:
@@ -201,8 +214,9 @@ def compile_costs(session: Session, arm: ArmRecord, res: BatchResult) -> dict[st
     base = base_arm.results.get(res.batch_size) if base_arm and base_arm is not arm else None
     costs: dict[str, list[float]] = {}
     caches: dict[str, dict[str, int]] = {}
+    recording = cudagraph_recording_steps(arm, res)
     for rep in sorted(res.first_steps):
-        excess = _excess_ms(res, rep)
+        excess = _excess_ms(res, rep, recording)
         if excess is None:
             continue
         base_excess = (_excess_ms(base, rep) if base else None) or 0.0

@@ -45,6 +45,8 @@ class BatchResult:
     compiles: list[dict[str, Any]] = field(default_factory=list)
     graph_break_events: list[dict[str, Any]] = field(default_factory=list)
     fallbacks: list[dict[str, Any]] = field(default_factory=list)
+    cudagraph_skips: list[dict[str, Any]] = field(default_factory=list)  # round 0
+    warmup_by_rep: dict[int, list[float]] = field(default_factory=dict)  # CUDA graph recording
     done: dict[str, Any] = field(default_factory=dict)  # the worker's bs_done fields (round 0)
     profile: dict[str, Any] | None = None  # the torch.profiler pass: path, top_ops
     block_ms: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # (rep, block)
@@ -226,6 +228,7 @@ class Session:
         if arm:
             res = arm.result(e["batch_size"])
             if e.get("phase") == "warmup":
+                res.warmup_by_rep.setdefault(_replicate(e), []).extend(e["ms"])
                 if _replicate(e) == 0:
                     res.warmup_ms.extend(e["ms"])
                 return
@@ -264,6 +267,11 @@ class Session:
         arm = self._timed(e)
         if arm and _replicate(e) == 0:
             arm.result(e["batch_size"]).fallbacks.append(_strip(e, drop=("replicate",)))
+
+    def _on_cudagraph_skip(self, e: dict[str, Any]) -> None:
+        arm = self._timed(e)
+        if arm and _replicate(e) == 0:
+            arm.result(e["batch_size"]).cudagraph_skips.append(_strip(e, drop=("replicate",)))
 
     def _on_bs_done(self, e: dict[str, Any]) -> None:
         arm = self._timed(e)
@@ -388,6 +396,9 @@ class Session:
             ],
             "fallbacks": [
                 f for bs in self.ordered_batch_sizes(arm) for f in arm.results[bs].fallbacks
+            ],
+            "cudagraph_skips": [
+                s for bs in self.ordered_batch_sizes(arm) for s in arm.results[bs].cudagraph_skips
             ],
             "explain": arm.explain,
             "artifacts": arm.artifacts,

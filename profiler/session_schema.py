@@ -156,6 +156,7 @@ RECOMPILE = Fields(
     also=_line_with_file,
 )
 FALLBACK = Fields({"batch_size": INT, "step": INT, "frame": TEXT, "reason": TEXT, **WHERE})
+CUDAGRAPH_SKIP = Fields({"batch_size": INT, "step": INT, "reason": TEXT, "count": INT, **WHERE})
 
 # -- config ---------------------------------------------------------------------------------------
 ARM_SPEC = Fields(
@@ -324,6 +325,7 @@ ARM = Fields(
         "graph_breaks": ListOf(GRAPH_BREAK, null=False),
         "recompiles": ListOf(RECOMPILE, null=False),
         "fallbacks": ListOf(FALLBACK, null=False),
+        "cudagraph_skips": ListOf(CUDAGRAPH_SKIP, null=False),
         "explain": EXPLAIN,
         "artifacts": ListOf(ARTIFACT),
         "caches": MapOf(TEXT),

@@ -376,6 +376,8 @@ class ArmWorker(UntimedPasses):
         for fb in self.watcher.take_fallbacks():
             self.ch.emit("fallback", batch_size=batch_size, step=step, **fb)
             self.bs_fallbacks.append(fb)
+        for skip in self.watcher.take_cudagraph_skips(self.device.type):
+            self.ch.emit("cudagraph_skip", batch_size=batch_size, step=step, **skip)
         for log in self.watcher.take_artifact_logs():
             self.ch.emit("log", stream="torch", **log)
         return compiles

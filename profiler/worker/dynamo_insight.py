@@ -4,6 +4,10 @@ breaks (with the user's file and line) and recompile-limit fallbacks.
 Structured sources first: `torch._dynamo.utils.get_compilation_metrics()` gives one record per
 frame compile with its recompile reason and time breakdown; graph breaks come from the
 `graph_breaks` log artifact's records, caught by a logging.Handler (not by scraping stderr).
+CUDA graphs that `mode="reduce-overhead"` asked for and Inductor skipped come from the
+`cudagraphs` artifact's "skipping cudagraphs due to ..." records and, since torch 2.13 counts a
+skip without logging it when the graph has no CUDA tensor (a CPU run), from its
+`cudagraph_skips` counter: an arm must never run without its graphs silently.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from profiler.config import DebugOptions
 _GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 _LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")
 _LIMIT_REASON = re.compile(r"last reason: (.+)")
-_ALWAYS_CAPTURED = ("graph_breaks", "recompiles")
+_ALWAYS_CAPTURED = ("graph_breaks", "recompiles", "cudagraphs")
+_CUDAGRAPH_SKIP = "skipping cudagraphs due to"
+_USER_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 class _Capture(logging.Handler):
@@ -71,10 +77,14 @@ class CompileWatcher:
         if debug.suppress_errors:
             torch._dynamo.config.suppress_errors = True
         dynamo_utils.clear_compilation_metrics()
+        self.cudagraph_skips: list[dict[str, Any]] = []
+        self._skips_counted = _cudagraph_skip_count()
 
     def _on_record(self, record: logging.LogRecord) -> None:
         name = record.name
-        if name.endswith("__graph_breaks"):
+        if _CUDAGRAPH_SKIP in record.getMessage():
+            self.cudagraph_skips.append(parse_cudagraph_skip(record.getMessage(), self.user_file))
+        elif name.endswith("__graph_breaks"):
             self.graph_breaks.append(parse_graph_break(record.getMessage()))
         elif record.levelno >= logging.WARNING and "recompile_limit" in record.getMessage():
             hit = parse_limit_hit(record.getMessage())
@@ -126,6 +136,23 @@ class CompileWatcher:
         out, self.fallbacks = self.fallbacks, []
         return out
 
+    def take_cudagraph_skips(self, device_type: str) -> list[dict[str, Any]]:
+        """CUDA graph skips since the last call: the logged ones with their reason, and those
+        torch only counted (a graph with no CUDA tensor) with the reason tcprof knows."""
+        logged, self.cudagraph_skips = self.cudagraph_skips, []
+        counted = _cudagraph_skip_count()
+        silent = counted - self._skips_counted - len(logged)
+        self._skips_counted = counted
+        if silent > 0:
+            reason = (
+                f"{device_type} device: the compiled graphs hold no CUDA tensor, and CUDA "
+                "graphs capture CUDA work only"
+                if device_type != "cuda"
+                else "a reason torch counted without logging it"
+            )
+            logged.append({"reason": reason, "file": None, "line": None, "count": silent})
+        return logged
+
     def take_artifact_logs(self) -> list[dict[str, Any]]:
         out, self.artifact_logs = self.artifact_logs, []
         return out
@@ -157,6 +184,23 @@ def parse_graph_break(text: str) -> dict[str, Any]:
         "line": line,
         "text": text,
     }
+
+
+def _cudagraph_skip_count() -> int:
+    from torch._dynamo.utils import counters
+
+    return int(counters["inductor"].get("cudagraph_skips", 0))
+
+
+def parse_cudagraph_skip(text: str, user_file: str | None) -> dict[str, Any]:
+    """ "skipping cudagraphs due to mutated inputs (1 instances). Found from : File ..." -> the
+    reason and the first frame in the user's file (else the first frame given)."""
+    reason = text.split(_CUDAGRAPH_SKIP, 1)[1].strip() if _CUDAGRAPH_SKIP in text else text
+    reason = reason.split("Found from", 1)[0].strip().rstrip(".").strip()
+    frames = [(f, int(n)) for f, n in _USER_FRAME.findall(text)]
+    mine = [fr for fr in frames if user_file and fr[0] == user_file]
+    file, line = (mine or frames or [(None, None)])[0]
+    return {"reason": reason or "unknown", "file": file, "line": line, "count": 1}
 
 
 def parse_limit_hit(text: str) -> dict[str, Any]:
