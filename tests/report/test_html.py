@@ -149,6 +149,7 @@ def evil_run(tmp_path_factory):
     proc = subprocess.run(
         [sys.executable, "-m", "profiler", "run", str(model), "--arms", "eager,aot_eager",
          "--batch-sizes", "4", "--warmup", "1", "--steps", "3", "--blocks", "1",
+         "--replicates", "1", "--min-block-ms", "0", "--no-accuracy",
          "--out", str(out), "--quiet"],
         capture_output=True, text=True, timeout=240,
     )  # fmt: skip
