@@ -325,6 +325,7 @@ class AccuracyEvent(Relayed, total=False):
     compared: int
     checked: list[str]  # output, gradients, parameters after one optimizer step
     autocast: str | None  # the autocast dtype both runs used, e.g. "torch.bfloat16"
+    ranks_checked: int  # a distributed arm: ranks that each checked their step (else absent)
 
 
 class ProfileEvent(Relayed, total=False):

@@ -291,10 +291,9 @@ class Runner:
 
     # -- workers ------------------------------------------------------------------------------
     def _distributed(self, index: int) -> bool:
-        """A distributed arm's timed rounds run under torchrun; its untimed accuracy check is
-        one plain process (the compiled model against eager, no collectives)."""
-        spec = self._specs[index]
-        return self._workers.replicate != ACCURACY_PASS and self.config.parallel_of(spec) != "none"
+        """A distributed arm runs under torchrun, its untimed accuracy check too (every rank
+        checks its wrapped step: see profiler/worker/rank_accuracy.py)."""
+        return self.config.parallel_of(self._specs[index]) != "none"
 
     def _start_worker(self, index: int, inbox: queue.Queue, env: dict[str, str]) -> WorkerHandle:
         """The real WorkerFactory: a torchrun job for a distributed arm, else one process."""

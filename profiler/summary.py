@@ -329,6 +329,12 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             + (f" under autocast to {autocast}" if autocast else "")
             + (f" (rtol {tol['rtol']:g}, atol {tol['atol']:g})" if tol else "")
             + ", a float64 run settling mismatches"
+            + (
+                f"; distributed arms on each of their {ranks} ranks, the wrapped model against "
+                "plain copies whose gradients are averaged across ranks (FSDP's gathered whole)"
+                if (ranks := max((a.get("ranks_checked") or 0) for a in acc)) > 1
+                else ""
+            )
         )
     if cfg.get("added_arms"):
         notes.append(

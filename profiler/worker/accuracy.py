@@ -4,6 +4,11 @@ A compiled step never matches eager bit for bit (fusion reorders floating-point 
 plain allclose can fail on a correct compile. Like torch._dynamo.utils.same (torch 2.13), a
 tensor that is not allclose is settled by a float64 run of the same step: the compiled result
 fails only when it is clearly further from that float64 "truth" than eager itself is.
+
+A distributed arm is checked on every rank, each on its own slice of data: the compiled run is
+the wrapped model (DDP, or FSDP2 with its sharded gradients gathered whole), the eager and
+float64 runs are plain copies whose gradients are averaged across the ranks (`sync_grads`), as
+DDP and FSDP average them, before they are compared and before any optimizer step.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ PART_LABELS = ("{}", "gradient of {}", "{} after one optimizer step")
 PART_NAMES = ("output", "gradients", "parameters after one optimizer step")
 MakeOptimizer = Callable[[Any], torch.optim.Optimizer]
 CompileOptimizer = Callable[[Callable[[], None]], Callable[[], None]]
+SyncGrads = Callable[[nn.Module], None]
 
 
 def check_step(
@@ -49,6 +55,7 @@ def check_step(
     amp: torch.dtype | None = None,
     make_optimizer: MakeOptimizer | None = None,
     compile_optimizer: CompileOptimizer | None = None,
+    sync_grads: SyncGrads | None = None,
 ) -> dict[str, Any]:
     """Run one step eagerly, in float64 and compiled, each on a deep copy of `model` seeded
     alike, and compare the output and (in "train") every parameter's gradient.
@@ -58,6 +65,8 @@ def check_step(
     compile_optimizer (with make_optimizer): the compiled run steps a fresh optimizer through
     `compile_optimizer(opt_step)`, the others step theirs eagerly, and every parameter is
     compared after that one step as well.
+    sync_grads: a distributed arm's reference runs average their gradients across ranks with
+    it (the compiled run's wrapper does that itself).
 
     `model` is left untouched and the caller's RNG state is restored afterwards, so the timed
     runs that follow see exactly what they would have seen without this check.
@@ -96,13 +105,13 @@ def check_step(
 
     device = params[0].device
     rng_devices = [device] if device.type not in ("cpu", "meta") else []
-    eager = _Variant(loop, amp, make_optimizer if steps else None)
+    eager = _Variant(loop, amp, make_optimizer if steps else None, sync_grads=sync_grads)
     with torch.random.fork_rng(devices=rng_devices, device_type=device.type):
         ref = _run(model, None, batch, loss_of, seed, eager)
         if not ref[0]:
             return {**result, "reason": "the model's output has no tensor to compare"}
         try:
-            truth = _Variant(loop, None, eager.make_optimizer, float64=True)
+            truth = _Variant(loop, None, eager.make_optimizer, float64=True, sync_grads=sync_grads)
             ref64: Parts | None = _run(model, None, _to_float64(batch), loss_of, seed, truth)
             why64 = None
         except Exception as exc:
@@ -166,6 +175,7 @@ class _Variant:
     make_optimizer: MakeOptimizer | None = None  # None: no optimizer step is compared
     float64: bool = False
     compile_optimizer: CompileOptimizer | None = None
+    sync_grads: SyncGrads | None = None
 
     def forward_mode(self, device_type: str) -> contextlib.ExitStack:
         stack = contextlib.ExitStack()
@@ -202,9 +212,9 @@ def _run(
             return outputs, {}, {}
         loss = loss_of(out, batch)
     loss.backward()
-    grads = {
-        n: None if p.grad is None else p.grad.detach().clone() for n, p in m.named_parameters()
-    }
+    if variant.sync_grads is not None:
+        variant.sync_grads(m)
+    grads = {n: None if p.grad is None else _whole(p.grad) for n, p in m.named_parameters()}
     if variant.make_optimizer is None:
         return outputs, grads, {}
     optimizer = variant.make_optimizer(m.parameters())
@@ -213,8 +223,16 @@ def _run(
         optimizer.step()
 
     (variant.compile_optimizer(opt_step) if variant.compile_optimizer else opt_step)()
-    stepped = {n: p.detach().clone() for n, p in m.named_parameters()}
+    stepped = {n: _whole(p) for n, p in m.named_parameters()}
     return outputs, grads, stepped
+
+
+def _whole(t: torch.Tensor) -> torch.Tensor:
+    """A detached copy; an FSDP2 shard (a DTensor) gathered whole first (a collective: every
+    rank calls it, in the same order)."""
+    t = t.detach()
+    full = getattr(t, "full_tensor", None)
+    return (full() if callable(full) else t).clone()
 
 
 def _leaves(out: Any, name: str = "output") -> Tensors:

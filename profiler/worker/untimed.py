@@ -70,15 +70,26 @@ class UntimedPasses:
 
     def check_accuracy(self, batch_sizes: list[int]) -> None:
         """The untimed accuracy check, in a process of its own (see accuracy.py), of the
-        arm's own loop kind: its mode, autocast dtype, memory format and optimizer step."""
+        arm's own loop kind: its mode, autocast dtype, memory format and optimizer step; for
+        a distributed arm on every rank, wrapped as the arm is (see rank_accuracy.py)."""
+        from profiler.worker import arm_setup
         from profiler.worker.accuracy import check_step
         from profiler.worker.blocks import find_repeated_blocks
 
         cfg, arm, loop = self.cfg, self.arm, self.loop
         assert cfg is not None and arm is not None and loop is not None
         options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
+        model, data_seed, sync_grads, combine = self.model, cfg.seed, None, None
+        if self.parallel:  # the worker's model is wrapped: check a fresh, plain one
+            from profiler.worker import distributed, rank_accuracy
+
+            model = arm_setup.build_model(cfg, self.device, self.user_file).model
+            data_seed, sync_grads = self.data_seed, rank_accuracy.average_grads
+            combine = rank_accuracy.combine
 
         def compile_fn(module: torch.nn.Module):
+            if self.parallel:
+                module, _ = distributed.wrap(module, cfg.parallel_of(arm), cfg.block_module)
             if arm.regional:  # compiled as the arm was: each repeated block, in place
                 for block in find_repeated_blocks(module, cfg.block_module).modules:
                     block.compile(backend=arm.torch_backend, **options)
@@ -95,12 +106,12 @@ class UntimedPasses:
             self.ch.emit("phase", phase="accuracy", batch_size=bs)
             try:
                 batches = inputs.make_batches(
-                    self.plan, self.model, self.module, bs, self.device, cfg.seed, 1
+                    self.plan, model, self.module, bs, self.device, data_seed, 1
                 )
                 if cfg.channels_last:
                     inputs.to_channels_last(batches)
                 result = check_step(
-                    self.model,
+                    model,
                     batches[0],
                     inputs.LossOf(cfg.seed),
                     compile_fn,
@@ -111,6 +122,7 @@ class UntimedPasses:
                     amp=loop.amp_dtype,
                     make_optimizer=make_optimizer if loop.optimizer_compiled else None,
                     compile_optimizer=compile_optimizer_fn if loop.optimizer_compiled else None,
+                    sync_grads=sync_grads,
                 )
             except Exception as exc:
                 result = {
@@ -118,6 +130,8 @@ class UntimedPasses:
                     "worst": None,
                     "reason": f"the check could not run: {type(exc).__name__}: {exc}",
                 }
+            if combine is not None:
+                result = combine(result)
             self.ch.emit("accuracy", batch_size=bs, **result)
         self.ch.emit("phase", phase="idle", batch_size=None)
 
