@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox
 
-from profiler.backends import GROUP_TITLES, describe_backend, group_backends
+from profiler.backends import GROUP_DESCRIPTIONS, GROUP_TITLES, describe_backend, group_backends
 
 HEADER_ROLE = Qt.ItemDataRole.UserRole + 1  # True on a group's header item
 
@@ -22,6 +22,7 @@ def fill_backends(combo: QComboBox, names: list[str], current: str) -> None:
         header = QStandardItem(GROUP_TITLES[group])
         header.setFlags(Qt.ItemFlag.NoItemFlags)  # neither selectable nor enabled
         header.setFont(bold)
+        header.setToolTip(GROUP_DESCRIPTIONS[group])
         header.setData(True, HEADER_ROLE)
         model.appendRow(header)
         for backend in backends:

@@ -47,21 +47,22 @@ FLAG_FIELDS = {
     "--out": "the session folder",
     "--force": "a new session folder",
 }
-# a flag, then optionally a quoted value: --factory "GPT(...)"
-_FLAG = re.compile(r"--[a-z][a-z-]*[a-z](?:\s+\"[^\"]*\")?")
+# "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
+_FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
 
 
 def in_app_terms(text: str) -> str:
     """text with each known flag named as the window's field; a quoted value that followed
     the flag is kept in front: 'e.g. --factory "M(...)"' -> 'e.g. "M(...)" in the Factory
-    field'. Unknown flags are left as they are."""
+    field', and 'pass --input-shape' -> 'fill in the Input shape field'. Unknown flags are left
+    as they are."""
 
     def name(match: re.Match[str]) -> str:
-        flag, _, value = match.group(0).partition(" ")
+        verb, flag, value = match.groups()
         field = FLAG_FIELDS.get(flag)
         if field is None:
             return match.group(0)
-        value = value.strip()
-        return f"{value} in {field}" if value else field
+        named = f"{value.strip()} in {field}" if value else field
+        return f"fill in {named}" if verb else named
 
     return _FLAG.sub(name, text)

@@ -146,6 +146,7 @@ def show_shortcuts(window: QWidget) -> QDialog:
         table.setItem(r, 0, QTableWidgetItem(name))
         table.setItem(r, 1, QTableWidgetItem(keys))
     table.resizeColumnsToContents()
+    table.horizontalHeader().setStretchLastSection(True)
     table.setMinimumSize(360, 300)
     return _dialog(window, "Keyboard shortcuts", table)
 

@@ -50,10 +50,12 @@ NEEDS_ARGUMENTS_FIX = (
 
 
 def build_problem(error: dict[str, Any] | None) -> str | None:
-    """Why an inspected model cannot be built, in the window's terms; None if it can be (or
-    the error is not one a run would meet building it)."""
-    if not error or error.get("stage") != "build":
+    """Why an inspected model cannot be built or given inputs, in the window's terms; None if
+    it can be (or the error is not one a run would meet building it)."""
+    if not error or error.get("stage") not in ("build", "input"):
         return None
+    if error["stage"] == "input":
+        return f"the model's inputs cannot be made: {in_app_terms(str(error.get('message')))}"
     file, line = error.get("file"), error.get("line")
     where = f" ({Path(file).name}, line {line})" if file and line else ""
     if error.get("needs_arguments"):
@@ -75,7 +77,7 @@ def _cache_key(source: ModelSource) -> tuple:
         mtime = os.stat(source.path).st_mtime_ns
     except OSError:
         mtime = None
-    return (source.path, mtime, source.model, source.factory)
+    return (source.path, mtime, source.model, source.factory, source.input_shape)
 
 
 class ModelPicker(QWidget):
@@ -93,10 +95,11 @@ class ModelPicker(QWidget):
         self.inspecting = False
         self.trusted = False  # whether the current file may be inspected (see the module doc)
         self._reloading = False  # the inspection under way is for a change on disk
+        self._inspected_shape: str | None = None  # the input shape the last answer is for
         self.watch = ModelFileWatch(self)
         self.watch.changedOnDisk.connect(self._on_changed_on_disk)
         self.path = QComboBox()
-        self.path.setMinimumContentsLength(14)
+        self.path.setMinimumContentsLength(10)
         self.path.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -142,6 +145,7 @@ class ModelPicker(QWidget):
             "Empty: inferred from the model's first layer (nn.Linear in_features, ...)."
         )
         self.input_shape.textChanged.connect(self._validate_shape)
+        self.input_shape.editingFinished.connect(self._inspect_new_shape)
         self.shape_error = QLabel()
         self.shape_error.setStyleSheet(f"color: {error_colour()}")
         self.shape_error.setWordWrap(True)
@@ -239,8 +243,12 @@ class ModelPicker(QWidget):
             return
         self._generation += 1
         generation = self._generation
+        self._inspected_shape = self._valid_shape()
         source = ModelSource(
-            path, model=self.candidate.currentData(), factory=self.factory.text().strip() or None
+            path,
+            model=self.candidate.currentData(),
+            factory=self.factory.text().strip() or None,
+            input_shape=self._inspected_shape or None,
         )
         if not os.path.isfile(path):
             self._show_answer(
@@ -262,6 +270,15 @@ class ModelPicker(QWidget):
             self._show_answer(generation, answer)
 
         self._background.submit(inspect_model, done, source)
+
+    def _valid_shape(self) -> str:
+        """The input shape as typed, or '' while it is empty or malformed."""
+        return "" if self.shape_error.text() else self.input_shape.text().strip()
+
+    def _inspect_new_shape(self) -> None:
+        """The inspection builds the inputs a run will: a new shape is inspected again."""
+        if self.info is not None and self._valid_shape() != self._inspected_shape:
+            self._inspect()
 
     def _on_changed_on_disk(self, path: str) -> None:
         if path == self.current_path() and self.trusted:
@@ -341,6 +358,8 @@ class ModelPicker(QWidget):
         error = (self.info or {}).get("error")
         if error and error.get("kind") == "syntax":
             return f"the model file has a syntax error: {error.get('message')}"
+        if error and error.get("stage") == "input" and self._valid_shape() != self._inspected_shape:
+            return None  # an answer for another shape: Enter in the field inspects this one
         return build_problem(error)
 
     def source(self) -> ModelSource:

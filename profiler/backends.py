@@ -14,11 +14,12 @@ DEBUG = "debug"
 TESTING = "testing"
 OTHER = "other"
 GROUPS = (RECOMMENDED, DEBUG, OTHER, TESTING)  # the order the dialog shows them in
-GROUP_TITLES = {
-    RECOMMENDED: "Recommended",
-    DEBUG: "Debug (find which stage breaks or slows a model)",
-    OTHER: "Other",
-    TESTING: "Testing torch itself (not for measuring)",
+GROUP_TITLES = {RECOMMENDED: "Recommended", DEBUG: "Debug", OTHER: "Other", TESTING: "Testing"}
+GROUP_DESCRIPTIONS = {
+    RECOMMENDED: "what to measure",
+    DEBUG: "to find which stage of torch.compile fails or is slow",
+    OTHER: "other compilers, some needing packages of their own",
+    TESTING: "fault injection and minifiers that test torch itself: not for measuring",
 }
 
 # name -> (group, description); names not here are OTHER with no description.

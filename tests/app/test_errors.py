@@ -150,3 +150,40 @@ def test_a_traceback_shows_the_users_frames_first_and_the_rest_on_request(qtbot)
     qtbot.mouseClick(banner.all_frames, Qt.MouseButton.LeftButton)
     assert banner.details.toPlainText().rstrip().endswith(TRACEBACK.rstrip())
     assert banner.all_frames.text() == "User frames only"
+
+
+def test_inspection_errors_read_in_the_windows_terms():
+    from app.model_picker import build_problem
+
+    needs = {
+        "stage": "build",
+        "needs_arguments": True,
+        "cause": "M.__init__() missing 1 required positional argument: 'n'",
+        "message": 'M() needs arguments (...); pass a factory expression, e.g. --factory "M(...)"',
+        "file": "/x/model.py",
+        "line": 4,
+    }
+    assert build_problem(needs) == (
+        "M.__init__() missing 1 required positional argument: 'n' (model.py, line 4): give a "
+        "factory in the Factory field, or default values for the constructor's arguments"
+    )
+    raised = {"stage": "build", "message": "building M() raised ValueError: no", "file": None}
+    assert build_problem(raised) == "the model cannot be built: building M() raised ValueError: no"
+    inputs = {"stage": "input", "message": "cannot infer the input shape; pass --input-shape"}
+    assert build_problem(inputs) == (
+        "the model's inputs cannot be made: cannot infer the input shape; fill in the Input "
+        "shape field"
+    )
+    assert build_problem({"stage": "import", "kind": "load", "message": "ImportError"}) is None
+    assert build_problem(None) is None
+
+
+def test_an_input_error_blocks_run_only_for_the_shape_it_was_found_with(make_window):
+    window = make_window(background=False)
+    picker = window.setup.model
+    error = {"kind": "load", "stage": "input", "message": "cannot infer; pass --input-shape"}
+    picker._show_answer(picker._generation, {"error": error})  # the worker's answer
+    assert not window.commands.run.isEnabled()
+    assert "fill in the Input shape field" in window.commands.run.toolTip()
+    picker.input_shape.setText("10")  # typed, not yet inspected: the answer is not for it
+    assert window.commands.run.isEnabled()

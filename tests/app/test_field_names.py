@@ -71,9 +71,9 @@ def test_a_flags_value_stays_with_its_field_and_unknown_flags_stay():
     message = 'M() needs arguments (...); pass a factory expression, e.g. --factory "M(4)"'
     assert in_app_terms(message).endswith('e.g. "M(4)" in the Factory field')
     assert in_app_terms("cannot infer it; pass --input-shape") == (
-        "cannot infer it; pass the Input shape field"
+        "cannot infer it; fill in the Input shape field"
     )
-    assert in_app_terms("see --no-such-flag") == "see --no-such-flag"
+    assert in_app_terms("pass --no-such-flag") == "pass --no-such-flag"
 
 
 def test_the_banner_names_fields_not_flags(qtbot):
