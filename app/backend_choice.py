@@ -48,4 +48,4 @@ def backend_index(combo: QComboBox, name: str) -> int:
 
 def description(name: str) -> str:
     backend = describe_backend(name.strip())
-    return backend.description or "a backend torch.compile knows; tcprof has no description of it"
+    return backend.description or "no description: a backend tcprof does not know"
