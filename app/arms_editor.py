@@ -2,7 +2,8 @@
 
 An arm is the engine's `ArmSpec`; this widget only edits a list of them. Backends come from the
 worker's `torch._dynamo.list_backends()` once the environment probe answers; until then a short
-built-in list keeps the editor usable (the window never waits for the probe).
+built-in list keeps the editor usable (the window never waits for the probe). The dialog lists
+them grouped, with what each is for (backend_choice.py); a new arm starts as inductor.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -23,9 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.backend_choice import description, fill_backends
+from app.theme import muted_colour
 from profiler.config import COMPILE_MODES, ArmSpec
 
 DEFAULT_ARMS = (ArmSpec("eager"), ArmSpec("inductor"))
+NEW_ARM = ArmSpec("inductor")  # what Add… starts from: the backend most users want
 FALLBACK_BACKENDS = ("eager", "inductor", "aot_eager", "cudagraphs")
 DYNAMIC_CHOICES = (("None (automatic)", None), ("True", True), ("False", False))
 
@@ -49,20 +54,30 @@ def describe(arm: ArmSpec) -> str:
 
 
 class ArmDialog(QDialog):
-    """Edit one arm: backend, mode, dynamic, fullgraph, label."""
+    """Edit one arm: backend, mode, dynamic, fullgraph, label. adding: a new arm (the title
+    says which)."""
 
-    def __init__(self, arm: ArmSpec, backends: list[str], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        arm: ArmSpec,
+        backends: list[str],
+        parent: QWidget | None = None,
+        adding: bool = False,
+    ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Arm")
+        self.setWindowTitle("Add an arm" if adding else f"Edit arm {arm.name}")
         form = QFormLayout(self)
         self.backend = QComboBox()
         self.backend.setEditable(True)
-        self.backend.addItems(backends)
-        self.backend.setCurrentText(arm.backend)
+        fill_backends(self.backend, backends, arm.backend)
         self.backend.setToolTip(
             "torch.compile(backend=...): 'eager' here means no torch.compile at all.\n"
-            "The list is torch._dynamo.list_backends(exclude_tags=()) from a worker."
+            "The list is torch._dynamo.list_backends(exclude_tags=()) from a worker, grouped;\n"
+            "hover over a backend for what it is for."
         )
+        self.backend_note = QLabel()
+        self.backend_note.setWordWrap(True)
+        self.backend_note.setStyleSheet(f"color: {muted_colour()}")
         self.mode = QComboBox()
         self.mode.addItem("(none)", None)
         for m in COMPILE_MODES:
@@ -100,6 +115,7 @@ class ArmDialog(QDialog):
         self.label.setPlaceholderText("optional display name")
         self.label.setToolTip("A name for this arm in plots and tables (not passed to torch).")
         form.addRow("Backend", self.backend)
+        form.addRow("", self.backend_note)
         form.addRow("Mode", self.mode)
         form.addRow("Dynamic", self.dynamic)
         form.addRow("", self.fullgraph)
@@ -117,6 +133,7 @@ class ArmDialog(QDialog):
 
     def _update_enabled(self) -> None:
         backend = self.backend.currentText().strip()
+        self.backend_note.setText(description(backend))
         compiled = backend != "eager"
         self.mode.setEnabled(backend == "inductor")
         self.dynamic.setEnabled(compiled)
@@ -192,12 +209,12 @@ class ArmsEditor(QWidget):
         self.list.setCurrentRow(min(max(row, 0), len(self._arms) - 1))
         self.changed.emit()
 
-    def _dialog(self, arm: ArmSpec) -> ArmSpec | None:
-        dialog = ArmDialog(arm, self.backends, self)
+    def _dialog(self, arm: ArmSpec, adding: bool = False) -> ArmSpec | None:
+        dialog = ArmDialog(arm, self.backends, self, adding=adding)
         return dialog.arm() if dialog.exec() == QDialog.DialogCode.Accepted else None
 
     def add_arm(self) -> None:
-        arm = self._dialog(ArmSpec("aot_eager"))
+        arm = self._dialog(NEW_ARM, adding=True)
         if arm is not None:
             self._arms.append(arm)
             self._refresh()

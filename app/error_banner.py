@@ -1,7 +1,10 @@
 """Errors of a run, shown in the window: the one-line cause, the traceback one click away.
 
 Load failures, shape mismatches, compile errors and crashed workers all arrive as `error`
-events; none of them is a dialog that blocks the window, and the window stays usable.
+events; none of them is a dialog that blocks the window, and the window stays usable. The
+engine's messages name command-line flags; here they name the window's fields instead
+(field_names.py), and a traceback shows the user's own frames, the rest on request
+(traceback_frames.py).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.field_names import in_app_terms
 from app.theme import error_colour
+from app.traceback_frames import user_frames
 
 
 def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
@@ -27,8 +32,25 @@ def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
     who = arm_names[arm] if isinstance(arm, int) and 0 <= arm < len(arm_names) else "run"
     bs = f" at bs {error['batch_size']}" if error.get("batch_size") is not None else ""
     where = f" ({error['file']}:{error['line']})" if error.get("file") else ""
-    message = str(error.get("message") or "").strip().splitlines()
+    message = in_app_terms(str(error.get("message") or "")).strip().splitlines()
     return f"{who}{bs}: {error.get('kind')} error: {message[0] if message else '?'}{where}"
+
+
+def details_text(error: dict[str, Any], line: str, all_frames: bool) -> str:
+    """One error's line and traceback: the user's frames only, unless all_frames."""
+    traceback = error.get("traceback")
+    if not traceback:
+        return f"{line}\n(no traceback: {in_app_terms(str(error.get('message')))})\n"
+    if all_frames:
+        return f"{line}\n{traceback}\n"
+    frames = user_frames(str(traceback))
+    hidden = (
+        f"\n({frames.hidden} frames of tcprof, torch and the standard library hidden: "
+        "Show all frames)"
+        if frames.hidden
+        else ""
+    )
+    return f"{line}\n{frames.user}{hidden}\n"
 
 
 class ErrorBanner(QFrame):
@@ -43,6 +65,14 @@ class ErrorBanner(QFrame):
         self.details_button = QPushButton("Show traceback")
         self.details_button.setCheckable(True)
         self.details_button.toggled.connect(self._toggle)
+        self.all_frames = QPushButton("Show all frames")
+        self.all_frames.setCheckable(True)
+        self.all_frames.setToolTip(
+            "The traceback shows the frames of your files; this adds tcprof's, torch's and\n"
+            "the standard library's"
+        )
+        self.all_frames.toggled.connect(self._fill_details)
+        self.all_frames.hide()
         dismiss = QPushButton("Dismiss")
         dismiss.clicked.connect(self.clear)
         self.details = QPlainTextEdit()
@@ -53,12 +83,14 @@ class ErrorBanner(QFrame):
         top = QHBoxLayout()
         top.addWidget(self.message, 1)
         top.addWidget(self.details_button)
+        top.addWidget(self.all_frames)
         top.addWidget(dismiss)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(top)
         layout.addWidget(self.details)
         self.errors: list[dict[str, Any]] = []
+        self._lines: list[str] = []
         self.hide()
 
     def add(self, error: dict[str, Any], arm_names: list[str]) -> None:
@@ -67,24 +99,33 @@ class ErrorBanner(QFrame):
         extra = f"  (+{len(lines) - 1} more)" if len(lines) > 1 else ""
         self.message.setText(lines[0] + extra)
         self.message.setToolTip("\n".join(lines))
-        parts = []
-        for e, line in zip(self.errors, lines, strict=True):
-            parts.append(line)
-            parts.append(str(e.get("traceback") or "(no traceback: " + str(e.get("message")) + ")"))
-            parts.append("")
-        self.details.setPlainText("\n".join(parts))
+        self._lines = lines
+        self._fill_details()
         self.show()
+
+    def _fill_details(self) -> None:
+        all_frames = self.all_frames.isChecked()
+        self.all_frames.setText("User frames only" if all_frames else "Show all frames")
+        self.details.setPlainText(
+            "\n".join(
+                details_text(e, line, all_frames)
+                for e, line in zip(self.errors, self._lines, strict=True)
+            )
+        )
 
     def text(self) -> str:
         return self.message.text()
 
     def _toggle(self, on: bool) -> None:
         self.details.setVisible(on)
+        self.all_frames.setVisible(on)
         self.details_button.setText("Hide traceback" if on else "Show traceback")
 
     def clear(self) -> None:
         self.errors = []
+        self._lines = []
         self.details_button.setChecked(False)
+        self.all_frames.setChecked(False)
         self.message.clear()
         self.details.clear()
         self.hide()

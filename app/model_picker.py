@@ -4,7 +4,9 @@ The GUI never imports the user's file (it may import torch, or crash): a short-l
 worker inspects it in the background (`profiler.inspection.inspect_model`) and answers with
 the classes and factories it defines, the chosen model's parameter count and the inferred
 input. Answers are cached per file version, and an answer for a file no longer selected is
-dropped.
+dropped. The worker builds the model as a run will, so a model that cannot be built (a
+constructor that wants arguments) makes the setup invalid, with the fix in the window's terms.
+Once inspected, the file is watched (model_watch.py) and inspected again when it changes.
 
 Inspecting runs the file's code (an import, and the factory expression evaluated), so a file is
 inspected only once it is trusted. The rule: a model the user picked in this window (File >
@@ -28,14 +30,44 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMainWindow,
     QPushButton,
     QWidget,
 )
 
 from app.background import BackgroundCalls
+from app.field_names import in_app_terms
+from app.model_watch import ModelFileWatch
 from app.theme import error_colour, muted_colour
 from profiler.config import ConfigError, ModelSource, parse_input_shape
+from profiler.examples import example_for
 from profiler.inspection import inspect_model
+
+RELOADED_MESSAGE_MS = 10_000
+NEEDS_ARGUMENTS_FIX = (
+    "give a factory in the Factory field, or default values for the constructor's arguments"
+)
+
+
+def build_problem(error: dict[str, Any] | None) -> str | None:
+    """Why an inspected model cannot be built or given inputs, in the window's terms; None if
+    it can be (or the error is not one a run would meet building it)."""
+    if not error or error.get("stage") not in ("build", "input"):
+        return None
+    if error["stage"] == "input":
+        return f"the model's inputs cannot be made: {in_app_terms(str(error.get('message')))}"
+    file, line = error.get("file"), error.get("line")
+    where = f" ({Path(file).name}, line {line})" if file and line else ""
+    if error.get("needs_arguments"):
+        return f"{error.get('cause') or error.get('message')}{where}: {NEEDS_ARGUMENTS_FIX}"
+    return f"the model cannot be built: {in_app_terms(str(error.get('message')))}{where}"
+
+
+def path_label(path: str) -> str:
+    """A built-in example by its title, any other file by its name."""
+    example = example_for(path)
+    return f"{example.title} ({Path(path).name})" if example else Path(path).name
+
 
 _CACHE: dict[tuple, dict[str, Any]] = {}
 
@@ -45,7 +77,7 @@ def _cache_key(source: ModelSource) -> tuple:
         mtime = os.stat(source.path).st_mtime_ns
     except OSError:
         mtime = None
-    return (source.path, mtime, source.model, source.factory)
+    return (source.path, mtime, source.model, source.factory, source.input_shape)
 
 
 class ModelPicker(QWidget):
@@ -53,6 +85,7 @@ class ModelPicker(QWidget):
     openRequested = Signal()
     inspectRequested = Signal()  # Inspect pressed on a model not yet trusted: confirm first
     inspected = Signal()  # an inspection answered (or was answered from the cache)
+    reinspected = Signal(str)  # the file changed on disk and was inspected again: the message
 
     def __init__(self, background: BackgroundCalls | None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -61,8 +94,12 @@ class ModelPicker(QWidget):
         self.info: dict[str, Any] | None = None  # the last inspection answer
         self.inspecting = False
         self.trusted = False  # whether the current file may be inspected (see the module doc)
+        self._reloading = False  # the inspection under way is for a change on disk
+        self._inspected_shape: str | None = None  # the input shape the last answer is for
+        self.watch = ModelFileWatch(self)
+        self.watch.changedOnDisk.connect(self._on_changed_on_disk)
         self.path = QComboBox()
-        self.path.setMinimumContentsLength(14)
+        self.path.setMinimumContentsLength(10)
         self.path.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -108,6 +145,7 @@ class ModelPicker(QWidget):
             "Empty: inferred from the model's first layer (nn.Linear in_features, ...)."
         )
         self.input_shape.textChanged.connect(self._validate_shape)
+        self.input_shape.editingFinished.connect(self._inspect_new_shape)
         self.shape_error = QLabel()
         self.shape_error.setStyleSheet(f"color: {error_colour()}")
         self.shape_error.setWordWrap(True)
@@ -121,7 +159,7 @@ class ModelPicker(QWidget):
         form.addRow("Model", self.candidate)
         form.addRow("", self.summary)
         form.addRow("Factory", self.factory)
-        form.addRow("Input", self.input_shape)
+        form.addRow("Input shape", self.input_shape)
         form.addRow("", self.shape_error)
         self._recent: list[str] = []
 
@@ -138,7 +176,7 @@ class ModelPicker(QWidget):
         self.path.clear()
         for p in [current, *[r for r in self._recent if r != current]]:
             if p:
-                self.path.addItem(Path(p).name, p)
+                self.path.addItem(path_label(p), p)
                 self.path.setItemData(self.path.count() - 1, p, 3)  # tooltip role
         self.path.setCurrentIndex(0)
         self.path.blockSignals(False)
@@ -169,6 +207,8 @@ class ModelPicker(QWidget):
         self.input_shape.setText(shape)
         self.info = None
         self.trusted = trusted
+        self._reloading = False
+        self.watch.stop()
         self.inspect_button.setVisible(not trusted)
         if trusted:
             self._inspect()
@@ -188,6 +228,7 @@ class ModelPicker(QWidget):
     def _show_untrusted(self) -> None:
         self._generation += 1  # an answer still on its way is for a file no longer trusted
         self.inspecting = False
+        self.watch.stop()
         self.summary.setStyleSheet(f"color: {muted_colour()}")
         self.summary.setText(
             "Not inspected: opened from a session. Inspect (or Run) imports this file and runs "
@@ -202,8 +243,12 @@ class ModelPicker(QWidget):
             return
         self._generation += 1
         generation = self._generation
+        self._inspected_shape = self._valid_shape()
         source = ModelSource(
-            path, model=self.candidate.currentData(), factory=self.factory.text().strip() or None
+            path,
+            model=self.candidate.currentData(),
+            factory=self.factory.text().strip() or None,
+            input_shape=self._inspected_shape or None,
         )
         if not os.path.isfile(path):
             self._show_answer(
@@ -226,11 +271,27 @@ class ModelPicker(QWidget):
 
         self._background.submit(inspect_model, done, source)
 
+    def _valid_shape(self) -> str:
+        """The input shape as typed, or '' while it is empty or malformed."""
+        return "" if self.shape_error.text() else self.input_shape.text().strip()
+
+    def _inspect_new_shape(self) -> None:
+        """The inspection builds the inputs a run will: a new shape is inspected again."""
+        if self.info is not None and self._valid_shape() != self._inspected_shape:
+            self._inspect()
+
+    def _on_changed_on_disk(self, path: str) -> None:
+        if path == self.current_path() and self.trusted:
+            self._reloading = True
+            self._inspect()
+
     def _show_answer(self, generation: int, answer: dict[str, Any]) -> None:
         if generation != self._generation:
             return  # an answer for an earlier choice
         self.inspecting = False
         self.info = answer
+        if self.trusted and os.path.isfile(self.current_path()):
+            self.watch.watch(self.current_path())
         chosen = self.candidate.currentData()
         self.candidate.clear()
         self.candidate.addItem(f"automatic ({answer.get('chosen') or '?'})", None)
@@ -246,7 +307,10 @@ class ModelPicker(QWidget):
         error = answer.get("error")
         if error:
             self.summary.setStyleSheet(f"color: {error_colour()}")
-            self.summary.setText(f"{error.get('kind')} error: {error.get('message')}")
+            self.summary.setText(
+                build_problem(error)
+                or f"{error.get('kind')} error: {in_app_terms(str(error.get('message')))}"
+            )
         elif answer:
             params = answer.get("params")
             self.summary.setStyleSheet("")
@@ -260,6 +324,17 @@ class ModelPicker(QWidget):
             self.summary.setText("")
         self.changed.emit()
         self.inspected.emit()
+        if self._reloading:
+            self._reloading = False
+            self._say_reloaded()
+
+    def _say_reloaded(self) -> None:
+        """'model.py changed on disk: re-inspected', in the window's status bar."""
+        text = f"{Path(self.current_path()).name} changed on disk: re-inspected"
+        self.reinspected.emit(text)
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, RELOADED_MESSAGE_MS)
 
     # -- validation -----------------------------------------------------------------------------
     def _validate_shape(self) -> None:
@@ -283,7 +358,9 @@ class ModelPicker(QWidget):
         error = (self.info or {}).get("error")
         if error and error.get("kind") == "syntax":
             return f"the model file has a syntax error: {error.get('message')}"
-        return None
+        if error and error.get("stage") == "input" and self._valid_shape() != self._inspected_shape:
+            return None  # an answer for another shape: Enter in the field inspects this one
+        return build_problem(error)
 
     def source(self) -> ModelSource:
         return ModelSource(

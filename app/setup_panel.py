@@ -4,7 +4,8 @@ It produces the engine's `RunConfig` and nothing else; the GUI adds no second wa
 model. Invalid input is shown next to its field and reported through `validityChanged`, which
 the window uses to enable Run; building the config never raises into Qt. `restore` puts a
 setup back (the last one at start-up, or an opened session's config) with every RunConfig
-field: those without a field here are carried and shown (see carried_settings.py).
+field: those without a field here are carried and shown (see carried_settings.py). Its spin boxes and combo boxes
+ignore the mouse wheel unless focused, so scrolling the panel changes nothing (wheel_guard.py).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from app.model_picker import ModelPicker
 from app.run_controller import PENDING_ARTIFACTS_DIR
 from app.theme import error_colour
+from app.wheel_guard import guard_wheel
 from profiler.config import (
     OPTIMIZERS,
     ArmSpec,
@@ -213,6 +215,7 @@ class SetupPanel(QWidget):
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
         self.revalidate()
+        guard_wheel(self)
 
     # -- environment ----------------------------------------------------------------------------
     def set_environment(self, env: dict[str, Any]) -> None:

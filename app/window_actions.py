@@ -12,12 +12,14 @@ from typing import Any
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QToolButton
 
-from profiler.examples import list_examples
+from app.help_menu import add_help_menu
+from profiler.examples import examples
 
 
 @dataclass(frozen=True)
 class WindowActions:
-    """What the window's toolbar and menus hold. Each example action's data() is its path."""
+    """What the window's toolbar and menus hold. Each example action's data() is its path
+    (its text the example's title)."""
 
     open: QAction
     export: QAction
@@ -43,11 +45,11 @@ def _action(window: QMainWindow, text: str, shortcut: Any, tip: str) -> QAction:
 
 def _examples_menu(window: QMainWindow) -> QMenu:
     menu = QMenu("Examples", window)
-    for name, (path, description) in list_examples().items():
-        action = menu.addAction(name)
-        action.setData(str(path))
-        action.setToolTip(description)
-        action.setStatusTip(description)
+    for example in examples():
+        action = menu.addAction(example.title)
+        action.setData(str(example.path))
+        action.setToolTip(f"{example.description} ({example.path.name})")
+        action.setStatusTip(example.line)
     menu.setToolTipsVisible(True)
     return menu
 
@@ -119,3 +121,4 @@ def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
     run_menu = window.menuBar().addMenu("&Run")
     run_menu.addAction(actions.run)
     run_menu.addAction(actions.stop)
+    add_help_menu(window)

@@ -1,6 +1,10 @@
 """Answer `inspect`: which models and factories a file defines, and what the chosen one looks like.
 
-Runs in a worker so the GUI never imports the user's file (or torch) itself."""
+Runs in a worker so the GUI never imports the user's file (or torch) itself. The chosen model is
+built as a run will build it (class or factory, then its inputs), so a model that cannot be
+built is known before Run: the error's `stage` says where it failed (import, build, input) and
+a build error carries its cause in one line and whether the constructor wants arguments.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import torch
 
 from profiler.worker import errors, inputs, model_source
 from profiler.worker.channel import EventChannel
+
+ERROR_KEYS = ("kind", "message", "file", "line", "traceback")
 
 
 def inspect_source(channel: EventChannel, source: dict[str, Any]) -> None:
@@ -21,20 +27,24 @@ def inspect_source(channel: EventChannel, source: dict[str, Any]) -> None:
         "params": None,
         "input": None,
     }
+    stage = "import"
     try:
         module = model_source.import_file(path)
         info["candidates"] = [c.to_dict() for c in model_source.list_candidates(module)]
         info["has_make_batch"] = callable(getattr(module, "make_batch", None))
         torch.manual_seed(0)
+        stage = "build"
         model, how = model_source.build_model(module, source.get("model"), source.get("factory"))
         info["chosen"] = how
         info["params"] = model_source.count_parameters(model)
+        stage = "input"
         info["input"] = inputs.plan_inputs(model, module, source.get("input_shape")).describe()
-    except model_source.ModelLoadError as exc:
-        info["error"] = {"kind": exc.kind, "message": str(exc), "file": exc.file, "line": exc.line}
     except inputs.InputError as exc:
-        info["error"] = {"kind": "load", "message": str(exc)}
+        info["error"] = {"kind": "load", "message": str(exc), "stage": stage}
     except Exception as exc:
-        err = errors.describe(exc, "load", False, path)
-        info["error"] = {k: err[k] for k in ("kind", "message", "file", "line", "traceback")}
+        error = {k: v for k, v in errors.load_error(exc, path).items() if k in ERROR_KEYS}
+        error["stage"] = stage
+        if isinstance(exc, model_source.ModelLoadError):
+            error.update(cause=exc.cause, needs_arguments=exc.needs_arguments)
+        info["error"] = error
     channel.emit("model_info", **info)

@@ -19,13 +19,23 @@ import torch.nn as nn
 
 
 class ModelLoadError(Exception):
-    """The model could not be built; `kind` is 'load' or 'syntax'."""
+    """The model could not be built; `kind` is 'load' or 'syntax'. `cause` is the underlying
+    error in one line; `needs_arguments` says the model's constructor (or factory) wants
+    arguments that nothing gave it, which the user fixes with a factory expression."""
 
     def __init__(
-        self, message: str, kind: str = "load", file: str | None = None, line: int | None = None
+        self,
+        message: str,
+        kind: str = "load",
+        file: str | None = None,
+        line: int | None = None,
+        cause: str | None = None,
+        needs_arguments: bool = False,
     ):
         super().__init__(message)
         self.kind, self.file, self.line = kind, file, line
+        self.cause = cause or message
+        self.needs_arguments = needs_arguments
 
 
 @dataclass
@@ -112,6 +122,16 @@ def _source_line(obj: Any) -> int:
         return 10**9
 
 
+def _definition(obj: Any) -> dict[str, Any]:
+    """file= and line= of where obj (a function, or a class's own __init__) is defined."""
+    init = vars(obj).get("__init__") if inspect.isclass(obj) else None
+    obj = init if inspect.isfunction(init) else obj
+    try:
+        return {"file": inspect.getsourcefile(obj), "line": inspect.getsourcelines(obj)[1]}
+    except (OSError, TypeError):
+        return {}
+
+
 def choose_default(candidates: list[Candidate]) -> Candidate | None:
     """make_model() if present, else the last zero-argument class (top models come last)."""
     for c in candidates:
@@ -134,7 +154,10 @@ def build_model(
                 f"factory expression {factory!r} is not valid Python: {exc.msg}"
             ) from exc
         except Exception as exc:
-            raise ModelLoadError(f"factory {factory!r} raised {type(exc).__name__}: {exc}") from exc
+            raise ModelLoadError(
+                f"factory {factory!r} raised {type(exc).__name__}: {exc}",
+                cause=f"{type(exc).__name__}: {exc}",
+            ) from exc
         return _check_module(obj, factory), factory
     candidates = list_candidates(module)
     if model:
@@ -155,18 +178,51 @@ def build_model(
             needs = "; ".join(f"{c.name}{c.signature}" for c in candidates if c.kind == "class")
             raise ModelLoadError(
                 f"no model can be built without arguments ({needs}); pass a factory expression, "
-                f'e.g. --factory "{candidates[-1].name}(...)"'
+                f'e.g. --factory "{candidates[-1].name}(...)"',
+                cause=_missing_arguments(namespace[candidates[-1].name]) or needs,
+                needs_arguments=True,
+                **_definition(namespace[candidates[-1].name]),
             )
         target, chosen = namespace[pick.name], pick.name
     try:
         obj = target()
     except TypeError as exc:
+        if _zero_arg(target)[0]:  # the call bound: the TypeError is from inside the constructor
+            raise ModelLoadError(
+                f"building {chosen}() raised TypeError: {exc}", cause=f"TypeError: {exc}"
+            ) from exc
         raise ModelLoadError(
-            f'{chosen}() needs arguments ({exc}); pass a factory expression, e.g. --factory "{chosen}(...)"'
+            f'{chosen}() needs arguments ({exc}); pass a factory expression, e.g. --factory "{chosen}(...)"',
+            cause=str(exc),
+            needs_arguments=True,
+            **_definition(target),
         ) from exc
     except Exception as exc:
-        raise ModelLoadError(f"building {chosen}() raised {type(exc).__name__}: {exc}") from exc
+        raise ModelLoadError(
+            f"building {chosen}() raised {type(exc).__name__}: {exc}",
+            cause=f"{type(exc).__name__}: {exc}",
+        ) from exc
     return _check_module(obj, f"{chosen}()"), f"{chosen}()"
+
+
+def _missing_arguments(target: Any) -> str | None:
+    """Python's own words for a call without arguments ("SimpleNet.__init__() missing 1
+    required positional argument: 'width'"): binding fails before any of the body runs."""
+    try:
+        inspect.signature(target).bind()
+    except TypeError:
+        pass
+    except ValueError:
+        return None
+    else:
+        return None
+    try:
+        target()
+    except TypeError as exc:
+        return str(exc)
+    except Exception:
+        return None
+    return None
 
 
 def _check_module(obj: Any, how: str) -> nn.Module:

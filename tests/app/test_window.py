@@ -141,10 +141,46 @@ def test_dropping_a_python_file_loads_it(make_window, tmp_path):
     assert Path(window.setup.model.current_path()) == Path(path)
 
 
-def test_examples_menu_lists_every_example(make_window):
-    from profiler.examples import list_examples
+def test_examples_menu_lists_every_example_by_title(make_window):
+    from profiler.examples import examples
 
     window = make_window(background=False)
-    assert [a.text() for a in window.commands.examples_menu.actions()] == list(list_examples())
-    window.commands.examples_menu.actions()[1].trigger()
-    assert Path(window.setup.model.current_path()).stem == list(list_examples())[1]
+    actions = window.commands.examples_menu.actions()
+    assert [a.text() for a in actions] == [e.title for e in examples()]
+    assert actions[2].text() == "Small CNN" and "BatchNorm" in actions[2].toolTip()
+    actions[1].trigger()
+    assert Path(window.setup.model.current_path()).stem == examples()[1].name
+    assert window.setup.model.path.currentText() == "MLP (mlp.py)"  # the picker names it too
+
+
+def test_arm_dialog_is_titled_after_what_it_does_and_adds_inductor(qtbot, monkeypatch):
+    from app.arms_editor import ArmsEditor
+
+    editor = ArmsEditor()
+    qtbot.addWidget(editor)
+    editor.set_backends(["eager", "inductor", "aot_eager", "relu_compile_error_TESTING_ONLY"])
+    seen = []
+
+    def accept(dialog):
+        seen.append(
+            (dialog.windowTitle(), dialog.backend.currentText(), dialog.backend_note.text())
+        )
+        return ArmDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ArmDialog, "exec", accept)
+    editor.add_arm()
+    assert seen[0][:2] == ("Add an arm", "inductor") and "TorchInductor" in seen[0][2]
+    editor.list.setCurrentRow(0)
+    editor.edit_selected()
+    assert seen[1][:2] == ("Edit arm eager", "eager")
+    # the backend list: group headers that cannot be chosen, a description per backend
+    dialog = ArmDialog(ArmSpec("inductor"), editor.backends)
+    texts = [dialog.backend.itemText(i) for i in range(dialog.backend.count())]
+    assert texts[0] == "Recommended" and texts[1] == "inductor"
+    assert texts.index("relu_compile_error_TESTING_ONLY") > texts.index("aot_eager")
+    header = dialog.backend.model().item(0)
+    assert not header.isSelectable() and not header.isEnabled()
+    assert "Dynamo" in dialog.backend.itemData(
+        texts.index("aot_eager"), Qt.ItemDataRole.ToolTipRole
+    )
+    dialog.deleteLater()

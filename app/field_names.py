@@ -1,0 +1,68 @@
+"""The engine's messages in the window's terms: `--factory` becomes "the Factory field".
+
+The engine speaks to the command line (`tcprof run --factory ...`); the same message in the
+window must point at the field the user edits instead. One table, used by the error banner and
+the setup panel, covers every flag the engine's messages name (tests/app/test_field_names.py
+finds them in profiler/ and fails on one missing here).
+"""
+
+from __future__ import annotations
+
+import re
+
+FLAG_FIELDS = {
+    "--factory": "the Factory field",
+    "--input-shape": "the Input shape field",
+    "--arms": "the Arms list",
+    "--steps": "the Steps field",
+    "--warmup": "the Warm-up field",
+    "--batch-size": "the Batch sizes field",
+    "--replicates": "the Replicates field",
+    "--threads": "the Threads field",
+    "--stall-timeout": "the Stall timeout field",
+    "--control": "the A/A control option",
+    "--warm-cache": "the Use my compile caches option",
+    "--apply-advice": "the Apply advice after the run option",
+    "--loop": "the Loop field",
+    "--amp": "the Mixed precision field",
+    "--channels-last": "the channels_last option",
+    "--compile-optimizer": "the Compile the optimizer step option",
+    "--save-weights": "the Save trained weights field",
+    "--profile-steps": "the torch.profiler steps field",
+    "--log": "the Debug logs",
+    "--parallel": "the Parallel setting",
+    "--nproc": "the Processes setting",
+    "--nproc-per-node": "the Processes setting",
+    # Settings without a field of their own: carried from an opened session (see
+    # carried_settings.py), so the message names the setting as the panel lists it.
+    "--blocks": "the blocks setting (carried)",
+    "--rtol": "the accuracy_rtol setting (carried)",
+    "--atol": "the accuracy_atol setting (carried)",
+    "--timeout": "the timeout setting (carried)",
+    "--weights": "the weights setting (carried)",
+    "--ladder": "the ladder setting (carried)",
+    "--block-module": "the block_module setting (carried)",
+    "--example": "the Examples menu",
+    # `tcprof run`'s own folder options: the window picks the session folder itself.
+    "--out": "the session folder",
+    "--force": "a new session folder",
+}
+# "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
+_FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
+
+
+def in_app_terms(text: str) -> str:
+    """text with each known flag named as the window's field; a quoted value that followed
+    the flag is kept in front: 'e.g. --factory "M(...)"' -> 'e.g. "M(...)" in the Factory
+    field', and 'pass --input-shape' -> 'fill in the Input shape field'. Unknown flags are left
+    as they are."""
+
+    def name(match: re.Match[str]) -> str:
+        verb, flag, value = match.groups()
+        field = FLAG_FIELDS.get(flag)
+        if field is None:
+            return match.group(0)
+        named = f"{value.strip()} in {field}" if value else field
+        return f"fill in {named}" if verb else named
+
+    return _FLAG.sub(name, text)
