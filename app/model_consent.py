@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from app.field_names import in_app_terms
 from app.model_picker import ModelPicker
 from app.notice_bar import NoticeBar
 
@@ -57,7 +58,8 @@ class ModelConsent(QObject):
         error = (self.model.info or {}).get("error")
         if error:
             self.runDropped.emit(
-                f"Not run: the model could not be inspected: {error.get('message')}"
+                "Not run: the model could not be inspected: "
+                + in_app_terms(str(error.get("message")))
             )
         else:
             self.runReady.emit()
