@@ -28,6 +28,8 @@ FLAG_FIELDS = {
     "--channels-last": "the channels_last option",
     "--compile-optimizer": "the Compile the optimizer step option",
     "--save-weights": "the Save trained weights field",
+    "--weights": "the Checkpoint field",
+    "--block-module": "the Repeated block field",
     "--profile-steps": "the torch.profiler steps field",
     "--log": "the Debug logs",
     "--parallel": "the Parallel setting",
@@ -39,9 +41,7 @@ FLAG_FIELDS = {
     "--rtol": "the accuracy_rtol setting (carried)",
     "--atol": "the accuracy_atol setting (carried)",
     "--timeout": "the timeout setting (carried)",
-    "--weights": "the weights setting (carried)",
     "--ladder": "the ladder setting (carried)",
-    "--block-module": "the block_module setting (carried)",
     "--example": "the Examples menu",
     # `tcprof run`'s own folder options: the window picks the session folder itself.
     "--out": "the session folder",

@@ -32,8 +32,10 @@ from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
+from app.field_names import in_app_terms
 from app.loop_options import LOOP_KEYS, LoopOptions
 from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
+from app.model_extras import EXTRA_KEYS, ModelExtras
 from app.model_picker import ModelPicker
 from app.run_controller import PENDING_ARTIFACTS_DIR
 from app.theme import error_colour
@@ -84,6 +86,7 @@ PANEL_FIELDS = (
     "profile_steps",
     *MEASUREMENT_KEYS,
     *LOOP_KEYS,
+    *EXTRA_KEYS,
 )
 # The key of `state()` that says the user trusted the model (see model_picker.py).
 MODEL_TRUSTED = "model_trusted"
@@ -101,7 +104,10 @@ class SetupPanel(QWidget):
         super().__init__(parent)
         self.model = ModelPicker(background)
         model_box = QGroupBox("Model")
-        QVBoxLayout(model_box).addWidget(self.model)
+        self.extras = ModelExtras()
+        model_layout = QVBoxLayout(model_box)
+        model_layout.addWidget(self.model)
+        model_layout.addWidget(self.extras)
 
         self.device = QComboBox()
         self.device.addItem("cpu")
@@ -211,6 +217,7 @@ class SetupPanel(QWidget):
             spin.valueChanged.connect(self.revalidate)
         self.measurement.changed.connect(self.revalidate)
         self.loop.changed.connect(self.revalidate)
+        self.extras.changed.connect(self.revalidate)
         self.carried.changed.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
@@ -258,11 +265,12 @@ class SetupPanel(QWidget):
         return bool(self._valid)
 
     def error(self) -> str | None:
-        """The first reason the run cannot start, or None."""
+        """The first reason the run cannot start, or None; in the window's terms (a flag the
+        engine names becomes the field to fix, see field_names.py)."""
         try:
             self.config()
         except ConfigError as exc:
-            return str(exc)
+            return in_app_terms(str(exc))
         return None
 
     def config(self) -> RunConfig:
@@ -285,6 +293,7 @@ class SetupPanel(QWidget):
             profile_steps=self.profile_steps.value(),
             **self.measurement.options(),
             **self.loop.options(),
+            **self.extras.options(),
             **self.carried.options(),
             # the run controller puts the run's session folder here
             artifacts_dir=PENDING_ARTIFACTS_DIR,
@@ -314,6 +323,7 @@ class SetupPanel(QWidget):
             "profile_steps": self.profile_steps.value(),
             **self.measurement.options(),
             **self.loop.options(),
+            **self.extras.options(),
             **self.carried.options(),
         }
 
@@ -348,6 +358,7 @@ class SetupPanel(QWidget):
             self.device.setCurrentText(state["device"])
         self.measurement.set_options(state)
         self.loop.set_options(state)
+        self.extras.set_options(state)
         self._restore_debug(state.get("debug"))
         self.carried.set_options(state, self._not_fitting(state))
         self.revalidate()

@@ -118,17 +118,16 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "accuracy_atol",
         "timeout_s",
         "ladder",
-        "block_module",
-        "weights",
         "nproc",
         "parallel",
     }
     distributed = ", nproc=2, parallel=ddp" if saved.nproc > 1 else ""
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
-        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, block_module=Block, "
-        f"weights={weights}{distributed}."
+        f"accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder{distributed}."
     )
+    assert panel.extras.weights.text() == str(weights)
+    assert panel.extras.block_module.text() == "Block"
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)
     again.restore(panel.state())
@@ -162,7 +161,7 @@ def test_an_invalid_carried_value_blocks_run_until_cleared(panel, qtbot):
     with qtbot.waitSignal(panel.validityChanged) as changed:
         panel.restore({"blocks": 0})
     assert changed.args == [False]
-    assert "--blocks must be at least 1" in panel.error()
+    assert "the blocks setting (carried) must be at least 1" in panel.error()
     with pytest.raises(ConfigError):
         panel.config()
     panel.carried.clear_button.click()
@@ -175,3 +174,20 @@ def test_a_number_outside_its_field_is_named_not_run_silently(panel):
         "Outside the fields' range, not restored: lr=1e-07, replicates=500."
     )
     assert panel.config().steps == 12
+
+
+def test_the_checkpoint_field_checks_its_file_and_runs_with_it(panel, tmp_path):
+    path = write_model(tmp_path, "m.py", "import torch.nn as nn\nModel = lambda: nn.Linear(3, 1)\n")
+    panel.restore({"source": {"path": path, "model": "Model"}})
+    panel.extras.weights.setText(str(tmp_path / "missing.safetensors"))
+    assert not panel.is_valid()
+    assert "no such file" in panel.error() and "the Checkpoint field" in panel.problem.text()
+    weights = tmp_path / "trained.pt"
+    weights.write_bytes(b"")
+    panel.extras.weights.setText(str(weights))
+    panel.extras.block_module.setText("Block")
+    assert panel.is_valid(), panel.error()
+    config = panel.config()
+    assert (config.weights, config.block_module) == (str(weights), "Block")
+    panel.extras.weights.clear()
+    assert panel.config().weights is None
