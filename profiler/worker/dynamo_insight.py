@@ -1,9 +1,13 @@
 """What TorchDynamo and Inductor decided: compiles, recompiles (with guard failures), graph
-breaks (with the user's file and line) and recompile-limit fallbacks.
+breaks (with the user's file and line), recompile-limit fallbacks, and DDPOptimizer's splits.
 
 Structured sources first: `torch._dynamo.utils.get_compilation_metrics()` gives one record per
 frame compile with its recompile reason and time breakdown; graph breaks come from the
 `graph_breaks` log artifact's records, caught by a logging.Handler (not by scraping stderr).
+DDPOptimizer (a compiled DistributedDataParallel model) splits a frame's graph at gradient
+bucket boundaries inside the backend; those are not user graph breaks and torch reports them
+only in the `ddp_graphs` artifact (one record per split frame, a `---submod_N graph---` header
+per subgraph), which is counted here and tied to its frame's compile by the compile id.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from profiler.config import DebugOptions
 _GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 _LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")
 _LIMIT_REASON = re.compile(r"last reason: (.+)")
-_ALWAYS_CAPTURED = ("graph_breaks", "recompiles")
+_ALWAYS_CAPTURED = ("graph_breaks", "recompiles", "ddp_graphs")
+_DDP_SUBGRAPH = re.compile(r"^---(submod_\d+) graph---$", re.MULTILINE)
 
 
 class _Capture(logging.Handler):
@@ -58,6 +63,7 @@ class CompileWatcher:
         self.graph_breaks: list[dict[str, Any]] = []
         self.fallbacks: list[dict[str, Any]] = []
         self.artifact_logs: list[dict[str, Any]] = []
+        self.ddp_subgraphs: dict[str, int] = {}  # compile id -> DDPOptimizer's subgraphs
         self._requested = set(debug.logs)
         flags = {a: True for a in set(debug.logs) | set(_ALWAYS_CAPTURED)}
         torch._logging.set_logs(**flags)
@@ -76,6 +82,11 @@ class CompileWatcher:
         name = record.name
         if name.endswith("__graph_breaks"):
             self.graph_breaks.append(parse_graph_break(record.getMessage()))
+        elif name.endswith("__ddp_graphs"):
+            subgraphs = count_ddp_subgraphs(record.getMessage())
+            if subgraphs:
+                compile_id = str(torch._guards.CompileContext.current_compile_id())
+                self.ddp_subgraphs[compile_id] = subgraphs
         elif record.levelno >= logging.WARNING and "recompile_limit" in record.getMessage():
             hit = parse_limit_hit(record.getMessage())
             hit["limit"] = getattr(torch._dynamo.config, "recompile_limit", None)
@@ -112,6 +123,7 @@ class CompileWatcher:
                     "aot_cache_misses": d.get("aotautograd_local_cache_miss_count"),
                     "graph_ops": d.get("graph_op_count"),
                     "guards": d.get("guard_count"),
+                    "ddp_subgraphs": self.ddp_subgraphs.pop(str(d.get("compile_id")), None),
                     "fail_type": d.get("fail_type"),
                     "fail_reason": d.get("fail_reason"),
                 }
@@ -157,6 +169,14 @@ def parse_graph_break(text: str) -> dict[str, Any]:
         "line": line,
         "text": text,
     }
+
+
+def count_ddp_subgraphs(text: str) -> int:
+    """The subgraphs of one DDPOptimizer split (its `ddp_graphs` record that lists the
+    split graph's submodules); 0 for its other records (the final graph)."""
+    if "---split graph---" not in text:
+        return 0
+    return len(set(_DDP_SUBGRAPH.findall(text)))
 
 
 def parse_limit_hit(text: str) -> dict[str, Any]:
