@@ -143,6 +143,7 @@ ERROR_KINDS = (
     "crash",  # the worker ended unasked (signal, os._exit, a closed channel)
     "timeout",  # the run passed its --timeout
     "stall",  # a phase made no progress for --stall-timeout seconds
+    "rendezvous",  # the other nodes of a run on several nodes did not join node 0 in time
     "protocol",  # an unknown command, or a worker of another protocol version
     "internal",  # the run failed inside the profiler (the application's run thread)
 )

@@ -13,6 +13,10 @@ each compiled arm's accuracy is checked in one more, untimed process.
 A sequential mode runs one arm after another with a single worker alive, for models too large
 to hold twice.
 
+On several nodes (`--nnodes M`) this is node 0's runner: the other nodes join its leader
+(node_leader.py) before the first round, each distributed arm's torchrun spans every node, and
+the followers are told when the run is over. The other nodes run no Runner (node_follower.py).
+
 Errors: a fatal one ends the arm's round (no more batch sizes) and the arm is not started in
 later rounds; the run goes on with the others and ends `completed_with_errors`. A worker that
 ends unasked or stalls is such an error (arm_supervisor). A non-fatal one (out of memory) drops
@@ -39,6 +43,7 @@ from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.distributed_worker import DistributedWorker
+from profiler.node_leader import NodeLeader, NodesError
 from profiler.session import ACCURACY_PASS, Session
 from profiler.stall_watch import CpuTime, process_tree_cpu_s
 from profiler.worker_handle import WorkerFactory, WorkerHandle
@@ -95,6 +100,7 @@ class Runner:
             cpu_time=cpu_time,
         )
         self._caches: CacheFolders | None = None
+        self._nodes: NodeLeader | None = None  # node 0 of a run on several nodes
         self._dead: set[int] = set()  # arms that failed fatally: not started again
         self._failed_sizes: set[tuple[int, int]] = set()  # (arm, batch size) that failed
         self._t0 = 0.0
@@ -114,6 +120,9 @@ class Runner:
             if self._caches is not None:
                 self._caches.remove()
             raise
+        finally:
+            if self._nodes is not None:
+                self._nodes.finish(self.session.status)
 
     def _run(self) -> Session:
         self._t0 = self._clock()
@@ -125,6 +134,7 @@ class Runner:
         self._caches = CacheFolders(self.config)
         status = "completed"
         try:
+            self._meet_other_nodes()
             plan = cache_plan(self.config.replicates, self.config.warm_cache)
             for round_no, cache in enumerate(plan):
                 self._run_round(round_no, cache)
@@ -134,6 +144,9 @@ class Runner:
                 status = "completed_with_errors"
         except RunStopped as stop:
             status = stop.status
+        except NodesError as exc:
+            self._publish({"type": "error", "kind": "rendezvous", "message": str(exc)})
+            status = "completed_with_errors"
         except KeyboardInterrupt:
             status = "stopped"
             self._workers.shutdown(force=True)
@@ -151,6 +164,20 @@ class Runner:
                     self._publish({**event, "arm": index})
         self._finish_run(status)
         return self.session
+
+    def _meet_other_nodes(self) -> None:
+        """Node 0 of several: wait until every other node follows (NodesError if not)."""
+        if self.config.nnodes > 1 and self._factory is None:
+            self._nodes = NodeLeader(self.config)
+            self._publish(
+                {
+                    "type": "log",
+                    "stream": "tcprof",
+                    "text": f"waiting for {self.config.nnodes - 1} other node(s) to join at "
+                    f"{self.config.rdzv_endpoint}",
+                }
+            )
+            self._nodes.wait_for_followers()
 
     def _apply_advice(self, status: str) -> str:
         """Run the fixes tcprof can apply itself into this session (profiler.apply_advice)."""
@@ -301,7 +328,15 @@ class Runner:
         if not self._distributed(index):
             return start_worker_process(index, inbox, env)
         threads = max(1, (self.config.threads or 1) // self.config.nproc)
-        return DistributedWorker(index, inbox, self.config.nproc, threads, extra_env=env)
+        return DistributedWorker(
+            index,
+            inbox,
+            self.config.nproc,
+            threads,
+            extra_env=env,
+            nodes=self._nodes,
+            replicate=self._workers.replicate,
+        )
 
     def _start(self, arm: ArmState, cache: str, pooled: bool) -> None:
         assert self._caches is not None

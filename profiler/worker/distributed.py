@@ -31,6 +31,7 @@ from profiler.events import encode
 
 CONNECT_ENV = "TCPROF_CONNECT"  # host:port of the engine's socket, set by distributed_worker.py
 TOKEN_ENV = "TCPROF_TOKEN"
+NODE_RANK_ENV = "TCPROF_NODE_RANK"  # set by profiler/node_launch.py on every node
 LOST_GRACE_S = 2.0  # after the connection closed, time for an asked-for exit to finish
 _END = object()
 
@@ -49,6 +50,11 @@ def local_rank() -> int:
 
 def world_size() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def node_rank() -> int:
+    """The user's --node-rank (torchrun's c10d rendezvous numbers the nodes its own way)."""
+    return int(os.environ.get(NODE_RANK_ENV) or os.environ.get("GROUP_RANK") or "0")
 
 
 def local_world_size() -> int:
@@ -81,7 +87,7 @@ def connect() -> tuple[SocketChannel, Iterator[str]]:
         "rank": rank(),
         "local_rank": local_rank(),
         "world_size": world_size(),
-        "node": int(os.environ.get("GROUP_RANK", "0")),
+        "node": node_rank(),
         "host": socket.gethostname(),
         "pid": os.getpid(),
     }
