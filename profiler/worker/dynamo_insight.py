@@ -27,6 +27,7 @@ _GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 _LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")
 _LIMIT_REASON = re.compile(r"last reason: (.+)")
 _ALWAYS_CAPTURED = ("graph_breaks", "recompiles", "ddp_graphs")
+DDP_GRAPHS_LOGGER = "torch._dynamo.backends.distributed.__ddp_graphs"
 _DDP_SUBGRAPH = re.compile(r"^---(submod_\d+) graph---$", re.MULTILINE)
 
 
@@ -72,6 +73,8 @@ class CompileWatcher:
             handler.addFilter(dropper)
         logging.getLogger("torch._dynamo").addHandler(_Capture(self))
         logging.getLogger("torch._inductor").addHandler(_Capture(self))
+        # its records do not reach torch._dynamo's handlers (seen on torch 2.13): its own
+        logging.getLogger(DDP_GRAPHS_LOGGER).addHandler(_Capture(self))
         if debug.verbose:
             torch._dynamo.config.verbose = True
         if debug.suppress_errors:

@@ -119,7 +119,16 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
         assert row["samples_per_s"] == pytest.approx(32 / (row["median_ms"] / 1000))
     assert arm(session, "aot_eager")["results"][0]["speedup"] is not None
     assert arm(session, "aot_eager")["results"][0]["ranks"][0]["compile_cold_s"] is not None
+    ranks = arm(session, "aot_eager")["results"][0]["ranks"]
+    assert ranks[0]["graph_breaks"] == ranks[1]["graph_breaks"]  # DDP's own, on either rank
+    for rank in ranks:  # each rank's own compile
+        assert rank["graphs"] >= 1 and rank["compile_s"] > 0 and rank["guards"] > 0
+        assert rank["recompiles"] == 0
+        # DDP's first gradient bucket holds 1 MB, the MLP's weights about 3.7 MB: DDPOptimizer
+        # splits its graph, and says so apart from graph breaks
+        assert (rank["ddp_splits"] >= 1) == (parallel == "ddp")
     assert "slowest rank" in stdout
+    assert "compile per rank: 0: " in stdout and "diverged" not in stdout
     _assert_the_step_is_the_slowest_ranks(out)
     _assert_all_gone(_rank_pids(out))
 
@@ -127,6 +136,7 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
 def _assert_the_step_is_the_slowest_ranks(out: Path) -> None:
     """Each measured sample of the headline is, step by step, the largest of the ranks'."""
     merged: dict[tuple, float] = {}
+    fastest: dict[tuple, float] = {}
     per_rank: dict[tuple, list[float]] = {}
     for e in _file_events(out / "events.jsonl"):
         steps = e["event"] if e["type"] == "rank_event" else e
@@ -137,9 +147,10 @@ def _assert_the_step_is_the_slowest_ranks(out: Path) -> None:
             if e["type"] == "rank_event":
                 per_rank.setdefault(key, []).append(ms)
             else:
-                merged[key] = ms
+                merged[key], fastest[key] = ms, steps["ms_fastest"][i]
     assert merged and set(merged) == set(per_rank)
     assert all(len(per_rank[k]) == 2 and merged[k] == max(per_rank[k]) for k in merged)
+    assert all(fastest[k] == min(per_rank[k]) for k in merged)
 
 
 def test_a_rank_that_raises_ends_the_arm_and_is_named(tmp_path):
