@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -226,3 +227,38 @@ def _compiling(path: Path) -> bool:
     return any(
         e.get("type") == "phase" and e.get("phase") == "compiling" for e in _file_events(path)
     )
+
+
+def test_two_nodes_on_the_loopback_address_make_one_session(tmp_path):
+    """Two `tcprof run` processes as two nodes of one rank each: node 1 follows node 0, whose
+    session holds both ranks."""
+    with socket.socket() as probe:  # a free port for node 0's endpoint
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    nodes = ["--nnodes", "2", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-timeout", "60"]
+    args = ["--example", "mlp", "--arms", "eager", "--nproc", "1", "--parallel", "ddp", *nodes]
+    out = tmp_path / "out"
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "profiler", "run", *args, *QUICK, "--node-rank", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        rc, stdout, stderr, session = run_cli([*args, *QUICK, "--node-rank", "0"], out)
+        said = follower.communicate(timeout=60)[1]
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+    assert rc == 0, stderr
+    assert follower.returncode == 0, said
+    assert f"node 1 follows node 0 at 127.0.0.1:{port}" in said
+    assert f"session: {out}" in said
+    assert session is not None
+    assert (session["config"]["nnodes"], session["config"]["nproc"]) == (2, 1)
+    (row,) = arm(session, "eager")["results"]
+    assert (row["world_size"], row["global_batch_size"]) == (2, 32)
+    assert sorted(r["node"] for r in row["ranks"]) == [0, 1]
+    assert all(r["median_ms"] > 0 and r["host"] for r in row["ranks"])
+    assert "slowest rank" in stdout
+    _assert_all_gone(_rank_pids(out))
