@@ -31,6 +31,7 @@ from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
+from app.distributed_options import DISTRIBUTED_KEYS, DistributedOptions
 from app.loop_options import LOOP_KEYS, LoopOptions
 from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from app.model_picker import ModelPicker
@@ -82,6 +83,7 @@ PANEL_FIELDS = (
     "profile_steps",
     *MEASUREMENT_KEYS,
     *LOOP_KEYS,
+    *DISTRIBUTED_KEYS,
 )
 # The key of `state()` that says the user trusted the model (see model_picker.py).
 MODEL_TRUSTED = "model_trusted"
@@ -181,7 +183,8 @@ class SetupPanel(QWidget):
         debug_box = QGroupBox("Debug")
         QVBoxLayout(debug_box).addWidget(self.debug)
 
-        self.carried = CarriedSettings(CARRIED_FIELDS)
+        self.distributed = DistributedOptions()  # its settings reach the config with the carried
+        self.carried = CarriedSettings(CARRIED_FIELDS, self.distributed)
 
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -195,6 +198,7 @@ class SetupPanel(QWidget):
             run_box,
             loop_box,
             measurement_box,
+            self.distributed,
             self.carried,
             debug_box,
             self.problem,

@@ -388,8 +388,6 @@ def check_nodes(cfg: RunConfig, distributed: bool) -> None:
     if cfg.rdzv_endpoint is None:
         raise ConfigError("--nnodes M needs --rdzv-endpoint HOST:PORT (node 0's address)")
     parse_endpoint(cfg.rdzv_endpoint)
-    if cfg.apply_advice:
-        raise ConfigError("--apply-advice runs on one node: drop it with --nnodes")
     if any(cfg.parallel_of(a) == "none" for a in cfg.run_arms):
         raise ConfigError(
             "with --nnodes every arm is distributed (the other nodes have nothing to run for an "

@@ -39,8 +39,9 @@ class NodeLeader:
         self._followers: dict[int, socket.socket] = {}
         self._joined = threading.Condition(self._lock)
         self._closed = False
+        self._launches = 0  # each launch its own rendezvous id, --apply-advice's run's too
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        self._listener = socket.create_server(("", port), family=family, reuse_port=False)
+        self._listener = socket.create_server(("", port), family=family)
         self._listener.settimeout(ACCEPT_POLL_S)
         threading.Thread(target=self._accept, daemon=True, name="node-leader").start()
 
@@ -105,8 +106,9 @@ class NodeLeader:
         self, arm: int, replicate: int | str, connect_port: int, token: str, threads: int
     ) -> NodeLaunch:
         """The launch of one arm and round on every node (node 0's included)."""
+        self._launches += 1
         return NodeLaunch(
-            rdzv_id=rdzv_id(self.fingerprint, arm, replicate),
+            rdzv_id=f"{rdzv_id(self.fingerprint, arm, replicate)}-{self._launches}",
             host=self.host,
             rdzv_port=free_port(),
             connect_port=connect_port,

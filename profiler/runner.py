@@ -74,10 +74,12 @@ class Runner:
         pool: WorkerPool | None = None,
         worker_factory: WorkerFactory | None = None,
         cpu_time: CpuTime = process_tree_cpu_s,
+        nodes: NodeLeader | None = None,
     ) -> None:
         """pool: pre-started, warmed-up workers for the first round instead of fresh ones.
         worker_factory: how a worker is started (tests pass a scripted fake). cpu_time: a
-        worker's CPU seconds, for the stall timeout (tests pass their own)."""
+        worker's CPU seconds, for the stall timeout (tests pass their own). nodes: the other
+        nodes, already following (--apply-advice's run after the main one on several nodes)."""
         if config.threads is None:  # recorded in the session: every worker uses the same
             concurrent = 1  # arms take turns, so one process computes at a time
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
@@ -100,7 +102,8 @@ class Runner:
             cpu_time=cpu_time,
         )
         self._caches: CacheFolders | None = None
-        self._nodes: NodeLeader | None = None  # node 0 of a run on several nodes
+        self._nodes = nodes  # node 0 of a run on several nodes: the other nodes follow it
+        self._owns_nodes = False  # this runner met them (and tells them when the run is over)
         self._dead: set[int] = set()  # arms that failed fatally: not started again
         self._failed_sizes: set[tuple[int, int]] = set()  # (arm, batch size) that failed
         self._t0 = 0.0
@@ -121,7 +124,7 @@ class Runner:
                 self._caches.remove()
             raise
         finally:
-            if self._nodes is not None:
+            if self._nodes is not None and self._owns_nodes:
                 self._nodes.finish(self.session.status)
 
     def _run(self) -> Session:
@@ -167,24 +170,30 @@ class Runner:
 
     def _meet_other_nodes(self) -> None:
         """Node 0 of several: wait until every other node follows (NodesError if not)."""
-        if self.config.nnodes > 1 and self._factory is None:
-            self._nodes = NodeLeader(self.config)
-            self._publish(
-                {
-                    "type": "log",
-                    "stream": "tcprof",
-                    "text": f"waiting for {self.config.nnodes - 1} other node(s) to join at "
-                    f"{self.config.rdzv_endpoint}",
-                }
+        if self.config.nnodes == 1 or self._factory is not None or self._nodes is not None:
+            return
+        if self.config.node_rank != 0:
+            raise NodesError(
+                f"node {self.config.node_rank} follows node 0 from the command line "
+                f"(tcprof run ... --node-rank {self.config.node_rank}); this runs node 0"
             )
-            self._nodes.wait_for_followers()
+        self._nodes, self._owns_nodes = NodeLeader(self.config), True
+        waiting = f"waiting for {self.config.nnodes - 1} other node(s) to join at "
+        self._publish(
+            {"type": "log", "stream": "tcprof", "text": waiting + str(self.config.rdzv_endpoint)}
+        )
+        self._nodes.wait_for_followers()
 
     def _apply_advice(self, status: str) -> str:
         """Run the fixes tcprof can apply itself into this session (profiler.apply_advice)."""
 
         def make_runner(config: RunConfig, listeners: list[Listener]) -> Runner:
             self._follow_up = Runner(
-                config, listeners, clock=self._clock, worker_factory=self._factory
+                config,
+                listeners,
+                clock=self._clock,
+                worker_factory=self._factory,
+                nodes=self._nodes,
             )
             if self._cancel.is_set():
                 self._follow_up.cancel()

@@ -73,6 +73,10 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         compile_optimizer=True,
         nproc=2,
         parallel="ddp",
+        nnodes=2,
+        node_rank=1,
+        rdzv_endpoint="10.0.0.1:29400",
+        rdzv_timeout_s=90.0,
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
@@ -95,6 +99,8 @@ def _inference_unlike(model_path: str, weights: str) -> RunConfig:
         save_weights=None,
         nproc=1,
         parallel="none",
+        nnodes=1,
+        node_rank=0,
     )
     assert config.loop != RunConfig(source=ModelSource("x.py")).loop
     return config
@@ -120,15 +126,13 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "ladder",
         "block_module",
         "weights",
-        "nproc",
-        "parallel",
     }
-    distributed = ", nproc=2, parallel=ddp" if saved.nproc > 1 else ""
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
         "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, block_module=Block, "
-        f"weights={weights}{distributed}."
+        f"weights={weights}."
     )
+    assert panel.distributed.body.isVisibleTo(panel)  # the session's distributed setup shows
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)
     again.restore(panel.state())
@@ -175,3 +179,23 @@ def test_a_number_outside_its_field_is_named_not_run_silently(panel):
         "Outside the fields' range, not restored: lr=1e-07, replicates=500."
     )
     assert panel.config().steps == 12
+
+
+def test_the_distributed_group_opens_for_a_distributed_setup_and_names_misfits(panel):
+    assert not panel.distributed.body.isVisibleTo(panel)  # collapsed while at the defaults
+    panel.restore({"nproc": 2, "parallel": "fsdp", "nnodes": 0, "rdzv_timeout_s": "soon"})
+    assert panel.distributed.body.isVisibleTo(panel)
+    config = panel.config()
+    assert (config.nproc, config.parallel, config.nnodes, config.rdzv_timeout_s) == (
+        2,
+        "fsdp",
+        1,
+        300.0,
+    )
+    assert panel.carried.text() == (
+        "Outside the fields' range, not restored: nnodes=0, rdzv_timeout_s=soon."
+    )
+    panel.distributed.nnodes.setValue(2)  # several nodes need node 0's address
+    assert "--rdzv-endpoint" in panel.error()
+    panel.distributed.endpoint.setText("10.0.0.1:29400")
+    assert panel.is_valid()

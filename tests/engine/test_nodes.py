@@ -127,3 +127,9 @@ def test_a_run_whose_other_nodes_never_join_ends_with_that_error(tmp_path):
     assert error["kind"] == "rendezvous" and "node(s) 1 did not join" in error["message"]
     assert session.status == "completed_with_errors"
     assert exit_code(session.to_dict()) == EXIT_ERROR
+
+
+def test_the_window_runs_node_0_only(tmp_path):
+    config = _config(node_rank=1, artifacts_dir=str(tmp_path))
+    (error,) = Runner(config).run().errors
+    assert error["message"].startswith("node 1 follows node 0 from the command line")
