@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from profiler import rank_compiles, stragglers
+from profiler import rank_compiles, stragglers, summary
 from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
 from profiler.rank_merge import RankMerger
 from profiler.report import reproduce, straggler_section
@@ -167,3 +167,15 @@ def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
     assert "torchrun --standalone --nproc-per-node 2 reproduce.py" in block
     assert "for block in model.get_submodule('blocks'):" in block
     assert block.index("fully_shard(model)") < block.index("runner = torch.compile(model)")
+
+
+def test_the_method_notes_give_threads_per_rank_for_distributed_arms():
+    config = {"threads": 2, "nproc": 2}
+    rows = [{"replicates": 1}]
+    ranked = {"config": config, "schema_version": 3, "arms": [{"world_size": 2, "results": rows}]}
+    assert ", 1 thread per rank (2 ranks per node);" in summary.method_notes(ranked)[0]
+    ranked["arms"].insert(0, {"world_size": 1, "results": rows})
+    assert (
+        ", 2 threads per arm, 1 thread per rank of a distributed arm"
+        in (summary.method_notes(ranked)[0])
+    )
