@@ -41,7 +41,13 @@ class NodeLeader:
         self._closed = False
         self._launches = 0  # each launch its own rendezvous id, --apply-advice's run's too
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        self._listener = socket.create_server(("", port), family=family)
+        try:
+            self._listener = socket.create_server(("", port), family=family)
+        except OSError as exc:  # the port is taken (an earlier run, another service)
+            raise NodesError(
+                f"node 0 cannot listen on port {port} of --rdzv-endpoint "
+                f"{config.rdzv_endpoint}: {exc.strerror or exc}"
+            ) from exc
         self._listener.settimeout(ACCEPT_POLL_S)
         threading.Thread(target=self._accept, daemon=True, name="node-leader").start()
 

@@ -177,7 +177,7 @@ class Runner:
                 f"node {self.config.node_rank} follows node 0 from the command line "
                 f"(tcprof run ... --node-rank {self.config.node_rank}); this runs node 0"
             )
-        self._nodes, self._owns_nodes = NodeLeader(self.config), True
+        self._nodes, self._owns_nodes = NodeLeader(self.config), True  # NodesError: port taken
         waiting = f"waiting for {self.config.nnodes - 1} other node(s) to join at "
         self._publish(
             {"type": "log", "stream": "tcprof", "text": waiting + str(self.config.rdzv_endpoint)}

@@ -133,3 +133,10 @@ def test_the_window_runs_node_0_only(tmp_path):
     config = _config(node_rank=1, artifacts_dir=str(tmp_path))
     (error,) = Runner(config).run().errors
     assert error["message"].startswith("node 1 follows node 0 from the command line")
+
+
+def test_node_0_says_when_its_port_is_taken():
+    with socket.create_server(("", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(NodesError, match=f"node 0 cannot listen on port {port}"):
+            NodeLeader(_config(port=port))
