@@ -140,3 +140,20 @@ def test_node_0_says_when_its_port_is_taken():
         port = taken.getsockname()[1]
         with pytest.raises(NodesError, match=f"node 0 cannot listen on port {port}"):
             NodeLeader(_config(port=port))
+
+
+def test_node_0_refuses_a_second_node_with_the_same_rank():
+    port = _free_port()
+    leader = NodeLeader(_config(port=port))
+    first: list[str] = []
+    thread = threading.Thread(target=follow, args=(_config(node_rank=1, port=port), first.append))
+    thread.start()
+    try:
+        leader.wait_for_followers()
+        said: list[str] = []
+        assert follow(_config(node_rank=1, port=port), said.append) == 1
+    finally:
+        leader.close()
+        thread.join(timeout=10)
+    assert said == ["tcprof: error: node 0 refused node 1: node 1 has already joined"]
+    assert first[-1].endswith("closed mid-run")  # node 0 went away: the first one ends too
