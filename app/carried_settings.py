@@ -4,6 +4,10 @@ accuracy tolerances, the timeout, …), kept when a saved session's setup is put
 A session made with `tcprof run --blocks 3 --sequential` must run with those settings when it
 is opened and Run is pressed, not silently with the defaults. So they are carried into the next
 `RunConfig`, and shown as one line under the panel's fields with a button that clears them.
+
+The Distributed group (distributed_options.py), when given, rides along: its fields are the
+panel's, but they reach the config, the saved state and a restore through these settings, so
+the panel wires one object for both.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
+from app.distributed_options import DEFAULTS, DistributedOptions
 from profiler.config import RunConfig
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -53,8 +58,14 @@ class CarriedSettings(QWidget):
 
     changed = Signal()
 
-    def __init__(self, keys: tuple[str, ...], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        keys: tuple[str, ...],
+        distributed: DistributedOptions | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.distributed = distributed
         fields = {f.name: f for f in dataclasses.fields(RunConfig)}
         self.fields = {key: fields[key] for key in keys}
         self._options: dict[str, Any] = {}
@@ -77,15 +88,22 @@ class CarriedSettings(QWidget):
             "field for, e.g. --blocks, --sequential, --min-block-ms, --rtol/--atol, --timeout.\n"
             "Run uses them, so the run repeats the saved one."
         )
+        if distributed is not None:
+            distributed.changed.connect(self.changed)
         self._refresh()
 
     def options(self) -> dict[str, Any]:
-        """RunConfig keyword arguments (only those that differ from the defaults)."""
-        return dict(self._options)
+        """RunConfig keyword arguments (only those that differ from the defaults), the
+        Distributed group's included."""
+        group = self.distributed.options() if self.distributed is not None else {}
+        group = {key: value for key, value in group.items() if value != DEFAULTS[key]}
+        return {**group, **self._options}
 
     def set_options(self, state: dict[str, Any], adjusted: list[str] = ()) -> None:
         """Keep the state's non-default values of these fields (values of the wrong type are
         skipped); `adjusted` names fields whose value did not fit the panel's own field."""
+        if self.distributed is not None:
+            adjusted = [*adjusted, *self.distributed.set_options(state)]
         self._options = {
             key: state[key]
             for key, field in self.fields.items()

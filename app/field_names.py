@@ -32,9 +32,13 @@ FLAG_FIELDS = {
     "--block-module": "the Repeated block field",
     "--profile-steps": "the torch.profiler steps field",
     "--log": "the Debug logs",
-    "--parallel": "the Parallel setting",
-    "--nproc": "the Processes setting",
-    "--nproc-per-node": "the Processes setting",
+    "--parallel": "the Parallel field",
+    "--nproc": "the Processes per node field",
+    "--nproc-per-node": "the Processes per node field",
+    "--nnodes": "the Nodes field",
+    "--node-rank": "the Node rank field",
+    "--rdzv-endpoint": "the Rendezvous endpoint field",
+    "--rdzv-timeout": "the Rendezvous timeout field",
     # Settings without a field of their own: carried from an opened session (see
     # carried_settings.py), so the message names the setting as the panel lists it.
     "--blocks": "the blocks setting (carried)",

@@ -1,5 +1,5 @@
 """Results tabs: the verdict and the summary table (batch size x arm), compile insight, logs, environment, and
-the reproducing code, torch.profiler operators and saved weights.
+the reproducing code, torch.profiler operators, saved weights and the ranks of distributed arms.
 
 Every tab but the logs and the environment is filled from one session dict (the engine's
 `Session.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
@@ -26,6 +26,7 @@ from app.code_view import CodeView
 from app.insight_view import InsightView
 from app.log_panel import LogPanel
 from app.profile_view import ProfileView
+from app.ranks_view import RanksView
 from app.table_text import table_text
 from app.theme import arm_colour, error_colour, good_colour
 from app.verdict_banner import VerdictBanner
@@ -91,6 +92,8 @@ class ResultsView(QTabWidget):
         self.addTab(self.code, "Code")
         self.addTab(self.profile, "Profile")
         self.addTab(self.weights, "Weights")
+        self.ranks = RanksView()  # distributed arms: the straggler view, compiles per rank
+        self.addTab(self.ranks, "Ranks")
         self.show_session({"arms": []})
 
     def show_session(self, session: dict[str, Any]) -> None:
@@ -101,6 +104,7 @@ class ResultsView(QTabWidget):
         self.code.show_session(session)
         self.profile.show_session(session)
         self.weights.show_session(session)
+        self.ranks.show_session(session)
 
     def _show_summary(self, session: dict[str, Any]) -> None:
         header, rows = table_rows(session)

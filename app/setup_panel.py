@@ -32,6 +32,7 @@ from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
+from app.distributed_options import DISTRIBUTED_KEYS, DistributedOptions
 from app.field_names import in_app_terms
 from app.loop_options import LOOP_KEYS, LoopOptions
 from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
@@ -87,6 +88,7 @@ PANEL_FIELDS = (
     *MEASUREMENT_KEYS,
     *LOOP_KEYS,
     *EXTRA_KEYS,
+    *DISTRIBUTED_KEYS,
 )
 # The key of `state()` that says the user trusted the model (see model_picker.py).
 MODEL_TRUSTED = "model_trusted"
@@ -189,7 +191,8 @@ class SetupPanel(QWidget):
         debug_box = QGroupBox("Debug")
         QVBoxLayout(debug_box).addWidget(self.debug)
 
-        self.carried = CarriedSettings(CARRIED_FIELDS)
+        self.distributed = DistributedOptions()  # its settings reach the config with the carried
+        self.carried = CarriedSettings(CARRIED_FIELDS, self.distributed)
 
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -203,6 +206,7 @@ class SetupPanel(QWidget):
             run_box,
             loop_box,
             measurement_box,
+            self.distributed,
             self.carried,
             debug_box,
             self.problem,

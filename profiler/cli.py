@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from profiler import examples, session_files
+from profiler import examples, node_follower, session_files
 from profiler.config import (
     ConfigError,
     ModelSource,
@@ -70,6 +70,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if config.node_rank > 0:  # node 0 runs the schedule and writes the session
+        return EXIT_OK if node_follower.follow(config) == 0 else EXIT_ERROR
     label = args.example or Path(args.model_file).stem
     try:
         out_dir, lock = open_run_folder(args.out, args.force, label)
@@ -153,7 +155,9 @@ def exit_code(data: dict) -> int:
     errors = [a["error"] for a in data["arms"] if a.get("error")]
     errors += [r["error"] for a in data["arms"] for r in a["results"] if r.get("error")]
     # a worker that ended unasked or stalled, also in the untimed accuracy pass
-    errors += [e for e in data.get("errors", []) if e.get("kind") in ("crash", "stall")]
+    errors += [
+        e for e in data.get("errors", []) if e.get("kind") in ("crash", "stall", "rendezvous")
+    ]
     if errors and all(e.get("kind") == "usage" for e in errors):
         return EXIT_USAGE
     if errors or data.get("status") not in ("completed",):

@@ -17,6 +17,7 @@ CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `contr
 DEFAULT_REPLICATES = 5
 MIN_BLOCK_MS = 100.0
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
+DEFAULT_RDZV_TIMEOUT_S = 300.0  # how long the nodes of a distributed arm wait for each other
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # Inductor wraps their graphs in CUDA graphs
 # CUDA graph trees run a new graph once, record it on the next call and replay it from the
@@ -181,6 +182,12 @@ class RunConfig:
     compile_optimizer: bool = False  # compiled arms compile optimizer.step() too (train only)
     nproc: int = 1  # processes per arm (torchrun --nproc-per-node) for a distributed arm
     parallel: str = "none"  # ddp | fsdp | none: how a distributed arm wraps the model
+    # several nodes (node_leader.py): every node runs the same command but for node_rank;
+    # node 0 runs the schedule and writes the session, the others follow it
+    nnodes: int = 1
+    node_rank: int = 0
+    rdzv_endpoint: str | None = None  # HOST:PORT of node 0, reachable from every node
+    rdzv_timeout_s: float = DEFAULT_RDZV_TIMEOUT_S  # the nodes' rendezvous, apart from stalls
 
     def __post_init__(self) -> None:
         validate(self)
@@ -195,11 +202,10 @@ class RunConfig:
         return arm.parallel if arm.parallel is not None else self.parallel
 
     def world_size(self, arm: ArmSpec) -> int:
-        return self.nproc if self.parallel_of(arm) != "none" else 1
+        return self.nproc * self.nnodes if self.parallel_of(arm) != "none" else 1
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        d["nnodes"] = 1  # one machine: several nodes are not supported yet
         d["arms"] = [a.to_dict() for a in self.arms]
         d["batch_sizes"] = list(self.batch_sizes)
         d["debug"] = self.debug.to_dict()
@@ -235,8 +241,11 @@ def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
 def world_size_of(config: dict[str, Any], spec: ArmSpec) -> int:
     """An arm's ranks, from a session's config dict (an older session's arms have one)."""
     parallel = spec.parallel if spec.parallel is not None else config.get("parallel") or "none"
-    nproc = config.get("nproc")
-    return nproc if parallel != "none" and isinstance(nproc, int) and nproc > 1 else 1
+    nproc, nnodes = config.get("nproc"), config.get("nnodes")
+    if parallel == "none" or not isinstance(nproc, int):
+        return 1
+    world = nproc * (nnodes if isinstance(nnodes, int) and nnodes > 1 else 1)
+    return world if world > 1 else 1
 
 
 def resolve_threads(concurrent_processes: int = 1) -> int:
@@ -371,6 +380,38 @@ def check_parallel(cfg: RunConfig) -> None:
         raise ConfigError("--save-weights does not gather FSDP's sharded weights yet")
     if distributed and cfg.device == "mps":
         raise ConfigError("distributed arms run on cpu (gloo) or cuda (nccl), not mps")
+    check_nodes(cfg, bool(distributed))
+
+
+def check_nodes(cfg: RunConfig, distributed: bool) -> None:
+    """Several nodes: a node rank within the nodes, node 0's endpoint, a distributed arm."""
+    if not isinstance(cfg.nnodes, int) or cfg.nnodes < 1:
+        raise ConfigError("--nnodes must be a positive integer")
+    if not isinstance(cfg.node_rank, int) or not 0 <= cfg.node_rank < cfg.nnodes:
+        raise ConfigError(f"--node-rank is between 0 and {cfg.nnodes - 1} (--nnodes {cfg.nnodes})")
+    if not cfg.rdzv_timeout_s or cfg.rdzv_timeout_s <= 0:
+        raise ConfigError("--rdzv-timeout must be a positive number of seconds")
+    if cfg.nnodes == 1:
+        return
+    if not distributed:
+        raise ConfigError("--nnodes M runs distributed arms: give --parallel ddp or fsdp")
+    if cfg.rdzv_endpoint is None:
+        raise ConfigError("--nnodes M needs --rdzv-endpoint HOST:PORT (node 0's address)")
+    parse_endpoint(cfg.rdzv_endpoint)
+    if any(cfg.parallel_of(a) == "none" for a in cfg.run_arms):
+        raise ConfigError(
+            "with --nnodes every arm is distributed (the other nodes have nothing to run for an "
+            "arm of one process): drop parallel=none from the arms"
+        )
+
+
+def parse_endpoint(text: str) -> tuple[str, int]:
+    """'HOST:PORT' (an IPv6 host in brackets) as (host, port)."""
+    host, sep, port = str(text).rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"--rdzv-endpoint is HOST:PORT, not {text!r}")
+    return host, int(port)
 
 
 def loop_text(config: dict[str, Any]) -> str:

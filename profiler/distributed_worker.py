@@ -13,6 +13,12 @@ the launcher's (Linux's parent-death signal) and ends itself when its connection
 handle's process is the launcher; `stop` ends its group and every process under it, the ranks
 (each in its own session) and their children included. The channel's end (`_eof`) is when the
 launcher has ended and every rank's connection has been read to its end.
+
+Several nodes (`--nnodes M`, node_leader.py): this handle is node 0's part. It listens on every
+interface rather than the loopback address, runs torchrun with a c10d rendezvous whose store its
+launcher hosts (node_launch.py), and has the leader tell the other nodes to start their own
+torchrun for the same arm and round; their ranks connect here with the same token. The arm's
+world is `nproc` x `nnodes` ranks. Ending the arm here tells the other nodes to end theirs.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import psutil
 
 from profiler.events import decode
 from profiler.log_limit import LogLimiter
+from profiler.node_launch import NODE_RANK_ENV, NodeLaunch
+from profiler.node_leader import NodeLeader
 from profiler.rank_merge import RankMerger
 from profiler.worker_handle import classify_exit
 from profiler.worker_process import (
@@ -53,15 +61,16 @@ ACCEPT_POLL_S = 0.5
 STACKS_GAP_S = 0.1  # shared by the ranks' stack dumps, so that their lines do not interleave
 
 
-def launch_command(nproc: int) -> list[str]:
-    """The launcher and the ranks it starts: torchrun's own arguments, then the rank's
-    program (-P: the working folder cannot shadow the engine, as for a single worker)."""
+def launch_command(nproc: int, rendezvous: list[str] | None = None) -> list[str]:
+    """The launcher and the ranks it starts: torchrun's own arguments (this machine alone, or
+    a node's part of a rendezvous: NodeLaunch.torchrun_args), then the rank's program (-P: the
+    working folder cannot shadow the engine, as for a single worker)."""
     python = [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else [])]
     return [
         *python,
         "-m",
         "profiler.worker.distributed",
-        *torchrun_args(nproc),
+        *(rendezvous if rendezvous is not None else torchrun_args(nproc)),
         "--no-python",
         *python,
         "-m",
@@ -83,10 +92,13 @@ class DistributedWorker:
         nproc: int,
         threads: int,
         extra_env: dict[str, str] | None = None,
+        nodes: NodeLeader | None = None,
+        replicate: int | str = 0,
     ) -> None:
+        """nodes: node 0's leader of a run on several nodes (None: this machine alone)."""
         self.index = index
         self._inbox = inbox
-        self.nproc = nproc
+        self.nproc = nproc * (nodes.config.nnodes if nodes else 1)  # the arm's world
         self.stopped_by_us = False
         self._lock = threading.Lock()
         self._conns: dict[int, socket.socket] = {}
@@ -98,18 +110,26 @@ class DistributedWorker:
         self._threads: list[threading.Thread] = []
         self._output_tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
         self._output_limits = [LogLimiter(self._put), LogLimiter(self._put)]  # per stream
-        self._merger = RankMerger(nproc, self._put)
+        self._merger = RankMerger(self.nproc, self._put)
         self._token = secrets.token_hex(16)
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        # the other nodes' ranks connect from elsewhere: every interface (token-checked)
+        self._listener = socket.create_server(("" if nodes else "127.0.0.1", 0))
         self._listener.settimeout(ACCEPT_POLL_S)
-        host, port = self._listener.getsockname()[:2]
+        port = self._listener.getsockname()[1]
+        self._nodes = nodes
+        self._launch: NodeLaunch | None = None
+        if nodes is not None:
+            self._launch = nodes.plan(index, replicate, port, self._token, threads)
         env = worker_env(extra_env, None)
-        env[CONNECT_ENV] = f"{host}:{port}"
+        env[CONNECT_ENV] = f"127.0.0.1:{port}"
         env[TOKEN_ENV] = self._token
         env["OMP_NUM_THREADS"] = str(max(1, threads))  # in place of torchrun's default of 1
+        if self._launch is not None:
+            env[NODE_RANK_ENV] = "0"  # this node's ranks connect over the loopback address
+        rendezvous = self._launch.torchrun_args(0) if self._launch else None
         try:
             self.proc = SPAWNER.popen(
-                launch_command(nproc),
+                launch_command(nproc, rendezvous),
                 close_after=None,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -121,6 +141,8 @@ class DistributedWorker:
             self._listener.close()
             raise
         self.pid = self.proc.pid
+        if nodes is not None and self._launch is not None:
+            nodes.launch(self._launch)  # the other nodes start their part of this arm
         self._start(self._accept, name="accept")
         self._output_readers = [
             self._start(self._read_output, self.proc.stdout, 0, name="stdout"),
@@ -210,8 +232,8 @@ class DistributedWorker:
     def _dead_peer(self, rank: int) -> int | None:
         """Another rank whose process has already ended (a crash the others then felt)."""
         for other, who in sorted(self._merger.identity.items()):
-            if other == rank or not who.get("pid"):
-                continue
+            if other == rank or not who.get("pid") or who.get("node", 0) != 0:
+                continue  # another node's pid means nothing here
             try:
                 if psutil.Process(who["pid"]).status() != psutil.STATUS_ZOMBIE:
                     continue
@@ -236,6 +258,7 @@ class DistributedWorker:
     def _end_of_channel(self) -> None:
         """`_eof` once the launcher ended and every rank's events were read."""
         self.proc.wait()
+        self._end_other_nodes()
         self._listener.close()
         for t in self._rank_readers:  # the ranks are gone: their connections read to the end
             t.join(timeout=READER_JOIN_S)
@@ -280,11 +303,18 @@ class DistributedWorker:
                 continue
         self._signal_group(signal.SIGKILL)
         _kill(below)
+        self._end_other_nodes()
         self._end_ranks()
         self._listener.close()
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(timeout=READER_JOIN_S)
+
+    def _end_other_nodes(self) -> None:
+        """The other nodes end their torchrun of this arm (once; nothing on one machine)."""
+        launch, self._launch = self._launch, None
+        if self._nodes is not None and launch is not None:
+            self._nodes.end(launch)
 
     def _end_ranks(self) -> None:
         """Kill every rank (and what it started) and close their connections."""

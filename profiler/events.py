@@ -12,7 +12,8 @@ Worker -> engine (one TypedDict below per type, with every field):
   loaded       the model is built: model, params, input, input_source, cache_dir, loop, ...
   phase        phase (see Phase), batch_size
   first_step   batch_size, ms, loss, grad_norm, compile_s, compiles, compile_peak_mb
-  steps        batch_size, phase (warmup|measure), start (step index), ms (list), block
+  steps        batch_size, phase (warmup|measure), start (step index), ms (list), block;
+               a distributed arm's merged steps also ms_fastest (the fastest rank's)
   memory       batch_size, step, rss_mb, cuda_alloc_mb, cuda_reserved_mb
   compile      batch_size, step, kind (first|recompile), reason, frame, file, line, seconds, ...
   graph_break  batch_size, step, reason, explanation, hints, file, line, text
@@ -35,8 +36,9 @@ Worker -> engine (one TypedDict below per type, with every field):
 Engine -> listeners (besides the above):
   run_start, round_start, arm_start, worker_exit, round_end, run_end
   arms_added   arms, applied: --apply-advice's derived arms join the session after its rounds
-  rank_event   rank, node, host, event: one rank's own hello, steps, first_step or bs_done of
-               a distributed arm (whose other events are the ranks' merged, rank_merge.py)
+  rank_event   rank, node, host, event: one rank's own hello, steps, first_step, bs_done,
+               compile, graph_break or fallback of a distributed arm (whose other events are
+               the ranks' merged, rank_merge.py)
 Inside the engine and the application only (never written by a worker):
   _eof         a worker's event channel closed (read by the runner, never published)
   summary      session: the application's live session summary, after each bs_done
@@ -143,6 +145,7 @@ ERROR_KINDS = (
     "crash",  # the worker ended unasked (signal, os._exit, a closed channel)
     "timeout",  # the run passed its --timeout
     "stall",  # a phase made no progress for --stall-timeout seconds
+    "rendezvous",  # the other nodes of a run on several nodes did not join node 0 in time
     "protocol",  # an unknown command, or a worker of another protocol version
     "internal",  # the run failed inside the profiler (the application's run thread)
 )
@@ -219,6 +222,8 @@ class StepsEvent(Relayed, total=False):
     start: int  # the first sample's step index
     ms: list[float]
     block: int  # measured blocks only
+    # a distributed arm's merged steps: `ms` is the slowest rank's per step, this the fastest's
+    ms_fastest: list[float]
 
 
 class MemoryEvent(Relayed, total=False):
@@ -244,6 +249,7 @@ class CompileEvent(Relayed, total=False):
     code_gen_s: float | None
     fx_cache_hits: int | None
     fx_cache_misses: int | None
+    ddp_subgraphs: int | None  # DDPOptimizer split this frame's graph at bucket boundaries
     aot_cache_hits: int | None
     aot_cache_misses: int | None
     graph_ops: int | None
@@ -405,7 +411,8 @@ class RankEventEvent(Relayed, total=False):
     rank: int
     node: int  # the node rank (torchrun's GROUP_RANK)
     host: str | None
-    event: dict[str, Any]  # the rank's own event: hello, steps, first_step or bs_done
+    # the rank's own event: hello, steps, first_step, bs_done, compile, graph_break or fallback
+    event: dict[str, Any]
 
 
 class RunStartEvent(Relayed, total=False):

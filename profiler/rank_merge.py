@@ -4,8 +4,12 @@ Every rank runs every command in lockstep, so the k-th `phase`, `first_step`, `b
 `bs_done` or `done` of each rank belong together: one merged event goes on once every rank has
 sent its own (a command is done when all ranks are done, failed if any failed). Step times are
 merged per step index: the merged `steps` sample is the slowest rank's, which is what the user
-waits for; each rank's own samples, its first step, its peaks and its identity go on as
-`rank_event`s for the session's per-rank results. What TorchDynamo did is reported by rank 0.
+waits for (`ms_fastest` beside it is the fastest rank's, the band of the live plots); each
+rank's own samples, its first step, its peaks and its identity go on as `rank_event`s for the
+session's per-rank results. What TorchDynamo did (compiles, graph breaks, fallbacks) goes on
+as every rank's `rank_event`, for the per-rank compile figures and their divergence; rank 0's
+is also passed on as the arm's own, as for a single worker. The other untimed results
+(memory samples, artefacts, accuracy, the profile) are rank 0's.
 An `error` from any rank ends the arm: the ranks of a data parallel job cannot go on without
 one of them (the others would wait in their next collective), so the error names the rank and
 a failed `done` follows at once.
@@ -20,11 +24,11 @@ from typing import Any
 Event = dict[str, Any]
 SYNCED = ("ready", "hello", "loaded", "phase", "first_step", "block_done", "bs_done", "done", "bye")
 PER_RANK = ("hello", "first_step", "bs_done")  # also kept per rank (rank_event)
+COMPILE_INSIGHT = ("compile", "graph_break", "fallback")  # every rank's, as rank_event
 FIRST_RANK_ONLY = (
     "memory",
-    "compile",
-    "graph_break",
-    "fallback",
+    *COMPILE_INSIGHT,
+    "cudagraph_skip",
     "explain",
     "artifact",
     "cache_saved",
@@ -65,6 +69,10 @@ class RankMerger:
             return True
         elif kind == "steps":
             self._steps(rank, event)
+        elif kind in COMPILE_INSIGHT:
+            self._rank_event(rank, event)
+            if rank == 0:
+                self._put(event)
         elif kind == "log":
             self._put({**event, "text": f"[rank {rank}] {event.get('text', '')}"})
         elif kind in SYNCED:
@@ -116,15 +124,18 @@ class RankMerger:
         for i, ms in enumerate(event.get("ms") or []):
             per_rank[rank][start + i] = ms
         first = step = self._next_step[key]
-        merged: list[float] = []
+        slowest: list[float] = []
+        fastest: list[float] = []
         while all(step in samples for samples in per_rank.values()):
-            merged.append(max(samples.pop(step) for samples in per_rank.values()))
+            times = [samples.pop(step) for samples in per_rank.values()]
+            slowest.append(max(times))
+            fastest.append(min(times))
             step += 1
-        if not merged:
+        if not slowest:
             return
         self._next_step[key] = step
         out = {k: v for k, v in event.items() if k not in ("start", "ms")}
-        self._put({**out, "start": first, "ms": merged})
+        self._put({**out, "start": first, "ms": slowest, "ms_fastest": fastest})
 
     def straggler(self) -> str | None:
         """The rank that is behind, from the ranks' answers to `where`: one computing in its own

@@ -14,6 +14,7 @@ import numpy as np
 
 from profiler import stats
 from profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP
+from profiler.rank_compiles import compile_figures
 
 if TYPE_CHECKING:
     from profiler.session import ArmRecord, BatchResult, Session
@@ -148,7 +149,8 @@ def build_row(session: Session, arm: ArmRecord, res: BatchResult) -> ResultRow:
 
 def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
     """Each rank's own figures: its step times (all rounds), peak, and first-step excess (its
-    compile, for a compiled arm: the first step less a steady step, round 0)."""
+    compile, for a compiled arm: the first step less a steady step, round 0), and for a
+    compiled arm what TorchDynamo did on that rank (rank_compiles.py)."""
     rows = []
     for rank in range(arm.world_size):
         who = arm.ranks.get(rank) or {}
@@ -165,6 +167,7 @@ def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
                 "steps": s.n if s else 0,
                 "steady_peak_mb": (res.rank_done.get(rank) or {}).get("steady_peak_mb"),
                 "compile_cold_s": max(0.0, cold) if cold is not None else None,
+                **(compile_figures(res.rank_insight.get(rank) or []) if compiled else {}),
             }
         )
     return rows

@@ -16,6 +16,7 @@ from profiler.config import (
     CONTROL_LABEL,
     DEBUG_PRESET_BACKEND,
     DEBUG_PRESET_LOGS,
+    DEFAULT_RDZV_TIMEOUT_S,
     DEFAULT_REPLICATES,
     DEFAULT_STALL_TIMEOUT_S,
     LOG_ARTIFACTS,
@@ -175,6 +176,34 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         help="how a distributed arm wraps the model: ddp (DistributedDataParallel, then "
         "torch.compile) or fsdp (FSDP2 fully_shard per repeated block and the root, then "
         "torch.compile); per arm: parallel=ddp|fsdp|none",
+    )
+    loop.add_argument(
+        "--nnodes",
+        type=int,
+        default=1,
+        metavar="M",
+        help="nodes (machines) per distributed arm: run the same command on each, differing "
+        "only in --node-rank; node 0 runs the schedule and writes the session",
+    )
+    loop.add_argument(
+        "--node-rank",
+        type=int,
+        default=0,
+        metavar="K",
+        help="this machine's node (0: the one that runs the schedule; the others follow it)",
+    )
+    loop.add_argument(
+        "--rdzv-endpoint",
+        metavar="HOST:PORT",
+        help="node 0's address and a free port, reachable from every node (with --nnodes)",
+    )
+    loop.add_argument(
+        "--rdzv-timeout",
+        type=float,
+        default=DEFAULT_RDZV_TIMEOUT_S,
+        metavar="S",
+        help="how long the nodes wait for each other at each arm's start (apart from "
+        "--stall-timeout; default %(default)g s)",
     )
     loop.add_argument("--optimizer", default="sgd", choices=("sgd", "adam", "adamw"))
     loop.add_argument("--lr", type=float, default=0.01)
@@ -353,4 +382,8 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         compile_optimizer=args.compile_optimizer,
         nproc=args.nproc,
         parallel=args.parallel,
+        nnodes=args.nnodes,
+        node_rank=args.node_rank,
+        rdzv_endpoint=args.rdzv_endpoint,
+        rdzv_timeout_s=args.rdzv_timeout,
     )

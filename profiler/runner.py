@@ -13,6 +13,10 @@ each compiled arm's accuracy is checked in one more, untimed process.
 A sequential mode runs one arm after another with a single worker alive, for models too large
 to hold twice.
 
+On several nodes (`--nnodes M`) this is node 0's runner: the other nodes join its leader
+(node_leader.py) before the first round, each distributed arm's torchrun spans every node, and
+the followers are told when the run is over. The other nodes run no Runner (node_follower.py).
+
 Errors: a fatal one ends the arm's round (no more batch sizes) and the arm is not started in
 later rounds; the run goes on with the others and ends `completed_with_errors`. A worker that
 ends unasked or stalls is such an error (arm_supervisor). A non-fatal one (out of memory) drops
@@ -39,6 +43,7 @@ from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.distributed_worker import DistributedWorker
+from profiler.node_leader import NodeLeader, NodesError
 from profiler.session import ACCURACY_PASS, Session
 from profiler.stall_watch import CpuTime, process_tree_cpu_s
 from profiler.worker_handle import WorkerFactory, WorkerHandle
@@ -69,10 +74,12 @@ class Runner:
         pool: WorkerPool | None = None,
         worker_factory: WorkerFactory | None = None,
         cpu_time: CpuTime = process_tree_cpu_s,
+        nodes: NodeLeader | None = None,
     ) -> None:
         """pool: pre-started, warmed-up workers for the first round instead of fresh ones.
         worker_factory: how a worker is started (tests pass a scripted fake). cpu_time: a
-        worker's CPU seconds, for the stall timeout (tests pass their own)."""
+        worker's CPU seconds, for the stall timeout (tests pass their own). nodes: the other
+        nodes, already following (--apply-advice's run after the main one on several nodes)."""
         if config.threads is None:  # recorded in the session: every worker uses the same
             concurrent = 1  # arms take turns, so one process computes at a time
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
@@ -95,6 +102,8 @@ class Runner:
             cpu_time=cpu_time,
         )
         self._caches: CacheFolders | None = None
+        self._nodes = nodes  # node 0 of a run on several nodes: the other nodes follow it
+        self._owns_nodes = False  # this runner met them (and tells them when the run is over)
         self._dead: set[int] = set()  # arms that failed fatally: not started again
         self._failed_sizes: set[tuple[int, int]] = set()  # (arm, batch size) that failed
         self._t0 = 0.0
@@ -114,6 +123,9 @@ class Runner:
             if self._caches is not None:
                 self._caches.remove()
             raise
+        finally:
+            if self._nodes is not None and self._owns_nodes:
+                self._nodes.finish(self.session.status)
 
     def _run(self) -> Session:
         self._t0 = self._clock()
@@ -125,6 +137,7 @@ class Runner:
         self._caches = CacheFolders(self.config)
         status = "completed"
         try:
+            self._meet_other_nodes()
             plan = cache_plan(self.config.replicates, self.config.warm_cache)
             for round_no, cache in enumerate(plan):
                 self._run_round(round_no, cache)
@@ -134,6 +147,9 @@ class Runner:
                 status = "completed_with_errors"
         except RunStopped as stop:
             status = stop.status
+        except NodesError as exc:
+            self._publish({"type": "error", "kind": "rendezvous", "message": str(exc)})
+            status = "completed_with_errors"
         except KeyboardInterrupt:
             status = "stopped"
             self._workers.shutdown(force=True)
@@ -152,12 +168,32 @@ class Runner:
         self._finish_run(status)
         return self.session
 
+    def _meet_other_nodes(self) -> None:
+        """Node 0 of several: wait until every other node follows (NodesError if not)."""
+        if self.config.nnodes == 1 or self._factory is not None or self._nodes is not None:
+            return
+        if self.config.node_rank != 0:
+            raise NodesError(
+                f"node {self.config.node_rank} follows node 0 from the command line "
+                f"(tcprof run ... --node-rank {self.config.node_rank}); this runs node 0"
+            )
+        self._nodes, self._owns_nodes = NodeLeader(self.config), True  # NodesError: port taken
+        waiting = f"waiting for {self.config.nnodes - 1} other node(s) to join at "
+        self._publish(
+            {"type": "log", "stream": "tcprof", "text": waiting + str(self.config.rdzv_endpoint)}
+        )
+        self._nodes.wait_for_followers()
+
     def _apply_advice(self, status: str) -> str:
         """Run the fixes tcprof can apply itself into this session (profiler.apply_advice)."""
 
         def make_runner(config: RunConfig, listeners: list[Listener]) -> Runner:
             self._follow_up = Runner(
-                config, listeners, clock=self._clock, worker_factory=self._factory
+                config,
+                listeners,
+                clock=self._clock,
+                worker_factory=self._factory,
+                nodes=self._nodes,
             )
             if self._cancel.is_set():
                 self._follow_up.cancel()
@@ -300,7 +336,16 @@ class Runner:
         if not self._distributed(index):
             return start_worker_process(index, inbox, env)
         threads = max(1, (self.config.threads or 1) // self.config.nproc)
-        return DistributedWorker(index, inbox, self.config.nproc, threads, extra_env=env)
+        untimed = self._workers.replicate == ACCURACY_PASS  # node 0's ranks alone
+        return DistributedWorker(
+            index,
+            inbox,
+            self.config.nproc,
+            threads,
+            extra_env=env,
+            nodes=None if untimed else self._nodes,
+            replicate=self._workers.replicate,
+        )
 
     def _start(self, arm: ArmState, cache: str, pooled: bool) -> None:
         assert self._caches is not None

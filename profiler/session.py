@@ -59,6 +59,7 @@ class BatchResult:
     rank_ms: dict[int, list[float]] = field(default_factory=dict)
     rank_first: dict[int, dict[str, Any]] = field(default_factory=dict)
     rank_done: dict[int, dict[str, Any]] = field(default_factory=dict)
+    rank_insight: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # compiles, ...
 
     def processes(self) -> dict[int, list[list[float]]]:
         """Measured blocks per replicate (process), in block order."""
@@ -334,6 +335,8 @@ class Session:
             res.rank_first[rank] = _strip(inner)
         elif kind == "bs_done" and _replicate(e) == 0:
             res.rank_done[rank] = _strip(inner)
+        elif kind in ("compile", "graph_break", "fallback") and _replicate(e) == 0:
+            res.rank_insight.setdefault(rank, []).append(dict(inner))
 
     def _on_profile(self, e: dict[str, Any]) -> None:
         arm = self._timed(e)

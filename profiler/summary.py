@@ -283,6 +283,24 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _threads_text(session_dict: dict[str, Any]) -> str:
+    """', 2 threads per arm'; a distributed arm's processes are its ranks, which share the
+    host's cores: ', 1 thread per rank (2 ranks per node)' (as the runner divides them)."""
+    cfg = session_dict.get("config") or {}
+    threads = cfg.get("threads")
+    if not isinstance(threads, int) or threads < 1:
+        return ""
+    worlds = [a.get("world_size") or 1 for a in session_dict.get("arms") or []]
+    nproc = cfg.get("nproc") if isinstance(cfg.get("nproc"), int) else 1
+    if not any(w > 1 for w in worlds) or nproc < 1:
+        return f", {threads} threads per arm"
+    per_rank = max(1, threads // nproc)
+    ranks = f"{per_rank} thread{'s' if per_rank != 1 else ''} per rank"
+    if all(w > 1 for w in worlds):
+        return f", {ranks} ({nproc} ranks per node)"
+    return f", {threads} threads per arm, {ranks} of a distributed arm ({nproc} ranks per node)"
+
+
 def method_notes(session_dict: dict[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     cfg = session_dict.get("config") or {}
@@ -297,7 +315,7 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
         return notes
     reps = max((r.get("replicates") or 0 for r in rows), default=0)
     methods = {r.get("speedup_method") for r in rows} - {None}
-    threads = f", {cfg['threads']} threads per arm" if cfg.get("threads") else ""
+    threads = _threads_text(session_dict)
     if reps >= 2:
         how = (
             "paired t interval" if methods == {"paired_t"} else "hierarchical bootstrap"

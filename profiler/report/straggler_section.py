@@ -14,7 +14,9 @@ Esc = Callable[[Any], str]
 EXPLAIN = (
     "Each rank's median step time. A data parallel step waits for the slowest rank, so the "
     "step time in the results is, per step, the slowest rank's; the spread is how much slower "
-    "the slowest rank's median is than the fastest's."
+    "the slowest rank's median is than the fastest's. Every rank compiles its own copy of the "
+    "model; DDP bucket splits are DDPOptimizer's graph splits at gradient bucket boundaries "
+    "(expected, not graph breaks). Ranks whose compiles differ are flagged below the table."
 )
 
 
@@ -26,11 +28,16 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells(r)) + "</tr>" for r in found
     )
+    notes = "".join(
+        f'<p class="note"><strong>{esc(_note(r, n))}</strong></p>'
+        for r in found
+        for n in r["notes"]
+    )
     return (
         '<section id="ranks"><h2>Ranks</h2>'
         f'<p class="note">{esc(EXPLAIN)}</p>'
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div></section>"
+        f"<tbody>{body}</tbody></table></div>{notes}</section>"
     )
 
 
@@ -41,4 +48,9 @@ def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) 
     out = ["**Ranks**", "", md_text(EXPLAIN), "", "| " + " | ".join(HEADER) + " |"]
     out.append("|" + "---|" * len(HEADER))
     out += ["| " + " | ".join(md_text(c) for c in cells(r)) + " |" for r in found]
-    return [*out, ""]
+    notes = [f"- **{md_text(_note(r, n))}**" for r in found for n in r["notes"]]
+    return [*out, "", *notes, *([""] if notes else [])]
+
+
+def _note(entry: dict[str, Any], note: str) -> str:
+    return f"{entry['arm']} bs {entry['batch_size']}: {note}"

@@ -22,6 +22,7 @@ import os
 import queue
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,8 @@ from profiler.events import encode
 
 CONNECT_ENV = "TCPROF_CONNECT"  # host:port of the engine's socket, set by distributed_worker.py
 TOKEN_ENV = "TCPROF_TOKEN"
+NODE_RANK_ENV = "TCPROF_NODE_RANK"  # set by profiler/node_launch.py on every node
+RANK_PREFIX = "[rank ${rank}] "  # torchrun's template for each line a rank writes
 LOST_GRACE_S = 2.0  # after the connection closed, time for an asked-for exit to finish
 _END = object()
 
@@ -49,6 +52,11 @@ def local_rank() -> int:
 
 def world_size() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def node_rank() -> int:
+    """The user's --node-rank (torchrun's c10d rendezvous numbers the nodes its own way)."""
+    return int(os.environ.get(NODE_RANK_ENV) or os.environ.get("GROUP_RANK") or "0")
 
 
 def local_world_size() -> int:
@@ -81,7 +89,7 @@ def connect() -> tuple[SocketChannel, Iterator[str]]:
         "rank": rank(),
         "local_rank": local_rank(),
         "world_size": world_size(),
-        "node": int(os.environ.get("GROUP_RANK", "0")),
+        "node": node_rank(),
         "host": socket.gethostname(),
         "pid": os.getpid(),
     }
@@ -205,13 +213,17 @@ def destroy_process_group() -> None:
 
 def launch(argv: list[str]) -> int:
     """torchrun (torch.distributed.run, PyTorch's launcher) with this process tied to the
-    engine's life first, so a killed engine takes the launcher, and with it every rank, along."""
+    engine's life first, so a killed engine takes the launcher, and with it every rank, along.
+    Each rank's output reaches the user line by line with its rank in front (`[rank 1] ...`):
+    torchrun tees the ranks' streams through files in a folder of its own and prefixes them."""
     from profiler.worker import lifeline
 
     lifeline.hold()
     from torch.distributed.run import main
 
-    main(argv)
+    os.environ.setdefault("TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE", RANK_PREFIX)
+    with tempfile.TemporaryDirectory(prefix="tcprof-ranks-") as logs:
+        main(["--tee", "3", "--log-dir", logs, *argv])
     return 0
 
 

@@ -1,5 +1,5 @@
 """What TorchDynamo and Inductor decided: compiles, recompiles (with guard failures), graph
-breaks (with the user's file and line) and recompile-limit fallbacks.
+breaks (with the user's file and line), recompile-limit fallbacks, and DDPOptimizer's splits.
 
 Structured sources first: `torch._dynamo.utils.get_compilation_metrics()` gives one record per
 frame compile with its recompile reason and time breakdown; graph breaks come from the
@@ -8,6 +8,10 @@ CUDA graphs that `mode="reduce-overhead"` asked for and Inductor skipped come fr
 `cudagraphs` artifact's "skipping cudagraphs due to ..." records and, since torch 2.13 counts a
 skip without logging it when the graph has no CUDA tensor (a CPU run), from its
 `cudagraph_skips` counter: an arm must never run without its graphs silently.
+DDPOptimizer (a compiled DistributedDataParallel model) splits a frame's graph at gradient
+bucket boundaries inside the backend; those are not user graph breaks and torch reports them
+only in the `ddp_graphs` artifact (one record per split frame, a `---submod_N graph---` header
+per subgraph), which is counted here and tied to its frame's compile by the compile id.
 """
 
 from __future__ import annotations
@@ -26,9 +30,12 @@ from profiler.config import DebugOptions
 _GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 _LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")
 _LIMIT_REASON = re.compile(r"last reason: (.+)")
-_ALWAYS_CAPTURED = ("graph_breaks", "recompiles", "cudagraphs")
+_ALWAYS_CAPTURED = ("graph_breaks", "recompiles", "cudagraphs", "ddp_graphs")
 _CUDAGRAPH_SKIP = "skipping cudagraphs due to"
 _USER_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+DDP_GRAPHS_LOGGER = "torch._dynamo.backends.distributed.__ddp_graphs"
+CUDAGRAPHS_LOGGER = "torch._inductor.cudagraph_utils.__cudagraphs"
+_DDP_SUBGRAPH = re.compile(r"^---(submod_\d+) graph---$", re.MULTILINE)
 
 
 class _Capture(logging.Handler):
@@ -37,6 +44,9 @@ class _Capture(logging.Handler):
         self.watcher = watcher
 
     def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, "_tcprof_seen", False):  # caught on its own logger and an ancestor
+            return
+        record._tcprof_seen = True
         try:
             self.watcher._on_record(record)
         except Exception:  # never let insight break the user's run
@@ -64,6 +74,7 @@ class CompileWatcher:
         self.graph_breaks: list[dict[str, Any]] = []
         self.fallbacks: list[dict[str, Any]] = []
         self.artifact_logs: list[dict[str, Any]] = []
+        self.ddp_subgraphs: dict[str, int] = {}  # compile id -> DDPOptimizer's subgraphs
         self._requested = set(debug.logs)
         flags = {a: True for a in set(debug.logs) | set(_ALWAYS_CAPTURED)}
         torch._logging.set_logs(**flags)
@@ -72,6 +83,9 @@ class CompileWatcher:
             handler.addFilter(dropper)
         logging.getLogger("torch._dynamo").addHandler(_Capture(self))
         logging.getLogger("torch._inductor").addHandler(_Capture(self))
+        # its records do not reach torch._dynamo's handlers (seen on torch 2.13): its own
+        logging.getLogger(DDP_GRAPHS_LOGGER).addHandler(_Capture(self))
+        logging.getLogger(CUDAGRAPHS_LOGGER).addHandler(_Capture(self))  # likewise, to be sure
         if debug.verbose:
             torch._dynamo.config.verbose = True
         if debug.suppress_errors:
@@ -86,6 +100,11 @@ class CompileWatcher:
             self.cudagraph_skips.append(parse_cudagraph_skip(record.getMessage(), self.user_file))
         elif name.endswith("__graph_breaks"):
             self.graph_breaks.append(parse_graph_break(record.getMessage()))
+        elif name.endswith("__ddp_graphs"):
+            subgraphs = count_ddp_subgraphs(record.getMessage())
+            if subgraphs:
+                compile_id = str(torch._guards.CompileContext.current_compile_id())
+                self.ddp_subgraphs[compile_id] = subgraphs
         elif record.levelno >= logging.WARNING and "recompile_limit" in record.getMessage():
             hit = parse_limit_hit(record.getMessage())
             hit["limit"] = getattr(torch._dynamo.config, "recompile_limit", None)
@@ -122,6 +141,7 @@ class CompileWatcher:
                     "aot_cache_misses": d.get("aotautograd_local_cache_miss_count"),
                     "graph_ops": d.get("graph_op_count"),
                     "guards": d.get("guard_count"),
+                    "ddp_subgraphs": self.ddp_subgraphs.pop(str(d.get("compile_id")), None),
                     "fail_type": d.get("fail_type"),
                     "fail_reason": d.get("fail_reason"),
                 }
@@ -201,6 +221,14 @@ def parse_cudagraph_skip(text: str, user_file: str | None) -> dict[str, Any]:
     mine = [fr for fr in frames if user_file and fr[0] == user_file]
     file, line = (mine or frames or [(None, None)])[0]
     return {"reason": reason or "unknown", "file": file, "line": line, "count": 1}
+
+
+def count_ddp_subgraphs(text: str) -> int:
+    """The subgraphs of one DDPOptimizer split (its `ddp_graphs` record that lists the
+    split graph's submodules); 0 for its other records (the final graph)."""
+    if "---split graph---" not in text:
+        return 0
+    return len(set(_DDP_SUBGRAPH.findall(text)))
 
 
 def parse_limit_hit(text: str) -> dict[str, Any]:

@@ -73,6 +73,10 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         compile_optimizer=True,
         nproc=2,
         parallel="ddp",
+        nnodes=2,
+        node_rank=1,
+        rdzv_endpoint="10.0.0.1:29400",
+        rdzv_timeout_s=90.0,
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
@@ -95,6 +99,8 @@ def _inference_unlike(model_path: str, weights: str) -> RunConfig:
         save_weights=None,
         nproc=1,
         parallel="none",
+        nnodes=1,
+        node_rank=0,
     )
     assert config.loop != RunConfig(source=ModelSource("x.py")).loop
     return config
@@ -118,16 +124,14 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "accuracy_atol",
         "timeout_s",
         "ladder",
-        "nproc",
-        "parallel",
     }
-    distributed = ", nproc=2, parallel=ddp" if saved.nproc > 1 else ""
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
-        f"accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder{distributed}."
+        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder."
     )
     assert panel.extras.weights.text() == str(weights)
     assert panel.extras.block_module.text() == "Block"
+    assert panel.distributed.body.isVisibleTo(panel)  # the session's distributed setup shows
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)
     again.restore(panel.state())
@@ -191,3 +195,23 @@ def test_the_checkpoint_field_checks_its_file_and_runs_with_it(panel, tmp_path):
     assert (config.weights, config.block_module) == (str(weights), "Block")
     panel.extras.weights.clear()
     assert panel.config().weights is None
+
+
+def test_the_distributed_group_opens_for_a_distributed_setup_and_names_misfits(panel):
+    assert not panel.distributed.body.isVisibleTo(panel)  # collapsed while at the defaults
+    panel.restore({"nproc": 2, "parallel": "fsdp", "nnodes": 0, "rdzv_timeout_s": "soon"})
+    assert panel.distributed.body.isVisibleTo(panel)
+    config = panel.config()
+    assert (config.nproc, config.parallel, config.nnodes, config.rdzv_timeout_s) == (
+        2,
+        "fsdp",
+        1,
+        300.0,
+    )
+    assert panel.carried.text() == (
+        "Outside the fields' range, not restored: nnodes=0, rdzv_timeout_s=soon."
+    )
+    panel.distributed.nnodes.setValue(2)  # several nodes need node 0's address
+    assert "the Rendezvous endpoint field" in panel.error()
+    panel.distributed.endpoint.setText("10.0.0.1:29400")
+    assert panel.is_valid()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -119,7 +120,16 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
         assert row["samples_per_s"] == pytest.approx(32 / (row["median_ms"] / 1000))
     assert arm(session, "aot_eager")["results"][0]["speedup"] is not None
     assert arm(session, "aot_eager")["results"][0]["ranks"][0]["compile_cold_s"] is not None
+    ranks = arm(session, "aot_eager")["results"][0]["ranks"]
+    assert ranks[0]["graph_breaks"] == ranks[1]["graph_breaks"]  # DDP's own, on either rank
+    for rank in ranks:  # each rank's own compile
+        assert rank["graphs"] >= 1 and rank["compile_s"] > 0 and rank["guards"] > 0
+        assert rank["recompiles"] == 0
+        # DDP's first gradient bucket holds 1 MB, the MLP's weights about 3.7 MB: DDPOptimizer
+        # splits its graph, and says so apart from graph breaks
+        assert (rank["ddp_splits"] >= 1) == (parallel == "ddp")
     assert "slowest rank" in stdout
+    assert "compile per rank: 0: " in stdout and "diverged" not in stdout
     _assert_the_step_is_the_slowest_ranks(out)
     _assert_all_gone(_rank_pids(out))
 
@@ -127,6 +137,7 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
 def _assert_the_step_is_the_slowest_ranks(out: Path) -> None:
     """Each measured sample of the headline is, step by step, the largest of the ranks'."""
     merged: dict[tuple, float] = {}
+    fastest: dict[tuple, float] = {}
     per_rank: dict[tuple, list[float]] = {}
     for e in _file_events(out / "events.jsonl"):
         steps = e["event"] if e["type"] == "rank_event" else e
@@ -137,9 +148,10 @@ def _assert_the_step_is_the_slowest_ranks(out: Path) -> None:
             if e["type"] == "rank_event":
                 per_rank.setdefault(key, []).append(ms)
             else:
-                merged[key] = ms
+                merged[key], fastest[key] = ms, steps["ms_fastest"][i]
     assert merged and set(merged) == set(per_rank)
     assert all(len(per_rank[k]) == 2 and merged[k] == max(per_rank[k]) for k in merged)
+    assert all(fastest[k] == min(per_rank[k]) for k in merged)
 
 
 def test_a_rank_that_raises_ends_the_arm_and_is_named(tmp_path):
@@ -215,3 +227,38 @@ def _compiling(path: Path) -> bool:
     return any(
         e.get("type") == "phase" and e.get("phase") == "compiling" for e in _file_events(path)
     )
+
+
+def test_two_nodes_on_the_loopback_address_make_one_session(tmp_path):
+    """Two `tcprof run` processes as two nodes of one rank each: node 1 follows node 0, whose
+    session holds both ranks."""
+    with socket.socket() as probe:  # a free port for node 0's endpoint
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    nodes = ["--nnodes", "2", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-timeout", "60"]
+    args = ["--example", "mlp", "--arms", "eager", "--nproc", "1", "--parallel", "ddp", *nodes]
+    out = tmp_path / "out"
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "profiler", "run", *args, *QUICK, "--node-rank", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        rc, stdout, stderr, session = run_cli([*args, *QUICK, "--node-rank", "0"], out)
+        said = follower.communicate(timeout=60)[1]
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+    assert rc == 0, stderr
+    assert follower.returncode == 0, said
+    assert f"node 1 follows node 0 at 127.0.0.1:{port}" in said
+    assert f"session: {out}" in said
+    assert session is not None
+    assert (session["config"]["nnodes"], session["config"]["nproc"]) == (2, 1)
+    (row,) = arm(session, "eager")["results"]
+    assert (row["world_size"], row["global_batch_size"]) == (2, 32)
+    assert sorted(r["node"] for r in row["ranks"]) == [0, 1]
+    assert all(r["median_ms"] > 0 and r["host"] for r in row["ranks"])
+    assert "slowest rank" in stdout
+    _assert_all_gone(_rank_pids(out))

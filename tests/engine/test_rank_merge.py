@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from profiler import stragglers
+from profiler import rank_compiles, stragglers, summary
 from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
 from profiler.rank_merge import RankMerger
 from profiler.report import reproduce, straggler_section
@@ -24,11 +24,70 @@ def test_a_step_is_the_slowest_ranks_once_every_rank_timed_it():
     assert [e for e in out if e["type"] == "steps"] == []
     merger.offer(1, {**steps, "start": 5, "ms": [1.5, 1.0]})
     merged = [e for e in out if e["type"] == "steps"]
-    assert merged == [{**steps, "start": 5, "ms": [1.5, 2.0]}]
+    assert merged == [{**steps, "start": 5, "ms": [1.5, 2.0], "ms_fastest": [1.0, 1.0]}]
     merger.offer(1, {**steps, "start": 7, "ms": [4.0]})
-    assert [e for e in out if e["type"] == "steps"][-1] == {**steps, "start": 7, "ms": [4.0]}
+    last = [e for e in out if e["type"] == "steps"][-1]
+    assert last == {**steps, "start": 7, "ms": [4.0], "ms_fastest": [3.0]}
     ranks = [e for e in out if e["type"] == "rank_event"]
     assert [(e["rank"], e["host"], e["event"]["ms"]) for e in ranks][0] == (0, "a", [1.0, 2.0, 3.0])
+
+
+def test_every_ranks_compile_events_are_kept_per_rank_and_rank_0s_are_the_arms():
+    merger, out = _merger()
+    compile_ = {"type": "compile", "batch_size": 4, "step": 0, "kind": "first", "guards": 9}
+    merger.offer(0, compile_)
+    merger.offer(1, {**compile_, "guards": 11})
+    merger.offer(1, {"type": "graph_break", "batch_size": 4, "step": 0, "reason": "print"})
+    merger.offer(1, {"type": "memory", "batch_size": 4, "step": 0, "rss_mb": 1.0})
+    assert [e for e in out if e["type"] != "rank_event"] == [compile_]
+    ranked = [(e["rank"], e["event"]["type"]) for e in out if e["type"] == "rank_event"]
+    assert ranked == [(0, "compile"), (1, "compile"), (1, "graph_break")]
+
+
+def _compiled_ranks(reasons: dict[int, str]) -> list[dict]:
+    """Each rank's compile figures from its own events: one graph each (DDP split into three
+    subgraphs), plus a recompile on the ranks given."""
+    out = []
+    for rank in range(3):
+        events = [{"type": "compile", "kind": "first", "seconds": 1.5, "guards": 4}]
+        events[0]["ddp_subgraphs"] = 3
+        if rank in reasons:
+            events.append({"type": "compile", "kind": "recompile", "reason": reasons[rank]})
+        figures = rank_compiles.compile_figures(events)
+        out.append({"rank": rank, "median_ms": 10.0 + rank, **figures})
+    return out
+
+
+def test_ddp_splits_are_counted_as_such_not_as_graph_breaks():
+    (rank0, *_) = _compiled_ranks({})
+    assert (rank0["graphs"], rank0["graph_breaks"], rank0["ddp_splits"]) == (1, 0, 2)
+    assert rank0["guards"] == 4 and rank0["compile_s"] == 1.5
+    assert rank_compiles.divergence_sentences(_compiled_ranks({})) == []
+    cell = stragglers.compile_cell(_compiled_ranks({})[:1])
+    assert cell == "0: 1 graph, 0 recompiles, 0 breaks, 4 guards, 2 DDP bucket splits, 1.50 s"
+
+
+def test_a_rank_that_recompiles_while_the_others_do_not_is_called_out():
+    ranks = _compiled_ranks({1: "tensor 'x' size mismatch at index 0"})
+    (said, *rest) = rank_compiles.divergence_sentences(ranks)
+    assert said == (
+        "rank 1 recompiled (tensor 'x' size mismatch at index 0) while the others did not: "
+        "the classic cause of a hang or slowdown in distributed compile"
+    )
+    assert rest == []  # the recompile count is the only difference: said once
+    session = {"arms": [{"name": "inductor", "results": [{"batch_size": 4, "ranks": ranks}]}]}
+    lines = stragglers.text_lines(session)
+    assert lines[-1] == f"    ! {said}"
+    assert f"inductor bs 4: {said}" in "\n".join(straggler_section.markdown_lines(session, str))
+
+
+def test_ranks_with_different_graphs_are_flagged_even_without_a_recompile():
+    ranks = _compiled_ranks({})
+    ranks[2] = {**ranks[2], "graphs": 2}
+    assert rank_compiles.diverged(ranks) == ["graphs"]
+    assert rank_compiles.divergence_sentences(ranks) == [
+        "the ranks' compiles diverged (graphs: rank 0 1, rank 1 1, rank 2 2)"
+    ]
 
 
 def test_a_command_is_done_when_every_rank_is_and_failed_if_any_failed():
@@ -108,3 +167,15 @@ def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
     assert "torchrun --standalone --nproc-per-node 2 reproduce.py" in block
     assert "for block in model.get_submodule('blocks'):" in block
     assert block.index("fully_shard(model)") < block.index("runner = torch.compile(model)")
+
+
+def test_the_method_notes_give_threads_per_rank_for_distributed_arms():
+    config = {"threads": 2, "nproc": 2}
+    rows = [{"replicates": 1}]
+    ranked = {"config": config, "schema_version": 3, "arms": [{"world_size": 2, "results": rows}]}
+    assert ", 1 thread per rank (2 ranks per node);" in summary.method_notes(ranked)[0]
+    ranked["arms"].insert(0, {"world_size": 1, "results": rows})
+    assert (
+        ", 2 threads per arm, 1 thread per rank of a distributed arm"
+        in (summary.method_notes(ranked)[0])
+    )

@@ -1,0 +1,79 @@
+"""Compile insight per rank of a distributed arm, and ranks whose compiles diverged.
+
+Every rank compiles its own copy of the model. They should agree: the same graphs, the same
+guards, no recompile on one rank only. A rank that recompiles while the others do not is the
+classic cause of a hang or a slowdown in distributed compile (the others wait in a collective
+while it compiles, or its graph issues different collectives), so it is called out in words,
+as tlparse flags diverging ranks of a multi-rank run. DDPOptimizer's splits of a graph at
+gradient bucket boundaries are counted apart: they are expected, not user graph breaks.
+
+From the ranks' own `compile`, `graph_break` and `fallback` events (first round) for the
+session's `ranks` entries; from those entries for the straggler view. No Qt, no torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Json = dict[str, Any]
+COMPARED = ("graphs", "recompiles", "graph_breaks", "guards", "ddp_splits")
+
+
+def compile_figures(events: list[Json]) -> Json:
+    """One rank's compile figures from its insight events (in the order they came)."""
+    compiles = [e for e in events if e.get("type") == "compile"]
+    guards = [c["guards"] for c in compiles if isinstance(c.get("guards"), int)]
+    subgraphs = [c["ddp_subgraphs"] for c in compiles if isinstance(c.get("ddp_subgraphs"), int)]
+    return {
+        "compile_s": sum(float(c.get("seconds") or 0.0) for c in compiles),
+        "graphs": sum(1 for c in compiles if c.get("kind") == "first"),
+        "recompiles": sum(1 for c in compiles if c.get("kind") == "recompile"),
+        "recompile_reasons": [
+            str(c.get("reason")) for c in compiles if c.get("kind") == "recompile"
+        ][:5],
+        "graph_breaks": sum(1 for e in events if e.get("type") == "graph_break"),
+        "fell_back": any(e.get("type") == "fallback" for e in events),
+        "guards": sum(guards) if guards else None,
+        "ddp_subgraphs": sum(subgraphs) if subgraphs else 0,
+        "ddp_splits": sum(n - 1 for n in subgraphs if n > 1),
+    }
+
+
+def diverged(ranks: list[Json]) -> list[str]:
+    """Which compile figures differ between ranks (COMPARED names), in that order."""
+    out = []
+    for key in COMPARED:
+        values = {r.get(key) for r in ranks if r.get(key) is not None}
+        if len(values) > 1:
+            out.append(key)
+    return out
+
+
+def divergence_sentences(ranks: list[Json]) -> list[str]:
+    """What the user should read about ranks whose compiles differ (nothing when they agree)."""
+    if len(ranks) < 2 or not any("graphs" in r for r in ranks):
+        return []
+    out = []
+    recompiled = [r for r in ranks if (r.get("recompiles") or 0) > 0]
+    if recompiled and len(recompiled) < len(ranks):
+        names = ", ".join(f"rank {r['rank']}" for r in recompiled)
+        reasons = "; ".join(
+            reason for r in recompiled for reason in (r.get("recompile_reasons") or [])[:1]
+        )
+        because = f" ({reasons})" if reasons else ""
+        out.append(
+            f"{names} recompiled{because} while the others did not: the classic cause of a hang "
+            "or slowdown in distributed compile"
+        )
+    others = [k for k in diverged(ranks) if k != "recompiles" or not out]
+    if others:
+        detail = "; ".join(
+            f"{key}: " + ", ".join(f"rank {r['rank']} {_value(r.get(key))}" for r in ranks)
+            for key in others
+        )
+        out.append(f"the ranks' compiles diverged ({detail})")
+    return out
+
+
+def _value(value: Any) -> str:
+    return "-" if value is None else str(value)
