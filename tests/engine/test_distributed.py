@@ -101,9 +101,13 @@ def _model(tmp_path: Path, body: str) -> Path:
 def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
     out = tmp_path / "out"
     args = ["--example", "mlp", "--arms", "eager,aot_eager", "--nproc", "2"]
-    rc, stdout, stderr, session = run_cli([*args, "--parallel", parallel, *QUICK], out)
+    checked = [a for a in QUICK if a != "--no-accuracy"]  # each rank checks its wrapped step
+    rc, stdout, stderr, session = run_cli([*args, "--parallel", parallel, *checked], out)
     assert rc == 0, stderr
     assert session is not None
+    accuracy = arm(session, "aot_eager")["results"][0]["accuracy"]
+    assert accuracy["status"] == "pass" and accuracy["ranks_checked"] == 2, accuracy
+    assert "gradients" in accuracy["checked"]
     config = session["config"]
     assert (config["nproc"], config["parallel"], config["nnodes"]) == (2, parallel, 1)
     for name in ("eager", "aot_eager"):

@@ -1,7 +1,8 @@
 """The accuracy check of distributed arms, for real: every rank checks its step wrapped as the
 arm wraps it (DDP, FSDP2 with its gradients gathered whole) against plain copies whose
-gradients are averaged across the ranks. A correct backend passes under both wrappers; a
-backend that computes the wrong thing fails, with the rank named."""
+gradients are averaged across the ranks. A correct backend passes under both wrappers (the
+DDP and FSDP runs of test_distributed.py check it); a backend that computes the wrong thing
+fails, with the rank named."""
 
 from __future__ import annotations
 
@@ -12,10 +13,8 @@ from tests.engine.helpers import MODELS, arm, run_cli
 pytestmark = pytest.mark.timeout(300)
 
 
-def test_ddp_and_fsdp_arms_are_checked_on_every_rank(tmp_path):
-    arms = (
-        "aot_eager:parallel=ddp,label=ddp; aot_eager:label=fsdp; relu_accuracy_error_TESTING_ONLY"
-    )
+def test_a_wrong_backend_under_fsdp_fails_on_its_ranks(tmp_path):
+    arms = "relu_accuracy_error_TESTING_ONLY"
     rc, stdout, stderr, session = run_cli(
         [str(MODELS / "relu_model.py"), "--arms", arms, "--nproc", "2", "--parallel", "fsdp",
          "--batch-sizes", "8", "--warmup", "1", "--steps", "3", "--blocks", "1",
@@ -24,11 +23,6 @@ def test_ddp_and_fsdp_arms_are_checked_on_every_rank(tmp_path):
     )  # fmt: skip
     assert rc == 0, stdout + stderr
     assert session is not None
-    for name in ("ddp", "fsdp"):
-        (row,) = arm(session, name)["results"]
-        accuracy = row["accuracy"]
-        assert accuracy["status"] == "pass", accuracy
-        assert accuracy["ranks_checked"] == 2 and "gradients" in accuracy["checked"]
     (row,) = arm(session, "relu_accuracy_error_TESTING_ONLY")["results"]
     wrong = row["accuracy"]
     assert wrong["status"] == "fail" and wrong["ranks_checked"] == 2
