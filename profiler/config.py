@@ -16,6 +16,7 @@ DYNAMO_EAGER = "dynamo_eager"
 CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
 DEFAULT_REPLICATES = 5
 MIN_BLOCK_MS = 100.0
+DEFAULT_REMOTE_PYTHON = "python3"
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 OPTIMIZERS = ("sgd", "adam", "adamw")
@@ -177,6 +178,8 @@ class RunConfig:
     compile_optimizer: bool = False  # compiled arms compile optimizer.step() too (train only)
     nproc: int = 1  # processes per arm (torchrun --nproc-per-node) for a distributed arm
     parallel: str = "none"  # ddp | fsdp | none: how a distributed arm wraps the model
+    host: str | None = None  # run the workers on this machine over ssh (None: this one)
+    remote_python: str = DEFAULT_REMOTE_PYTHON  # the interpreter on `host`
 
     def __post_init__(self) -> None:
         validate(self)
@@ -304,6 +307,7 @@ def validate(cfg: RunConfig) -> None:
         check_weights_file(cfg.weights)
     check_loop(cfg)
     check_parallel(cfg)
+    check_host(cfg)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     needs_dir = (
@@ -361,6 +365,16 @@ def check_parallel(cfg: RunConfig) -> None:
         raise ConfigError("--save-weights does not gather FSDP's sharded weights yet")
     if distributed and cfg.device == "mps":
         raise ConfigError("distributed arms run on cpu (gloo) or cuda (nccl), not mps")
+
+
+def check_host(cfg: RunConfig) -> None:
+    """A host is one word that cannot pass for an ssh option; the interpreter is not empty."""
+    if cfg.host is not None and (
+        not isinstance(cfg.host, str) or not re.fullmatch(r"[^\s-][^\s]*", cfg.host)
+    ):
+        raise ConfigError(f"--host {cfg.host!r} is not a host name or ssh alias")
+    if not isinstance(cfg.remote_python, str) or not cfg.remote_python.strip():
+        raise ConfigError("--remote-python names the interpreter on --host, e.g. python3")
 
 
 def loop_text(config: dict[str, Any]) -> str:

@@ -39,6 +39,7 @@ from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.distributed_worker import DistributedWorker
+from profiler.remote.worker import start_remote_worker
 from profiler.session import ACCURACY_PASS, Session
 from profiler.stall_watch import CpuTime, process_tree_cpu_s
 from profiler.worker_handle import WorkerFactory, WorkerHandle
@@ -73,7 +74,8 @@ class Runner:
         """pool: pre-started, warmed-up workers for the first round instead of fresh ones.
         worker_factory: how a worker is started (tests pass a scripted fake). cpu_time: a
         worker's CPU seconds, for the stall timeout (tests pass their own)."""
-        if config.threads is None:  # recorded in the session: every worker uses the same
+        if config.threads is None and not config.host:  # remote: that host's cores
+            # recorded in the session: every worker uses the same
             concurrent = 1  # arms take turns, so one process computes at a time
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
         self.config = config
@@ -297,7 +299,12 @@ class Runner:
         return self._workers.replicate != ACCURACY_PASS and self.config.parallel_of(spec) != "none"
 
     def _start_worker(self, index: int, inbox: queue.Queue, env: dict[str, str]) -> WorkerHandle:
-        """The real WorkerFactory: a torchrun job for a distributed arm, else one process."""
+        """The real WorkerFactory: a torchrun job for a distributed arm, else one process;
+        either on --host over ssh."""
+        if self.config.host:
+            nproc = self.config.nproc if self._distributed(index) else 0
+            root = self._caches.root if self._caches is not None else None
+            return start_remote_worker(self.config, index, inbox, env, nproc, root and str(root))
         if not self._distributed(index):
             return start_worker_process(index, inbox, env)
         threads = max(1, (self.config.threads or 1) // self.config.nproc)
@@ -316,7 +323,8 @@ class Runner:
                 "cache": self._caches.effective(arm.index, spec, cache),
             }
         )
-        pooled = pooled and not self._distributed(arm.index)  # pre-started workers are single
+        # pre-started workers are single and local
+        pooled = pooled and not self._distributed(arm.index) and not self.config.host
         self._workers.start(arm, debug_env(self.config, arm.index), pooled)
 
     def _load_command(self, arm: ArmState, cache: str) -> dict[str, Any]:

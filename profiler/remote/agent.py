@@ -1,0 +1,219 @@
+"""The agent on the remote host: `python -m profiler.remote.agent`, started by ssh.
+
+It says which tcprof, protocol and torch it has, receives the model's files and the weights into
+a private temporary folder, starts the worker there (one process, or torchrun and its ranks,
+through the same handles a local run uses), relays commands in and events out over its own
+stdin/stdout as frames (frames.py), and sends back what the worker wrote in the session folder
+before each command's `done`, so the engine finds every artefact where a local run puts it.
+
+Its life is ssh's stream: when stdin closes (Stop, a timeout, a closed window, a killed app, a
+dropped connection: ssh without a terminal sends no hang-up) it ends the worker's whole process
+tree and removes its folder. It also dies with its parent (Linux's parent-death signal), and
+the worker's lifeline ties the worker to the agent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import queue
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from profiler.events import PROTOCOL_VERSION, encode
+from profiler.remote import frames
+from profiler.remote.ssh import tcprof_version, torch_version
+
+STOP_GRACE_S = 0.5
+REAP_WAIT_S = 5.0  # after its channel closed, for the worker to end by itself
+PR_SET_PDEATHSIG = 1
+
+
+class Agent:
+    def __init__(self, stdin, stdout) -> None:
+        self._in = stdin
+        self.out = frames.FrameWriter(stdout)
+        self.folder = Path(os.path.realpath(tempfile.mkdtemp(prefix="tcprof-remote-")))
+        self._placed = f"{frames.PLACEHOLDER}/".encode()
+        self._real = f"{self.folder}/".encode()
+        self._receiver = frames.FileReceiver(
+            {name: str(self.folder / name) for name in ("model", "weights", "session", "cache")}
+        )
+        self._inbox: queue.Queue = queue.Queue()
+        self._worker = None
+        self._sent: dict[str, tuple[int, int]] = {}  # files sent back, as they were then
+        self._named: set[Path] = set()  # files the commands named (a cache artefact)
+        self._done = threading.Event()
+
+    # -- engine → agent -------------------------------------------------------------------------
+    def serve(self) -> int:
+        self.out.write_json(frames.HELLO, hello())
+        threading.Thread(target=self._relay_events, daemon=True, name="agent-events").start()
+        threading.Thread(target=self._read_engine, daemon=True, name="agent-stdin").start()
+        try:
+            self._done.wait()  # stdin closed, or the worker ended and its end was sent
+        finally:
+            self._end()
+        return 0
+
+    def _read_engine(self) -> None:
+        try:
+            while (frame := frames.read_frame(self._in)) is not None:
+                self._on_frame(*frame)
+        finally:
+            self._done.set()
+
+    def _on_frame(self, kind: bytes, payload: bytes) -> None:
+        if self._receiver.on_frame(kind, payload):
+            return
+        if kind == frames.START:
+            self._start(json.loads(self._here(payload)))
+        elif kind == frames.COMMAND and self._worker is not None:
+            self._worker.send(self._command(json.loads(self._here(payload))))
+        elif kind == frames.STACKS and self._worker is not None:
+            self._worker.dump_stacks()
+        elif kind == frames.CPU and self._worker is not None:
+            from profiler.stall_watch import process_tree_cpu_s
+
+            self.out.write_json(frames.INFO, {"cpu": process_tree_cpu_s(self._worker.pid)})
+
+    def _here(self, payload: bytes) -> bytes:
+        return payload.replace(self._placed, self._real)
+
+    def _start(self, spec: dict[str, Any]) -> None:
+        """The worker, in the model's folder (where a local worker would be: its own folder)."""
+        model = self.folder / "model"
+        model.mkdir(exist_ok=True)
+        os.chdir(model)
+        env = {str(k): str(v) for k, v in (spec.get("env") or {}).items()}
+        if spec.get("nproc"):
+            from profiler.distributed_worker import DistributedWorker
+
+            threads = max(1, local_threads() // spec["nproc"])
+            self._worker = DistributedWorker(0, self._inbox, spec["nproc"], threads, env)
+        else:
+            from profiler.worker_process import WorkerProcess
+
+            self._worker = WorkerProcess(0, self._inbox, env)
+        self.out.write_json(frames.INFO, {"started": self._worker.pid})
+
+    def _command(self, command: dict[str, Any]) -> dict[str, Any]:
+        """The engine's pids mean nothing here; the threads default is this host's cores."""
+        command.pop("peers", None)
+        config = command.get("config")
+        if isinstance(config, dict) and config.get("threads") is None:
+            config["threads"] = local_threads()
+        path = command.get("path")
+        if isinstance(path, str) and path.startswith(str(self.folder)):
+            self._named.add(Path(path))
+        return command
+
+    # -- agent → engine -------------------------------------------------------------------------
+    def _relay_events(self) -> None:
+        while True:
+            _, event = self._inbox.get()
+            kind = event.get("type")
+            if kind == "_eof":
+                self._send_back()
+                self.out.write_json(frames.INFO, self._exit_info())
+                self._done.set()
+                self.out.close()  # the engine reads the end of the channel: the worker's end
+                return
+            if kind == "done":
+                self._send_back()  # the command's files are there before it is answered
+            self.out.write(frames.EVENT, encode(event).replace(self._real, self._placed))
+
+    def _exit_info(self) -> dict[str, Any]:
+        """How the worker ended, once reaped (its whole group ended as a local one's is)."""
+        worker = self._worker
+        if worker is None:
+            return {"exit": None}
+        worker.wait(REAP_WAIT_S)
+        worker.stop(grace_s=STOP_GRACE_S)
+        first = getattr(worker, "first_to_end", None)
+        return {
+            "exit": worker.classify_exit(),
+            "first_to_end": first() if callable(first) else None,
+        }
+
+    def _send_back(self) -> None:
+        session = self.folder / "session"
+        changed = [
+            (f"session/{rel}", session / rel)
+            for rel, stamp in frames.relative_files(session).items()
+            if self._sent.get(f"session/{rel}") != stamp
+        ]
+        for path in list(self._named):
+            if path.is_file() and not path.is_relative_to(session):
+                changed.append((path.relative_to(self.folder).as_posix(), path))
+        for rel, path in changed:
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            if self._sent.get(rel) != (st.st_size, st.st_mtime_ns):
+                self.out.send_file(rel, path)
+                self._sent[rel] = (st.st_size, st.st_mtime_ns)
+
+    def _end(self) -> None:
+        """stdin closed or the worker ended: its whole tree goes, and so does the folder."""
+        if self._worker is not None:
+            self._worker.stop(grace_s=STOP_GRACE_S)
+        os.chdir("/")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def hello() -> dict[str, Any]:
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "tcprof": tcprof_version(),
+        "torch": torch_version(),
+        "python": sys.executable,
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        "pid": os.getpid(),
+    }
+
+
+def local_threads() -> int:
+    from profiler.config import resolve_threads
+
+    return resolve_threads(1)
+
+
+def die_with_parent() -> None:
+    """ssh's session process goes: so does the agent (the worker's lifeline then ends it)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def _terminated(*_: Any) -> None:
+    raise SystemExit(143)
+
+
+def main() -> int:
+    die_with_parent()
+    signal.signal(signal.SIGTERM, _terminated)  # the tree and the folder go on the way out
+    stdout = os.fdopen(os.dup(1), "wb")  # frames only: anything printed goes to stderr
+    os.dup2(2, 1)
+    try:
+        code = Agent(sys.stdin.buffer, stdout).serve()
+    except SystemExit as stop:  # SIGTERM, after the tree and the folder went
+        code = int(stop.code or 0)
+    sys.stderr.flush()
+    os._exit(code)  # not sys.exit: the stdin reader may still hold stdin's lock
+
+
+if __name__ == "__main__":
+    sys.exit(main())
