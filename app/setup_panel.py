@@ -31,6 +31,7 @@ from app.arms_editor import ArmsEditor
 from app.background import BackgroundCalls
 from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
+from app.host_field import HOST_KEYS, HostField
 from app.loop_options import LOOP_KEYS, LoopOptions
 from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from app.model_picker import ModelPicker
@@ -82,6 +83,7 @@ PANEL_FIELDS = (
     "profile_steps",
     *MEASUREMENT_KEYS,
     *LOOP_KEYS,
+    *HOST_KEYS,
 )
 # The key of `state()` that says the user trusted the model (see model_picker.py).
 MODEL_TRUSTED = "model_trusted"
@@ -168,6 +170,8 @@ class SetupPanel(QWidget):
         form.addRow("Seed", self.seed)
         form.addRow("Save trained weights", self.save_weights)
         form.addRow("torch.profiler steps", self.profile_steps)
+        self.host = HostField()
+        form.addRow("Host", self.host)
 
         self.loop = LoopOptions()
         loop_box = QGroupBox("Loop")
@@ -209,6 +213,7 @@ class SetupPanel(QWidget):
             spin.valueChanged.connect(self.revalidate)
         self.measurement.changed.connect(self.revalidate)
         self.loop.changed.connect(self.revalidate)
+        self.host.changed.connect(self.revalidate)
         self.carried.changed.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
@@ -282,6 +287,7 @@ class SetupPanel(QWidget):
             profile_steps=self.profile_steps.value(),
             **self.measurement.options(),
             **self.loop.options(),
+            **self.host.options(),
             **self.carried.options(),
             # the run controller puts the run's session folder here
             artifacts_dir=PENDING_ARTIFACTS_DIR,
@@ -311,6 +317,7 @@ class SetupPanel(QWidget):
             "profile_steps": self.profile_steps.value(),
             **self.measurement.options(),
             **self.loop.options(),
+            **self.host.options(),
             **self.carried.options(),
         }
 
@@ -345,6 +352,7 @@ class SetupPanel(QWidget):
             self.device.setCurrentText(state["device"])
         self.measurement.set_options(state)
         self.loop.set_options(state)
+        self.host.set_options(state)
         self._restore_debug(state.get("debug"))
         self.carried.set_options(state, self._not_fitting(state))
         self.revalidate()

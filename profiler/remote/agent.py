@@ -55,7 +55,7 @@ class Agent:
 
     # -- engine → agent -------------------------------------------------------------------------
     def serve(self) -> int:
-        self.out.write_json(frames.HELLO, hello())
+        self.out.write_json(frames.HELLO, {**hello(), "folder": str(self.folder)})
         threading.Thread(target=self._relay_events, daemon=True, name="agent-events").start()
         threading.Thread(target=self._read_engine, daemon=True, name="agent-stdin").start()
         try:
@@ -164,7 +164,8 @@ class Agent:
                 self._sent[rel] = (st.st_size, st.st_mtime_ns)
 
     def _end(self) -> None:
-        """stdin closed or the worker ended: its whole tree goes, and so does the folder."""
+        """stdin closed, the worker ended or SIGTERM came: the tree goes, and the folder."""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one cannot cut this short
         if self._worker is not None:
             self._worker.stop(grace_s=STOP_GRACE_S)
         os.chdir("/")
@@ -190,10 +191,11 @@ def local_threads() -> int:
 
 
 def die_with_parent() -> None:
-    """ssh's session process goes: so does the agent (the worker's lifeline then ends it)."""
+    """ssh's session process goes: so does the agent, by SIGTERM, so that it still ends its
+    tree and removes its folder (the worker's lifeline ends the worker in any case)."""
     if sys.platform.startswith("linux"):
         try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
         except (OSError, AttributeError):
             pass
 

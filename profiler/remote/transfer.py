@@ -54,7 +54,8 @@ class PathMap:
             return text
         for name, folder in self._by_length:
             if text == folder or text.startswith(folder + os.sep):
-                return f"{PLACEHOLDER}/{name}{Path(text[len(folder) :]).as_posix()}"
+                rest = text[len(folder) :].replace(os.sep, "/")
+                return f"{PLACEHOLDER}/{name}{rest}"
         return text
 
     def to_local(self, value: Any) -> Any:

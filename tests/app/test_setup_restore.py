@@ -73,6 +73,8 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         compile_optimizer=True,
         nproc=2,
         parallel="ddp",
+        host="gpu-box",
+        remote_python="/opt/venv/bin/python",
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
@@ -122,12 +124,13 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "weights",
         "nproc",
         "parallel",
+        "remote_python",
     }
     distributed = ", nproc=2, parallel=ddp" if saved.nproc > 1 else ""
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
         "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, block_module=Block, "
-        f"weights={weights}{distributed}."
+        f"weights={weights}{distributed}, remote_python=/opt/venv/bin/python."
     )
     # The panel's own state (saved between launches) keeps them too.
     again = SetupPanel(None)
