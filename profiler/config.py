@@ -377,6 +377,14 @@ def check_host(cfg: RunConfig) -> None:
         raise ConfigError("--remote-python names the interpreter on --host, e.g. python3")
 
 
+def where_text(config: dict[str, Any]) -> str:
+    """'gpu-box over ssh (~/venv/bin/python)' or 'this machine': where a session's arms ran."""
+    host = config.get("host")
+    if not isinstance(host, str) or not host:
+        return "this machine"
+    return f"{host} over ssh ({config.get('remote_python') or DEFAULT_REMOTE_PYTHON})"
+
+
 def loop_text(config: dict[str, Any]) -> str:
     """'train, bf16 autocast, channels_last, compiled optimizer step': a session's loop kind
     in words, for the reports (a config of an older session reads as fp32 training)."""

@@ -126,7 +126,7 @@ class RemoteWorker:
     def _on_hello(self, hello: dict[str, Any]) -> None:
         self.hello = hello
         self.remote_pids.append(int(hello.get("pid") or 0))
-        self._problem = self._mismatch(hello)
+        self._problem = hello_problem(hello, self.host, self.remote_python)
         if self._problem is not None:
             self._out.close()  # the agent ends; the channel's end is this arm's error
             return
@@ -153,21 +153,6 @@ class RemoteWorker:
             waiting, self._waiting = self._waiting, []
             for command in waiting:
                 self._send_locked(command)
-
-    def _mismatch(self, hello: dict[str, Any]) -> str | None:
-        python = self.remote_python
-        if hello.get("protocol") != PROTOCOL_VERSION:
-            return (
-                f"{self.host} runs tcprof {hello.get('tcprof')} (protocol "
-                f"{hello.get('protocol')}), this is tcprof {ssh.tcprof_version()} (protocol "
-                f"{PROTOCOL_VERSION}): {ssh.install_hint(python, self.host)}"
-            )
-        if not hello.get("torch"):
-            return (
-                f"torch is not installed for {python} on {self.host}: "
-                f"{ssh.install_hint(python, self.host)}"
-            )
-        return None
 
     def _on_info(self, info: dict[str, Any]) -> None:
         if "started" in info:
@@ -280,6 +265,19 @@ class RemoteWorker:
         if self.hello is None:
             return ssh.connect_failure(self.host, self.remote_python, code, lines)
         return ssh.lost_connection(self.host, where, code, lines)
+
+
+def hello_problem(hello: dict[str, Any], host: str, python: str) -> str | None:
+    """Why the agent's side cannot run this engine's worker (another protocol, no torch)."""
+    if hello.get("protocol") != PROTOCOL_VERSION:
+        return (
+            f"{host} runs tcprof {hello.get('tcprof')} (protocol {hello.get('protocol')}), "
+            f"this is tcprof {ssh.tcprof_version()} (protocol {PROTOCOL_VERSION}): "
+            f"{ssh.install_hint(python, host)}"
+        )
+    if not hello.get("torch"):
+        return f"torch is not installed for {python} on {host}: {ssh.install_hint(python, host)}"
+    return None
 
 
 def start_remote_worker(

@@ -21,9 +21,19 @@ from pathlib import Path
 import psutil
 import pytest
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.remote.ssh import SSH_COMMAND_ENV, tcprof_version
-from profiler.remote.worker import RemoteWorker, start_remote_worker
+from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
+from profiler.events import PROTOCOL_VERSION
+from profiler.remote import transfer
+from profiler.remote.frames import PLACEHOLDER
+from profiler.remote.ssh import (
+    CONNECT_TIMEOUT_S,
+    SSH_COMMAND_ENV,
+    connect_failure,
+    ssh_argv,
+    tcprof_version,
+)
+from profiler.remote.transfer import PathMap, TooManyFiles, model_files
+from profiler.remote.worker import RemoteWorker, hello_problem, start_remote_worker
 from profiler.runner import Runner
 from tests.engine.helpers import FAST, arm, run_cli
 
@@ -97,6 +107,97 @@ def _assert_gone(pids: list[int]) -> None:
             continue
     _, alive = psutil.wait_procs(procs, timeout=GONE_WITHIN_S)
     assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
+
+
+# -- the parts, without a process -----------------------------------------------------------------
+def test_ssh_never_waits_for_a_prompt(monkeypatch):
+    monkeypatch.delenv(SSH_COMMAND_ENV, raising=False)
+    argv = ssh_argv("-oProxyCommand=x", "exec python3 -m profiler.remote.agent")
+    assert (
+        argv[0] == "ssh"
+        and "BatchMode=yes" in argv
+        and f"ConnectTimeout={CONNECT_TIMEOUT_S}" in argv
+    )
+    assert argv[-3:] == ["--", "-oProxyCommand=x", "exec python3 -m profiler.remote.agent"]
+    # the shell runs it with the arguments appended, as git does: printf shows them
+    monkeypatch.setenv(SSH_COMMAND_ENV, "printf '%s|' ssh -F '/my configs/ssh'")
+    out = subprocess.run(ssh_argv("gpu-box", "true"), capture_output=True, text=True).stdout
+    assert out.startswith("ssh|-F|/my configs/ssh|-T|-o|BatchMode=yes|")
+    assert out.endswith("|--|gpu-box|true|")
+
+
+def test_paths_travel_under_placeholders_and_come_back(tmp_path):
+    session, weights = tmp_path / "session", tmp_path / "w" / "start.pt"
+    weights.parent.mkdir()
+    weights.write_bytes(b"w")
+    paths = PathMap(
+        {
+            "model": str(tmp_path / "m"),
+            "session": str(session),
+            "weights": str(weights.parent),
+            "cache": None,
+        }
+    )
+    command = {
+        "config": {"artifacts_dir": str(session), "weights": str(weights), "lr": 0.1},
+        "path": "relative",
+    }
+    remote = paths.to_remote(command)
+    assert remote["config"]["artifacts_dir"] == f"{PLACEHOLDER}/session"  # no trailing "."
+    assert remote["config"]["weights"] == f"{PLACEHOLDER}/weights/start.pt"
+    assert remote["path"] == "relative" and paths.to_local(remote) == command
+    assert paths.local_files(command) == [("weights/start.pt", weights)]  # folders never travel
+    said = {"text": f'File "{PLACEHOLDER}/model/model.py", line 3; {PLACEHOLDER}/other/x'}
+    assert (
+        paths.to_local(said)["text"]
+        == f'File "{tmp_path / "m"}/model.py", line 3; {PLACEHOLDER}/other/x'
+    )
+
+
+def test_the_model_travels_with_the_python_beside_it_within_bounds(tmp_path, monkeypatch):
+    model = _model(tmp_path / "m")
+    for rel in (
+        "pkg/__init__.py",
+        "pkg/sub/__init__.py",
+        "pkg/sub/x.py",
+        "data/y.py",
+        ".venv/z.py",
+    ):
+        (model.parent / rel).parent.mkdir(parents=True, exist_ok=True)
+        (model.parent / rel).write_text("")
+    (model.parent / "notes.txt").write_text("")
+    assert [rel for rel, _ in model_files(str(model))] == [
+        "model.py",
+        "model_parts.py",
+        "pkg/__init__.py",
+        "pkg/sub/__init__.py",
+        "pkg/sub/x.py",
+    ]
+    monkeypatch.setattr(transfer, "MAX_MODEL_FILES", 3)
+    with pytest.raises(TooManyFiles, match="more than 3 Python files"):
+        model_files(str(model))
+
+
+def test_what_went_wrong_before_the_worker_started_is_one_line():
+    assert (
+        hello_problem({"protocol": PROTOCOL_VERSION, "torch": "2.13.0"}, "gpu", "python3") is None
+    )
+    other = hello_problem({"protocol": 99, "tcprof": "9.0", "torch": "2.13.0"}, "gpu", "python3")
+    assert other.startswith(f"gpu runs tcprof 9.0 (protocol 99), this is tcprof {tcprof_version()}")
+    assert f"pip install tcprof=={tcprof_version()}" in other
+    assert connect_failure("gpu", "py3.12", 127, ["sh: 1: exec: py3.12: not found"]) == (
+        "gpu has no py3.12 (--remote-python): sh: 1: exec: py3.12: not found"
+    )
+    assert connect_failure(
+        "gpu", "python3", 255, ["", "me@gpu: Permission denied (publickey)."]
+    ) == ("cannot reach gpu: me@gpu: Permission denied (publickey).")
+
+
+def test_a_host_cannot_pass_for_an_ssh_option(tmp_path):
+    with pytest.raises(ConfigError, match="not a host name"):
+        _config(_model(tmp_path / "m"), host="-oProxyCommand=touch x")
+    with pytest.raises(ConfigError, match="--remote-python"):
+        _config(_model(tmp_path / "m"), remote_python=" ")
 
 
 # -- failures, against the stand-in ----------------------------------------------------------------
