@@ -39,7 +39,7 @@ from profiler.cache_plan import CacheFolders, cache_plan
 from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.distributed_worker import DistributedWorker
-from profiler.remote.worker import start_remote_worker
+from profiler.remote.worker import remove_remote_cache, start_remote_worker
 from profiler.session import ACCURACY_PASS, Session
 from profiler.stall_watch import CpuTime, process_tree_cpu_s
 from profiler.worker_handle import WorkerFactory, WorkerHandle
@@ -172,6 +172,8 @@ class Runner:
     def _finish_run(self, status: str) -> None:
         if self._caches is not None:
             self._caches.remove()
+            if self.config.host and self._caches.root is not None:  # its twin there
+                remove_remote_cache(self.config, self._caches.root.name)
         self._publish({"type": "run_end", "status": status, "wall_time": time.time()})
 
     # -- rounds -------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import queue
+import re
 import shutil
 import signal
 import socket
@@ -33,6 +34,9 @@ from profiler.remote import frames
 from profiler.remote.ssh import tcprof_version, torch_version
 
 STOP_GRACE_S = 0.5
+# The run's compile caches outlive one agent (later rounds start warm from them): a folder of
+# this name beside the agent's, removed at the run's end by `--remove-cache NAME`.
+CACHE_NAME = re.compile(r"tcprof-cache-[A-Za-z0-9_]+")
 REAP_WAIT_S = 5.0  # after its channel closed, for the worker to end by itself
 PR_SET_PDEATHSIG = 1
 
@@ -42,11 +46,10 @@ class Agent:
         self._in = stdin
         self.out = frames.FrameWriter(stdout)
         self.folder = Path(os.path.realpath(tempfile.mkdtemp(prefix="tcprof-remote-")))
-        self._placed = f"{frames.PLACEHOLDER}/".encode()
-        self._real = f"{self.folder}/".encode()
-        self._receiver = frames.FileReceiver(
-            {name: str(self.folder / name) for name in ("model", "weights", "session", "cache")}
-        )
+        self._roots = {
+            name: self.folder / name for name in ("model", "weights", "session", "cache")
+        }
+        self._receiver = frames.FileReceiver({k: str(v) for k, v in self._roots.items()})
         self._inbox: queue.Queue = queue.Queue()
         self._worker = None
         self._sent: dict[str, tuple[int, int]] = {}  # files sent back, as they were then
@@ -75,7 +78,7 @@ class Agent:
         if self._receiver.on_frame(kind, payload):
             return
         if kind == frames.START:
-            self._start(json.loads(self._here(payload)))
+            self._start(json.loads(payload))
         elif kind == frames.COMMAND and self._worker is not None:
             self._worker.send(self._command(json.loads(self._here(payload))))
         elif kind == frames.STACKS and self._worker is not None:
@@ -86,10 +89,30 @@ class Agent:
             self.out.write_json(frames.INFO, {"cpu": process_tree_cpu_s(self._worker.pid)})
 
     def _here(self, payload: bytes) -> bytes:
-        return payload.replace(self._placed, self._real)
+        """Placeholder paths made this host's: each root's folder."""
+
+        def folder(m: re.Match) -> bytes:
+            root = self._roots.get(m.group(1).decode())
+            return m.group(0) if root is None else str(root).encode()
+
+        return _PLACED.sub(folder, payload)
+
+    def _there(self, data: bytes) -> bytes:
+        """This host's paths as placeholders (the engine puts its own folders in their place)."""
+        for name, folder in sorted(self._roots.items(), key=lambda item: -len(str(item[1]))):
+            data = re.sub(
+                re.escape(str(folder).encode()) + rb"(?=[/\"\\]|$)",
+                f"{frames.PLACEHOLDER}/{name}".encode(),
+                data,
+            )
+        return data
 
     def _start(self, spec: dict[str, Any]) -> None:
         """The worker, in the model's folder (where a local worker would be: its own folder)."""
+        cache = spec.get("cache")
+        if isinstance(cache, str) and CACHE_NAME.fullmatch(cache):
+            self._roots["cache"] = shared_cache(cache)
+            self._receiver = frames.FileReceiver({k: str(v) for k, v in self._roots.items()})
         model = self.folder / "model"
         model.mkdir(exist_ok=True)
         os.chdir(model)
@@ -112,7 +135,7 @@ class Agent:
         if isinstance(config, dict) and config.get("threads") is None:
             config["threads"] = local_threads()
         path = command.get("path")
-        if isinstance(path, str) and path.startswith(str(self.folder)):
+        if isinstance(path, str) and os.path.isabs(path):
             self._named.add(Path(path))
         return command
 
@@ -129,7 +152,7 @@ class Agent:
                 return
             if kind == "done":
                 self._send_back()  # the command's files are there before it is answered
-            self.out.write(frames.EVENT, encode(event).replace(self._real, self._placed))
+            self.out.write(frames.EVENT, self._there(encode(event)))
 
     def _exit_info(self) -> dict[str, Any]:
         """How the worker ended, once reaped (its whole group ended as a local one's is)."""
@@ -152,8 +175,9 @@ class Agent:
             if self._sent.get(f"session/{rel}") != stamp
         ]
         for path in list(self._named):
-            if path.is_file() and not path.is_relative_to(session):
-                changed.append((path.relative_to(self.folder).as_posix(), path))
+            rel = self._there(str(path).encode()).decode()
+            if path.is_file() and not path.is_relative_to(session) and rel != str(path):
+                changed.append((rel[len(frames.PLACEHOLDER) + 1 :], path))
         for rel, path in changed:
             try:
                 st = path.stat()
@@ -170,6 +194,24 @@ class Agent:
             self._worker.stop(grace_s=STOP_GRACE_S)
         os.chdir("/")
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_PLACED = re.compile(re.escape(frames.PLACEHOLDER.encode()) + rb"/(\w+)")
+
+
+def shared_cache(name: str) -> Path:
+    folder = Path(os.path.realpath(tempfile.gettempdir())) / name
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+def remove_cache(name: str) -> int:
+    """`--remove-cache NAME`: the run's compile caches here, at its end."""
+    if not CACHE_NAME.fullmatch(name):
+        print(f"not a tcprof cache folder: {name!r}", file=sys.stderr)
+        return 2
+    shutil.rmtree(Path(tempfile.gettempdir()) / name, ignore_errors=True)
+    return 0
 
 
 def hello() -> dict[str, Any]:
@@ -205,6 +247,8 @@ def _terminated(*_: Any) -> None:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--remove-cache"] and len(sys.argv) == 3:
+        return remove_cache(sys.argv[2])
     die_with_parent()
     signal.signal(signal.SIGTERM, _terminated)  # the tree and the folder go on the way out
     stdout = os.fdopen(os.dup(1), "wb")  # frames only: anything printed goes to stderr

@@ -18,6 +18,7 @@ import collections
 import json
 import os
 import queue
+import shlex
 import signal
 import subprocess
 import threading
@@ -37,6 +38,7 @@ from profiler.worker_process import (
     bounded_lines,
 )
 
+CLEANUP_TIMEOUT_S = ssh.CONNECT_TIMEOUT_S + 5.0
 AGENT_END_WAIT_S = 5.0  # after stdin closed, for the agent to end its tree and say goodbye
 
 
@@ -61,7 +63,11 @@ class RemoteWorker:
         self.remote_python = remote_python
         self._paths = paths
         self._model_path = model_path
-        self._start_spec = {"nproc": nproc, "env": paths.to_remote(dict(extra_env or {}))}
+        self._start_spec = {
+            "nproc": nproc,
+            "env": paths.to_remote(dict(extra_env or {})),
+            "cache": Path(paths.roots["cache"]).name if "cache" in paths.roots else None,
+        }
         self.stopped_by_us = False
         self.hello: dict[str, Any] | None = None
         self.remote_pids: list[int] = []  # the agent's and its worker's, on the remote host
@@ -278,6 +284,21 @@ def hello_problem(hello: dict[str, Any], host: str, python: str) -> str | None:
     if not hello.get("torch"):
         return f"torch is not installed for {python} on {host}: {ssh.install_hint(python, host)}"
     return None
+
+
+def remove_remote_cache(config: RunConfig, name: str) -> None:
+    """The run's compile caches on its host (kept there across its rounds) go at its end."""
+    assert config.host
+    command = f"{ssh.agent_command(config.remote_python)} --remove-cache {shlex.quote(name)}"
+    try:
+        subprocess.run(
+            ssh.ssh_argv(config.host, command),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=CLEANUP_TIMEOUT_S,
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass  # the host is gone: its temporary folder is its own to clean
 
 
 def start_remote_worker(

@@ -35,7 +35,7 @@ from profiler.remote.ssh import (
 from profiler.remote.transfer import PathMap, TooManyFiles, model_files
 from profiler.remote.worker import RemoteWorker, hello_problem, start_remote_worker
 from profiler.runner import Runner
-from tests.engine.helpers import FAST, arm, run_cli
+from tests.engine.helpers import arm, run_cli
 
 pytestmark = pytest.mark.ssh
 
@@ -44,6 +44,7 @@ SHIM = Path(__file__).with_name("ssh_shim.py")
 # The "remote" interpreter: this one, with this checkout's engine, as a remote venv would have.
 REMOTE_PYTHON = f"env PYTHONPATH={shlex.quote(str(ROOT))} {shlex.quote(sys.executable)}"
 GONE_WITHIN_S = 10.0
+QUICK = ["--warmup", "0", "--steps", "2", "--blocks", "1", "--min-block-ms", "0", "--quiet"]
 
 
 def _model(folder: Path, forward: str = "return self.fc(x)") -> Path:
@@ -357,7 +358,7 @@ def test_a_run_on_a_remote_host_over_real_ssh(tmp_path, monkeypatch, sshd):
             "eager,aot_eager",
             "--batch-sizes",
             "2",
-            *FAST,
+            *QUICK,
             "--no-accuracy",
             "--weights",
             str(weights),
