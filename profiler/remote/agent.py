@@ -89,23 +89,10 @@ class Agent:
             self.out.write_json(frames.INFO, {"cpu": process_tree_cpu_s(self._worker.pid)})
 
     def _here(self, payload: bytes) -> bytes:
-        """Placeholder paths made this host's: each root's folder."""
-
-        def folder(m: re.Match) -> bytes:
-            root = self._roots.get(m.group(1).decode())
-            return m.group(0) if root is None else str(root).encode()
-
-        return _PLACED.sub(folder, payload)
+        return here(payload, self._roots)
 
     def _there(self, data: bytes) -> bytes:
-        """This host's paths as placeholders (the engine puts its own folders in their place)."""
-        for name, folder in sorted(self._roots.items(), key=lambda item: -len(str(item[1]))):
-            data = re.sub(
-                re.escape(str(folder).encode()) + rb"(?=[/\"\\]|$)",
-                f"{frames.PLACEHOLDER}/{name}".encode(),
-                data,
-            )
-        return data
+        return there(data, self._roots)
 
     def _start(self, spec: dict[str, Any]) -> None:
         """The worker, in the model's folder (where a local worker would be: its own folder)."""
@@ -116,7 +103,10 @@ class Agent:
         model = self.folder / "model"
         model.mkdir(exist_ok=True)
         os.chdir(model)
-        env = {str(k): str(v) for k, v in (spec.get("env") or {}).items()}
+        env = {
+            str(k): here(str(v).encode(), self._roots).decode()
+            for k, v in (spec.get("env") or {}).items()
+        }
         if spec.get("nproc"):
             from profiler.distributed_worker import DistributedWorker
 
@@ -197,6 +187,27 @@ class Agent:
 
 
 _PLACED = re.compile(re.escape(frames.PLACEHOLDER.encode()) + rb"/(\w+)")
+
+
+def here(data: bytes, roots: dict[str, Path]) -> bytes:
+    """Placeholder paths made this host's: each root's folder."""
+
+    def folder(m: re.Match) -> bytes:
+        root = roots.get(m.group(1).decode())
+        return m.group(0) if root is None else str(root).encode()
+
+    return _PLACED.sub(folder, data)
+
+
+def there(data: bytes, roots: dict[str, Path]) -> bytes:
+    """This host's paths as placeholders (the engine puts its own folders in their place)."""
+    for name, folder in sorted(roots.items(), key=lambda item: -len(str(item[1]))):
+        data = re.sub(
+            re.escape(str(folder).encode()) + rb"(?=[/\"\\]|$)",
+            f"{frames.PLACEHOLDER}/{name}".encode(),
+            data,
+        )
+    return data
 
 
 def shared_cache(name: str) -> Path:

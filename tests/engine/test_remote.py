@@ -7,6 +7,7 @@ may outlive any of them."""
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import queue
 import shlex
@@ -24,6 +25,7 @@ import pytest
 from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
 from profiler.events import PROTOCOL_VERSION
 from profiler.remote import transfer
+from profiler.remote.agent import here, remove_cache, there
 from profiler.remote.frames import PLACEHOLDER
 from profiler.remote.ssh import (
     CONNECT_TIMEOUT_S,
@@ -192,6 +194,16 @@ def test_what_went_wrong_before_the_worker_started_is_one_line():
     assert connect_failure(
         "gpu", "python3", 255, ["", "me@gpu: Permission denied (publickey)."]
     ) == ("cannot reach gpu: me@gpu: Permission denied (publickey).")
+
+
+def test_the_agent_puts_its_folders_in_place_of_the_placeholders_and_back(tmp_path):
+    roots = {"session": tmp_path / "s", "cache": tmp_path / "s-cache"}  # one name prefixes another
+    sent = json.dumps({"TORCH_TRACE": f"{PLACEHOLDER}/session/t", "c": f"{PLACEHOLDER}/cache"})
+    mine = json.loads(here(sent.encode(), roots))
+    assert mine == {"TORCH_TRACE": f"{tmp_path}/s/t", "c": f"{tmp_path}/s-cache"}
+    back = there(json.dumps({**mine, "x": f"{tmp_path}/sx"}).encode(), roots)
+    assert json.loads(back) == {**json.loads(sent), "x": f"{tmp_path}/sx"}
+    assert remove_cache("../etc") == 2 and remove_cache("tcprof-cache-gone") == 0
 
 
 def test_a_host_cannot_pass_for_an_ssh_option(tmp_path):
@@ -364,6 +376,7 @@ def test_a_run_on_a_remote_host_over_real_ssh(tmp_path, monkeypatch, sshd):
             str(weights),
             "--save-weights",
             "pt",
+            "--trace",
             "--host",
             "test-gpu-box",
             "--remote-python",
@@ -378,5 +391,6 @@ def test_a_run_on_a_remote_host_over_real_ssh(tmp_path, monkeypatch, sshd):
         assert result["status"] == "ok" and result["median_ms"] > 0
     saved = list((out / "artifacts").rglob("*.pt"))
     assert len(saved) == 2, saved  # each arm's trained weights, back in the session folder
+    assert list((out / "artifacts").glob("1-aot_eager/trace/*.log"))  # TORCH_TRACE's log too
     # the agents removed their folders
     assert set(Path(tempfile.gettempdir()).glob("tcprof-remote-*")) <= folders_before
