@@ -108,13 +108,29 @@ class RemoteWorker:
     # -- agent → engine -------------------------------------------------------------------------
     def _read_frames(self, stream: IO[bytes]) -> None:
         try:
-            while (frame := frames.read_frame(stream)) is not None:
+            self._problem = self._problem or self._not_the_agent(stream)
+            while self._problem is None and (frame := frames.read_frame(stream)) is not None:
                 self._on_frame(*frame)
         except (ValueError, OSError) as exc:  # a broken stream: the end of the channel
             self._problem = self._problem or f"a broken stream from {self.host}: {exc}"
             self._out.close()
         finally:
+            _drain(stream)  # after a problem: the rest, unread, so that ssh can end
             self._put({"type": "_eof"})
+
+    def _not_the_agent(self, stream: IO[bytes]) -> str | None:
+        """What came instead of the agent's hello: a shell startup file that prints breaks the
+        channel (as it breaks scp), so it is named rather than read as frames."""
+        peek = getattr(stream, "peek", None)
+        first = peek(1)[:1] if callable(peek) else frames.HELLO
+        if not first or first == frames.HELLO:
+            return None
+        said = stream.read1(200).decode(errors="replace").strip().splitlines()  # type: ignore[attr-defined]
+        self._out.close()
+        return (
+            f"{self.host} printed {said[0][:80]!r} before tcprof's agent started: make the "
+            "remote shell's startup files quiet when not interactive"
+        )
 
     def _on_frame(self, kind: bytes, payload: bytes) -> None:
         if self._receiver.on_frame(kind, payload):
@@ -271,6 +287,14 @@ class RemoteWorker:
         if self.hello is None:
             return ssh.connect_failure(self.host, self.remote_python, code, lines)
         return ssh.lost_connection(self.host, where, code, lines)
+
+
+def _drain(stream: IO[bytes]) -> None:
+    try:
+        while stream.read(frames.CHUNK):
+            pass
+    except (OSError, ValueError):
+        pass
 
 
 def hello_problem(hello: dict[str, Any], host: str, python: str) -> str | None:

@@ -4,7 +4,7 @@ only the stream's end (no signal) can tell the agent that the client went.
 
     ssh_shim.py MODE [ssh options] -- HOST COMMAND
 
-MODE: `local` relays everything; `unreachable` fails as ssh does for a host that refuses the
+MODE: `local` relays everything; `banner` prints a greeting first; `unreachable` fails as ssh does for a host that refuses the
 connection; `drop:BATCH` relays until the worker announces a phase at batch size BATCH, then
 ends as ssh does when the connection breaks.
 """
@@ -35,6 +35,8 @@ def main() -> int:
     threading.Thread(target=_relay_raw, args=(agent.stdin,), daemon=True).start()
     cut_at = int(mode.split(":")[1]) if mode.startswith("drop:") else None
     out = sys.stdout.buffer
+    if mode == "banner":  # a ~/.bashrc that greets every shell, interactive or not
+        out.write(f"Welcome to {host}!\n".encode())
     while (frame := frames.read_frame(agent.stdout)) is not None:
         kind, payload = frame
         if cut_at is not None and kind == frames.EVENT:

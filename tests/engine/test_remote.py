@@ -223,6 +223,15 @@ def test_an_unreachable_host_is_one_line_naming_it(tmp_path, monkeypatch):
     ]
 
 
+def test_a_shell_that_prints_before_the_agent_is_named(tmp_path, monkeypatch):
+    _shim(monkeypatch, "banner")
+    session = Runner(_config(_model(tmp_path / "m"))).run()
+    assert _errors(session) == [
+        "eager: gpu-box printed 'Welcome to gpu-box!' before tcprof's agent started: make the "
+        "remote shell's startup files quiet when not interactive"
+    ]
+
+
 @pytest.mark.parametrize(
     ("python", "missing"),
     [
