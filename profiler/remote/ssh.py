@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
-import sys
 from pathlib import Path
 
 SSH_COMMAND_ENV = "TCPROF_SSH_COMMAND"
@@ -73,17 +72,19 @@ def torch_version() -> str | None:
         return None
 
 
-def install_hint(python: str, host: str) -> str:
-    local_torch = torch_version() if "torch" not in sys.modules else None
+def install_hint() -> str:
+    """'pip install tcprof==0.1.0 (and torch==2.13.0)': this side's versions, read from their
+    metadata (a CUDA build's local suffix is left to the remote host's own index)."""
+    local_torch = torch_version()
     torch = f" (and torch=={local_torch.split('+')[0]})" if local_torch else " (and torch)"
-    return f"pip install tcprof=={tcprof_version()}{torch} for {python} on {host}"
+    return f"pip install tcprof=={tcprof_version()}{torch}"
 
 
 def connect_failure(host: str, python: str, code: int | None, ssh_lines: list[str]) -> str:
     """Why the agent never said hello: not installed, no interpreter, or ssh's own reason."""
     text = "\n".join(ssh_lines)
     if NOT_INSTALLED.search(text):
-        return f"tcprof is not installed for {python} on {host}: {install_hint(python, host)}"
+        return f"tcprof is not installed for {python} on {host}: {install_hint()}"
     last = last_line(ssh_lines)
     if code == NOT_FOUND_CODE:
         return f"{host} has no {python} (--remote-python): {last or 'command not found'}"

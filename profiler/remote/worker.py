@@ -303,10 +303,10 @@ def hello_problem(hello: dict[str, Any], host: str, python: str) -> str | None:
         return (
             f"{host} runs tcprof {hello.get('tcprof')} (protocol {hello.get('protocol')}), "
             f"this is tcprof {ssh.tcprof_version()} (protocol {PROTOCOL_VERSION}): "
-            f"{ssh.install_hint(python, host)}"
+            f"{ssh.install_hint()} for {python} there"
         )
     if not hello.get("torch"):
-        return f"torch is not installed for {python} on {host}: {ssh.install_hint(python, host)}"
+        return f"torch is not installed for {python} on {host}: {ssh.install_hint()}"
     return None
 
 

@@ -31,6 +31,7 @@ from profiler.remote.ssh import (
     CONNECT_TIMEOUT_S,
     SSH_COMMAND_ENV,
     connect_failure,
+    install_hint,
     ssh_argv,
     tcprof_version,
 )
@@ -243,9 +244,10 @@ def test_a_shell_that_prints_before_the_agent_is_named(tmp_path, monkeypatch):
 def test_a_missing_install_says_what_to_install(tmp_path, monkeypatch, python, missing):
     _shim(monkeypatch, "local")
     session = Runner(_config(_model(tmp_path / "m"), remote_python=python)).run()
-    (message,) = _errors(session)
-    assert message.startswith(f"eager: {missing} is not installed for {python} on gpu-box: ")
-    assert f"pip install tcprof=={tcprof_version()}" in message and "\n" not in message
+    assert _errors(session) == [
+        f"eager: {missing} is not installed for {python} on gpu-box: {install_hint()}"
+    ]
+    assert install_hint().startswith(f"pip install tcprof=={tcprof_version()} (and torch==")
 
 
 def test_a_dropped_connection_keeps_what_was_measured(tmp_path, monkeypatch):
