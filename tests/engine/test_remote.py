@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 from pathlib import Path
 
 import psutil
@@ -283,6 +284,12 @@ def test_stop_during_a_compile_leaves_no_remote_process(tmp_path, monkeypatch):
         assert event["type"] not in ("error", "_eof"), event
     pids = list(worker.remote_pids)
     assert len(pids) == 2 and all(psutil.pid_exists(p) for p in pids)
+    # The stall timeout's progress is the remote worker's CPU, which the agent reports on asking.
+    for _ in range(200):  # its answer comes within 10 s
+        if (cpu := worker.cpu_time(worker.pid)) is not None:
+            break
+        threading.Event().wait(0.05)
+    assert cpu > 0.5  # torch's import and the compile so far: far beyond the local ssh's
     worker.stop()
     _assert_gone(pids)
     assert not Path(worker.hello["folder"]).exists()
