@@ -74,8 +74,9 @@ class Runner:
         """pool: pre-started, warmed-up workers for the first round instead of fresh ones.
         worker_factory: how a worker is started (tests pass a scripted fake). cpu_time: a
         worker's CPU seconds, for the stall timeout (tests pass their own)."""
-        if config.threads is None and not config.host:  # remote: that host's cores
-            # recorded in the session: every worker uses the same
+        # Recorded in the session: every worker uses the same (on --host: that host's cores,
+        # resolved there).
+        if config.threads is None and not config.host:
             concurrent = 1  # arms take turns, so one process computes at a time
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
         self.config = config
