@@ -39,6 +39,8 @@ FLAG_FIELDS = {
     "--node-rank": "the Node rank field",
     "--rdzv-endpoint": "the Rendezvous endpoint field",
     "--rdzv-timeout": "the Rendezvous timeout field",
+    "--host": "the Host field",
+    "--remote-python": "the remote_python setting (carried)",
     # Settings without a field of their own: carried from an opened session (see
     # carried_settings.py), so the message names the setting as the panel lists it.
     "--blocks": "the blocks setting (carried)",

@@ -46,6 +46,16 @@ class Preferences:
     def set_setup(self, state: dict[str, Any]) -> None:
         self._s.setValue("setup", json.dumps(state))
 
+    # -- recent hosts (--host) -------------------------------------------------------------------
+    def recent_hosts(self) -> list[str]:
+        value = self._get_json("recent_hosts", [])
+        return [h for h in value if isinstance(h, str) and h] if isinstance(value, list) else []
+
+    def add_recent_host(self, host: str) -> list[str]:
+        recent = [host, *(h for h in self.recent_hosts() if h != host)][:MAX_RECENT]
+        self._s.setValue("recent_hosts", json.dumps(recent))
+        return recent
+
     # -- recent files ---------------------------------------------------------------------------
     def recent_files(self) -> list[str]:
         value = self._get_json("recent_files", [])

@@ -34,6 +34,7 @@ from app.carried_settings import CarriedSettings
 from app.debug_options import DebugOptionsBox
 from app.distributed_options import DISTRIBUTED_KEYS, DistributedOptions
 from app.field_names import in_app_terms
+from app.host_field import HOST_KEYS, HostField
 from app.loop_options import LOOP_KEYS, LoopOptions
 from app.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from app.model_extras import EXTRA_KEYS, ModelExtras
@@ -89,6 +90,7 @@ PANEL_FIELDS = (
     *LOOP_KEYS,
     *EXTRA_KEYS,
     *DISTRIBUTED_KEYS,
+    *HOST_KEYS,
 )
 # The key of `state()` that says the user trusted the model (see model_picker.py).
 MODEL_TRUSTED = "model_trusted"
@@ -178,6 +180,8 @@ class SetupPanel(QWidget):
         form.addRow("Seed", self.seed)
         form.addRow("Save trained weights", self.save_weights)
         form.addRow("torch.profiler steps", self.profile_steps)
+        self.host = HostField()
+        form.addRow("Host", self.host)
 
         self.loop = LoopOptions()
         loop_box = QGroupBox("Loop")
@@ -222,6 +226,7 @@ class SetupPanel(QWidget):
         self.measurement.changed.connect(self.revalidate)
         self.loop.changed.connect(self.revalidate)
         self.extras.changed.connect(self.revalidate)
+        self.host.changed.connect(self.revalidate)
         self.carried.changed.connect(self.revalidate)
         self.debug.presetRequested.connect(self._add_debug_arm)
         self._valid: bool | None = None
@@ -298,6 +303,7 @@ class SetupPanel(QWidget):
             **self.measurement.options(),
             **self.loop.options(),
             **self.extras.options(),
+            **self.host.options(),
             **self.carried.options(),
             # the run controller puts the run's session folder here
             artifacts_dir=PENDING_ARTIFACTS_DIR,
@@ -328,6 +334,7 @@ class SetupPanel(QWidget):
             **self.measurement.options(),
             **self.loop.options(),
             **self.extras.options(),
+            **self.host.options(),
             **self.carried.options(),
         }
 
@@ -363,6 +370,7 @@ class SetupPanel(QWidget):
         self.measurement.set_options(state)
         self.loop.set_options(state)
         self.extras.set_options(state)
+        self.host.set_options(state)
         self._restore_debug(state.get("debug"))
         self.carried.set_options(state, self._not_fitting(state))
         self.revalidate()

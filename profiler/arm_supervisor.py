@@ -115,7 +115,8 @@ class ArmSupervisor:
             worker = self._pool.take(arm.index, self._inbox)
         arm.worker = worker or self._factory(arm.index, self._inbox, env)
         if self._stall_s:
-            arm.progress = ProgressWatch(self._stall_s, self._cpu_time, self._clock())
+            cpu_time = getattr(arm.worker, "cpu_time", None) or self._cpu_time  # remote: its own
+            arm.progress = ProgressWatch(self._stall_s, cpu_time, self._clock())
 
     def send(self, arm: ArmState, command: dict[str, Any]) -> None:
         assert arm.worker is not None
@@ -325,11 +326,13 @@ class ArmSupervisor:
         message = worker_end.end_message(info, arm.where(), closed)
         first = getattr(worker, "first_to_end", None)  # a distributed arm: which rank
         ended = first() if callable(first) else None
-        message = f"{ended}; {message}" if ended else message
+        message = worker_end.with_last_words(f"{ended}; {message}" if ended else message, tail)
+        reason = getattr(worker, "end_reason", None)  # a remote host: ssh, not the worker, failed
+        message = (reason(arm.where()) if callable(reason) else None) or message
         crash = {
             "type": "error",
             "kind": "crash",
-            "message": f"{arm.spec.name}: {worker_end.with_last_words(message, tail)}",
+            "message": f"{arm.spec.name}: {message}",
             "traceback": worker_end.output_details(tail),
             "batch_size": arm.batch_size,
             "fatal": True,

@@ -16,6 +16,7 @@ DYNAMO_EAGER = "dynamo_eager"
 CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
 DEFAULT_REPLICATES = 5
 MIN_BLOCK_MS = 100.0
+DEFAULT_REMOTE_PYTHON = "python3"
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
 DEFAULT_RDZV_TIMEOUT_S = 300.0  # how long the nodes of a distributed arm wait for each other
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -188,6 +189,8 @@ class RunConfig:
     node_rank: int = 0
     rdzv_endpoint: str | None = None  # HOST:PORT of node 0, reachable from every node
     rdzv_timeout_s: float = DEFAULT_RDZV_TIMEOUT_S  # the nodes' rendezvous, apart from stalls
+    host: str | None = None  # run the workers on this machine over ssh (None: this one)
+    remote_python: str = DEFAULT_REMOTE_PYTHON  # the interpreter on `host`
 
     def __post_init__(self) -> None:
         validate(self)
@@ -323,6 +326,7 @@ def validate(cfg: RunConfig) -> None:
         check_weights_file(cfg.weights)
     check_loop(cfg)
     check_parallel(cfg)
+    check_host(cfg)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     needs_dir = (
@@ -412,6 +416,29 @@ def parse_endpoint(text: str) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ConfigError(f"--rdzv-endpoint is HOST:PORT, not {text!r}")
     return host, int(port)
+
+
+def check_host(cfg: RunConfig) -> None:
+    """A host is one word that cannot pass for an ssh option; the interpreter is not empty."""
+    if cfg.host is not None and (
+        not isinstance(cfg.host, str) or not re.fullmatch(r"[^\s-][^\s]*", cfg.host)
+    ):
+        raise ConfigError(f"--host {cfg.host!r} is not a host name or ssh alias")
+    if not isinstance(cfg.remote_python, str) or not cfg.remote_python.strip():
+        raise ConfigError("--remote-python names the interpreter on --host, e.g. python3")
+    if cfg.host is not None and cfg.nnodes > 1:
+        raise ConfigError(
+            "--host runs the arms on one other machine; several nodes (--nnodes) each run "
+            "their own tcprof run instead"
+        )
+
+
+def where_text(config: dict[str, Any]) -> str:
+    """'gpu-box over ssh (~/venv/bin/python)' or 'this machine': where a session's arms ran."""
+    host = config.get("host")
+    if not isinstance(host, str) or not host:
+        return "this machine"
+    return f"{host} over ssh ({config.get('remote_python') or DEFAULT_REMOTE_PYTHON})"
 
 
 def loop_text(config: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from profiler.config import (
     DEBUG_PRESET_BACKEND,
     DEBUG_PRESET_LOGS,
     DEFAULT_RDZV_TIMEOUT_S,
+    DEFAULT_REMOTE_PYTHON,
     DEFAULT_REPLICATES,
     DEFAULT_STALL_TIMEOUT_S,
     LOG_ARTIFACTS,
@@ -228,6 +229,7 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         help="end an arm whose phase makes no progress for S seconds (a busy compile counts as "
         f"progress; 0: never; default {DEFAULT_STALL_TIMEOUT_S:g})",
     )
+    add_remote_options(run)
     dbg = run.add_argument_group("debug (compiled arms)")
     dbg.add_argument(
         "--log", default="", help=f"torch._logging artifacts to print: {', '.join(LOG_ARTIFACTS)}"
@@ -300,6 +302,22 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         "--show-output", action="store_true", help="echo the model's own printed output"
     )
     return run
+
+
+def add_remote_options(run: argparse.ArgumentParser) -> None:
+    remote = run.add_argument_group("remote host")
+    remote.add_argument(
+        "--host",
+        help="run the arms' workers (or their torchrun) on this machine over ssh: anything ssh "
+        "accepts (user@name, an alias of ~/.ssh/config); TCPROF_SSH_COMMAND replaces ssh",
+    )
+    remote.add_argument(
+        "--remote-python",
+        default=DEFAULT_REMOTE_PYTHON,
+        metavar="PATH",
+        help="the interpreter on --host that has tcprof and torch installed "
+        f"(default {DEFAULT_REMOTE_PYTHON})",
+    )
 
 
 def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tuple[ArmSpec, ...]:
@@ -375,6 +393,8 @@ def config_from_args(args: argparse.Namespace, artifacts_dir: str | None = None)
         block_module=args.block_module,
         weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
         save_weights=args.save_weights,
+        host=args.host or None,
+        remote_python=args.remote_python,
         profile_steps=args.profile_steps,
         loop=args.loop,
         amp=args.amp,

@@ -44,6 +44,7 @@ from profiler.config import RunConfig, arm_artifacts_dir, resolve_threads
 from profiler.debug_artifacts import debug_env, render_tlparse
 from profiler.distributed_worker import DistributedWorker
 from profiler.node_leader import NodeLeader, NodesError
+from profiler.remote.worker import remove_remote_cache, start_remote_worker
 from profiler.session import ACCURACY_PASS, Session
 from profiler.stall_watch import CpuTime, process_tree_cpu_s
 from profiler.worker_handle import WorkerFactory, WorkerHandle
@@ -80,7 +81,9 @@ class Runner:
         worker_factory: how a worker is started (tests pass a scripted fake). cpu_time: a
         worker's CPU seconds, for the stall timeout (tests pass their own). nodes: the other
         nodes, already following (--apply-advice's run after the main one on several nodes)."""
-        if config.threads is None:  # recorded in the session: every worker uses the same
+        # Recorded in the session: every worker uses the same (on --host: that host's cores,
+        # resolved there).
+        if config.threads is None and not config.host:
             concurrent = 1  # arms take turns, so one process computes at a time
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
         self.config = config
@@ -206,6 +209,8 @@ class Runner:
     def _finish_run(self, status: str) -> None:
         if self._caches is not None:
             self._caches.remove()
+            if self.config.host and self._caches.root is not None:  # its twin there
+                remove_remote_cache(self.config, self._caches.root.name)
         self._publish({"type": "run_end", "status": status, "wall_time": time.time()})
 
     # -- rounds -------------------------------------------------------------------------------
@@ -332,7 +337,12 @@ class Runner:
         return self.config.parallel_of(self._specs[index]) != "none"
 
     def _start_worker(self, index: int, inbox: queue.Queue, env: dict[str, str]) -> WorkerHandle:
-        """The real WorkerFactory: a torchrun job for a distributed arm, else one process."""
+        """The real WorkerFactory: a torchrun job for a distributed arm, else one process;
+        either on --host over ssh."""
+        if self.config.host:
+            nproc = self.config.nproc if self._distributed(index) else 0
+            root = self._caches.root if self._caches is not None else None
+            return start_remote_worker(self.config, index, inbox, env, nproc, root and str(root))
         if not self._distributed(index):
             return start_worker_process(index, inbox, env)
         threads = max(1, (self.config.threads or 1) // self.config.nproc)
@@ -360,7 +370,8 @@ class Runner:
                 "cache": self._caches.effective(arm.index, spec, cache),
             }
         )
-        pooled = pooled and not self._distributed(arm.index)  # pre-started workers are single
+        # pre-started workers are single and local
+        pooled = pooled and not self._distributed(arm.index) and not self.config.host
         self._workers.start(arm, debug_env(self.config, arm.index), pooled)
 
     def _load_command(self, arm: ArmState, cache: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from profiler.config import loop_text
+from profiler.config import loop_text, where_text
 from profiler.event_text import recompile_limit_hit
 from profiler.report import ladder_section, regional_section, straggler_section, top_ops
 from profiler.report.data import model_label, short_where
@@ -96,6 +96,8 @@ def _environment_line(session_dict: dict[str, Any]) -> str:
         parts.append(f"{env.get('device')} ({env.get('device_name')})")
     if cfg:
         parts.append(loop_text(cfg))
+        if cfg.get("host"):
+            parts.append(f"on {where_text(cfg)}")
         parts.append(f"{cfg.get('optimizer')} lr={cfg.get('lr')}")
         parts.append(f"{cfg.get('warmup')} warm-up + {cfg.get('steps')} measured steps")
         parts.append(f"seed {cfg.get('seed')}")

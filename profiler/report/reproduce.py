@@ -17,7 +17,14 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from profiler.config import DYNAMO_EAGER, ConfigError, arms_of, loop_text, parse_input_shape
+from profiler.config import (
+    DYNAMO_EAGER,
+    ConfigError,
+    arms_of,
+    loop_text,
+    parse_input_shape,
+    where_text,
+)
 from profiler.paths import resource_path
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
@@ -308,6 +315,7 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
             _with_marks(arm, config, _with_parallel(arm, _compile_block(arm, debug, loop))), "    "
         ),
         "loop_text": _comment(loop_text(config)),
+        "where": _comment(where_text(config)),
         "loop": repr("inference" if loop.inference else "train"),
         "channels_last": repr(bool(config.get("channels_last"))),
         "loop_setup": loop.setup(),

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from profiler.config import loop_text
+from profiler.config import loop_text, where_text
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report.data import short_where
 from profiler.summary import (
@@ -304,6 +304,7 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
             f"{cfg.get('blocks')} ({'sequential' if cfg.get('sequential') else 'interleaved'})",
         ),
         ("device", cfg.get("device")),
+        ("ran on", where_text(cfg)),
         ("loop", loop_text(cfg)),
         ("optimizer", f"{cfg.get('optimizer')} lr={cfg.get('lr')}"),
         ("seed", cfg.get("seed")),

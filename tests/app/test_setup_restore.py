@@ -77,10 +77,11 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         node_rank=1,
         rdzv_endpoint="10.0.0.1:29400",
         rdzv_timeout_s=90.0,
+        remote_python="/opt/venv/bin/python",
     )
     defaults = RunConfig(source=ModelSource("x.py"))
     for field in dataclasses.fields(RunConfig):
-        if field.name != "loop":
+        if field.name not in ("loop", "host"):  # those two differ in _inference_unlike
             assert getattr(config, field.name) != getattr(defaults, field.name), field.name
     for field in dataclasses.fields(DebugOptions):
         assert getattr(config.debug, field.name) != getattr(DebugOptions(), field.name)
@@ -101,8 +102,10 @@ def _inference_unlike(model_path: str, weights: str) -> RunConfig:
         parallel="none",
         nnodes=1,
         node_rank=0,
+        host="gpu-box",  # a remote host runs one node's arms
     )
-    assert config.loop != RunConfig(source=ModelSource("x.py")).loop
+    defaults = RunConfig(source=ModelSource("x.py"))
+    assert config.loop != defaults.loop and config.host != defaults.host
     return config
 
 
@@ -124,10 +127,12 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "accuracy_atol",
         "timeout_s",
         "ladder",
+        "remote_python",
     }
     assert panel.carried.text() == (
         "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
-        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder."
+        "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, "
+        "remote_python=/opt/venv/bin/python."
     )
     assert panel.extras.weights.text() == str(weights)
     assert panel.extras.block_module.text() == "Block"
