@@ -1,0 +1,194 @@
+"""The window's layout: setup on the left (collapsible), plots above results on the right.
+
+Sizes are chosen so that every part stays legible from 1024x640 up: the plots keep enough
+height for their ticks and titles (plots_slot.MIN_HEIGHT) and the results enough for Compile
+insight's matrix and sub-tabs (RESULTS_MIN_HEIGHT); no splitter child can be dragged to
+nothing. The setup panel scrolls when the window is short, and can be hidden (View menu, or
+the ◀ button on its header; ▶ brings it back). The splitters' states and the panel's
+visibility are saved in Preferences and restored at start; a state that cannot be read, or
+one saved by an older layout, gives way to the defaults, which View → Reset layout restores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.settings import Preferences
+
+SETUP_MIN_WIDTH = 300
+SETUP_DEFAULT_WIDTH = 350
+RESULTS_MIN_HEIGHT = 250  # Compile insight: its sub-tabs and a few matrix rows
+PLOTS_SHARE = 0.55  # of the right side's height, by default
+LAYOUT_VERSION = 2  # bump when the splitters' children change: older states are dropped
+
+
+class WindowLayout(QObject):
+    """Builds the window's central widget from its parts and owns the splitters."""
+
+    setupVisibilityChanged = Signal(bool)
+
+    def __init__(
+        self,
+        window: QMainWindow,
+        setup: QWidget,
+        above_plots: list[QWidget],
+        plots_slot: QWidget,
+        results: QWidget,
+    ) -> None:
+        super().__init__(window)
+        self.window = window
+        self.restored = False  # the splitters hold sizes read back from Preferences
+        self.setup_box = self._setup_box(setup)
+        self.show_setup_button = QToolButton()
+        self.show_setup_button.setText("▶")
+        self.show_setup_button.setToolTip("Show the setup panel (View → Setup panel)")
+        self.show_setup_button.setAutoRaise(True)
+        self.show_setup_button.clicked.connect(lambda: self.set_setup_visible(True))
+        self.show_setup_button.hide()
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        for widget in above_plots:
+            top_layout.addWidget(widget)
+        top_layout.addWidget(plots_slot, 1)
+        results.setMinimumHeight(RESULTS_MIN_HEIGHT)
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.setObjectName("right_split")
+        self.right.addWidget(top)
+        self.right.addWidget(results)
+        self.right.setStretchFactor(0, 1)
+        self.right.setStretchFactor(1, 1)
+        self.stale_notice = QLabel()  # filled by stale_results.py
+        self.stale_notice.setWordWrap(True)
+        self.stale_notice.hide()
+        right_pane = QWidget()
+        right_layout = QVBoxLayout(right_pane)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.stale_notice)
+        right_layout.addWidget(self.right, 1)
+        self.main = QSplitter(Qt.Orientation.Horizontal)
+        self.main.setObjectName("main_split")
+        self.main.addWidget(self.setup_box)
+        self.main.addWidget(right_pane)
+        self.main.setStretchFactor(1, 1)
+        for splitter in self.splitters().values():
+            splitter.setChildrenCollapsible(False)
+        central = QWidget()
+        central_layout = QHBoxLayout(central)
+        central_layout.setContentsMargins(0, 0, 0, 0)
+        central_layout.setSpacing(0)
+        central_layout.addWidget(self.show_setup_button, 0, Qt.AlignmentFlag.AlignTop)
+        central_layout.addWidget(self.main, 1)
+        window.setCentralWidget(central)
+        self.apply_default_sizes()
+
+    def _setup_box(self, setup: QWidget) -> QWidget:
+        scroll = QScrollArea()
+        scroll.setWidget(setup)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        hide = QToolButton()
+        hide.setText("◀")
+        hide.setAutoRaise(True)
+        hide.setToolTip("Hide the setup panel: more room for plots and results")
+        hide.clicked.connect(lambda: self.set_setup_visible(False))
+        self.hide_setup_button = hide
+        header = QHBoxLayout()
+        header.setContentsMargins(6, 0, 0, 0)
+        header.addWidget(QLabel("<b>Setup</b>"))
+        header.addStretch(1)
+        header.addWidget(hide)
+        box = QWidget()
+        box.setMinimumWidth(SETUP_MIN_WIDTH)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(header)
+        layout.addWidget(scroll, 1)
+        return box
+
+    def splitters(self) -> dict[str, QSplitter]:
+        """The splitters by the name their state is saved under."""
+        return {"main": self.main, "right": self.right}
+
+    def connect(self, show_setup: Any, reset_layout: Any) -> None:
+        """The View menu's actions: 'Setup panel' (checkable) and 'Reset layout'."""
+        show_setup.setChecked(self.setup_visible)
+        show_setup.toggled.connect(self.set_setup_visible)
+        self.setupVisibilityChanged.connect(show_setup.setChecked)
+        reset_layout.triggered.connect(self.reset)
+
+    # -- the setup panel ------------------------------------------------------------------------
+    @property
+    def setup_visible(self) -> bool:
+        return not self.setup_box.isHidden()
+
+    def set_setup_visible(self, visible: bool) -> None:
+        self.setup_box.setVisible(visible)
+        self.show_setup_button.setVisible(not visible)
+        self.setupVisibilityChanged.emit(visible)
+
+    # -- sizes ----------------------------------------------------------------------------------
+    def apply_default_sizes(self) -> None:
+        """The plots get PLOTS_SHARE of the right side (the results at least their minimum);
+        the setup panel its default width."""
+        height = self.right.height() if self.right.isVisible() else 0
+        height = height or sum(self.right.sizes()) or 600
+        results = max(RESULTS_MIN_HEIGHT, height - int(height * PLOTS_SHARE))
+        self.right.setSizes([height - results, results])
+        width = self.main.width() if self.main.isVisible() else 0
+        width = width or sum(self.main.sizes()) or 1250
+        self.main.setSizes([SETUP_DEFAULT_WIDTH, max(1, width - SETUP_DEFAULT_WIDTH)])
+
+    def reset(self) -> None:
+        """View → Reset layout: default sizes, the setup panel shown."""
+        self.set_setup_visible(True)
+        self.apply_default_sizes()
+        self.restored = False
+
+    def on_plots_built(self) -> None:
+        """The real plots replaced their placeholder: default sizes, unless restored ones."""
+        if not self.restored:
+            self.apply_default_sizes()
+
+    # -- persistence ----------------------------------------------------------------------------
+    def save(self, prefs: Preferences) -> None:
+        states = {name: s.saveState() for name, s in self.splitters().items()}
+        prefs.set_layout(LAYOUT_VERSION, states, self.setup_visible)
+
+    def restore(self, prefs: Preferences) -> bool:
+        """The saved splitter states and setup visibility; False (defaults kept) when there
+        are none, they are from another layout version, or one cannot be read."""
+        saved: Any = prefs.layout(LAYOUT_VERSION)
+        if saved is None:
+            return False
+        states, setup_visible = saved
+        splitters = self.splitters()
+        if set(states) != set(splitters):
+            return False
+        before = {name: s.saveState() for name, s in splitters.items()}
+        for name, splitter in splitters.items():
+            restored = splitter.restoreState(states[name])
+            splitter.setChildrenCollapsible(False)  # restoreState brings back the saved flag
+            hidden = splitter is self.main and not setup_visible  # saved as 0 wide
+            shown = splitter.sizes()[1:] if hidden else splitter.sizes()
+            if not restored or 0 in shown:
+                for other, state in before.items():
+                    splitters[other].restoreState(state)
+                    splitters[other].setChildrenCollapsible(False)
+                return False
+        self.set_setup_visible(setup_visible)
+        self.restored = True
+        return True
