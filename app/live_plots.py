@@ -50,6 +50,8 @@ TITLES = ("step time (ms)", "throughput (samples/s)", "memory (MB): RSS")
 CUDA_MEMORY_TITLE = "memory (MB): CUDA allocated - -, reserved ···, RSS ─"
 EMPTY_HINT = "Choose a model and press Run (Ctrl+R);\nstep time, throughput and memory stream here"
 STALE_OPACITY = 0.35  # the curves of a run whose setup has since changed
+TITLE_HEIGHT = 18  # px
+TICK_DENSITY = 0.6  # of pyqtgraph's default
 MARKER_SIZE = 10  # px
 MARKER_ROWS = 4  # arms' marker rows above the plot's bottom edge (then repeating)
 
@@ -83,18 +85,24 @@ class LivePlots(QWidget):
         for row, title in enumerate(TITLES):
             plot = self.view.addPlot(row=row, col=0)
             plot.setTitle(title, size="9pt")
+            plot.layout.setRowFixedHeight(0, TITLE_HEIGHT)  # pyqtgraph reserves 30 px
+            plot.titleLabel.setMaximumHeight(TITLE_HEIGHT)
             plot.showGrid(x=False, y=True, alpha=0.25)
             # Major ticks (and grid lines) only: three levels of grid lines across a 1,500 px
             # plot took ~8 ms to draw, one level ~0.7 ms.
             plot.getAxis("left").setStyle(maxTickLevel=0)
+            # Fewer, further-apart ticks: on a short plot the default density makes labels touch.
+            plot.getAxis("left").setTickDensity(TICK_DENSITY)
             plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.setMenuEnabled(True)
             plot.getAxis("left").setWidth(52)
             if row:
                 plot.setXLink(self.plots[0])
-            if row < len(TITLES) - 1:
-                plot.getAxis("bottom").setStyle(showValues=False)
+            if row < len(TITLES) - 1:  # the x axis is shared: only the last plot shows it
+                plot.hideAxis("bottom")
             self.plots.append(plot)
+        self.view.ci.layout.setSpacing(2)
+        self.view.ci.setContentsMargins(2, 0, 8, 2)
         self.plots[-1].setLabel("bottom", "step (all batch sizes in a row)")
         # Axes (their tick labels and the grid, which the left axis draws across the whole
         # plot) and titles change only when a range or a run changes, yet Qt

@@ -46,6 +46,9 @@ class Crosshair:
         self.cuda = False
         self.step: int | None = None
         pen = pg.mkPen(muted_colour(), width=1, style=Qt.PenStyle.DotLine)
+        foreground = pg.getConfigOption("foreground")
+        background = QColor(pg.getConfigOption("background"))
+        background.setAlpha(225)  # the curves show through a little, the text stays readable
         self.lines = []
         self.texts = []
         for plot in self.plots:
@@ -53,7 +56,7 @@ class Crosshair:
             line.setZValue(20)
             line.hide()
             plot.addItem(line, ignoreBounds=True)
-            text = pg.TextItem(anchor=(0, 0), fill=pg.mkBrush(128, 128, 128, 40))
+            text = pg.TextItem(anchor=(0, 0), color=foreground, fill=pg.mkBrush(background))
             text.setParentItem(plot.vb)  # placed in the view box's pixels, not in data units
             text.setZValue(30)
             text.hide()
@@ -97,11 +100,17 @@ class Crosshair:
             line.setPos(self.step)
             line.show()
             rows = self.readout(index, self.step)
-            lines = [f'<span style="color:{muted_colour()}">step {self.step:,}</span>']
+            parts = [f'<span style="color:{muted_colour()}">step {self.step:,}</span>']
             for name, value in rows:
                 colour = self.colours[names.index(name)].name() if name in names else ""
-                lines.append(f'<span style="color:{colour}">■</span> {html.escape(name)}: {value}')
-            text.setHtml('<div style="font-size:8pt">' + "<br>".join(lines) + "</div>")
+                parts.append(
+                    f'<span style="color:{colour}">■</span>&nbsp;{html.escape(name)}: {value}'
+                )
+            # One line (a short plot has room for one), wrapped only when wider than the plot.
+            text.setTextWidth(-1)
+            text.setHtml('<span style="font-size:8pt">' + " &nbsp; ".join(parts) + "</span>")
+            if text.boundingRect().width() > plot.vb.width():
+                text.setTextWidth(plot.vb.width())
             self._place(plot, text)
             text.show()
 

@@ -2,8 +2,10 @@
 
 When the model, its arms or its batch sizes change after a run (or after a session was
 opened), the plots and the results tables still show the earlier measurement. They are kept,
-not cleared (switching back, or comparing by eye, stays possible), but dimmed under a notice:
-"Results of the previous setup — press Run to measure this one". Changing the setup back
+not cleared (switching back, or comparing by eye, stays possible), but marked: the curves are
+dimmed and a notice stands above the results' tabs, right over the verdict where the eye goes
+first: "Results of the previous setup — press Run to measure this one". (Dimming the tables
+too with an opacity effect rendered them dark grey: Qt's effects and scroll areas do not mix.) Changing the setup back
 removes the mark; so does the next run or opened session.
 
 What counts as the setup is the model (file, class, factory, input shape), the arms and the
@@ -18,10 +20,9 @@ import json
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QGraphicsOpacityEffect, QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 STALE_TEXT = "Results of the previous setup — press Run to measure this one"
-DIMMED = 0.45
 
 
 def setup_fingerprint(state: dict[str, Any]) -> str:
@@ -44,7 +45,7 @@ class StaleResults(QObject):
         notice.setText(STALE_TEXT)
         notice.setStyleSheet(
             "QLabel { background: palette(alternate-base); color: palette(text);"
-            " padding: 4px 8px; border-left: 4px solid #E69F00; }"
+            " padding: 4px 8px; border-left: 4px solid #E69F00; font-weight: 600; }"
         )
         setup.model.changed.connect(self.check)
         setup.arms.changed.connect(self.check)
@@ -71,9 +72,3 @@ class StaleResults(QObject):
         self.notice.setVisible(stale)
         if self.plots is not None:
             self.plots.set_stale(stale)
-        if stale:
-            effect = QGraphicsOpacityEffect(self.results)
-            effect.setOpacity(DIMMED)
-            self.results.setGraphicsEffect(effect)
-        else:
-            self.results.setGraphicsEffect(None)

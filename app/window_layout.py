@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
 from app.settings import Preferences
 
 SETUP_MIN_WIDTH = 300
-SETUP_DEFAULT_WIDTH = 350
+SETUP_SHARE = 0.3  # of the window's width at most, by default
 RESULTS_MIN_HEIGHT = 250  # Compile insight: its sub-tabs and a few matrix rows
-PLOTS_SHARE = 0.55  # of the right side's height, by default
+PLOTS_SHARE = 0.5  # of the right side's height, by default
 LAYOUT_VERSION = 2  # bump when the splitters' children change: older states are dropped
 
 
@@ -64,20 +64,22 @@ class WindowLayout(QObject):
             top_layout.addWidget(widget)
         top_layout.addWidget(plots_slot, 1)
         results.setMinimumHeight(RESULTS_MIN_HEIGHT)
+        self.stale_notice = QLabel()  # above the verdict, where it is read; see stale_results.py
+        self.stale_notice.setWordWrap(True)
+        self.stale_notice.hide()
+        results_box = QWidget()
+        results_layout = QVBoxLayout(results_box)
+        results_layout.setContentsMargins(0, 0, 0, 0)
+        results_layout.setSpacing(0)
+        results_layout.addWidget(self.stale_notice)
+        results_layout.addWidget(results, 1)
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.setObjectName("right_split")
         self.right.addWidget(top)
-        self.right.addWidget(results)
+        self.right.addWidget(results_box)
         self.right.setStretchFactor(0, 1)
         self.right.setStretchFactor(1, 1)
-        self.stale_notice = QLabel()  # filled by stale_results.py
-        self.stale_notice.setWordWrap(True)
-        self.stale_notice.hide()
-        right_pane = QWidget()
-        right_layout = QVBoxLayout(right_pane)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.stale_notice)
-        right_layout.addWidget(self.right, 1)
+        right_pane = self.right
         self.main = QSplitter(Qt.Orientation.Horizontal)
         self.main.setObjectName("main_split")
         self.main.addWidget(self.setup_box)
@@ -98,7 +100,7 @@ class WindowLayout(QObject):
         scroll = QScrollArea()
         scroll.setWidget(setup)
         scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         hide = QToolButton()
         hide.setText("◀")
         hide.setAutoRaise(True)
@@ -150,7 +152,15 @@ class WindowLayout(QObject):
         self.right.setSizes([height - results, results])
         width = self.main.width() if self.main.isVisible() else 0
         width = width or sum(self.main.sizes()) or 1250
-        self.main.setSizes([SETUP_DEFAULT_WIDTH, max(1, width - SETUP_DEFAULT_WIDTH)])
+        setup = self.default_setup_width()
+        self.main.setSizes([setup, max(1, width - setup)])
+
+    def default_setup_width(self) -> int:
+        """The setup panel's own width (no horizontal scrolling), up to SETUP_SHARE of the
+        window."""
+        scroll = self.setup_box.findChild(QScrollArea)
+        wanted = scroll.widget().sizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+        return max(SETUP_MIN_WIDTH, min(wanted + 4, int(self.window.width() * SETUP_SHARE)))
 
     def reset(self) -> None:
         """View → Reset layout: default sizes, the setup panel shown."""

@@ -9,7 +9,7 @@ from PySide6.QtCore import QByteArray
 from app.plots_slot import MIN_HEIGHT as PLOTS_MIN_HEIGHT
 from app.settings import qsettings
 from app.stale_results import STALE_TEXT
-from app.window_layout import RESULTS_MIN_HEIGHT, SETUP_DEFAULT_WIDTH, SETUP_MIN_WIDTH
+from app.window_layout import RESULTS_MIN_HEIGHT, SETUP_MIN_WIDTH
 from tests.app.conftest import write_model, write_session
 
 
@@ -39,7 +39,8 @@ def test_reset_layout_restores_sizes_and_shows_the_setup_panel(make_window, qtbo
     window = _shown(make_window, qtbot, 1280, 720)
     layout, commands = window.window_layout, window.commands
     default = layout.right.sizes()
-    assert layout.main.sizes()[0] == SETUP_DEFAULT_WIDTH
+    default_width = layout.main.sizes()[0]
+    assert SETUP_MIN_WIDTH <= default_width <= 0.3 * 1280
     layout.right.setSizes([100, 2000])
     commands.show_setup.trigger()  # View → Setup panel: hidden
     assert not layout.setup_visible and layout.show_setup_button.isVisible()
@@ -47,7 +48,7 @@ def test_reset_layout_restores_sizes_and_shows_the_setup_panel(make_window, qtbo
     commands.reset_layout.trigger()
     assert layout.setup_visible and commands.show_setup.isChecked()
     assert not layout.show_setup_button.isVisible()
-    assert layout.right.sizes() == default
+    assert layout.right.sizes() == default and layout.main.sizes()[0] == default_width
     assert window.results.height() >= RESULTS_MIN_HEIGHT
     layout.hide_setup_button.click()
     assert not layout.setup_visible and not commands.show_setup.isChecked()
@@ -81,7 +82,8 @@ def test_a_bad_or_old_saved_layout_gives_the_defaults(make_window, qtbot):
     settings.sync()
     window = _shown(make_window, qtbot, 1280, 720)
     assert not window.window_layout.restored
-    assert window.window_layout.main.sizes()[0] == SETUP_DEFAULT_WIDTH
+    main = window.window_layout.main
+    assert main.sizes()[0] == window.window_layout.default_setup_width()
     assert window.results.height() >= RESULTS_MIN_HEIGHT
     window.close()
     settings.setValue("window/layout_version", 1)  # an older layout's states are dropped
@@ -101,10 +103,10 @@ def test_results_are_marked_once_the_setup_changes(make_window, qtbot, tmp_path)
     before = window.setup.batch_sizes.text()
     window.setup.batch_sizes.setText("1, 2")
     assert notice.isVisible() and notice.text() == STALE_TEXT
-    assert window.plots.stale and window.results.graphicsEffect() is not None
+    assert window.plots.stale
+    assert notice.geometry().bottom() <= window.results.geometry().top(), "above the verdict"
     window.setup.batch_sizes.setText(before)  # back to what was measured: no mark
     assert not notice.isVisible() and not window.plots.stale
-    assert window.results.graphicsEffect() is None
     other = write_model(
         tmp_path, "other.py", "import torch.nn as nn\nM = lambda: nn.Linear(3, 1)\n"
     )
