@@ -30,7 +30,8 @@ from app.settings import Preferences
 SETUP_MIN_WIDTH = 300
 SETUP_SHARE = 0.3  # of the window's width at most, by default
 RESULTS_MIN_HEIGHT = 250  # Compile insight: its sub-tabs and a few matrix rows
-PLOTS_SHARE = 0.5  # of the right side's height, by default
+RESULTS_SHARE = 0.5  # of the right side's height, by default...
+RESULTS_MAX_DEFAULT_HEIGHT = 440  # ...up to this: a tall window gives the rest to the plots
 LAYOUT_VERSION = 2  # bump when the splitters' children change: older states are dropped
 
 
@@ -144,11 +145,12 @@ class WindowLayout(QObject):
 
     # -- sizes ----------------------------------------------------------------------------------
     def apply_default_sizes(self) -> None:
-        """The plots get PLOTS_SHARE of the right side (the results at least their minimum);
-        the setup panel its default width."""
+        """The results get RESULTS_SHARE of the right side, within their minimum and
+        RESULTS_MAX_DEFAULT_HEIGHT, the plots the rest; the setup panel its default width."""
         height = self.right.height() if self.right.isVisible() else 0
         height = height or sum(self.right.sizes()) or 600
-        results = max(RESULTS_MIN_HEIGHT, height - int(height * PLOTS_SHARE))
+        results = int(height * RESULTS_SHARE)
+        results = max(RESULTS_MIN_HEIGHT, min(results, RESULTS_MAX_DEFAULT_HEIGHT))
         self.right.setSizes([height - results, results])
         width = self.main.width() if self.main.isVisible() else 0
         width = width or sum(self.main.sizes()) or 1250
