@@ -23,7 +23,13 @@ import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QGraphicsItem, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QLabel,
+    QStackedLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.live_data import LiveData
 from app.plot_band import band_item, band_path
@@ -73,9 +79,15 @@ class LivePlots(QWidget):
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet(f"color: {muted_colour()}; font-size: 11pt;")
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self.hint)
-        self.pages.addWidget(self.view)
+        self.hint.setAutoFillBackground(True)
+        # The hint covers the plots rather than replacing them: they stay laid out at their
+        # real size underneath (the benchmarks measure them before any data).
+        self.pages = QWidget()
+        stack = QStackedLayout(self.pages)
+        stack.setStackingMode(QStackedLayout.StackingMode.StackAll)
+        stack.addWidget(self.view)
+        stack.addWidget(self.hint)
+        stack.setCurrentWidget(self.hint)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -144,7 +156,7 @@ class LivePlots(QWidget):
     @property
     def showing_hint(self) -> bool:
         """Whether the empty-state hint stands in for the plots (before any run)."""
-        return self.pages.currentWidget() is self.hint
+        return not self.hint.isHidden()
 
     def set_stale(self, stale: bool) -> None:
         """Dim the curves (the setup changed since they were measured) or bring them back."""
@@ -158,7 +170,7 @@ class LivePlots(QWidget):
         """Clear the plots and follow a new run's buffers."""
         self.clear()
         self.data = data
-        self.pages.setCurrentWidget(self.view)
+        self.hint.hide()
         self.set_stale(False)
         self._cuda = None
         self._follow_arms()
@@ -209,9 +221,7 @@ class LivePlots(QWidget):
             self.plots[0].addItem(scatter, ignoreBounds=True)  # placed by _place_markers
             self._markers.append(scatter)
             self._marker_seen.append(-1)
-            band = band_item(colour)
-            self.plots[0].addItem(band)
-            self._bands.append(band)
+            self._bands.append(band_item(colour))  # added to the plot once it has a spread
         self.legend.set_arms([t.name for t in self.data.arms], self.colours)
         self._cuda = None
         self._update_memory_title()
@@ -347,7 +357,10 @@ class LivePlots(QWidget):
         _, slowest = trace.slowest_ms.data()
         xs, low = visible_peaks(x, fastest, x0, x1)
         _, high = visible_peaks(x, slowest, x0, x1)
-        self._bands[arm].setPath(band_path(xs, low, high))
+        band = self._bands[arm]
+        if band.scene() is None:  # an empty band would pull the y range to 0
+            self.plots[0].addItem(band)
+        band.setPath(band_path(xs, low, high))
         if not self.legend.text().endswith("rank"):
             self.legend.set_arms([t.name for t in self.data.arms], self.colours, spread=True)
 

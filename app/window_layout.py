@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -51,6 +51,9 @@ class WindowLayout(QObject):
         super().__init__(window)
         self.window = window
         self.restored = False  # the splitters hold sizes read back from Preferences
+        # Until the user drags a splitter (or sizes are restored), the default proportions
+        # follow the window as it is resized: sizes set before the first layout are stale.
+        self.following_defaults = True
         self.setup_box = self._setup_box(setup)
         self.show_setup_button = QToolButton()
         self.show_setup_button.setText("▶")
@@ -88,6 +91,8 @@ class WindowLayout(QObject):
         self.main.setStretchFactor(1, 1)
         for splitter in self.splitters().values():
             splitter.setChildrenCollapsible(False)
+            splitter.splitterMoved.connect(self._dragged)
+            splitter.installEventFilter(self)
         central = QWidget()
         central_layout = QHBoxLayout(central)
         central_layout.setContentsMargins(0, 0, 0, 0)
@@ -169,11 +174,20 @@ class WindowLayout(QObject):
         self.set_setup_visible(True)
         self.apply_default_sizes()
         self.restored = False
+        self.following_defaults = True
 
     def on_plots_built(self) -> None:
         """The real plots replaced their placeholder: default sizes, unless restored ones."""
-        if not self.restored:
+        if self.following_defaults:
             self.apply_default_sizes()
+
+    def _dragged(self) -> None:
+        self.following_defaults = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.Resize and self.following_defaults:
+            self.apply_default_sizes()
+        return False
 
     # -- persistence ----------------------------------------------------------------------------
     def save(self, prefs: Preferences) -> None:
@@ -203,4 +217,5 @@ class WindowLayout(QObject):
                 return False
         self.set_setup_visible(setup_visible)
         self.restored = True
+        self.following_defaults = False
         return True
