@@ -160,6 +160,8 @@ class LivePlots(QWidget):
 
     def set_stale(self, stale: bool) -> None:
         """Dim the curves (the setup changed since they were measured) or bring them back."""
+        if stale == self.stale:
+            return  # an opacity set even to 1.0 is not free for Qt to paint
         self.stale = stale
         for plot in self.plots:
             plot.vb.setOpacity(STALE_OPACITY if stale else 1.0)
