@@ -54,7 +54,7 @@ class StaleResults(QObject):
     def follow(self, plots: Any) -> None:
         """The plots once built: each start is a fresh measurement (or opened session)."""
         self.plots = plots
-        plots.started.connect(lambda: QTimer.singleShot(0, self.record))
+        plots.started.connect(lambda: QTimer.singleShot(0, self, self.record))
 
     def record(self) -> None:
         """What is shown now matches the setup in the panel."""
