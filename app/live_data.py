@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from profiler.palette import is_eager
+
 INITIAL_CAPACITY = 4096
 SMALL_EVENT = 64  # steps events up to this many steps are buffered in lists
 
@@ -77,11 +79,16 @@ class Marker:
 @dataclass
 class ArmTrace:
     name: str
+    eager: bool = False  # runs the uncompiled model (takes the palette's first colour)
     step_ms: Series = field(default_factory=Series)
     throughput: Series = field(default_factory=Series)
     rss_mb: Series = field(default_factory=Series)
     cuda_alloc_mb: Series = field(default_factory=Series)
     cuda_reserved_mb: Series = field(default_factory=Series)
+    # A distributed arm's spread: the fastest and the slowest rank's time at the same steps
+    # (step_ms holds the slowest; these hold only the steps whose event had ms_fastest).
+    fastest_ms: Series = field(default_factory=Series)
+    slowest_ms: Series = field(default_factory=Series)
     markers: list[Marker] = field(default_factory=list)
     markers_version: int = 0
     section: tuple[Any, Any] | None = None  # the (round, batch size) its last steps were in
@@ -116,6 +123,16 @@ class ArmTrace:
         nan = np.array([np.nan])
         self.step_ms.extend(gap, nan)
         self.throughput.extend(gap, nan)
+        if self.fastest_ms.n:
+            self.fastest_ms.extend(gap, nan)
+            self.slowest_ms.extend(gap, nan)
+
+    def add_spread(self, x0: int, slowest: list[float], fastest: list[float]) -> None:
+        """The fastest and slowest rank's ms for steps x0, x0+1, ... (a distributed arm)."""
+        k = min(len(slowest), len(fastest))
+        xs = x0 + np.arange(k, dtype=np.float64)
+        self.fastest_ms.extend(xs, np.asarray(fastest[:k], dtype=np.float64))
+        self.slowest_ms.extend(xs, np.asarray(slowest[:k], dtype=np.float64))
 
     def flush(self) -> None:
         """Fold pending small steps events into the numpy buffers."""
@@ -152,8 +169,12 @@ class LiveData:
         warmup: int,
         steps: int,
         replicates: int = 1,
+        device: str | None = None,
+        eager: list[bool] | None = None,
     ):
-        self.arms = [ArmTrace(n) for n in arm_names]
+        flags = eager if eager is not None else [is_eager(n) for n in arm_names]
+        self.arms = [ArmTrace(n, eager=e) for n, e in zip(arm_names, flags, strict=False)]
+        self.device = device  # what the memory plot's title names (None: decided by the data)
         self.batch_sizes = list(batch_sizes)
         self.span = 1 + warmup + steps
         self.replicates = max(1, replicates)
@@ -171,22 +192,44 @@ class LiveData:
             config.warmup,
             config.steps,
             config.replicates,
+            device=config.device,
+            eager=[is_eager(a.backend) for a in config.run_arms],
         )
 
     @classmethod
     def from_session(cls, session: dict[str, Any], events: list[dict[str, Any]]) -> LiveData:
         """The buffers of a saved session, filled from its events as a live run fills them."""
         config = session.get("config") or {}
+        arms = session.get("arms") or []
+        device = config.get("device")
         data = cls(
-            [str(a.get("name")) for a in session.get("arms") or []],
+            [str(a.get("name")) for a in arms],
             list(config.get("batch_sizes") or []),
             int(config.get("warmup") or 0),
             int(config.get("steps") or 0),
             int(config.get("replicates") or 1),
+            device=device if isinstance(device, str) else None,
+            eager=[is_eager(str(a.get("backend") or a.get("name"))) for a in arms],
         )
         for event in events:
             data.apply(event)
         return data
+
+    def uses_cuda(self) -> bool:
+        """Whether the memory plot shows CUDA memory: the run's device, or (a session whose
+        config does not say) CUDA figures in its data."""
+        if self.device is not None:
+            return self.device.startswith("cuda")
+        return any(t.cuda_alloc_mb.n or t.cuda_reserved_mb.n for t in self.arms)
+
+    def value_at(self, arm: int, key: str, x: float, within: float) -> float | None:
+        """Arm `arm`'s `key` series at step x: the last point at or before x, if it is no more
+        than `within` steps before (the crosshair's readout)."""
+        xs, ys = self.arms[arm].series()[key].data()
+        i = int(np.searchsorted(xs, x, side="right")) - 1
+        if i < 0 or x - xs[i] > within or not np.isfinite(ys[i]):
+            return None
+        return float(ys[i])
 
     def boundaries(self) -> list[tuple[float, int]]:
         """(x, batch size) where each section (a batch size in a round) starts."""
@@ -235,7 +278,11 @@ class LiveData:
         kind = event.get("type")
         if kind == "arms_added":  # --apply-advice: the fixed arms join the plots
             self.arms += [
-                ArmTrace(str(a.get("label") or a.get("backend"))) for a in event.get("arms") or []
+                ArmTrace(
+                    str(a.get("label") or a.get("backend")),
+                    eager=is_eager(str(a.get("backend"))),
+                )
+                for a in event.get("arms") or []
             ]
             return
         if kind not in ("steps", "memory", "compile"):
@@ -254,6 +301,9 @@ class LiveData:
                 trace.add_gap(x0 - 0.5)
             trace.section = section
             trace.add_steps(x0, ms, event["batch_size"])
+            fastest = event.get("ms_fastest")
+            if isinstance(fastest, list) and fastest:
+                trace.add_spread(x0, list(ms), fastest)
             self.points += len(ms)
             self._reach(x0 + len(ms) - 1)
         elif kind == "memory":

@@ -10,59 +10,38 @@ Each curve gets only its visible part, peak-decimated to about two points per pi
 (`visible_peaks`); pens are 1 px wide, no antialiasing, no OpenGL. Axes, titles and the legend
 are pixmap-cached (replaying their QPictures on every curve update was most of a frame), and the
 y grid has major lines only (pyqtgraph draws each minor grid line at ~0.3 ms). Batch-size phases
-are vertical lines; compile and recompile moments are markers along the bottom of the step-time
-plot whose tooltip gives the duration and reason.
+are vertical lines; compile and recompile moments are markers near the bottom of the step-time
+plot, each arm at its own height so arms compiling at the same step do not hide each other,
+whose tooltip gives the duration and reason. The legend is a row above the plots
+(plot_legend.py), the hover readout a crosshair (plot_readout.py), a distributed arm's rank
+spread a band (plot_band.py). Before any run the plots are replaced by a hint of what to do.
 """
 
 from __future__ import annotations
 
 import time
 
-import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QLabel,
+    QStackedLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.live_data import LiveData
-from app.theme import arm_colour, configure_pyqtgraph, muted_colour
+from app.plot_band import band_item, band_path
+from app.plot_decimation import visible_peaks
+from app.plot_legend import PlotLegend
+from app.plot_readout import Crosshair
+from app.theme import arm_qcolours, configure_pyqtgraph, muted_colour
 
 REDRAW_INTERVAL_MS = 33  # each plot's refresh period
 TICK_MS = REDRAW_INTERVAL_MS // 3  # one plot per tick, round-robin
 PLOT_DUTY = 0.35  # the most of the GUI thread's time the plots may take
 CACHE = QGraphicsItem.CacheMode.DeviceCoordinateCache
-MAX_POINTS = 2000  # per curve handed to pyqtgraph: about two per horizontal pixel
-
-
-def visible_peaks(
-    x: np.ndarray, y: np.ndarray, x0: float, x1: float, max_points: int = MAX_POINTS
-) -> tuple[np.ndarray, np.ndarray]:
-    """The part of a curve inside [x0, x1], peak-decimated (min and max per bin) to at most
-    about max_points points. x must be non-decreasing (steps arrive in order).
-
-    Doing this here costs a binary search plus one numpy min/max pass over the visible
-    points; handing pyqtgraph a million points instead made each redraw ~70 ms."""
-    i0 = max(0, int(np.searchsorted(x, x0, side="left")) - 1)
-    i1 = min(len(x), int(np.searchsorted(x, x1, side="right")) + 1)
-    xs, ys = x[i0:i1], y[i0:i1]
-    n = len(xs)
-    if n <= max_points:
-        return xs, ys
-    bins = max_points // 2
-    k = n // bins
-    m = bins * k
-    yb = ys[:m].reshape(bins, k)
-    out_y = np.empty(2 * bins + (n - m))
-    out_x = np.empty_like(out_y)
-    out_y[0 : 2 * bins : 2] = yb.min(axis=1)
-    out_y[1 : 2 * bins : 2] = yb.max(axis=1)
-    xb = xs[:m:k]
-    out_x[0 : 2 * bins : 2] = xb
-    out_x[1 : 2 * bins : 2] = xb + (k - 1) * 0.5
-    out_x[2 * bins :] = xs[m:]
-    out_y[2 * bins :] = ys[m:]
-    return out_x, out_y
-
-
 # (buffer name, plot index, pen style)
 CURVES = (
     ("step_ms", 0, Qt.PenStyle.SolidLine),
@@ -73,11 +52,14 @@ CURVES = (
 )
 PLOT_OF = {key: plot_index for key, plot_index, _ in CURVES}
 PLOT_KEYS = tuple(tuple(k for k, p, _ in CURVES if p == index) for index in range(3))
-TITLES = (
-    "step time (ms)",
-    "throughput (samples/s)",
-    "memory (MB): RSS, CUDA alloc - -, reserved ··",
-)
+TITLES = ("step time (ms)", "throughput (samples/s)", "memory (MB): RSS")
+CUDA_MEMORY_TITLE = "memory (MB): CUDA allocated - -, reserved ···, RSS ─"
+EMPTY_HINT = "Choose a model and press Run (Ctrl+R);\nstep time, throughput and memory stream here"
+STALE_OPACITY = 0.35  # the curves of a run whose setup has since changed
+TITLE_HEIGHT = 18  # px
+TICK_DENSITY = 0.6  # of pyqtgraph's default
+MARKER_SIZE = 10  # px
+MARKER_ROWS = 4  # arms' marker rows above the plot's bottom edge (then repeating)
 
 
 def _marker_tip(x: float, y: float, data: object) -> str:
@@ -85,43 +67,71 @@ def _marker_tip(x: float, y: float, data: object) -> str:
 
 
 class LivePlots(QWidget):
+    started = Signal()  # a run's or a session's data replaced what was shown
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         configure_pyqtgraph()
         self.view = _TimedLayoutWidget()
         self.view.setToolTip("")
+        self.legend = PlotLegend()
+        self.hint = QLabel(EMPTY_HINT)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet(f"color: {muted_colour()}; font-size: 11pt;")
+        self.hint.setAutoFillBackground(True)
+        # The hint covers the plots rather than replacing them: they stay laid out at their
+        # real size underneath (the benchmarks measure them before any data).
+        self.pages = QWidget()
+        stack = QStackedLayout(self.pages)
+        stack.setStackingMode(QStackedLayout.StackingMode.StackAll)
+        stack.addWidget(self.view)
+        stack.addWidget(self.hint)
+        stack.setCurrentWidget(self.hint)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
+        layout.setSpacing(0)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.pages, 1)
         self.plots: list[pg.PlotItem] = []
         for row, title in enumerate(TITLES):
             plot = self.view.addPlot(row=row, col=0)
             plot.setTitle(title, size="9pt")
+            plot.layout.setRowFixedHeight(0, TITLE_HEIGHT)  # pyqtgraph reserves 30 px
+            plot.titleLabel.setMaximumHeight(TITLE_HEIGHT)
             plot.showGrid(x=False, y=True, alpha=0.25)
             # Major ticks (and grid lines) only: three levels of grid lines across a 1,500 px
             # plot took ~8 ms to draw, one level ~0.7 ms.
             plot.getAxis("left").setStyle(maxTickLevel=0)
+            # Fewer, further-apart ticks: on a short plot the default density makes labels touch.
+            plot.getAxis("left").setTickDensity(TICK_DENSITY)
             plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.setMenuEnabled(True)
             plot.getAxis("left").setWidth(52)
             if row:
                 plot.setXLink(self.plots[0])
-            if row < len(TITLES) - 1:
-                plot.getAxis("bottom").setStyle(showValues=False)
+            if row < len(TITLES) - 1:  # the x axis is shared: only the last plot shows it
+                plot.hideAxis("bottom")
             self.plots.append(plot)
+        self.view.ci.layout.setSpacing(2)
+        self.view.ci.setContentsMargins(2, 0, 8, 2)
         self.plots[-1].setLabel("bottom", "step (all batch sizes in a row)")
-        self.legend = self.plots[0].addLegend(offset=(-8, 4), labelTextSize="8pt")
         # Axes (their tick labels and the grid, which the left axis draws across the whole
-        # plot), titles and the legend change only when a range or a run changes, yet Qt
+        # plot) and titles change only when a range or a run changes, yet Qt
         # repaints them whenever a curve under them moves: replaying their QPictures was
         # ~4 ms per axis, most of a frame. A pixmap cache makes those repaints a blit.
         for plot in self.plots:
             for item in (*(plot.getAxis(a) for a in ("left", "bottom")), plot.titleLabel):
                 item.setCacheMode(CACHE)
-        self.legend.setCacheMode(CACHE)
+        self.crosshair = Crosshair(self.plots, self.view.scene())
         self.data: LiveData | None = None
+        self.colours: list = []
+        self.stale = False
+        self._cuda: bool | None = None
         self._curves: list[dict[str, pg.PlotDataItem]] = []
         self._markers: list[pg.ScatterPlotItem] = []
+        self._bands: list = []
+        self._band_seen: dict[int, int] = {}
         self._seen: dict[tuple[int, str], int] = {}
         self._marker_seen: list[int] = []
         self._extras: list[pg.GraphicsObject] = []
@@ -136,15 +146,35 @@ class LivePlots(QWidget):
         self.timer.timeout.connect(self._tick)
         # Zooming or panning needs the newly visible part at full detail: redraw every curve.
         self.plots[0].sigXRangeChanged.connect(self._invalidate)
+        self.plots[0].sigYRangeChanged.connect(self._place_markers)
+        self.plots[0].vb.sigResized.connect(self._place_markers)
 
     def _invalidate(self) -> None:
         self._seen = {}
+        self._band_seen = {}
+
+    @property
+    def showing_hint(self) -> bool:
+        """Whether the empty-state hint stands in for the plots (before any run)."""
+        return not self.hint.isHidden()
+
+    def set_stale(self, stale: bool) -> None:
+        """Dim the curves (the setup changed since they were measured) or bring them back."""
+        if stale == self.stale:
+            return  # an opacity set even to 1.0 is not free for Qt to paint
+        self.stale = stale
+        for plot in self.plots:
+            plot.vb.setOpacity(STALE_OPACITY if stale else 1.0)
+        self.legend.setEnabled(not stale)
 
     # -- run lifecycle ------------------------------------------------------------------------
     def start(self, data: LiveData) -> None:
         """Clear the plots and follow a new run's buffers."""
         self.clear()
         self.data = data
+        self.hint.hide()
+        self.set_stale(False)
+        self._cuda = None
         self._follow_arms()
         self._next_plot, self._last_tick, self._last_cost = 0, 0.0, 0.0
         self._sections_seen, self._lines_drawn, self._x_max = -1, 0, 0.0
@@ -152,36 +182,51 @@ class LivePlots(QWidget):
             plot.enableAutoRange(axis="y")
         self._update_layout()
         self.timer.start()
+        self.started.emit()
+
+    def _update_memory_title(self) -> None:
+        """Name CUDA memory only on a CUDA run (its device, or CUDA figures in its data)."""
+        cuda = self.data is not None and self.data.uses_cuda()
+        if cuda != self._cuda:
+            self._cuda = cuda
+            self.plots[2].setTitle(CUDA_MEMORY_TITLE if cuda else TITLES[2], size="9pt")
+            self.crosshair.follow(self.data, self.colours, cuda)
 
     def _follow_arms(self) -> None:
         """Curves and markers for every arm of the data, including arms added mid-run
         (--apply-advice's fixed arms)."""
         assert self.data is not None
+        if len(self._curves) == len(self.data.arms):
+            return
+        self.colours = arm_qcolours([t.eager for t in self.data.arms])
         for i in range(len(self._curves), len(self.data.arms)):
-            trace = self.data.arms[i]
-            colour = arm_colour(i)
+            colour = self.colours[i]
             curves = {}
             for key, plot_index, style in CURVES:
                 pen = pg.mkPen(colour, width=1, style=style)
                 item = pg.PlotDataItem(
                     pen=pen,
-                    name=trace.name if key == "step_ms" else None,
                     connect="finite",  # a NaN breaks the line between sections
                 )
                 self.plots[plot_index].addItem(item)
                 curves[key] = item
             self._curves.append(curves)
             scatter = pg.ScatterPlotItem(
-                size=10,
+                size=MARKER_SIZE,
                 pen=pg.mkPen(colour, width=1),
                 brush=pg.mkBrush(colour),
                 hoverable=True,
                 hoverSize=14,
                 tip=_marker_tip,
             )
-            self.plots[0].addItem(scatter)
+            scatter.setZValue(10)
+            self.plots[0].addItem(scatter, ignoreBounds=True)  # placed by _place_markers
             self._markers.append(scatter)
             self._marker_seen.append(-1)
+            self._bands.append(band_item(colour))  # added to the plot once it has a spread
+        self.legend.set_arms([t.name for t in self.data.arms], self.colours)
+        self._cuda = None
+        self._update_memory_title()
 
     def stop(self) -> None:
         """Stop the timer after one last redraw (the run ended)."""
@@ -195,11 +240,14 @@ class LivePlots(QWidget):
                 self.plots[PLOT_OF[key]].removeItem(item)
         for scatter in self._markers:
             self.plots[0].removeItem(scatter)
+        for band in self._bands:
+            self.plots[0].removeItem(band)
         for plot, item in self._extras:
             plot.removeItem(item)
-        self.legend.clear()
-        self._curves, self._markers, self._extras = [], [], []
-        self._seen, self._marker_seen = {}, []
+        self.legend.set_arms([], [])
+        self.crosshair.follow(None, [], False)
+        self._curves, self._markers, self._extras, self._bands = [], [], [], []
+        self._seen, self._marker_seen, self._band_seen = {}, [], {}
         self.data = None
 
     # -- drawing ------------------------------------------------------------------------------
@@ -291,16 +339,54 @@ class LivePlots(QWidget):
                 changed = True
             if index == 0 and self._marker_seen[i] != trace.markers_version:
                 self._marker_seen[i] = trace.markers_version
-                self._markers[i].setData(
-                    x=[m.x for m in trace.markers],
-                    y=[0.0] * len(trace.markers),
-                    data=[m.text for m in trace.markers],
-                    symbol=["t1" if m.kind == "recompile" else "o" for m in trace.markers],
-                )
+                self._place_arm_markers(i)
                 changed = True
+            if index == 0 and self._band_seen.get(i) != trace.fastest_ms.version:
+                self._band_seen[i] = trace.fastest_ms.version
+                self._draw_band(i, x0, x1)
+                changed = True
+        if index == 2 and self.data.device is None:
+            self._update_memory_title()
         if changed:
             self.last_redraw_s = time.perf_counter() - t0
         return changed
+
+    def _draw_band(self, arm: int, x0: float, x1: float) -> None:
+        trace = self.data.arms[arm]  # type: ignore[union-attr]
+        if not trace.fastest_ms.n:
+            return
+        x, fastest = trace.fastest_ms.data()
+        _, slowest = trace.slowest_ms.data()
+        xs, low = visible_peaks(x, fastest, x0, x1)
+        _, high = visible_peaks(x, slowest, x0, x1)
+        band = self._bands[arm]
+        if band.scene() is None:  # an empty band would pull the y range to 0
+            self.plots[0].addItem(band)
+        band.setPath(band_path(xs, low, high))
+        if not self.legend.text().endswith("rank"):
+            self.legend.set_arms([t.name for t in self.data.arms], self.colours, spread=True)
+
+    def _place_arm_markers(self, arm: int) -> None:
+        """Arm `arm`'s compile markers at its own height near the bottom of the step-time plot."""
+        trace = self.data.arms[arm]  # type: ignore[union-attr]
+        vb = self.plots[0].vb
+        y0, y1 = vb.viewRange()[1]
+        above_px = MARKER_SIZE * (0.8 + 1.2 * (arm % MARKER_ROWS))  # a row per arm, no overlap
+        y = y0 + (y1 - y0) * above_px / max(vb.height(), 1.0)
+        self._markers[arm].setData(
+            x=[m.x for m in trace.markers],
+            y=[y] * len(trace.markers),
+            data=[m.text for m in trace.markers],
+            symbol=["t1" if m.kind == "recompile" else "o" for m in trace.markers],
+        )
+
+    def _place_markers(self) -> None:
+        """Keep each arm's markers at its height as the y range follows the data."""
+        if self.data is None:
+            return
+        for arm, trace in enumerate(self.data.arms[: len(self._markers)]):
+            if trace.markers:
+                self._place_arm_markers(arm)
 
 
 class _TimedLayoutWidget(pg.GraphicsLayoutWidget):

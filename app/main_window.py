@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QCloseEvent,
     QDesktopServices,
@@ -29,9 +29,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
-    QScrollArea,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -47,7 +44,9 @@ from app.run_status import RunStatus
 from app.session_actions import SessionActions
 from app.settings import Preferences
 from app.setup_panel import MODEL_TRUSTED, SetupPanel
+from app.stale_results import StaleResults
 from app.window_actions import WindowActions, make_actions
+from app.window_layout import WindowLayout
 from app.window_title import TITLE, session_date, window_title
 from profiler.config import ConfigError
 from profiler.examples import list_examples
@@ -123,31 +122,10 @@ class MainWindow(QMainWindow):
             self.sessions.recover_later()
 
     def _lay_out(self) -> None:
-        scroll = QScrollArea()
-        scroll.setWidget(self.setup)
-        scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(340)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        right = self._right_split = QSplitter(Qt.Orientation.Vertical)
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.notice)
-        top_layout.addWidget(self.banner)
-        top_layout.addWidget(self.plots_slot, 1)
-        right.addWidget(top)
-        right.addWidget(self.results)
-        right.setStretchFactor(0, 5)
-        right.setStretchFactor(1, 2)
-        right.setSizes([500, 200])
-        # The tables' size hints would claim ~330 px and squash the plots on a 1366x768 screen.
-        self.results.setMinimumHeight(150)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scroll)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([350, 900])
-        self.setCentralWidget(split)
+        self.window_layout = WindowLayout(
+            self, self.setup, [self.notice, self.banner], self.plots_slot, self.results
+        )
+        self.stale = StaleResults(self.setup, self.window_layout.stale_notice, self.results)
         self.statusBar().addWidget(self.status, 1)
 
     def _connect(self) -> None:
@@ -196,9 +174,8 @@ class MainWindow(QMainWindow):
         return self.plots_slot.ensure()
 
     def _on_plots_built(self) -> None:
-        total = sum(self._right_split.sizes())
-        if total > 0:  # the plots get about 70% of the height, the tables the rest
-            self._right_split.setSizes([int(total * 0.7), total - int(total * 0.7)])
+        self.window_layout.on_plots_built()
+        self.stale.follow(self.plots_slot.ensure())
 
     def _update_actions(self) -> None:
         running = self.controller.running
@@ -429,9 +406,12 @@ class MainWindow(QMainWindow):
 
     # -- settings and closing -------------------------------------------------------------------
     def _restore_settings(self) -> None:
+        """The saved geometry, layout (driven by the View menu from then on) and setup."""
         geometry = self.prefs.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
             self._default_size()
+        self.window_layout.restore(self.prefs)
+        self.window_layout.connect(self.commands.show_setup, self.commands.reset_layout)
         # The last model is trusted again only if the user had trusted it (their own settings
         # file says so; a session's config never can, see SetupPanel.restore).
         last = self.prefs.setup()
@@ -452,6 +432,7 @@ class MainWindow(QMainWindow):
     def _save_settings(self) -> None:
         self.prefs.set_setup(self.setup.state())
         self.prefs.set_geometry(self.saveGeometry())
+        self.window_layout.save(self.prefs)
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)

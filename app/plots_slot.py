@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 if TYPE_CHECKING:
     from app.live_plots import LivePlots
 
-MIN_HEIGHT = 240
+# The legend row, three plots with a title and ~60 px of data each, and the step axis: ticks
+# and labels never touch, and it still fits a 1024x640 window beside the results' minimum.
+MIN_HEIGHT = 310
 
 
 class _Placeholder(QLabel):

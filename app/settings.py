@@ -1,4 +1,5 @@
-"""Persistent preferences (QSettings): last model, arms, batch sizes, recent files, geometry.
+"""Persistent preferences (QSettings): last model, arms, batch sizes, recent files, the
+window's geometry and layout (splitter states, whether the setup panel shows).
 
 One module owns the keys so the window and the tests agree on them. The INI format in the user
 scope is used on purpose: tests can redirect it to a temporary folder with `QSettings.setPath`.
@@ -75,6 +76,26 @@ class Preferences:
 
     def set_geometry(self, geometry: QByteArray) -> None:
         self._s.setValue("window/geometry", geometry)
+
+    def layout(self, version: int) -> tuple[dict[str, QByteArray], bool] | None:
+        """The splitters' saved states by name and whether the setup panel was shown; None
+        if nothing was saved by this layout version."""
+        if str(self._s.value("window/layout_version")) != str(version):
+            return None
+        self._s.beginGroup("window/splitters")
+        states = {key: self._s.value(key) for key in self._s.childKeys()}
+        self._s.endGroup()
+        if not states or not all(isinstance(v, QByteArray) for v in states.values()):
+            return None
+        visible = str(self._s.value("window/setup_visible", "true")).lower() != "false"
+        return states, visible
+
+    def set_layout(self, version: int, states: dict[str, QByteArray], setup_visible: bool) -> None:
+        self._s.setValue("window/layout_version", version)
+        self._s.remove("window/splitters")
+        for name, state in states.items():
+            self._s.setValue(f"window/splitters/{name}", state)
+        self._s.setValue("window/setup_visible", "true" if setup_visible else "false")
 
     def sync(self) -> None:
         self._s.sync()

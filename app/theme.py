@@ -1,7 +1,7 @@
 """Colours and plot styling that read well on both light and dark system themes.
 
-Arm colours are a fixed, colour-blind-friendly cycle (Okabe-Ito), mid-tone so they keep
-contrast on white and on near-black backgrounds. pyqtgraph's own defaults (black background)
+Arm colours come from profiler/palette.py, which report.html reads too (colour-blind safe,
+mid-tones that keep contrast on white and on near-black backgrounds). pyqtgraph's own defaults (black background)
 ignore the system palette, so they are set from the application palette here.
 """
 
@@ -10,20 +10,17 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-ARM_COLOURS = (
-    "#0072B2",  # blue
-    "#E69F00",  # orange
-    "#009E73",  # green
-    "#CC79A7",  # purple
-    "#D55E00",  # vermillion
-    "#56B4E9",  # sky blue
-    "#F0E442",  # yellow
-    "#999999",  # grey
-)
+from profiler.palette import ARM_COLOURS, arm_colours
 
 
 def arm_colour(index: int) -> QColor:
+    """The colour of arm `index` when it is not known which arms are eager (tables)."""
     return QColor(ARM_COLOURS[index % len(ARM_COLOURS)])
+
+
+def arm_qcolours(eager: list[bool]) -> list[QColor]:
+    """The colours of a run's arms: the first eager arm blue, the others in order."""
+    return [QColor(c) for c in arm_colours(eager)]
 
 
 def is_dark() -> bool:

@@ -31,6 +31,8 @@ class WindowActions:
     examples_menu: QMenu
     recent_menu: QMenu
     toolbar: QToolBar
+    show_setup: QAction  # checkable: the setup panel shown
+    reset_layout: QAction
 
 
 def _action(window: QMainWindow, text: str, shortcut: Any, tip: str) -> QAction:
@@ -82,9 +84,22 @@ def make_actions(window: QMainWindow) -> WindowActions:
         examples_menu=_examples_menu(window),
         recent_menu=QMenu("Recent files", window),
         toolbar=window.addToolBar("Main"),
+        show_setup=_action(
+            window, "Setup panel", "Ctrl+Shift+P", "Show or hide the setup panel on the left"
+        ),
+        reset_layout=_action(
+            window,
+            "Reset layout",
+            "Ctrl+Shift+0",
+            "Default sizes for the setup panel, the plots and the results; show the setup panel",
+        ),
     )
+    actions.show_setup.setCheckable(True)
+    actions.show_setup.setChecked(True)
     _fill_toolbar(actions)
     _fill_menus(window, actions)
+    _fill_view_menu(window, actions)
+    add_help_menu(window)  # the last menu
     return actions
 
 
@@ -121,4 +136,9 @@ def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
     run_menu = window.menuBar().addMenu("&Run")
     run_menu.addAction(actions.run)
     run_menu.addAction(actions.stop)
-    add_help_menu(window)
+
+
+def _fill_view_menu(window: QMainWindow, actions: WindowActions) -> None:
+    view_menu = window.menuBar().addMenu("&View")
+    view_menu.addAction(actions.show_setup)
+    view_menu.addAction(actions.reset_layout)

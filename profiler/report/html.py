@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from profiler.event_text import FELL_BACK
+from profiler.palette import arm_colours, is_eager
 from profiler.paths import resource_path
 from profiler.report import (
     ladder_section,
@@ -100,6 +101,7 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
                 )
     return {
         "arms": [{"name": a.get("name"), "compiled": a.get("backend") != "eager"} for a in arms],
+        "colours": arm_colours([is_eager(str(a.get("backend") or a.get("name"))) for a in arms]),
         "batch_sizes": batch_sizes,
         "warmup": config.get("warmup") or 0,
         "samples": samples,

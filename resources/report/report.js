@@ -6,12 +6,10 @@
   var dataEl = document.getElementById("tcprof-data");
   if (!dataEl || typeof uPlot === "undefined") return;
   var D = JSON.parse(dataEl.textContent);
-  var PALETTE = ["#6e7781", "#0969da", "#d1242f", "#1a7f37", "#8250df", "#bc4c00", "#0598bc", "#bf3989"];
-  var DARK_PALETTE = ["#9198a1", "#4493f8", "#f85149", "#3fb950", "#ab7df8", "#f0883e", "#39c5cf", "#f778ba"];
-  var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
   var css = getComputedStyle(document.documentElement);
   function cssVar(name) { return css.getPropertyValue(name).trim(); }
-  function color(i) { var p = dark ? DARK_PALETTE : PALETTE; return p[i % p.length]; }
+  // One colour per arm, from profiler/palette.py (the window uses the same list).
+  function color(i) { var c = D.colours || ["#0072B2"]; return c[i % c.length]; }
   var fg = cssVar("--muted") || "#59636e";
   var grid = cssVar("--grid") || "rgba(0,0,0,0.07)";
   var shade = cssVar("--shade") || "rgba(130,130,130,0.1)";

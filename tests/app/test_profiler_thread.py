@@ -191,7 +191,7 @@ def test_series_grows_past_its_capacity():
 def test_visible_peaks_keeps_extremes_and_clips_to_the_view():
     import numpy as np
 
-    from app.live_plots import visible_peaks
+    from app.plot_decimation import visible_peaks
 
     x = np.arange(1_000_000, dtype=float)
     y = np.zeros_like(x)

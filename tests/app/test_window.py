@@ -24,12 +24,17 @@ from profiler.config import ArmSpec
 from tests.app.conftest import write_model
 
 
+def _top_level_widgets() -> set[int]:
+    """The top-level widgets by their C++ address: the id() of a Python wrapper changes when
+    a widget nothing in Python refers to is wrapped anew (menus of earlier tests' windows)."""
+    return {shiboken6.getCppPointer(w)[0] for w in QApplication.topLevelWidgets()}
+
+
 def test_windows_opened_and_closed_leave_nothing_behind(qtbot):
     """Windows in a row: each is destroyed when closed and deleted, with its dialogs, timers
     and threads; none stays a top-level widget or keeps a thread running."""
-    app = QApplication.instance()
     threads_before = {t.ident for t in threading.enumerate()}
-    widgets_before = set(map(id, app.topLevelWidgets()))
+    widgets_before = _top_level_widgets()
     windows = []
     for _ in range(10):
         window = MainWindow(background=False)
@@ -41,7 +46,7 @@ def test_windows_opened_and_closed_leave_nothing_behind(qtbot):
         windows.append(window)
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert not [w for w in windows if shiboken6.isValid(w)], "a closed window was not destroyed"
-    assert set(map(id, app.topLevelWidgets())) <= widgets_before
+    assert _top_level_widgets() <= widgets_before
     assert {t.ident for t in threading.enumerate()} <= threads_before
 
 

@@ -1,0 +1,116 @@
+"""The window's layout: splitters that cannot crush the plots or the results, a collapsible
+setup panel, View → Reset layout, sizes remembered across restarts (bad ones ignored), and
+results marked once the setup changes. Windows without background workers."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray
+
+from app.plots_slot import MIN_HEIGHT as PLOTS_MIN_HEIGHT
+from app.settings import qsettings
+from app.stale_results import STALE_TEXT
+from app.window_layout import RESULTS_MIN_HEIGHT, SETUP_MIN_WIDTH
+from tests.app.conftest import write_model, write_session
+
+
+def _shown(make_window, qtbot, width=1024, height=640):
+    window = make_window(background=False)
+    window.resize(width, height)
+    qtbot.waitUntil(lambda: window.plots is not None, timeout=5000)
+    return window
+
+
+def test_splitters_keep_plots_and_results_legible(make_window, qtbot):
+    window = _shown(make_window, qtbot)
+    layout = window.window_layout
+    right, main = layout.right, layout.main
+    for sizes in ([0, 2000], [2000, 0]):  # as far as a drag could go, either way
+        right.setSizes(sizes)
+        assert window.plots_slot.height() >= PLOTS_MIN_HEIGHT
+        assert window.results.height() >= RESULTS_MIN_HEIGHT
+        assert all(size > 0 for size in right.sizes())
+    main.setSizes([0, 2000])
+    assert layout.setup_box.width() >= SETUP_MIN_WIDTH
+    assert not right.childrenCollapsible() and not main.childrenCollapsible()
+    assert window.height() <= 640, "the minimums fit a 1024x640 window"
+
+
+def test_reset_layout_restores_sizes_and_shows_the_setup_panel(make_window, qtbot):
+    window = _shown(make_window, qtbot, 1280, 720)
+    layout, commands = window.window_layout, window.commands
+    default = layout.right.sizes()
+    default_width = layout.main.sizes()[0]
+    assert SETUP_MIN_WIDTH <= default_width <= 0.3 * 1280
+    layout.right.setSizes([100, 2000])
+    commands.show_setup.trigger()  # View → Setup panel: hidden
+    assert not layout.setup_visible and layout.show_setup_button.isVisible()
+    assert not commands.show_setup.isChecked()
+    commands.reset_layout.trigger()
+    assert layout.setup_visible and commands.show_setup.isChecked()
+    assert not layout.show_setup_button.isVisible()
+    assert layout.right.sizes() == default and layout.main.sizes()[0] == default_width
+    assert window.results.height() >= RESULTS_MIN_HEIGHT
+    layout.hide_setup_button.click()
+    assert not layout.setup_visible and not commands.show_setup.isChecked()
+    layout.show_setup_button.click()
+    assert layout.setup_visible
+
+
+def test_splitter_sizes_and_the_hidden_panel_survive_a_restart(make_window, qtbot):
+    first = _shown(make_window, qtbot, 1280, 720)
+    first.window_layout.right.setSizes([300, 330])
+    first.window_layout.main.setSizes([420, 860])
+    saved = (first.window_layout.right.sizes(), first.window_layout.main.sizes())
+    first.close()
+    second = _shown(make_window, qtbot, 1280, 720)
+    assert second.window_layout.restored
+    assert (second.window_layout.right.sizes(), second.window_layout.main.sizes()) == saved
+    second.window_layout.set_setup_visible(False)
+    second.close()
+    third = _shown(make_window, qtbot, 1280, 720)
+    assert not third.window_layout.setup_visible and not third.commands.show_setup.isChecked()
+    assert third.window_layout.right.sizes() == saved[0]
+    third.commands.show_setup.trigger()
+    assert third.window_layout.setup_box.width() >= SETUP_MIN_WIDTH
+
+
+def test_a_bad_or_old_saved_layout_gives_the_defaults(make_window, qtbot):
+    settings = qsettings()
+    settings.setValue("window/layout_version", 2)
+    settings.setValue("window/splitters/main", QByteArray(b"not a splitter state"))
+    settings.setValue("window/splitters/right", QByteArray(b"\x00\x01"))
+    settings.sync()
+    window = _shown(make_window, qtbot, 1280, 720)
+    assert not window.window_layout.restored
+    main = window.window_layout.main
+    assert main.sizes()[0] == window.window_layout.default_setup_width()
+    assert window.results.height() >= RESULTS_MIN_HEIGHT
+    window.close()
+    settings.setValue("window/layout_version", 1)  # an older layout's states are dropped
+    settings.sync()
+    again = _shown(make_window, qtbot, 1280, 720)
+    assert not again.window_layout.restored
+
+
+def test_results_are_marked_once_the_setup_changes(make_window, qtbot, tmp_path):
+    window = _shown(make_window, qtbot, 1280, 720)
+    assert window.plots.showing_hint
+    write_session(tmp_path / "s1", started_at=1.0)
+    assert window.open_path(str(tmp_path / "s1"))
+    qtbot.waitUntil(lambda: window.stale.shown is not None, timeout=2000)
+    notice = window.window_layout.stale_notice
+    assert not window.plots.showing_hint and not notice.isVisible()
+    before = window.setup.batch_sizes.text()
+    window.setup.batch_sizes.setText("1, 2")
+    assert notice.isVisible() and notice.text() == STALE_TEXT
+    assert window.plots.stale
+    assert notice.geometry().bottom() <= window.results.geometry().top(), "above the verdict"
+    window.setup.batch_sizes.setText(before)  # back to what was measured: no mark
+    assert not notice.isVisible() and not window.plots.stale
+    other = write_model(
+        tmp_path, "other.py", "import torch.nn as nn\nM = lambda: nn.Linear(3, 1)\n"
+    )
+    window.load_model(other)
+    assert notice.isVisible() and window.plots.stale
+    window.open_path(str(tmp_path / "s1"))  # a session shown again: what it shows is current
+    qtbot.waitUntil(lambda: not notice.isVisible(), timeout=2000)
