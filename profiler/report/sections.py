@@ -18,7 +18,7 @@ from profiler.summary import (
     summary_results,
     table_rows,
 )
-from profiler.verdict import NEUTRAL, memory_title, session_verdicts, speedup_tone
+from profiler.verdict import NEUTRAL, memory_title, partial_title, session_verdicts, speedup_tone
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
@@ -90,6 +90,8 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
         for h, cell in zip(header, cells, strict=False):
             cls = "num" if h in NUMERIC_COLUMNS else ""
             title = ""
+            if cell.endswith("(partial)") or (h == "status" and r.get("partial") is True):
+                title = partial_title(r)  # its figures are from fewer steps than asked
             if h == "status" and r.get("status") != "ok":
                 cls = "bad"
             elif h == "speedup [95% CI]" and arm_index:
