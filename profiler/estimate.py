@@ -6,7 +6,8 @@ cold in the first round, warm after), warm-up steps and measured blocks (a block
 `min_block_ms`); the untimed accuracy pass starts one more process per compiled arm. The
 prices come from earlier sessions of the same model (same file and class or factory) in the
 sessions folder: compile seconds and step times per arm (by label, else by backend) and batch
-size, and the process start-up the run's wall time leaves unexplained. Without history they are
+size, and the run's own costs (worker start-up, each block's quiet-machine wait) from the wall
+time the steps and compiles leave unexplained. Without history they are
 conservative guesses per backend, and the estimate says "rough: no earlier run of this model":
 a figure is never presented as measured when it is not.
 
@@ -30,11 +31,17 @@ DEFAULT_COMPILE_S = {"eager": 0.0, "aot_eager": 5.0, "inductor": 60.0}
 DEFAULT_OTHER_COMPILE_S = 30.0
 WARM_COMPILE_SHARE = 0.5  # a warm cache's compile, as a share of the cold one (no history)
 DEFAULT_STEP_MS = 50.0
-DEFAULT_PROCESS_S = 10.0  # start a worker, import torch, build the model
-PROCESS_S_RANGE = (1.0, 300.0)
+# The run's own costs besides the model's steps, in units of `overhead_s`: starting a worker
+# (import torch, build the model) weighs PROCESS_WEIGHT; a measured block (waiting for a quiet
+# machine, starting and ending it) or a batch size's first step and finishing passes one.
+PROCESS_WEIGHT = 10.0
+EXIT_WEIGHT = 3.0  # a worker's last passes (weights, cache artifacts) and its exit
+DEFAULT_OVERHEAD_S = 1.0  # a worker's start-up 10 s, a block 1 s, where no history says
+OVERHEAD_S_RANGE = (0.05, 60.0)
 HISTORY_RUNS = 5  # the newest sessions of the model read for prices
 ACCURACY_STEP_FACTOR = 4.0  # the accuracy check runs a float64 reference too
 
+ACCURACY = "accuracy"  # the replicate of the untimed accuracy pass's events
 Json = dict[str, Any]
 
 
@@ -58,7 +65,7 @@ class Prices:
     compile_s: dict[tuple[str, int], float] = field(default_factory=dict)
     warm_compile_s: dict[tuple[str, int], float] = field(default_factory=dict)
     step_ms: dict[tuple[str, int], float] = field(default_factory=dict)
-    process_s: float = DEFAULT_PROCESS_S
+    overhead_s: float = DEFAULT_OVERHEAD_S  # seconds per unit of the run's own costs
     runs: int = 0  # earlier sessions these come from (0: guesses)
     model: str = ""
 
@@ -97,7 +104,7 @@ class Prices:
 class Unit:
     """One priced piece of the schedule: a first step or a block, as progress counts them."""
 
-    kind: str  # first_step | block | process | accuracy
+    kind: str  # process | first_step | block | exit | accuracy (each as its event marks it)
     arm: int
     batch_size: int | None
     replicate: int | str
@@ -114,28 +121,30 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
     rounds = max(1, int(config.get("replicates") or 1))
     min_block_s = float(config.get("min_block_ms") or MIN_BLOCK_MS) / 1000.0
     per_block = [steps // blocks + (1 if i < steps % blocks else 0) for i in range(blocks)]
+    over = prices.overhead_s
     units: list[Unit] = []
     for rep in range(rounds):
         for i, arm in enumerate(arms):
             keys = (arm.name, arm.backend)
-            units.append(Unit("process", i, None, rep, prices.process_s))
+            units.append(Unit("process", i, None, rep, PROCESS_WEIGHT * over))
             for bs in sizes:
                 step_s = prices.step(keys, bs) / 1000.0
                 first = prices.compile(keys, arm.backend, bs, warm=rep > 0) + step_s
-                units.append(Unit("first_step", i, bs, rep, first + warmup * step_s))
+                units.append(Unit("first_step", i, bs, rep, first + warmup * step_s + over))
                 for n in per_block:
-                    units.append(Unit("block", i, bs, rep, max(n * step_s, min_block_s)))
+                    units.append(Unit("block", i, bs, rep, max(n * step_s, min_block_s) + over))
+            units.append(Unit("exit", i, None, rep, EXIT_WEIGHT * over))
     if config.get("accuracy", True):
         for i, arm in enumerate(arms):
             if not arm.compiled:
                 continue
             keys = (arm.name, arm.backend)
-            cost = prices.process_s + sum(
-                prices.compile(keys, arm.backend, bs, warm=True)
-                + ACCURACY_STEP_FACTOR * prices.step(keys, bs) / 1000.0
-                for bs in sizes
-            )
-            units.append(Unit("accuracy", i, None, "accuracy", cost))
+            units.append(Unit("process", i, None, ACCURACY, PROCESS_WEIGHT * over))
+            for bs in sizes:
+                check = prices.compile(keys, arm.backend, bs, warm=True)
+                check += ACCURACY_STEP_FACTOR * prices.step(keys, bs) / 1000.0
+                units.append(Unit("accuracy", i, bs, ACCURACY, check + over))
+            units.append(Unit("exit", i, None, ACCURACY, EXIT_WEIGHT * over))
     return units
 
 
@@ -203,13 +212,13 @@ def prices_from(sessions: Iterable[Json], model: str = "") -> Prices:
         for name, table in tables.items():
             for key, value in getattr(own, name).items():
                 table.setdefault(key, []).append(value)
-        overhead = _process_overhead(session, own)
+        overhead = _overhead(session, own)
         if overhead is not None:
             overheads.append(overhead)
     for name, table in tables.items():
         setattr(prices, name, {k: sorted(v)[len(v) // 2] for k, v in table.items()})
     if overheads:
-        prices.process_s = sorted(overheads)[len(overheads) // 2]
+        prices.overhead_s = sorted(overheads)[len(overheads) // 2]
     return prices
 
 
@@ -242,20 +251,24 @@ def _own_prices(session: Json) -> Prices | None:
     return own if own.step_ms else None
 
 
-def _process_overhead(session: Json, own: Prices) -> float | None:
-    """The seconds per worker process that the session's wall time leaves unexplained by its
-    compiles and steps (start-up, imports, building the model, the untimed passes)."""
+def _overhead(session: Json, own: Prices) -> float | None:
+    """Seconds per unit of the run's own costs (see PROCESS_WEIGHT): the session's wall time
+    less its compiles and steps, over the units its schedule had."""
     start, end = _number(session.get("started_at")), _number(session.get("ended_at"))
     config = session.get("config") or {}
     if start is None or end is None or end <= start or session.get("status") != "completed":
         return None
-    units = plan(config, Prices(own.compile_s, own.warm_compile_s, own.step_ms, process_s=0.0))
-    processes = sum(1 for u in units if u.kind in ("process", "accuracy"))
-    if not processes:
+
+    def total(overhead_s: float) -> float:
+        prices = Prices(own.compile_s, own.warm_compile_s, own.step_ms, overhead_s=overhead_s)
+        return sum(u.seconds for u in plan(config, prices))
+
+    compute = total(0.0)
+    weight = total(1.0) - compute
+    if weight <= 0:
         return None
-    unexplained = (end - start) - sum(u.seconds for u in units)
-    low, high = PROCESS_S_RANGE
-    return min(high, max(low, unexplained / processes))
+    low, high = OVERHEAD_S_RANGE
+    return min(high, max(low, (end - start - compute) / weight))
 
 
 def history_prices(
@@ -334,14 +347,15 @@ class TimeLeft:
     def apply(self, event: Json) -> None:
         kind, arm = event.get("type"), event.get("arm")
         rep = event.get("replicate", 0)
+        bs = event.get("batch_size")
         if kind == "loaded":  # the process is up and its model built
             self._take(self._find("process", arm, None, rep))
-        elif kind == "first_step":
-            self._take(self._find("first_step", arm, event.get("batch_size"), rep))
-        elif kind == "block_done":
-            self._take(self._find("block", arm, event.get("batch_size"), rep))
+        elif kind == "worker_exit":
+            self._take(self._find("exit", arm, None, rep))
+        elif kind in ("first_step", "block_done") and rep != ACCURACY:
+            self._take(self._find("block" if kind == "block_done" else kind, arm, bs, rep))
         elif kind == "accuracy":
-            self._take(self._find("accuracy", arm, None, "accuracy"))
+            self._take(self._find("accuracy", arm, bs, ACCURACY))
 
     def seconds(self) -> float:
         """The estimate of what is left, scaled by the pace so far, less the time spent on

@@ -96,3 +96,14 @@ def test_the_estimate_next_to_run_says_what_it_rests_on(qtbot):
     config.clear()
     qtbot.waitUntil(lambda: label.text() == "")
     label.shutdown()
+
+
+def test_an_unreadable_history_leaves_a_rough_estimate(qtbot):
+    def unreadable(_config):
+        raise OSError("permission denied")
+
+    label = RunEstimate(_config, read_prices=unreadable)
+    qtbot.addWidget(label)
+    label.timer.setInterval(10)
+    qtbot.waitUntil(lambda: label.text().endswith("rough: no earlier run of this model"))
+    label.shutdown()

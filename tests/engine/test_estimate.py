@@ -57,6 +57,8 @@ def test_earlier_runs_of_the_model_price_the_run_and_are_named(tmp_path):
     for i in range(2):
         _save(tmp_path, f"run{i}", synthetic_session(arms=ARMS))  # took 30 s each
     _save(tmp_path, "other", synthetic_session(path="/models/other.py", arms=ARMS))
+    _save(tmp_path, "torn", synthetic_session(arms=ARMS))
+    (tmp_path / "torn" / "session.json").write_text('{"status": "comp')  # passed over
     config = _config(replicates=1, accuracy=False)
     prices = history_prices(config, root=tmp_path)
     assert prices.runs == 2
@@ -83,6 +85,7 @@ def test_time_left_falls_as_progress_arrives():
         for b in (0, 1)
         for a in (0, 1)
     ]
+    events += [{"type": "worker_exit", "arm": a, "replicate": 0} for a in (0, 1)]
     for event in events:
         now[0] += 2.0
         left.apply(event)
