@@ -18,7 +18,14 @@ from profiler.summary import (
     summary_results,
     table_rows,
 )
-from profiler.verdict import NEUTRAL, memory_title, partial_title, session_verdicts, speedup_tone
+from profiler.verdict import (
+    NEUTRAL,
+    memory_title,
+    partial_title,
+    session_verdicts,
+    speedup_tone,
+    status_text,
+)
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
@@ -64,6 +71,10 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         ]
         if verdicts:
             items.insert(0, "verdict: " + esc(", ".join(sorted(verdicts))))
+        cut = [f"bs {r['batch_size']} {status_text(r)}" for r in results if r.get("partial")]
+        if cut:  # a speedup measured on fewer steps than asked is not called one unmarked
+            big += " (partial)" if speedups else ""
+            items.append(f'<span class="bad">partial: {esc(", ".join(cut))}</span>')
         if arm.get("fallbacks"):
             items.append(f'<span class="bad">{FELL_BACK}</span>')
         if arm.get("error"):

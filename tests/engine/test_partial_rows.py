@@ -80,6 +80,7 @@ def test_every_view_marks_the_partial_row():
     assert "| stopped at 2/4 |" in render_markdown(session)
     html = render_html(session)
     assert "stopped at 2/4" in html and "measured 2 of the 4 steps" in html
+    assert "2.00x (partial)" in html and "partial: bs 8 stopped at 2/4" in html  # the card
 
 
 def test_a_comparison_says_which_side_was_partial():
