@@ -26,6 +26,11 @@ def ask_with_dialog(box: QMessageBox) -> QAbstractButton | None:
     return box.clickedButton()
 
 
+def stop_and_close(box: QMessageBox) -> QAbstractButton | None:
+    """An answer that presses Stop and close without showing the box (scripts and tests)."""
+    return next((b for b in box.buttons() if b.text() == STOP_AND_CLOSE), None)
+
+
 class CloseGuard:
     def __init__(
         self,

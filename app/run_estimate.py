@@ -46,6 +46,8 @@ class RunEstimate(QLabel):
         self._prices: dict[tuple, Prices] = {}
         self._shown: dict[str, Any] | None = None
         self.current: Estimate | None = None
+        self._action: QAction | None = None  # its place in the toolbar, once put there
+        self._closed = False
         self.timer = QTimer(self)
         self.timer.setInterval(REFRESH_MS)
         self.timer.timeout.connect(self.refresh)
@@ -55,10 +57,8 @@ class RunEstimate(QLabel):
         """Put the label in the toolbar right after `action` (Run, Stop, then the estimate)."""
         actions = toolbar.actions()
         i = actions.index(action) + 1 if action in actions else len(actions)
-        if i < len(actions):
-            toolbar.insertWidget(actions[i], self)
-        else:
-            toolbar.addWidget(self)
+        before = actions[i] if i < len(actions) else None
+        self._action = toolbar.insertWidget(before, self) if before else toolbar.addWidget(self)
 
     def for_config(self, config: RunConfig) -> Estimate:
         """The estimate of a run about to start (guesses if its history is still being read)."""
@@ -113,16 +113,25 @@ class RunEstimate(QLabel):
     def run_started(self) -> None:
         """No estimate while a run is in progress (the status bar shows the time left)."""
         self.timer.stop()
-        self.hide()
+        self._set_visible(False)
 
     def run_ended(self) -> None:
         """The run's session is history now: read it again, and show the estimate."""
         self._prices.clear()
         self._shown = None
-        self.show()
-        self.timer.start()
+        self._set_visible(True)
+        if not self._closed:  # the window may be closing on a run it stopped
+            self.timer.start()
+
+    def _set_visible(self, visible: bool) -> None:
+        """A widget in a toolbar is shown and hidden through its action."""
+        if self._action is not None:
+            self._action.setVisible(visible)
+        else:
+            self.setVisible(visible)
 
     def shutdown(self) -> None:
+        self._closed = True
         self.timer.stop()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)

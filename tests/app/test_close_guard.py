@@ -9,7 +9,7 @@ import functools
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.close_guard import STOP_AND_CLOSE, CloseGuard, question_text
+from app.close_guard import CloseGuard, ask_with_dialog, question_text, stop_and_close
 from profiler.runner import Runner
 from tests.app.conftest import configure_fast
 from tests.engine.fake_worker import ArmScript, FakeWorkers, Fault
@@ -38,14 +38,22 @@ def test_closing_mid_run_asks_cancel_keeps_the_run_stop_and_close_ends_it(
     runner = functools.partial(Runner, worker_factory=fakes)
     window = make_window(background=False, runner_factory=runner)
     configure_fast(window, batch_sizes="8", warmup=0, steps=50)  # blocks of 10 steps
+    window.run_estimate.timer.setInterval(10)
+    qtbot.waitUntil(lambda: window.run_estimate.text().startswith("about "))
+    assert window.run_estimate.isVisible(), "the estimate stands next to Run"
     window.start_run()
+    qtbot.waitUntil(lambda: not window.run_estimate.isVisible())  # the status bar has time left
     qtbot.waitUntil(lambda: fakes.hanging.is_set(), timeout=10_000)
     qtbot.waitUntil(lambda: window.status.activity() == "measuring aot_eager, bs 8")
 
     seen: list[str] = []
     clicker = _click_when_shown("Cancel", seen)  # the real dialog, answered by its button
-    window.close()
-    clicker.stop()
+    window.close_guard.answer = ask_with_dialog
+    try:
+        window.close()
+    finally:
+        clicker.stop()
+        window.close_guard.answer = stop_and_close
     assert seen == [question_text("measuring aot_eager, bs 8")]
     assert seen[0] == (
         "A run is in progress (measuring aot_eager, bs 8). Stop it and close? "
@@ -53,10 +61,7 @@ def test_closing_mid_run_asks_cancel_keeps_the_run_stop_and_close_ends_it(
     )
     assert window.isVisible() and window.controller.running, "Cancel keeps both"
 
-    window.close_guard.answer = lambda box: next(
-        b for b in box.buttons() if b.text() == STOP_AND_CLOSE
-    )
-    window.close()
+    window.close()  # the fixture's windows answer Stop and close
     assert not window.isVisible()
     assert window.controller.thread is None and window.controller.status == "stopped"
     assert all(not w.alive() for w in fakes.workers)

@@ -11,7 +11,7 @@ import psutil
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
-from app.close_guard import STOP_AND_CLOSE, question_text
+from app.close_guard import question_text, stop_and_close
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
 
 LONG_STEPS = 1_000_000
@@ -127,7 +127,7 @@ def test_closing_the_window_mid_run_asks_then_stops_it_first(make_window, qtbot)
 
     def answer(box):
         asked.append(box.text())
-        return next(b for b in box.buttons() if b.text() == STOP_AND_CLOSE)
+        return stop_and_close(box)
 
     window.close_guard.answer = answer
     t0 = time.monotonic()
