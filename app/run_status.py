@@ -14,9 +14,10 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-from profiler.estimate import Estimate, TimeLeft
+from profiler.estimate import Estimate
 from profiler.event_text import phase_text
 from profiler.progress_model import ProgressModel
+from profiler.time_left import TimeLeft
 
 # What a run is doing, as the close question says it: "compiling inductor, bs 16".
 ACTIVITY = {

@@ -11,14 +11,12 @@ time the steps and compiles leave unexplained. Without history they are
 conservative guesses per backend, and the estimate says "rough: no earlier run of this model":
 a figure is never presented as measured when it is not.
 
-While it runs: `TimeLeft` folds the run's progress events, taking each unit's price off as it
-is done, and scales what is left by how the run's real pace compares with the estimate.
+While it runs, profiler/time_left.py takes each unit's price off as its event arrives.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,16 +122,24 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
     over = prices.overhead_s
     units: list[Unit] = []
     for rep in range(rounds):
+        # per arm: [process, then per size [first step, blocks...], exit]
+        lanes = []
         for i, arm in enumerate(arms):
             keys = (arm.name, arm.backend)
-            units.append(Unit("process", i, None, rep, PROCESS_WEIGHT * over))
+            sized = []
             for bs in sizes:
                 step_s = prices.step(keys, bs) / 1000.0
                 first = prices.compile(keys, arm.backend, bs, warm=rep > 0) + step_s
-                units.append(Unit("first_step", i, bs, rep, first + warmup * step_s + over))
-                for n in per_block:
-                    units.append(Unit("block", i, bs, rep, max(n * step_s, min_block_s) + over))
-            units.append(Unit("exit", i, None, rep, EXIT_WEIGHT * over))
+                sized.append(
+                    [Unit("first_step", i, bs, rep, first + warmup * step_s + over)]
+                    + [
+                        Unit("block", i, bs, rep, max(n * step_s, min_block_s) + over)
+                        for n in per_block
+                    ]
+                )
+            process = Unit("process", i, None, rep, PROCESS_WEIGHT * over)
+            lanes.append((process, sized, Unit("exit", i, None, rep, EXIT_WEIGHT * over)))
+        units += _schedule_order(lanes, bool(config.get("sequential")))
     if config.get("accuracy", True):
         for i, arm in enumerate(arms):
             if not arm.compiled:
@@ -146,6 +152,23 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
                 units.append(Unit("accuracy", i, bs, ACCURACY, check + over))
             units.append(Unit("exit", i, None, ACCURACY, EXIT_WEIGHT * over))
     return units
+
+
+def _schedule_order(
+    lanes: list[tuple[Unit, list[list[Unit]], Unit]], sequential: bool
+) -> list[Unit]:
+    """One round's units in the order they happen: one arm after another (sequential), or
+    every arm loading, then per batch size every first step before the arms' blocks take
+    turns (runner.py's interleaved round)."""
+    if sequential:
+        return [u for process, sized, exit_ in lanes for u in [process, *sum(sized, []), exit_]]
+    out = [process for process, _sized, _exit in lanes]
+    for s in range(len(lanes[0][1]) if lanes else 0):
+        sized = [lane[1][s] for lane in lanes]
+        out += [units[0] for units in sized]
+        for b in range(1, max(len(units) for units in sized)):
+            out += [units[b] for units in sized if b < len(units)]
+    return out + [exit_ for _process, _sized, exit_ in lanes]
 
 
 @dataclass(frozen=True)
@@ -308,64 +331,3 @@ def history_prices(
             continue
     name = Path(str((config.get("source") or {}).get("path") or "?")).name
     return prices_from(matched, model=name)
-
-
-# ---- while it runs ---------------------------------------------------------------------------
-
-PACE_RANGE = (0.3, 5.0)  # how far the real pace may correct the estimate
-
-
-class TimeLeft:
-    """Time left from the estimate's units and the progress events of the run."""
-
-    def __init__(self, est: Estimate, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self.started = clock()
-        self._remaining = {self._key(u): u.seconds for u in est.units}
-        self._left = sum(self._remaining.values())
-        self._done = 0.0  # estimated seconds of the units done
-        self._last = self.started  # when a unit was last done
-
-    @staticmethod
-    def _key(u: Unit) -> tuple:
-        return (u.kind, u.arm, u.batch_size, u.replicate, id(u))
-
-    def _take(self, key: tuple | None) -> None:
-        if key is None or key not in self._remaining:
-            return
-        seconds = self._remaining.pop(key)
-        self._left -= seconds
-        self._done += seconds
-        self._last = self._clock()
-
-    def _find(self, kind: str, arm: Any, bs: Any, rep: Any) -> tuple | None:
-        for key in self._remaining:
-            if key[:4] == (kind, arm, bs, rep):
-                return key
-        return None
-
-    def apply(self, event: Json) -> None:
-        kind, arm = event.get("type"), event.get("arm")
-        rep = event.get("replicate", 0)
-        bs = event.get("batch_size")
-        if kind == "loaded":  # the process is up and its model built
-            self._take(self._find("process", arm, None, rep))
-        elif kind == "worker_exit":
-            self._take(self._find("exit", arm, None, rep))
-        elif kind in ("first_step", "block_done") and rep != ACCURACY:
-            self._take(self._find("block" if kind == "block_done" else kind, arm, bs, rep))
-        elif kind == "accuracy":
-            self._take(self._find("accuracy", arm, bs, ACCURACY))
-
-    def seconds(self) -> float:
-        """The estimate of what is left, scaled by the pace so far, less the time spent on
-        the unit in progress."""
-        elapsed_at_last = self._last - self.started
-        pace = elapsed_at_last / self._done if self._done > 0 and elapsed_at_last > 0 else 1.0
-        pace = min(PACE_RANGE[1], max(PACE_RANGE[0], pace))
-        since = self._clock() - self._last
-        return max(0.0, self._left * pace - since)
-
-    def text(self) -> str:
-        left = self.seconds()
-        return "time left: almost done" if left < 1 else f"time left ~{fmt_duration(left)}"

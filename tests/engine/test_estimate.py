@@ -12,11 +12,11 @@ from profiler.config import ArmSpec, ModelSource, RunConfig
 from profiler.estimate import (
     DEFAULT_COMPILE_S,
     Prices,
-    TimeLeft,
     estimate,
     fmt_duration,
     history_prices,
 )
+from profiler.time_left import TimeLeft
 from tests.report.synthetic import synthetic_session
 
 ARMS = (ArmSpec("eager"), ArmSpec("aot_eager"))
@@ -93,3 +93,16 @@ def test_time_left_falls_as_progress_arrives():
     assert all(b < a for a, b in zip(seen, seen[1:], strict=False)), seen
     assert seen[-1] == 0.0 and left.text() == "time left: almost done"
     assert fmt_duration(100) == "1 min 40 s" and fmt_duration(35) == "35 s"
+
+
+def test_an_overrunning_compile_does_not_make_the_run_almost_done():
+    now = [0.0]
+    config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), replicates=1, accuracy=False)
+    left = TimeLeft(estimate(config, Prices()), clock=lambda: now[0])
+    for arm in (0, 1):
+        left.apply({"type": "loaded", "arm": arm, "replicate": 0})
+    left.apply({"type": "first_step", "arm": 0, "replicate": 0, "batch_size": 8})
+    after_compile = left.seconds()
+    now[0] += 3600.0  # inductor's first step compiles for an hour
+    assert 0 < left.seconds() <= after_compile
+    assert left.text() != "time left: almost done"
