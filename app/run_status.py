@@ -4,7 +4,7 @@ progress bar.
 A compile can take tens of seconds with no event in between, so the phase's elapsed time is
 redrawn by a 4 Hz timer ("compiling… 12.3 s"), not only when events arrive. What the line says
 comes from profiler.progress_model, as on the terminal; the time left from
-profiler.estimate's TimeLeft (the run's estimate, corrected by its pace so far).
+profiler.time_left (the run's estimate, corrected by its pace so far).
 """
 
 from __future__ import annotations
