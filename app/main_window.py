@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.background import BackgroundCalls
+from app.close_guard import CloseGuard
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
 from app.model_consent import ModelConsent
@@ -40,6 +41,7 @@ from app.notice_bar import NoticeBar
 from app.plots_slot import PlotsSlot
 from app.results_view import ResultsView
 from app.run_controller import RunController
+from app.run_estimate import RunEstimate
 from app.run_status import RunStatus
 from app.session_actions import SessionActions
 from app.settings import Preferences
@@ -111,6 +113,9 @@ class MainWindow(QMainWindow):
         self.consent = ModelConsent(self.setup.model, self.notice, self)
         self._lay_out()
         self.commands = make_actions(self)
+        self.run_estimate = RunEstimate(self.setup.config)
+        self.run_estimate.place_after(self.commands.toolbar, self.commands.stop)
+        self.close_guard = CloseGuard(self, lambda: self.controller.running, self.status.activity)
         self._connect()
         self.results.show_environment(None)
         self._restore_settings()
@@ -366,7 +371,8 @@ class MainWindow(QMainWindow):
         self.show_session({"arms": []}, None)
         plots.start(self.controller.data)
         self.results.logs.start(names)
-        self.status.start(names, config)
+        self.status.start(names, config, self.run_estimate.for_config(config))
+        self.run_estimate.run_started()
         self._update_actions()
 
     def stop_run(self) -> None:
@@ -401,6 +407,7 @@ class MainWindow(QMainWindow):
         self.show_session(session, folder)
         where = f" · saved in {folder}" if folder else ""
         self.status.finish(f"Run {status.replace('_', ' ')}{where}")
+        self.run_estimate.run_ended()
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
 
@@ -436,7 +443,11 @@ class MainWindow(QMainWindow):
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
-        """Stop a run first and wait for it; never leave a QThread or worker process behind."""
+        """Ask before stopping a run; stop it and wait: never leave a QThread or worker behind."""
+        if not self.close_guard.may_close():
+            event.ignore()
+            return
+        self.run_estimate.shutdown()
         if self.controller.running:
             self.status.label.setText("Stopping the run before closing…")
             self.controller.stop_and_wait()

@@ -38,7 +38,7 @@ from profiler.summary import (
     summary_results,
     table_rows,
 )
-from profiler.verdict import BAD, GOOD, memory_title, speedup_tone
+from profiler.verdict import BAD, GOOD, is_partial, memory_title, partial_title, speedup_tone
 
 ENV_KEYS = (
     ("torch", "torch"),
@@ -148,6 +148,8 @@ class ResultsView(QTabWidget):
                     item.setForeground(bad)
                     if result.get("error"):
                         item.setToolTip(str(result["error"].get("message")))
+                if text.endswith("(partial)") or (header[c] == "status" and is_partial(result)):
+                    item.setToolTip(partial_title(result))
                 self.summary.setItem(r, c, item)
         self.summary.resizeColumnsToContents()
 

@@ -21,6 +21,7 @@ from profiler.config import loop_text
 from profiler.session_files import EVENTS_JSONL, SESSION_JSON, read_session
 from profiler.stats import t_quantile_975
 from profiler.summary import fmt_mb, fmt_ms, render_table, training_mb
+from profiler.verdict import is_partial, steps_fraction
 
 MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
 BETTER, WORSE, UNCHANGED, NA = "better", "worse", "unchanged", "n/a"
@@ -173,7 +174,17 @@ def compare_row(
         "peak_mb_after": a_mem,
         "memory_change": _ratio(b_mem, a_mem),
         "memory_direction": memory_direction(b_mem, a_mem),
+        "partial_before": steps_fraction(before) if is_partial(before) else None,
+        "partial_after": steps_fraction(after) if is_partial(after) else None,
     }
+
+
+def _partial(r: dict[str, Any], text: str) -> str:
+    """A change measured on a cut-short row says so: 'worse (partial: after 12/50)'."""
+    cut = [
+        f"{side} {r[f'partial_{side}']}" for side in ("before", "after") if r.get(f"partial_{side}")
+    ]
+    return f"{text} (partial: {', '.join(cut)})" if cut and text != "-" else text
 
 
 def _compile(row: dict[str, Any], key: str) -> float | None:
@@ -264,9 +275,10 @@ class Comparison:
         for r in self.rows:
             where = f"{r['arm']} bs {r['batch_size']}"
             if r["time_direction"] == WORSE:
-                out.append(f"{where}: step time {pct(r['time_change'])}{ci_text(r)}")
+                out.append(_partial(r, f"{where}: step time {pct(r['time_change'])}{ci_text(r)}"))
             if r["speedup_direction"] == WORSE:
-                out.append(f"{where}: speedup {_x(r['speedup_before'])} → {_x(r['speedup_after'])}")
+                speedups = f"{_x(r['speedup_before'])} → {_x(r['speedup_after'])}"
+                out.append(_partial(r, f"{where}: speedup {speedups}"))
         return out
 
 
@@ -328,14 +340,14 @@ def comparison_cells(r: dict[str, Any]) -> list[str]:
     return [
         str(r["arm"]),
         str(r["batch_size"]),
-        _pair(fmt_ms(r["median_ms_before"]), fmt_ms(r["median_ms_after"])),
+        _partial(r, _pair(fmt_ms(r["median_ms_before"]), fmt_ms(r["median_ms_after"]))),
         pct(r["time_change"]) + ci_text(r),
-        r["time_direction"],
+        _partial(r, r["time_direction"]),
         _pair(
             _speedup(r["speedup_before"], r["speedup_ci_before"]),
             _speedup(r["speedup_after"], r["speedup_ci_after"]),
         ),
-        r["speedup_direction"],
+        _partial(r, r["speedup_direction"]),
         _pair(_seconds(r["compile_cold_before"]), _seconds(r["compile_cold_after"])),
         _pair(_seconds(r["compile_warm_before"]), _seconds(r["compile_warm_after"])),
         _pair(fmt_mb(r["peak_mb_before"]), fmt_mb(r["peak_mb_after"]))

@@ -30,6 +30,9 @@ class ResultRow:
     batch_size: int
     status: str  # ok | error | oom | stopped
     error: Json | None
+    steps_planned: int | None = None  # measured steps asked of each process (config.steps)
+    steps_measured: int | None = None  # the fewest any process measured (the one cut short)
+    partial: bool = False  # a process was cut short: the figures are from fewer steps
     first_step_ms: float | None
     median_ms: float | None
     process_medians_ms: list[float | None]
@@ -99,10 +102,14 @@ def build_row(session: Session, arm: ArmRecord, res: BatchResult) -> ResultRow:
     compiled = arm.backend != "eager"
     done = res.done
     fell_back = _fell_back(session, arm, res)
+    planned, measured, partial = measured_steps(session, processes)
     row = ResultRow(
         batch_size=res.batch_size,
-        status=res.status,
+        status="stopped" if partial and res.status == "ok" else res.status,
         error=res.error,
+        steps_planned=planned,
+        steps_measured=measured,
+        partial=partial,
         first_step_ms=res.first_step_ms,
         median_ms=median,
         process_medians_ms=process_medians,
@@ -145,6 +152,20 @@ def build_row(session: Session, arm: ArmRecord, res: BatchResult) -> ResultRow:
         row = dataclasses.replace(row, **compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
     return row
+
+
+def measured_steps(
+    session: Session, processes: dict[int, list[list[float]]]
+) -> tuple[int | None, int | None, bool]:
+    """(steps asked of each process, the fewest any process measured, whether one was cut
+    short). A process that measured fewer steps than asked was stopped, timed out, crashed or
+    interrupted mid-measurement: its figures stand but are partial. A block may run longer
+    than asked (min_block_ms), never shorter, so fewer steps always means cut short."""
+    planned = session.config.get("steps")
+    planned = planned if isinstance(planned, int) and planned > 0 else None
+    counts = [sum(len(block) for block in blocks) for blocks in processes.values()]
+    measured = min(counts) if counts else 0
+    return planned, measured, bool(counts) and planned is not None and measured < planned
 
 
 def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:

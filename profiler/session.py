@@ -182,8 +182,8 @@ class Session:
         self.ended_at = e.get("wall_time", time.time())
         for arm in self.arms:
             for res in arm.results.values():
-                if res.status == "running":
-                    res.status = "error" if res.error else ("ok" if res.ms else "stopped")
+                if res.status == "running":  # cut short: its rows say how far it got
+                    res.status = "error" if res.error else "stopped"
 
     def _on_hello(self, e: dict[str, Any]) -> None:
         if _replicate(e) != 0:

@@ -247,6 +247,9 @@ RESULT = Fields(
         "batch_size": Integer(null=False),
         "status": Text(null=False),
         "error": ERROR_BRIEF,
+        "steps_planned": INT,
+        "steps_measured": INT,
+        "partial": FLAG,  # sessions saved before it have none: not partial
         **{name: NUM for name in RESULT_NUMBERS},
         "process_medians_ms": ListOf(NUM),
         "replicates": INT,

@@ -8,7 +8,7 @@ from profiler import regional, stragglers
 from profiler.apply_advice import before_after
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report import ladder_section
-from profiler.verdict import fmt_memory, verdict_lines
+from profiler.verdict import fmt_memory, mark_partial, status_text, verdict_lines
 
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
@@ -136,7 +136,8 @@ COLUMN_HELP = {
     "arm": "the arm's label: a backend with its torch.compile options; the first arm is the "
     "baseline every other arm is measured against",
     "bs": "batch size: the rows of one batch size sit together, arm beside arm",
-    "status": "ok: measured; stopped: cut short (its figures are partial); error / oom: the "
+    "status": "ok: measured; stopped at 12/50: cut short after 12 of the 50 steps asked of "
+    "each process (its figures, marked partial, are from fewer steps); error / oom: the "
     "arm failed at this batch size; fell back: dynamo gave up compiling and ran eagerly",
     "median ms": "median of the per-process medians (one process per arm per round)",
     "p90 ms": "90th percentile over all measured steps",
@@ -204,7 +205,7 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
     ]
     rows = []
     for arm_index, arm, r in summary_results(session_dict):
-        status = r["status"]
+        status = status_text(r)  # "stopped at 12/50": its figures are marked partial
         if r.get("fell_back"):
             status += f" ({FELL_BACK})"
         elif r.get("compiled_while_measuring"):
@@ -214,11 +215,11 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 arm["name"],
                 str(r["batch_size"]),
                 status,
-                fmt_ms(r.get("median_ms")),
+                mark_partial(fmt_ms(r.get("median_ms")), r),
                 fmt_ms(r.get("p90_ms")),
                 _f(r.get("samples_per_s"), ",.0f"),
-                fmt_speedup(r) if arm_index else "baseline",
-                fmt_verdict(r) if arm_index else "-",
+                mark_partial(fmt_speedup(r), r) if arm_index else "baseline",
+                mark_partial(fmt_verdict(r), r) if arm_index else "-",
                 fmt_compile(r),
                 fmt_break_even(r, arm_index == 0),
                 fmt_mb(training_mb(r)),

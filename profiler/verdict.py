@@ -71,6 +71,41 @@ def memory_title(row: dict[str, Any], baseline: str | None) -> str:
     return f"{words} than {baseline or 'the baseline'} (steady training peak)"
 
 
+# ---- partial rows --------------------------------------------------------------------------
+
+
+def is_partial(row: dict[str, Any]) -> bool:
+    """A row whose measurement was cut short (rows saved before `partial` existed are not)."""
+    return row.get("partial") is True
+
+
+def steps_fraction(row: dict[str, Any]) -> str:
+    """'12/50': the steps the cut-short process measured, of those asked of each process."""
+    return f"{row.get('steps_measured') or 0}/{row.get('steps_planned') or '?'}"
+
+
+def status_text(row: dict[str, Any]) -> str:
+    """The row's status as every view shows it: 'stopped at 12/50' for a partial row."""
+    status = str(row.get("status") or "?")
+    if not is_partial(row):
+        return status
+    return f"{'stopped' if status == 'ok' else status} at {steps_fraction(row)}"
+
+
+def partial_title(row: dict[str, Any]) -> str:
+    """A partial figure's tooltip: why it is partial."""
+    return (
+        f"partial: one process measured {row.get('steps_measured') or 0} of the "
+        f"{row.get('steps_planned') or '?'} steps asked of it before the run was cut short "
+        "(Stop, a timeout, a crash or an interrupted run); the figures are from the steps it had"
+    )
+
+
+def mark_partial(text: str, row: dict[str, Any]) -> str:
+    """'12.30' -> '12.30 (partial)' for a partial row's figures; '-' stays '-'."""
+    return f"{text} (partial)" if is_partial(row) and text != "-" else text
+
+
 # ---- the verdict sentence --------------------------------------------------------------------
 
 
@@ -93,7 +128,11 @@ def _interval(row: dict[str, Any]) -> str:
 
 
 def _sizes(rows: list[dict[str, Any]]) -> str:
-    return "bs " + ", ".join(str(r["batch_size"]) for r in rows)
+    """'bs 8, 16 (stopped at 12/50)': a partial size says so where its figure is given."""
+    return "bs " + ", ".join(
+        f"{r['batch_size']} ({status_text(r)})" if is_partial(r) else str(r["batch_size"])
+        for r in rows
+    )
 
 
 def _seconds(value: float) -> str:
@@ -120,10 +159,6 @@ def _error_text(row: dict[str, Any]) -> str:
     return message if len(message) <= 80 else message[:79] + "…"
 
 
-def _is_partial(row: dict[str, Any]) -> bool:
-    return row.get("status") == "stopped"
-
-
 def _classify(row: dict[str, Any]) -> str:
     if row.get("status") in ("error", "oom"):
         return "failed"
@@ -136,7 +171,7 @@ def _classify(row: dict[str, Any]) -> str:
 
 def _headline(kind: str, rows: list[dict[str, Any]]) -> str:
     """The part of the sentence for a group of batch sizes with the same outcome."""
-    if kind in ("faster", "slower"):
+    if kind in ("faster", "slower"):  # a partial size is named with its steps (_sizes)
         pick = max if kind == "faster" else min  # the clearest case of the group
         best = pick(rows, key=lambda r: r["speedup"])
         lo = min(r["speedup"] for r in rows)
@@ -194,9 +229,11 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
         extras.append(f"accuracy fail at {_sizes(failed)}")
     elif "pass" in accuracy:
         extras.append("accuracy pass")
-    partial = stopped or any(_is_partial(r) for r in rows)
+    cut = [r for r in rows if is_partial(r)]
     text = f"{name} {VERB.get(kinds[0], '')}" + ", ".join(parts + [e for e in extras if e])
-    if partial:
+    if cut:
+        text += " (partial: cut short before every step was measured)"
+    elif stopped:
         text += " (partial: the run was stopped before every step was measured)"
     if failed or "failed" in groups:
         tone = BAD  # a faster arm that is wrong or broken somewhere is not a win

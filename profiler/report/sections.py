@@ -18,7 +18,14 @@ from profiler.summary import (
     summary_results,
     table_rows,
 )
-from profiler.verdict import NEUTRAL, memory_title, session_verdicts, speedup_tone
+from profiler.verdict import (
+    NEUTRAL,
+    memory_title,
+    partial_title,
+    session_verdicts,
+    speedup_tone,
+    status_text,
+)
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
@@ -64,6 +71,10 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         ]
         if verdicts:
             items.insert(0, "verdict: " + esc(", ".join(sorted(verdicts))))
+        cut = [f"bs {r['batch_size']} {status_text(r)}" for r in results if r.get("partial")]
+        if cut:  # a speedup measured on fewer steps than asked is not called one unmarked
+            big += " (partial)" if speedups else ""
+            items.append(f'<span class="bad">partial: {esc(", ".join(cut))}</span>')
         if arm.get("fallbacks"):
             items.append(f'<span class="bad">{FELL_BACK}</span>')
         if arm.get("error"):
@@ -90,6 +101,8 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
         for h, cell in zip(header, cells, strict=False):
             cls = "num" if h in NUMERIC_COLUMNS else ""
             title = ""
+            if cell.endswith("(partial)") or (h == "status" and r.get("partial") is True):
+                title = partial_title(r)  # its figures are from fewer steps than asked
             if h == "status" and r.get("status") != "ok":
                 cls = "bad"
             elif h == "speedup [95% CI]" and arm_index:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
+from app.close_guard import stop_and_close
 from app.main_window import MainWindow
 from profiler.config import ArmSpec
 
@@ -38,6 +39,9 @@ def make_window(qtbot):
 
     def make(**kwargs) -> MainWindow:
         window = MainWindow(**kwargs)
+        # Closing mid-run answers Stop and close: a test that fails mid-run is torn down, not
+        # left waiting on a dialog (test_close_guard.py puts the real question).
+        window.close_guard.answer = stop_and_close
         qtbot.addWidget(window)
         window.show()
         windows.append(window)

@@ -11,6 +11,7 @@ import psutil
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
+from app.close_guard import question_text, stop_and_close
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
 
 LONG_STEPS = 1_000_000
@@ -104,6 +105,8 @@ def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtb
     assert not _worker_pids()
     rows = window.results.rows()
     assert rows and rows[0][0] == "eager" and rows[0][3] != "-"  # the median was kept
+    assert rows[0][2].startswith("stopped at ") and rows[0][2].endswith(f"/{LONG_STEPS}")
+    assert rows[0][3].endswith("(partial)")
     saved = json.loads((window.controller.session_dir / "session.json").read_text())
     assert saved["status"] == "stopped"
     assert saved["arms"][0]["results"][0]["steps"] > 100
@@ -115,13 +118,21 @@ def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtb
     assert [r[1] for r in window.results.rows()] == ["16"]
 
 
-def test_closing_the_window_mid_run_stops_it_first(make_window, qtbot):
+def test_closing_the_window_mid_run_asks_then_stops_it_first(make_window, qtbot):
     window = make_window(background=False)
     configure_fast(window, arms=("eager",), batch_sizes="32", warmup=0, steps=LONG_STEPS)
     window.commands.run.trigger()
     qtbot.waitUntil(lambda: window.controller.data.points > 0, timeout=FAST_RUN_TIMEOUT_MS)
+    asked: list[str] = []
+
+    def answer(box):
+        asked.append(box.text())
+        return stop_and_close(box)
+
+    window.close_guard.answer = answer
     t0 = time.monotonic()
     window.close()
+    assert asked == [question_text("measuring eager, bs 32")]
     assert time.monotonic() - t0 < 5.0
     assert window.controller.thread is None
     assert window.controller.status == "stopped"

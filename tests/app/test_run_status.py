@@ -4,8 +4,10 @@ and event text: the same words as the terminal."""
 from __future__ import annotations
 
 from app.log_panel import LogPanel
+from app.run_estimate import RunEstimate
 from app.run_status import RunStatus
-from profiler.config import ArmSpec, ModelSource, RunConfig
+from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
+from profiler.estimate import Prices, estimate
 from profiler.event_text import recompile_limit_hit
 
 
@@ -55,3 +57,53 @@ def test_the_log_panel_writes_the_shared_lines(qtbot):
         "[aot_eager] bs 8: " + recompile_limit_hit("forward"),
         "[run] run completed",
     ]
+
+
+def test_the_status_bar_counts_the_time_left_down_and_says_what_runs(qtbot):
+    status = RunStatus()
+    qtbot.addWidget(status)
+    config = _config()
+    status.start(["eager", "aot_eager"], config, estimate(config.to_dict(), Prices()))
+    assert "time left ~" in status.text()
+    assert status.activity() == "starting workers"
+    before = status.time_left.seconds()
+    status.update_from(
+        [
+            {"type": "round_start", "replicate": 0, "cache": "cold"},
+            {"type": "loaded", "arm": 1, "replicate": 0},
+            {"type": "phase", "arm": 1, "replicate": 0, "phase": "compiling", "batch_size": 8},
+        ]
+    )
+    assert status.activity() == "compiling aot_eager, bs 8"
+    assert status.time_left.seconds() < before
+    status.finish("Run stopped")
+    assert status.text() == "Run stopped" and status.time_left is None
+
+
+def test_the_estimate_next_to_run_says_what_it_rests_on(qtbot):
+    config: list[RunConfig] = [_config()]
+
+    def current() -> RunConfig:
+        if not config:
+            raise ConfigError("no model")
+        return config[0]
+
+    label = RunEstimate(current, read_prices=lambda _config: Prices())
+    qtbot.addWidget(label)
+    label.timer.setInterval(10)  # the setup is re-read twice a second; a test need not wait
+    qtbot.waitUntil(lambda: label.text().startswith("about "))
+    assert label.text().endswith("; rough: no earlier run of this model")
+    config.clear()
+    qtbot.waitUntil(lambda: label.text() == "")
+    label.shutdown()
+
+
+def test_an_unreadable_history_leaves_a_rough_estimate(qtbot):
+    def unreadable(_config):
+        raise OSError("permission denied")
+
+    label = RunEstimate(_config, read_prices=unreadable)
+    qtbot.addWidget(label)
+    label.timer.setInterval(10)
+    qtbot.waitUntil(lambda: label.text().endswith("rough: no earlier run of this model"))
+    label.shutdown()

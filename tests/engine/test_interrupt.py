@@ -76,5 +76,8 @@ def test_ctrl_c_stops_everything_and_keeps_measured_steps(tmp_path):
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     session = json.loads((tmp_path / "session.json").read_text())
     assert session["status"] == "stopped"
-    assert session["arms"][0]["results"][0]["steps"] > 0
+    row = session["arms"][0]["results"][0]
+    assert row["steps"] > 0 and row["median_ms"] is not None, "what was measured is kept"
+    assert row["status"] == "stopped" and row["partial"] is True, "and marked partial"
+    assert 0 < row["steps_measured"] < row["steps_planned"] == 100000
     assert _events(events_file)[-1]["type"] == "run_end"
