@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.background import BackgroundCalls
+from app.diagnose import RunVariants
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
 from app.model_consent import ModelConsent
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
     notice: NoticeBar
     consent: ModelConsent
     plots_slot: PlotsSlot  # holds `plots` once built
+    variants: RunVariants
 
     def __init__(
         self,
@@ -113,6 +115,7 @@ class MainWindow(QMainWindow):
         self._lay_out()
         self.commands = make_actions(self)
         self._connect()
+        self.variants = RunVariants(self)  # Diagnose… and Apply and re-run
         self.results.show_environment(None)
         self._restore_settings()
         if self.background is not None:
@@ -375,7 +378,7 @@ class MainWindow(QMainWindow):
             self.consent.ask(then_run=True)
             return
         try:
-            config = self.setup.config()
+            config = self.variants.config(self.setup.config)
         except ConfigError as exc:  # the Run action is disabled then; keyboard races land here
             self.status.label.setText(f"Cannot run: {exc}")
             return

@@ -1,0 +1,98 @@
+"""Runs of the current setup with a twist: Diagnose (the backend ladder) and Apply and re-run.
+
+Diagnose runs the backend ladder (`RunConfig.ladder`, profiler/ladder.py, `tcprof run
+--ladder`) on the current model and batch sizes: eager, TorchDynamo capture, + AOTAutograd,
++ decompositions and the partitioner, + Inductor, each an arm, so the session shows which stage
+costs speed, memory or accuracy; when it ends, Compile insight opens on its Ladder tab. Apply and
+re-run runs the same setup with `apply_advice=True` (profiler/apply_advice.py): each fix tcprof
+can apply itself becomes a derived arm beside the one advised, before and after in one session.
+
+Both go through the window's own Run (`start_run`), so the model's consent, the saved settings
+and the plots behave as for any run: `RunVariants.config` is what start_run asks for the
+config, and it applies the variant asked for, once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from profiler.config import RunConfig
+from profiler.ladder import ladder_arms
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+
+Adjust = Callable[[RunConfig], RunConfig]
+
+
+def ladder_config(config: RunConfig) -> RunConfig:
+    """The setup with the ladder's stages as its arms (its other settings kept)."""
+    return dataclasses.replace(
+        config, arms=ladder_arms(None), ladder=True, apply_advice=False, control=False
+    )
+
+
+def apply_advice_config(config: RunConfig) -> RunConfig:
+    """The setup, and after its rounds each fix tcprof can apply as an arm of its own."""
+    return dataclasses.replace(config, apply_advice=True, ladder=False)
+
+
+class RunVariants(QObject):
+    """The Diagnose action and the Advice tab's Apply and re-run button, for one window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._pending: Adjust | None = None
+        self._ladder_running = False
+        commands = window.commands
+        commands.diagnose.triggered.connect(lambda: self.start(ladder_config))
+        commands.run.changed.connect(self._follow_run_action)
+        window.results.insight.applyAdviceRequested.connect(lambda: self.start(apply_advice_config))
+        window.consent.runDropped.connect(lambda _why: self.clear())
+        window.controller.runEnded.connect(self._on_run_ended)
+        self._follow_run_action()
+
+    def start(self, adjust: Adjust) -> None:
+        """Run the current setup through `adjust` (the window asks for consent first if the
+        model needs it; the variant waits for that run)."""
+        if self.window.controller.running:
+            return
+        self._pending = adjust
+        self.window.start_run()
+
+    def config(self, make: Callable[[], RunConfig]) -> RunConfig:
+        """The run's config: `make()`, through the variant asked for, if any (used once)."""
+        adjust, self._pending = self._pending, None
+        config = make()
+        self._ladder_running = adjust is ladder_config
+        return adjust(config) if adjust is not None else config
+
+    def clear(self) -> None:
+        self._pending = None
+
+    def _follow_run_action(self) -> None:
+        """Diagnose and Apply are runs: enabled when Run is, with Run's reason when not."""
+        run, diagnose = self.window.commands.run, self.window.commands.diagnose
+        diagnose.setEnabled(run.isEnabled())
+        self.window.results.insight.apply_advice.setEnabled(run.isEnabled())
+        blocked = not run.isEnabled() and run.toolTip().startswith("Cannot run")
+        diagnose.setToolTip(run.toolTip() if blocked else DIAGNOSE_TIP)
+
+    def _on_run_ended(self, _status: str) -> None:
+        if self._ladder_running:
+            self._ladder_running = False
+            results = self.window.results
+            results.setCurrentWidget(results.insight)
+            results.insight.show_ladder()
+
+
+DIAGNOSE_TIP = (
+    "Run the backend ladder on this model and batch sizes: eager, TorchDynamo capture, "
+    "+ AOTAutograd, + decompositions and the partitioner, + Inductor; shows which stage costs "
+    "speed, memory or accuracy (Ctrl+Shift+R)"
+)
