@@ -43,13 +43,14 @@ STATUS_TEXT = {
     "not_run": "-",
 }
 Cell = tuple[Any, "str | None"]  # a table cell's text and its tooltip
-PART_COLUMNS = [
-    "TorchDynamo tracing s",
-    "AOTAutograd and backend s",
-    "Inductor lowering s",
-    "Inductor code generation s",
-    "other s",
-]
+# column -> the part of compile_parts it shows (short headers: the table is wide)
+PART_COLUMNS = {
+    "tracing s": "TorchDynamo tracing",
+    "AOT + backend s": "AOTAutograd and backend",
+    "lowering s": "Inductor lowering",
+    "code gen s": "Inductor code generation",
+    "other s": "other",
+}
 TIMES_HEADER = [
     "bs",
     "status",
@@ -70,6 +71,24 @@ TIMES_HELP = (
     "warm = the cache the cold round left. FX cache = Inductor's FX-graph cache hits/misses;\n"
     "break-even = training steps that repay the compile. Hover a '-' for why it is missing."
 )
+
+
+def set_header_tips(table: QTableWidget, tips: dict[str, str]) -> None:
+    for c in range(table.columnCount()):
+        header = table.horizontalHeaderItem(c)
+        if header is not None and header.text() in tips:
+            header.setToolTip(tips[header.text()])
+
+
+PART_TIPS = {
+    "cold s": f"the {COMPILE_COST} (as in Summary): the sum of the parts to its right",
+    "tracing s": "TorchDynamo tracing: capturing the Python code into FX graphs",
+    "AOT + backend s": "AOTAutograd and the backend outside Inductor: the backward traced, "
+    "decompositions, partitioning",
+    "lowering s": "Inductor lowering and scheduling, outside code generation",
+    "code gen s": "Inductor code generation: writing and compiling the kernels",
+    "other s": f"other: {OTHER_HELP}",
+}
 
 
 def status_colour(status: str) -> QColor | None:
@@ -192,9 +211,9 @@ def compile_time_cells(row: dict[str, Any]) -> list[Cell]:
     first_ms = row.get("first_step_ms")
     parts = {name: (seconds, help_text) for name, seconds, help_text in compile_parts(row)}
     part_cells: list[Cell] = []
-    for column in PART_COLUMNS:
-        seconds, help_text = parts.get(column.removesuffix(" s"), (None, None))
-        part_cells.append((_secs(seconds), help_text))
+    for part in PART_COLUMNS.values():
+        seconds, help_text = parts.get(part, (None, None))
+        part_cells.append((_secs(seconds), f"{part}: {help_text}" if help_text else None))
     return [
         (row["batch_size"], None),
         (STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")), None),

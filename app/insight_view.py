@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.insight_tables import (
+    PART_TIPS,
     TIMES_HEADER,
     TIMES_HELP,
     TableOrNote,
@@ -36,9 +37,10 @@ from app.insight_tables import (
     make_table,
     matrix_item,
     recompile_cells,
+    set_header_tips,
 )
 from app.ladder_view import LadderView
-from profiler.compile_terms import frame_text, resume_explanation
+from profiler.compile_terms import OTHER_HELP, frame_text, parts_text, resume_explanation
 from profiler.event_text import recompile_limit_hit
 from profiler.source_context import source_context  # regular files under 1 MB only
 
@@ -99,6 +101,16 @@ class InsightView(QWidget):
         )
         self.times = make_table(TIMES_HEADER)
         self.times.setToolTip(TIMES_HELP)
+        set_header_tips(self.times, PART_TIPS)
+        self.times.itemSelectionChanged.connect(self._show_parts)
+        self.parts = QLabel()
+        self.parts.setWordWrap(True)
+        self.parts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        times_box = QWidget()
+        times_layout = QVBoxLayout(times_box)
+        times_layout.setContentsMargins(0, 0, 0, 0)
+        times_layout.addWidget(self.parts)
+        times_layout.addWidget(self.times, 1)
         self.advice = make_table(["cause", "fix", "tcprof can verify it with"])
         self.advice.setToolTip(
             "The arm's guard failures grouped into causes, each with the change that removes\n"
@@ -117,7 +129,7 @@ class InsightView(QWidget):
         self.advice_page = TableOrNote(advice_box)
         self.breaks_page = TableOrNote(breaks_split)
         self.recompiles_page = TableOrNote(self.recompiles)
-        self.times_page = TableOrNote(self.times)
+        self.times_page = TableOrNote(times_box)
         self.ladder = LadderView()
         details = QTabWidget()
         details.addTab(self.advice_page, "Advice")
@@ -244,6 +256,25 @@ class InsightView(QWidget):
         self.details.setTabText(0, f"Advice ({len(advice)})" if advice else "Advice")
         if self.breaks.rowCount():
             self.breaks.selectRow(0)
+        if self.times.rowCount():
+            self.times.selectRow(0)
+        self._show_parts()
+
+    def _show_parts(self) -> None:
+        """The selected batch size's compile cost as the sum of its parts, the rest named."""
+        arm = self._arm() or {}
+        selected = self.times.selectionModel().selectedRows()
+        results = arm.get("results") or []
+        row = results[selected[0].row()] if selected and selected[0].row() < len(results) else {}
+        text = parts_text(row)
+        self.parts.setText(
+            f"bs {row.get('batch_size')}: {text} s (other: {OTHER_HELP})."
+            if text
+            else "torch recorded no compile timers for this batch size: its compile cost "
+            "cannot be split into parts."
+            if row
+            else ""
+        )
 
     def _summary_text(self, arm: dict[str, Any]) -> str:
         parts = [

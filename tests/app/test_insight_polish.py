@@ -83,7 +83,13 @@ def test_the_compile_time_parts_add_up_to_the_cold_compile(view):
     assert row["other s"] == "4.04"
     other = view.times.item(0, TIMES_HEADER.index("other s")).toolTip()
     assert "guard building" in other
+    assert view.parts.text().startswith(
+        "bs 8: compile cost 12.46 s = TorchDynamo tracing 2.42 + AOTAutograd and backend 1.50 + "
+        "Inductor lowering 2.50 + Inductor code generation 2.00 + other 4.04 s (other: "
+    )
+    view.times.selectRow(1)
     assert table_text(view.times)[1][TIMES_HEADER.index("other s")] == "-", "no timers, no parts"
+    assert view.parts.text().startswith("torch recorded no compile timers for this batch size")
 
 
 def test_apply_and_rerun_shows_only_for_advice_tcprof_can_apply(view, qtbot):
