@@ -3,7 +3,9 @@
 Everything comes from the session dict (session.json's form): the batch-size matrix of what
 TorchDynamo did per arm (compiled, recompiled, reused a graph, fell back to eager), each
 distinct graph break with the user's source lines around it, each recompile with the guard
-that failed, and the compile-time breakdown with break-even steps.
+that failed, the compile cost split into parts that add up to it, with break-even steps, and
+the backend ladder of a Diagnose run. Clicking a cell of the matrix shows its arm and batch size
+below; a table with nothing to list says so in words. The tables are built in insight_tables.py.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class InsightView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session: dict[str, Any] = {"arms": []}
+        self._sizes: list[int] = []  # the matrix's batch-size columns
         self.matrix = make_table(["arm"])
         self.matrix.setToolTip(
             "What TorchDynamo did at each batch size: compiled, recompiled (a guard failed, e.g. a\n"

@@ -41,6 +41,11 @@ from profiler.events import EventType
 MAX_LINES = 20_000
 ALL = -1
 MAX_HIGHLIGHTS = 2_000  # beyond this many matches, only the current one is marked
+NO_OUTPUT = (
+    "No output yet: the workers' output, torch's log artifacts and the run's events appear "
+    "here once a run starts."
+)
+NONE_CHOSEN = 'No line from the arm and source chosen: pick "all arms" or "all sources".'
 
 
 def source_of(event: dict[str, Any]) -> str:
@@ -72,6 +77,7 @@ class LogPanel(QWidget):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.text.setFont(QFont("monospace", 9))
+        self.text.setPlaceholderText(NO_OUTPUT)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find in logs (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
@@ -123,6 +129,7 @@ class LogPanel(QWidget):
         self.source.addItem("all sources", ALL)
         self.source.blockSignals(False)
         self.text.clear()
+        self.text.setPlaceholderText(NO_OUTPUT)
 
     def _format(self, arm: int, text: str) -> str:
         name = self.names[arm] if 0 <= arm < len(self.names) else "run"
@@ -159,6 +166,7 @@ class LogPanel(QWidget):
                 self._highlight()
 
     def _rebuild(self) -> None:
+        self.text.setPlaceholderText(NONE_CHOSEN if self.lines else NO_OUTPUT)
         self.text.setPlainText(
             "\n".join(self._format(a, t) for a, src, t in self.lines if self._wants(a, src))
         )

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QPlainTextEdit
 
-from app.log_panel import LogPanel
+from app.log_panel import NO_OUTPUT, NONE_CHOSEN, LogPanel
 
 
 def _panel(qtbot) -> LogPanel:
@@ -60,3 +60,14 @@ def test_ctrl_f_goes_to_the_search_field_from_anywhere_in_the_window(qtbot):
     assert find.context() == Qt.ShortcutContext.WindowShortcut
     find.activated.emit()
     assert panel.search.selectedText() == "guard", "ready to type over"
+
+
+def test_empty_logs_say_why(qtbot):
+    panel = LogPanel()
+    qtbot.addWidget(panel)
+    panel.start(["eager"])
+    assert panel.text.toPlainText() == "" and panel.text.placeholderText() == NO_OUTPUT
+    panel.add_events([{"type": "log", "arm": 0, "stream": "output", "text": "hello"}])
+    panel.source.addItem("guards", "guards")
+    panel.source.setCurrentIndex(panel.source.findData("guards"))
+    assert panel.text.toPlainText() == "" and panel.text.placeholderText() == NONE_CHOSEN
