@@ -64,9 +64,14 @@ def artefacts(session_dict: dict[str, Any], folder: str | Path | None = None) ->
                 "path": path,
                 "href": _href(path, base),
             }
-    return sorted(
+    arm_order = [a.get("name") for a in session_dict.get("arms") or []]
+    return sorted(  # by kind, then in the arms' order, then by batch size
         found.values(),
-        key=lambda a: (ORDER.index(a["kind"]) if a["kind"] in ORDER else len(ORDER), str(a["arm"])),
+        key=lambda a: (
+            ORDER.index(a["kind"]) if a["kind"] in ORDER else len(ORDER),
+            arm_order.index(a["arm"]),
+            a["batch_size"] if isinstance(a["batch_size"], int) else -1,
+        ),
     )
 
 
@@ -124,8 +129,8 @@ def markdown_lines(
         return []
     out = ["**Files**", ""]
     for a in found:
-        bs = f" bs={a['batch_size']}" if a["batch_size"] is not None else ""
-        label = f"{md_text(a['arm'])}{md_text(bs)}: {md_text(a['what'])}"
+        bs = f" bs={md_text(a['batch_size'])}" if a["batch_size"] is not None else ""
+        label = f"{md_text(a['arm'])}{bs}: {md_text(a['what'])}"
         name = md_text(_name(a["path"]))
         out.append(
             f"- {label}: [{name}](<{a['href']}>)" if a["href"] else f"- {label}: {name} (missing)"
