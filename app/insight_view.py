@@ -270,8 +270,9 @@ class InsightView(QWidget):
         results = arm.get("results") or []
         row = results[selected[0].row()] if selected and selected[0].row() < len(results) else {}
         text = parts_text(row)
+        self.parts.setToolTip(f"other: {OTHER_HELP}" if text else "")
         self.parts.setText(
-            f"bs {row.get('batch_size')}: {text} s (other: {OTHER_HELP})."
+            f"bs {row.get('batch_size')}: {text} s (hover for what other is)"
             if text
             else "torch recorded no compile timers for this batch size: its compile cost "
             "cannot be split into parts."

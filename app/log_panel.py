@@ -85,6 +85,10 @@ class LogPanel(QWidget):
         self.search.textChanged.connect(self._on_search_changed)
         self.search.returnPressed.connect(self.find_next)
         self.matches = QLabel()
+        # room for the widest count, so the row does not shift as the count changes
+        self.matches.setMinimumWidth(
+            self.matches.fontMetrics().horizontalAdvance("00000 match(es)")
+        )
         for keys, slot in (
             ("Ctrl+F", self.focus_search),
             ("F3", self.find_next),
@@ -106,7 +110,9 @@ class LogPanel(QWidget):
         top.addWidget(QLabel("Source:"))
         top.addWidget(self.source)
         top.addStretch(1)
-        top.addWidget(self.search, 2)
+        self.search.setMinimumWidth(160)
+        self.search.setMaximumWidth(320)
+        top.addWidget(self.search, 1)
         top.addWidget(self.matches)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)

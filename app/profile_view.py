@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -138,10 +138,13 @@ class ProfileView(QWidget):
             "chrome://tracing or ui.perfetto.dev"
         )
         self.open_trace.clicked.connect(self._open_folder)
+        heading = QHBoxLayout()  # one row: the tab is short at the default window size
+        heading.addWidget(self.note, 1)
+        heading.addWidget(self.open_trace, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.note)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(heading)
         layout.addWidget(self.views, 1)
-        layout.addWidget(self.open_trace)
         self._trace: str | None = None
         self.show_session({"arms": []})
 
