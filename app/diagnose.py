@@ -7,9 +7,11 @@ costs speed, memory or accuracy; when it ends, Compile insight opens on its Ladd
 re-run runs the same setup with `apply_advice=True` (profiler/apply_advice.py): each fix tcprof
 can apply itself becomes a derived arm beside the one advised, before and after in one session.
 
-Both go through the window's own Run (`start_run`), so the model's consent, the saved settings
-and the plots behave as for any run: `RunVariants.config` is what start_run asks for the
-config, and it applies the variant asked for, once.
+Both go through the window's own Run (`start_run`), so the saved settings and the plots behave
+as for any run: `RunVariants.config` is what start_run asks for the config, and it applies the
+variant only during the call that asked for it, so no later Run inherits it. A model file that
+came from a session is not run unasked: the notice asks to inspect it first, and the user
+presses Diagnose (or Apply) again once it is confirmed.
 """
 
 from __future__ import annotations
@@ -53,17 +55,23 @@ class RunVariants(QObject):
         commands.diagnose.triggered.connect(lambda: self.start(ladder_config))
         commands.run.changed.connect(self._follow_run_action)
         window.results.insight.applyAdviceRequested.connect(lambda: self.start(apply_advice_config))
-        window.consent.runDropped.connect(lambda _why: self.clear())
         window.controller.runEnded.connect(self._on_run_ended)
         self._follow_run_action()
 
     def start(self, adjust: Adjust) -> None:
-        """Run the current setup through `adjust` (the window asks for consent first if the
-        model needs it; the variant waits for that run)."""
-        if self.window.controller.running:
+        """Run the current setup through `adjust`, or ask to confirm the model file first."""
+        window = self.window
+        if window.controller.running:
+            return
+        if window.setup.model.needs_trust():
+            window.consent.ask(then_run=False)
+            window.status.label.setText(CONFIRM_FIRST)
             return
         self._pending = adjust
-        self.window.start_run()
+        try:
+            window.start_run()
+        finally:
+            self._pending = None
 
     def config(self, make: Callable[[], RunConfig]) -> RunConfig:
         """The run's config: `make()`, through the variant asked for, if any (used once)."""
@@ -71,9 +79,6 @@ class RunVariants(QObject):
         config = make()
         self._ladder_running = adjust is ladder_config
         return adjust(config) if adjust is not None else config
-
-    def clear(self) -> None:
-        self._pending = None
 
     def _follow_run_action(self) -> None:
         """Diagnose and Apply are runs: enabled when Run is, with Run's reason when not."""
@@ -91,6 +96,7 @@ class RunVariants(QObject):
             results.insight.show_ladder()
 
 
+CONFIRM_FIRST = "Confirm the model file in the notice above, then press Diagnose or Apply again."
 DIAGNOSE_TIP = (
     "Run the backend ladder on this model and batch sizes: eager, TorchDynamo capture, "
     "+ AOTAutograd, + decompositions and the partitioner, + Inductor; shows which stage costs "

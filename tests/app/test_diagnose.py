@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.diagnose import CONFIRM_FIRST
 from profiler.config import DYNAMO_EAGER
+from profiler.examples import example_path
 from profiler.ladder import DEFAULT_STAGES
 from profiler.runner import Runner
 from tests.app.conftest import configure_fast
@@ -66,3 +68,14 @@ def test_diagnose_follows_run_being_enabled(fake_window):
     assert window.commands.diagnose.toolTip() == window.commands.run.toolTip()
     window.setup.batch_sizes.setText("8")
     assert window.commands.diagnose.isEnabled()
+
+
+def test_a_model_from_a_session_is_confirmed_before_diagnose_runs_it(fake_window):
+    window = fake_window
+    window.setup.model.set_path(str(example_path("simple")), trusted=False)
+    window.commands.diagnose.trigger()
+    assert not window.controller.running and window.configs == []
+    assert [b.text() for b in window.notice.buttons] == ["Inspect"], "inspect only, no run"
+    assert window.status.label.text() == CONFIRM_FIRST
+    window.notice.dismiss.click()
+    assert not window.variants.config(window.setup.config).ladder, "nothing left pending"
