@@ -85,7 +85,7 @@ class RunVariants(QObject):
         run, diagnose = self.window.commands.run, self.window.commands.diagnose
         diagnose.setEnabled(run.isEnabled())
         self.window.results.insight.apply_advice.setEnabled(run.isEnabled())
-        blocked = not run.isEnabled() and run.toolTip().startswith("Cannot run")
+        blocked = not run.isEnabled() and not self.window.controller.running  # Run says why
         diagnose.setToolTip(run.toolTip() if blocked else DIAGNOSE_TIP)
 
     def _on_run_ended(self, _status: str) -> None:
