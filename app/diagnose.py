@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from profiler.apply_advice import before_after
 from profiler.config import RunConfig
 from profiler.ladder import ladder_arms
 
@@ -50,7 +51,7 @@ class RunVariants(QObject):
         super().__init__(window)
         self.window = window
         self._pending: Adjust | None = None
-        self._ladder_running = False
+        self._running: Adjust | None = None  # the variant of the run in progress
         commands = window.commands
         commands.diagnose.triggered.connect(lambda: self.start(ladder_config))
         commands.run.changed.connect(self._follow_run_action)
@@ -77,7 +78,7 @@ class RunVariants(QObject):
         """The run's config: `make()`, through the variant asked for, if any (used once)."""
         adjust, self._pending = self._pending, None
         config = make()
-        self._ladder_running = adjust is ladder_config
+        self._running = adjust
         return adjust(config) if adjust is not None else config
 
     def _follow_run_action(self) -> None:
@@ -89,11 +90,18 @@ class RunVariants(QObject):
         diagnose.setToolTip(run.toolTip() if blocked else DIAGNOSE_TIP)
 
     def _on_run_ended(self, _status: str) -> None:
-        if self._ladder_running:
-            self._ladder_running = False
-            results = self.window.results
-            results.setCurrentWidget(results.insight)
-            results.insight.show_ladder()
+        """A variant's result is in Compile insight: the ladder, or the fixed arm's recompiles
+        beside the arm advised."""
+        variant, self._running = self._running, None
+        insight = self.window.results.insight
+        if variant is ladder_config:
+            self.window.results.setCurrentWidget(insight)
+            insight.show_ladder()
+        elif variant is apply_advice_config:
+            applied = before_after(self.window.controller.session_dict())
+            self.window.results.setCurrentWidget(insight)
+            if applied:
+                insight.arm_picker.setCurrentText(applied[-1]["after"])
 
 
 CONFIRM_FIRST = "Confirm the model file in the notice above, then press Diagnose or Apply again."

@@ -42,6 +42,7 @@ from app.insight_tables import (
     set_header_tips,
 )
 from app.ladder_view import LadderView
+from profiler.apply_advice import before_after
 from profiler.compile_terms import OTHER_HELP, frame_text, parts_text, resume_explanation
 from profiler.event_text import recompile_limit_hit
 from profiler.source_context import source_context  # regular files under 1 MB only
@@ -294,6 +295,13 @@ class InsightView(QWidget):
             parts.append(f"⚠ bs {fb.get('batch_size')}: {recompile_limit_hit(fb.get('frame'))}.")
         frames = {str(rc.get("frame")) for rc in arm.get("recompiles") or []}
         parts += [f"{frame_text(f)}." for f in sorted(frames) if resume_explanation(f)]
+        for pair in before_after(self.session):
+            if arm.get("name") in (pair["before"], pair["after"]):
+                parts.append(
+                    f"Advice applied ({pair['apply']}): {pair['after']} recompiled "
+                    f"{pair['recompiles_after']} time(s) where {pair['before']} recompiled "
+                    f"{pair['recompiles_before']} time(s)."
+                )
         if arm.get("error"):
             parts.append(f"⚠ {arm['error'].get('message')}")
         return " ".join(parts)

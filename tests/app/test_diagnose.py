@@ -57,6 +57,7 @@ def test_apply_and_rerun_runs_the_same_setup_with_the_advice(fake_window, qtbot)
     (config,) = window.configs
     assert config.apply_advice and not config.ladder
     assert [a.backend for a in config.arms] == ["eager", "inductor"]
+    assert window.results.currentWidget() is window.results.insight
 
 
 def test_diagnose_follows_run_being_enabled(fake_window):

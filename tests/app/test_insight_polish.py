@@ -122,3 +122,16 @@ def test_the_ladder_tab_shows_a_diagnose_run(view):
     assert "first stage to diverge from eager is aot_eager" in view.ladder.verdict.text()
     view.show_ladder()
     assert view.details.currentWidget() is view.ladder
+
+
+def test_an_applied_advice_reads_as_before_and_after(view):
+    session = _session()
+    fixed = _arm("inductor(dynamic=False) + mark_dynamic=0")
+    session["arms"] = [{**a, "index": i} for i, a in enumerate([*session["arms"], fixed])]
+    session["config"]["applied_advice"] = [{"arm": 3, "from_arm": 2, "apply": "mark_dynamic=0"}]
+    view.show_session(session)
+    view.arm_picker.setCurrentText("inductor(dynamic=False) + mark_dynamic=0")
+    assert (
+        "Advice applied (mark_dynamic=0): inductor(dynamic=False) + mark_dynamic=0 recompiled "
+        "0 time(s) where inductor(dynamic=False) recompiled 1 time(s)."
+    ) in view.summary.text()
