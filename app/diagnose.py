@@ -17,6 +17,7 @@ presses Diagnose (or Apply) again once it is confirmed.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -49,7 +50,9 @@ class RunVariants(QObject):
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
-        self.window = window
+        # Weakly: a strong reference back would keep a closed window (and its plots) alive
+        # until the cyclic garbage collector ran.
+        self._window = weakref.ref(window)
         self._pending: Adjust | None = None
         self._running: Adjust | None = None  # the variant of the run in progress
         commands = window.commands
@@ -58,6 +61,12 @@ class RunVariants(QObject):
         window.results.insight.applyAdviceRequested.connect(lambda: self.start(apply_advice_config))
         window.controller.runEnded.connect(self._on_run_ended)
         self._follow_run_action()
+
+    @property
+    def window(self) -> MainWindow:
+        window = self._window()
+        assert window is not None, "RunVariants lives as the window's child"
+        return window
 
     def start(self, adjust: Adjust) -> None:
         """Run the current setup through `adjust`, or ask to confirm the model file first."""

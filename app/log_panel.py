@@ -85,10 +85,6 @@ class LogPanel(QWidget):
         self.search.textChanged.connect(self._on_search_changed)
         self.search.returnPressed.connect(self.find_next)
         self.matches = QLabel()
-        # room for the widest count, so the row does not shift as the count changes
-        self.matches.setMinimumWidth(
-            self.matches.fontMetrics().horizontalAdvance("00000 match(es)")
-        )
         for keys, slot in (
             ("Ctrl+F", self.focus_search),
             ("F3", self.find_next),
@@ -110,8 +106,7 @@ class LogPanel(QWidget):
         top.addWidget(QLabel("Source:"))
         top.addWidget(self.source)
         top.addStretch(1)
-        self.search.setMinimumWidth(160)
-        self.search.setMaximumWidth(320)
+        self.search.setMaximumWidth(320)  # and no minimum: the window stays narrow-able
         top.addWidget(self.search, 1)
         top.addWidget(self.matches)
         layout = QVBoxLayout(self)
