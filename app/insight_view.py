@@ -3,94 +3,75 @@
 Everything comes from the session dict (session.json's form): the batch-size matrix of what
 TorchDynamo did per arm (compiled, recompiled, reused a graph, fell back to eager), each
 distinct graph break with the user's source lines around it, each recompile with the guard
-that failed, and the compile-time breakdown with break-even steps.
+that failed, the compile cost split into parts that add up to it, with break-even steps, and
+the backend ladder of a Diagnose run. Clicking a cell of the matrix shows its arm and batch size
+below; a table with nothing to list says so in words. The tables are built in insight_tables.py.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from app.theme import error_colour, is_dark
-from profiler.event_text import FELL_BACK, recompile_limit_hit
+from app.insight_tables import (
+    PART_TIPS,
+    TIMES_HEADER,
+    TIMES_HELP,
+    TableOrNote,
+    advice_cells,
+    compile_time_cells,
+    fill,
+    graph_break_cells,
+    item,
+    make_table,
+    matrix_item,
+    recompile_cells,
+    set_header_tips,
+)
+from app.ladder_view import LadderView
+from profiler.apply_advice import before_after
+from profiler.compile_terms import OTHER_HELP, frame_text, parts_text, resume_explanation
+from profiler.event_text import recompile_limit_hit
 from profiler.source_context import source_context  # regular files under 1 MB only
-from profiler.summary import fmt_break_even
 
-STATUS_TEXT = {
-    "eager": "eager (not compiled)",
-    "compiled": "compiled",
-    "recompiled": "recompiled",
-    "reused": "reused a graph",
-    "fell_back": FELL_BACK,
-    "not_run": "-",
-}
-Cell = tuple[Any, "str | None"]  # a table cell's text and its tooltip
-
-
-def _status_colour(status: str) -> QColor | None:
-    dark = is_dark()
-    return {
-        "compiled": QColor("#2e7d32" if not dark else "#81c784"),
-        "reused": QColor("#1565c0" if not dark else "#64b5f6"),
-        "recompiled": QColor("#e65100" if not dark else "#ffb74d"),
-        "fell_back": QColor(error_colour()),
-        "error": QColor(error_colour()),
-    }.get(status)
-
-
-def _table(headers: list[str]) -> QTableWidget:
-    t = QTableWidget(0, len(headers))
-    t.setHorizontalHeaderLabels(headers)
-    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    t.verticalHeader().setVisible(False)
-    t.horizontalHeader().setStretchLastSection(True)
-    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    return t
-
-
-def _item(text: Any, tooltip: str | None = None, colour: QColor | None = None) -> QTableWidgetItem:
-    item = QTableWidgetItem("-" if text is None else str(text))
-    if tooltip:
-        item.setToolTip(tooltip)
-    if colour is not None:
-        item.setForeground(colour)
-    return item
-
-
-def _secs(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+NO_BREAKS = "No graph breaks in this arm: TorchDynamo captured each frame whole."
+NO_RECOMPILES = "No recompiles in this arm: every batch size ran on the graphs it first compiled."
+NO_ADVICE = "No advice for this arm: nothing in its recompiles calls for a change."
+NO_TIMES = "No batch size of this arm was measured."
+APPLY_TIP = (
+    "Run this setup again with --apply-advice: after the rounds, each fix tcprof can apply is\n"
+    "run as a new arm beside the one advised (before and after in one session)"
+)
 
 
 class InsightView(QWidget):
+    applyAdviceRequested = Signal()  # "Apply and re-run": the window starts the run
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session: dict[str, Any] = {"arms": []}
-        self.matrix = _table(["arm"])
+        self._sizes: list[int] = []  # the matrix's batch-size columns
+        self.matrix = make_table(["arm"])
         self.matrix.setToolTip(
             "What TorchDynamo did at each batch size: compiled, recompiled (a guard failed, e.g. a\n"
             "new batch size with dynamic=False), reused an existing graph (dynamic shapes), or fell\n"
             "back to eager after torch._dynamo.config.recompile_limit; fallen-back timings are not\n"
-            "compiled timings."
+            "compiled timings. Click a row to see that arm (and batch size) below."
         )
+        self.matrix.cellClicked.connect(self._on_matrix_clicked)
         self.arm_picker = QComboBox()
         self.arm_picker.setToolTip(
             "The compiled arm whose graph breaks, recompiles and compile times are shown"
@@ -100,7 +81,7 @@ class InsightView(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.breaks = _table(["count", "where", "batch sizes", "reason"])
+        self.breaks = make_table(["count", "where", "batch sizes", "reason"])
         self.breaks.setToolTip(
             "Each distinct graph break once (from the graph_breaks log artifact); select one to see your code"
         )
@@ -115,46 +96,51 @@ class InsightView(QWidget):
         breaks_split.addWidget(self.breaks)
         breaks_split.addWidget(self.break_detail)
 
-        self.recompiles = _table(["bs", "step", "frame", "where", "s", "guard that failed"])
+        self.recompiles = make_table(["bs", "step", "frame", "where", "s", "guard that failed"])
         self.recompiles.setToolTip(
-            "Each recompile with the guard failure that caused it (torch._dynamo compilation metrics)"
+            "Each recompile with the guard failure that caused it (torch._dynamo compilation\n"
+            "metrics); s is torch's compile timer for that recompile. A frame named\n"
+            "torch_dynamo_resume_in_<function>_at_<line> is the rest of <function> after a graph\n"
+            "break, compiled as its own graph."
         )
-        self.times = _table(
-            [
-                "bs",
-                "status",
-                "first step s",
-                "cold s",
-                "portable s",
-                "warm s",
-                "dynamo s",
-                "backend s",
-                "inductor s",
-                "code gen s",
-                "FX cache cold / warm",
-                "break-even cold / warm",
-            ]
-        )
-        self.times.setToolTip(
-            "cold = an empty cache (the first round), portable = a fresh folder loaded with the\n"
-            "cold round's torch.compiler.save_cache_artifacts(), warm = the cache the cold round\n"
-            "left: each is the first step minus a steady step (+ later recompiles), minus eager's\n"
-            "own first-step excess. dynamo/backend/inductor/code gen = torch's own compile-time\n"
-            "metrics (first round); FX cache = Inductor's FX-graph cache hits/misses;\n"
-            "break-even = training steps that repay the compile. Hover a '-' for why it is missing."
-        )
-        self.advice = _table(["cause", "fix", "tcprof can verify it with"])
+        self.times = make_table(TIMES_HEADER)
+        self.times.setToolTip(TIMES_HELP)
+        set_header_tips(self.times, PART_TIPS)
+        self.times.itemSelectionChanged.connect(self._show_parts)
+        self.parts = QLabel()
+        self.parts.setWordWrap(True)
+        self.parts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        times_box = QWidget()
+        times_layout = QVBoxLayout(times_box)
+        times_layout.setContentsMargins(0, 0, 0, 0)
+        times_layout.addWidget(self.parts)
+        times_layout.addWidget(self.times, 1)
+        self.advice = make_table(["cause", "fix", "tcprof can verify it with"])
         self.advice.setToolTip(
             "The arm's guard failures grouped into causes, each with the change that removes\n"
-            "them. A fix tcprof can apply itself is verified by tcprof run --apply-advice,\n"
-            "which adds an arm with it to the same session."
+            "them. A fix tcprof can apply itself is verified by Apply and re-run (tcprof run\n"
+            "--apply-advice), which adds an arm with it to the same session."
         )
         self.advice.setWordWrap(True)
+        self.apply_advice = QPushButton("Apply and re-run")
+        self.apply_advice.setToolTip(APPLY_TIP)
+        self.apply_advice.clicked.connect(self.applyAdviceRequested)
+        advice_box = QWidget()
+        advice_layout = QVBoxLayout(advice_box)
+        advice_layout.setContentsMargins(0, 0, 0, 0)
+        advice_layout.addWidget(self.advice, 1)
+        advice_layout.addWidget(self.apply_advice, 0, Qt.AlignmentFlag.AlignLeft)
+        self.advice_page = TableOrNote(advice_box)
+        self.breaks_page = TableOrNote(breaks_split)
+        self.recompiles_page = TableOrNote(self.recompiles)
+        self.times_page = TableOrNote(times_box)
+        self.ladder = LadderView()
         details = QTabWidget()
-        details.addTab(self.advice, "Advice")
-        details.addTab(breaks_split, "Graph breaks")
-        details.addTab(self.recompiles, "Recompiles")
-        details.addTab(self.times, "Compile time")
+        details.addTab(self.advice_page, "Advice")
+        details.addTab(self.breaks_page, "Graph breaks")
+        details.addTab(self.recompiles_page, "Recompiles")
+        details.addTab(self.times_page, "Compile time")
+        details.addTab(self.ladder, "Ladder")
         self.details = details
 
         top = QHBoxLayout()
@@ -175,6 +161,7 @@ class InsightView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(split)
+        self._show_arm()
 
     # -- filling ------------------------------------------------------------------------------
     def show_session(self, session: dict[str, Any]) -> None:
@@ -187,18 +174,47 @@ class InsightView(QWidget):
         self._show_matrix(arms, sizes)
         self._offer_compiled_arms(arms)
         self._show_arm()
+        self.ladder.show_session(session)
+
+    def show_ladder(self) -> None:
+        """Bring the Ladder sub-tab forward (after a Diagnose run)."""
+        self.details.setCurrentWidget(self.ladder)
 
     def _show_matrix(self, arms: list[dict[str, Any]], sizes: list[int]) -> None:
         self.matrix.clear()
         self.matrix.setColumnCount(1 + len(sizes))
         self.matrix.setHorizontalHeaderLabels(["arm", *[f"bs {b}" for b in sizes]])
         self.matrix.setRowCount(len(arms))
+        self._sizes = sizes
         for r, arm in enumerate(arms):
-            self.matrix.setItem(r, 0, _item(arm["name"]))
+            self.matrix.setItem(r, 0, item(arm["name"]))
             by_bs = {row["batch_size"]: row for row in arm["results"]}
             for c, bs in enumerate(sizes, start=1):
-                self.matrix.setItem(r, c, _matrix_item(arm, by_bs.get(bs), bs))
+                self.matrix.setItem(r, c, matrix_item(arm, by_bs.get(bs), bs))
         self.matrix.resizeColumnsToContents()
+
+    def _on_matrix_clicked(self, row: int, column: int) -> None:
+        """The matrix drives the details: its row's arm, and the batch size of its column."""
+        arms = self.session.get("arms") or []
+        if not 0 <= row < len(arms):
+            return
+        index = self.arm_picker.findText(str(arms[row].get("name")))
+        if index < 0:  # eager: nothing compiled to show
+            self.summary.setText(f"{arms[row].get('name')} is not compiled: pick a compiled arm.")
+            return
+        self.arm_picker.setCurrentIndex(index)
+        if 1 <= column <= len(self._sizes):
+            self.select_batch_size(self._sizes[column - 1])
+
+    def select_batch_size(self, bs: int) -> None:
+        """Select the batch size's row in the Compile time table and the first matching
+        recompile, so the details follow the matrix cell clicked."""
+        for table in (self.times, self.recompiles):
+            match = next(
+                (r for r in range(table.rowCount()) if table.item(r, 0).text() == str(bs)), None
+            )
+            if match is not None:
+                table.selectRow(match)
 
     def _offer_compiled_arms(self, arms: list[dict[str, Any]]) -> None:
         """The picker lists the compiled arms and keeps the one chosen, if it is still there."""
@@ -217,26 +233,53 @@ class InsightView(QWidget):
         return next((a for a in self.session.get("arms", []) if a["name"] == name), None)
 
     def _show_arm(self) -> None:
-        """Fill the lower half for the arm picked: its summary line and the three tables."""
+        """Fill the lower half for the arm picked: its summary line and the tables; a table
+        with nothing to list says so."""
         arm = self._arm()
         for table in (self.advice, self.breaks, self.recompiles, self.times):
             table.setRowCount(0)
         self.break_detail.clear()
-        if arm is None:
-            self.summary.setText(
-                "No compiled arm in this session." if self.session.get("arms") else ""
-            )
-            return
-        self.summary.setText(self._summary_text(arm))
-        _fill(self.breaks, [_graph_break_cells(gb) for gb in arm.get("graph_breaks", [])])
-        _fill(self.recompiles, [_recompile_cells(rc) for rc in arm.get("recompiles", [])])
-        _fill(self.times, [_compile_time_cells(row) for row in arm.get("results", [])])
+        none = "No compiled arm in this session." if self.session.get("arms") else "No session yet."
+        self.summary.setText(
+            self._summary_text(arm) if arm else none if self.session.get("arms") else ""
+        )
+        arm = arm or {}
+        breaks = arm.get("graph_breaks") or []
+        recompiles = arm.get("recompiles") or []
         advice = arm.get("advice") or []
-        _fill(self.advice, [_advice_cells(a) for a in advice])
+        fill(self.breaks, [graph_break_cells(gb) for gb in breaks])
+        fill(self.recompiles, [recompile_cells(rc) for rc in recompiles])
+        fill(self.times, [compile_time_cells(row) for row in arm.get("results") or []])
+        fill(self.advice, [advice_cells(a) for a in advice])
         self.advice.resizeRowsToContents()
+        self.apply_advice.setVisible(any(a.get("apply") for a in advice))
+        self.advice_page.show_content(bool(advice), NO_ADVICE if arm else none)
+        self.breaks_page.show_content(bool(breaks), NO_BREAKS if arm else none)
+        self.recompiles_page.show_content(bool(recompiles), NO_RECOMPILES if arm else none)
+        self.times_page.show_content(self.times.rowCount() > 0, NO_TIMES if arm else none)
         self.details.setTabText(0, f"Advice ({len(advice)})" if advice else "Advice")
         if self.breaks.rowCount():
             self.breaks.selectRow(0)
+        if self.times.rowCount():
+            self.times.selectRow(0)
+        self._show_parts()
+
+    def _show_parts(self) -> None:
+        """The selected batch size's compile cost as the sum of its parts, the rest named."""
+        arm = self._arm() or {}
+        selected = self.times.selectionModel().selectedRows()
+        results = arm.get("results") or []
+        row = results[selected[0].row()] if selected and selected[0].row() < len(results) else {}
+        text = parts_text(row)
+        self.parts.setToolTip(f"other: {OTHER_HELP}" if text else "")
+        self.parts.setText(
+            f"bs {row.get('batch_size')}: {text} s (hover for what other is)"
+            if text
+            else "torch recorded no compile timers for this batch size: its compile cost "
+            "cannot be split into parts."
+            if row
+            else ""
+        )
 
     def _summary_text(self, arm: dict[str, Any]) -> str:
         parts = [
@@ -250,6 +293,15 @@ class InsightView(QWidget):
             )
         for fb in arm.get("fallbacks", []):
             parts.append(f"⚠ bs {fb.get('batch_size')}: {recompile_limit_hit(fb.get('frame'))}.")
+        frames = {str(rc.get("frame")) for rc in arm.get("recompiles") or []}
+        parts += [f"{frame_text(f)}." for f in sorted(frames) if resume_explanation(f)]
+        for pair in before_after(self.session):
+            if arm.get("name") in (pair["before"], pair["after"]):
+                parts.append(
+                    f"Advice applied ({pair['apply']}): {pair['after']} recompiled "
+                    f"{pair['recompiles_after']} time(s) where {pair['before']} recompiled "
+                    f"{pair['recompiles_before']} time(s)."
+                )
         if arm.get("error"):
             parts.append(f"⚠ {arm['error'].get('message')}")
         return " ".join(parts)
@@ -265,92 +317,3 @@ class InsightView(QWidget):
             text.append(f"Explanation: {gb['explanation']}")
         text += [f"Hint: {h}" for h in gb.get("hints") or []]
         self.break_detail.setPlainText("\n".join(text))
-
-
-def _matrix_item(arm: dict[str, Any], row: dict[str, Any] | None, bs: int) -> QTableWidgetItem:
-    """What Dynamo did for one arm at one batch size; the tooltip gives the recompile reasons
-    or the error."""
-    if row is None:
-        return _item("error" if arm.get("error") else "-")
-    status = "error" if row["status"] in ("error", "oom") else row.get("compile_status") or "-"
-    reasons = [rc["reason"] for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs]
-    tip = "\n".join(reasons) if reasons else None
-    if status == "error" and row.get("error"):
-        tip = row["error"].get("message")
-    return _item(STATUS_TEXT.get(status, status), tip, _status_colour(status))
-
-
-def _fill(table: QTableWidget, rows: list[list[Cell]]) -> None:
-    table.setRowCount(len(rows))
-    for r, cells in enumerate(rows):
-        for c, (text, tip) in enumerate(cells):
-            table.setItem(r, c, _item(text, tip))
-    table.resizeColumnsToContents()
-
-
-def _where(entry: dict[str, Any]) -> str:
-    return f"{Path(entry['file']).name}:{entry['line']}" if entry.get("file") else "?"
-
-
-def _advice_cells(advice: dict[str, Any]) -> list[Cell]:
-    evidence = advice.get("evidence") or {}
-    where = ", ".join(str(w) for w in evidence.get("where") or [])
-    return [
-        (advice.get("message"), where or None),
-        (advice.get("fix"), None),
-        (advice.get("apply") or "-", None),
-    ]
-
-
-def _graph_break_cells(gb: dict[str, Any]) -> list[Cell]:
-    """count, where (the full path as tooltip), batch sizes, reason (PyTorch's explanation)."""
-    return [
-        (gb.get("count"), None),
-        (_where(gb), gb.get("file")),
-        (", ".join(map(str, gb.get("batch_sizes", []))), None),
-        (gb.get("reason"), gb.get("explanation")),
-    ]
-
-
-def _recompile_cells(rc: dict[str, Any]) -> list[Cell]:
-    """bs, step, frame, where, seconds, the guard that failed (in full as its tooltip)."""
-    return [
-        (rc.get("batch_size"), None),
-        (rc.get("step"), None),
-        (rc.get("frame"), None),
-        (_where(rc), None),
-        (_secs(rc.get("seconds")), None),
-        (rc.get("reason"), rc.get("reason")),
-    ]
-
-
-def _compile_time_cells(row: dict[str, Any]) -> list[Cell]:
-    """One batch size's compile times; a missing cold/portable/warm time says why as its tip."""
-    b = row.get("compile_breakdown") or {}
-    missing = row.get("compile_missing") or {}
-    first_ms = row.get("first_step_ms")
-    return [
-        (row["batch_size"], None),
-        (STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")), None),
-        (_secs(first_ms / 1000 if first_ms is not None else None), None),
-        (_secs(row.get("compile_cold_s", row.get("compile_s"))), missing.get("cold")),
-        (_secs(row.get("compile_portable_s")), missing.get("portable")),
-        (_secs(row.get("compile_warm_s")), missing.get("warm")),
-        (_secs(b.get("dynamo_s")), None),
-        (_secs(b.get("backend_s")), None),
-        (_secs(b.get("inductor_s")), None),
-        (_secs(b.get("code_gen_s")), None),
-        (_cache_text(row), None),
-        (fmt_break_even(row, is_baseline=False), None),
-    ]
-
-
-def _cache_text(row: dict[str, Any]) -> str:
-    """'0/2 · 2/0': FX graph cache hits/misses of the cold and the warm compile."""
-    cache = row.get("compile_cache")
-    if not cache:
-        return (row.get("compile_breakdown") or {}).get("fx_cache") or "-"
-    parts = [
-        f"{cache[k]['fx_hits']}/{cache[k]['fx_misses']}" for k in ("cold", "warm") if k in cache
-    ]
-    return " · ".join(parts) or "-"

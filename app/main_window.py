@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.background import BackgroundCalls
 from app.close_guard import CloseGuard
+from app.diagnose import RunVariants
 from app.environment_probe import request_environment
 from app.error_banner import ErrorBanner
 from app.model_consent import ModelConsent
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
     notice: NoticeBar
     consent: ModelConsent
     plots_slot: PlotsSlot  # holds `plots` once built
+    variants: RunVariants
 
     def __init__(
         self,
@@ -117,6 +119,7 @@ class MainWindow(QMainWindow):
         self.run_estimate.place_after(self.commands.toolbar, self.commands.stop)
         self.close_guard = CloseGuard(self, lambda: self.controller.running, self.status.activity)
         self._connect()
+        self.variants = RunVariants(self)  # Diagnose… and Apply and re-run
         self.results.show_environment(None)
         self._restore_settings()
         if self.background is not None:
@@ -357,7 +360,7 @@ class MainWindow(QMainWindow):
             self.consent.ask(then_run=True)
             return
         try:
-            config = self.setup.config()
+            config = self.variants.config(self.setup.config)
         except ConfigError as exc:  # the Run action is disabled then; keyboard races land here
             self.status.label.setText(f"Cannot run: {exc}")
             return

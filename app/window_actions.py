@@ -24,6 +24,7 @@ class WindowActions:
     open: QAction
     export: QAction
     run: QAction
+    diagnose: QAction
     stop: QAction
     sessions: QAction
     sessions_folder: QAction
@@ -72,6 +73,13 @@ def make_actions(window: QMainWindow) -> WindowActions:
             "Export report.html, report.md, steps.csv, session.json and reproduce.py",
         ),
         run=_action(window, "▶ Run", "Ctrl+R", "Run every arm at every batch size"),
+        diagnose=_action(
+            window,
+            "Diagnose…",
+            "Ctrl+Shift+R",
+            "Run the backend ladder on this model: which compiler stage costs speed, memory "
+            "or accuracy",
+        ),
         stop=_action(window, "■ Stop", "Esc", "Stop the run, keeping what was measured"),
         sessions=_action(
             window,
@@ -116,6 +124,7 @@ def _fill_toolbar(actions: WindowActions) -> None:
     toolbar.addWidget(examples_button)
     toolbar.addSeparator()
     toolbar.addAction(actions.run)
+    toolbar.addAction(actions.diagnose)
     toolbar.addAction(actions.stop)
     toolbar.addSeparator()
     toolbar.addAction(actions.export)
@@ -135,6 +144,7 @@ def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
     file_menu.addAction(actions.quit)
     run_menu = window.menuBar().addMenu("&Run")
     run_menu.addAction(actions.run)
+    run_menu.addAction(actions.diagnose)
     run_menu.addAction(actions.stop)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from profiler.compile_terms import COMPILE_TIMER, frame_text
 from profiler.events import CompileKind, EventType, Phase
 
 FELL_BACK = "fell back to eager"
@@ -32,7 +33,7 @@ def recompile_limit_hit(frame: Any) -> str:
     """Hitting the limit makes every later new shape of the frame run eagerly, silently: the
     timings that follow are not compiled timings, and every reader must be told so."""
     return (
-        f"recompile limit hit in {frame or '?'}: it runs eagerly from then on, "
+        f"recompile limit hit in {frame_text(frame)}: it runs eagerly from then on, "
         "so its timings are not compiled timings"
     )
 
@@ -82,14 +83,21 @@ def _round_start(e: dict[str, Any], rounds: int | None) -> str:
 
 
 def _first_step(e: dict[str, Any]) -> str:
-    extra = f", dynamo compile {e.get('compile_s') or 0:.2f} s" if e.get("compiles") else ""
+    """The first step's time holds the compile; torch's timer is the part it measured (the
+    compile cost in Summary is the whole excess over a steady step, known after measuring)."""
+    extra = (
+        f", of which {COMPILE_TIMER} {e.get('compile_s') or 0:.2f} s" if e.get("compiles") else ""
+    )
     return f"{_at(e)}first step{_seconds((e.get('ms') or 0) / 1000)}{extra}{_round(e)}"
 
 
 def _compile(e: dict[str, Any]) -> str:
-    what = "recompile" if e.get("kind") == CompileKind.RECOMPILE else "first compile"
+    """One frame's compile by torch's timer: a part of the compile cost, never the cost."""
+    what = "recompile" if e.get("kind") == CompileKind.RECOMPILE else "compile"
     reason = f": {e['reason']}" if e.get("reason") else ""
-    return f"{_at(e)}{what} of {e.get('frame')}{_seconds(e.get('seconds'))}{reason}"
+    seconds = _seconds(e.get("seconds"), ", ")
+    took = f"{seconds} by {COMPILE_TIMER}" if seconds else ""
+    return f"{_at(e)}TorchDynamo {what} of {frame_text(e.get('frame'))}{took}{reason}"
 
 
 def _accuracy(e: dict[str, Any]) -> str:

@@ -26,13 +26,13 @@ from profiler.session_files import (
 from profiler.steps_csv import steps_csv_text
 
 # A renderer turns a session dict into the text of a file written into a folder (session.json
-# stores its paths relative to that folder; the other files do not depend on it).
+# stores its paths relative to that folder, the reports link the session's files relative to it).
 Renderer = Callable[[dict[str, Any], Path], str]
 
 # format -> (file name, renderer). "html" also writes reproduce.py (the report shows it).
 FORMATS: dict[str, tuple[str, Renderer]] = {
-    "html": (REPORT_HTML, lambda session, _folder: render_html(session)),
-    "md": (REPORT_MD, lambda session, _folder: render_markdown(session)),
+    "html": (REPORT_HTML, render_html),
+    "md": (REPORT_MD, render_markdown),
     "csv": (STEPS_CSV, lambda session, _folder: steps_csv_text(session)),
     "json": (SESSION_JSON, session_json_text),
 }

@@ -15,6 +15,7 @@ from profiler.event_text import FELL_BACK
 from profiler.palette import arm_colours, is_eager
 from profiler.paths import resource_path
 from profiler.report import (
+    artefacts,
     ladder_section,
     regional_section,
     sections,
@@ -111,7 +112,7 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _header(session_dict: dict[str, Any]) -> str:
+def _header(session_dict: dict[str, Any], folder: Any = None) -> str:
     env = session_dict.get("environment") or {}
     status = session_dict.get("status") or "unknown"
     started = session_dict.get("started_at")
@@ -143,6 +144,7 @@ def _header(session_dict: dict[str, Any]) -> str:
             ("environment", "Environment"),
             ("logs", "Logs"),
             *([("profile", "Top operators")] if top_ops.profiles(session_dict) else []),
+            *([("files", "Files")] if artefacts.artefacts(session_dict, folder) else []),
             ("code", "Code"),
         )
     )
@@ -178,8 +180,9 @@ def _charts() -> str:
     )
 
 
-def render_html(session_dict: dict[str, Any]) -> str:
-    """The whole report as one HTML document."""
+def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
+    """The whole report as one HTML document; `folder` is where it is written (its links to the
+    session's files are relative to it; None: the session's own folder)."""
     from profiler.report.reproduce import render_reproducer
 
     css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
@@ -193,7 +196,7 @@ def render_html(session_dict: dict[str, Any]) -> str:
             codes.append((arm.get("name"), f"# could not generate the script: {exc}\n"))
     body = "\n".join(
         [
-            _header(session_dict),
+            _header(session_dict, folder),
             "<main>",
             sections.summary(session_dict, esc),
             _charts(),
@@ -206,6 +209,7 @@ def render_html(session_dict: dict[str, Any]) -> str:
             sections.environment(session_dict, esc),
             sections.logs(session_dict, esc),
             top_ops.html_section(session_dict, esc),
+            artefacts.html_section(session_dict, esc, folder),
             sections.code(codes, esc),
             "</main>",
             sections.footer(session_dict, esc),

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from profiler.compile_terms import resume_explanation
 from profiler.config import loop_text, where_text
 from profiler.event_text import recompile_limit_hit
-from profiler.report import ladder_section, regional_section, straggler_section, top_ops
+from profiler.report import artefacts, ladder_section, regional_section, straggler_section, top_ops
 from profiler.report.data import model_label, short_where
 from profiler.summary import COLUMN_HELP, NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
 from profiler.verdict import verdict_lines
@@ -59,7 +60,7 @@ def _insight(session_dict: dict[str, Any]) -> list[str]:
         for rc in arm.get("recompiles") or []:
             items.append(
                 f"- **{name}**: recompile at bs={md_text(rc.get('batch_size'))} in "
-                f"{md_code(rc.get('frame') or '?')}: {md_text(rc.get('reason'))}"
+                f"{md_code(rc.get('frame') or '?')}{_resume(rc.get('frame'))}: {md_text(rc.get('reason'))}"
             )
         for fb in arm.get("fallbacks") or []:
             items.append(f"- **{name}**: {md_text(recompile_limit_hit(fb.get('frame')))}")
@@ -72,6 +73,12 @@ def _insight(session_dict: dict[str, Any]) -> list[str]:
                 f"Fix: {md_text(a.get('fix'))}"
             )
     return items
+
+
+def _resume(frame: Any) -> str:
+    """' (the rest of forward after the graph break at line 16, …)' for a resume function."""
+    why = resume_explanation(frame)
+    return f" ({md_text(why.replace('`', ''))})" if why else ""
 
 
 def _errors(session_dict: dict[str, Any]) -> list[str]:
@@ -106,7 +113,8 @@ def _environment_line(session_dict: dict[str, Any]) -> str:
     return " · ".join(md_text(p) for p in parts)
 
 
-def render_markdown(session_dict: dict[str, Any]) -> str:
+def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
+    """report.md; `folder` is where it is written (links are relative to it)."""
     header, rows = table_rows(session_dict)
     out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
     status = session_dict.get("status")
@@ -136,6 +144,7 @@ def render_markdown(session_dict: dict[str, Any]) -> str:
     out += regional_section.markdown_lines(session_dict, md_text)
     out += straggler_section.markdown_lines(session_dict, md_text)
     out += top_ops.markdown_lines(session_dict, md_text)
+    out += artefacts.markdown_lines(session_dict, md_text, folder)
     errors = _errors(session_dict)
     if errors:
         out += ["**Errors**", "", *errors, ""]

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from profiler.compile_terms import parts_text, resume_explanation
 from profiler.config import loop_text, where_text
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report.data import short_where
@@ -150,6 +151,13 @@ def _where(esc: Esc, file: Any, line: Any) -> str:
     return f'<span class="mono" title="{esc(full)}">{esc(short_where(file, line))}</span>'
 
 
+def _frame(esc: Esc, frame: Any) -> str:
+    """A frame's name; a resume function's with what it is below."""
+    why = resume_explanation(frame)
+    name = f'<span class="mono">{esc(frame)}</span>'
+    return f'{name}<div class="muted">{esc(why)}</div>' if why else name
+
+
 def _advice(advice: list[dict[str, Any]], esc: Esc) -> str:
     """Causes and fixes, grouped from the guard failures (profiler.advice)."""
     if not advice:
@@ -175,10 +183,16 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
         breaks = arm.get("graph_breaks") or []
         recompiles = arm.get("recompiles") or []
         fallbacks = arm.get("fallbacks") or []
-        if not (breaks or recompiles or fallbacks or arm.get("advice")):
+        costs = [
+            f"bs {r.get('batch_size')}: {parts_text(r)}"
+            for r in arm.get("results") or []
+            if parts_text(r)
+        ]
+        if not (breaks or recompiles or fallbacks or arm.get("advice") or costs):
             continue
         any_found = True
         parts.append(f"<h3>{esc(arm.get('name'))}</h3>")
+        parts += [f'<p class="muted">{esc(c)} s</p>' for c in costs]
         if breaks:
             rows = []
             for gb in breaks:
@@ -206,7 +220,7 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
             rows = [
                 f'<tr><td class="num">{esc(rc.get("batch_size"))}</td>'
                 f'<td class="num">{esc(rc.get("step"))}</td>'
-                f'<td class="mono">{esc(rc.get("frame"))}</td>'
+                f"<td>{_frame(esc, rc.get('frame'))}</td>"
                 f"<td>{_where(esc, rc.get('file'), rc.get('line'))}</td>"
                 f'<td class="num">{esc(_num(rc.get("seconds"), ".2f"))}</td>'
                 f'<td class="wrap mono">{esc(rc.get("reason"))}</td></tr>'

@@ -25,6 +25,53 @@ def profiles(session_dict: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any
     ]
 
 
+def _profile_of(session_dict: dict[str, Any], arm_name: Any, bs: Any) -> dict[str, Any] | None:
+    return next(
+        (prof for name, size, prof in profiles(session_dict) if name == arm_name and size == bs),
+        None,
+    )
+
+
+def comparable(session_dict: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(compiled arm, batch size) pairs that have a profile, as has the baseline at that size."""
+    baseline = session_dict.get("baseline")
+    eager_sizes = {bs for name, bs, _prof in profiles(session_dict) if name == baseline}
+    return [
+        (name, bs)
+        for name, bs, _prof in profiles(session_dict)
+        if name != baseline and bs in eager_sizes
+    ]
+
+
+def op_comparison(session_dict: dict[str, Any], arm_name: Any, bs: Any) -> list[dict[str, Any]]:
+    """Top operators of the baseline and of one compiled arm at one batch size, side by side.
+
+    One entry per operator in either top list: its self ms per step in each (None: not in that
+    arm's top list, so below it or absent, e.g. an eager aten op fused away by Inductor), and
+    the time moved (compiled less eager, a missing side counted as 0), largest move first."""
+    eager = _profile_of(session_dict, session_dict.get("baseline"), bs) or {}
+    compiled = _profile_of(session_dict, arm_name, bs) or {}
+
+    def by_name(prof: dict[str, Any]) -> dict[str, float]:
+        return {
+            str(op.get("name")): float(op["self_ms_per_step"])
+            for op in prof.get("top_ops") or []
+            if isinstance(op.get("self_ms_per_step"), (int, float))
+        }
+
+    before, after = by_name(eager), by_name(compiled)
+    rows = [
+        {
+            "name": name,
+            "eager_ms": before.get(name),
+            "compiled_ms": after.get(name),
+            "moved_ms": round((after.get(name) or 0.0) - (before.get(name) or 0.0), 6),
+        }
+        for name in dict.fromkeys([*before, *after])
+    ]
+    return sorted(rows, key=lambda r: -abs(r["moved_ms"]))
+
+
 def _ms(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, (int, float)) else "-"
 
@@ -56,8 +103,31 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
             '<th class="num">calls/step</th><th class="num">self ms/step</th>'
             f'<th class="num">total ms/step</th></tr></thead><tbody>{rows}</tbody></table></div>'
         )
+    parts += [
+        _comparison_html(session_dict, name, bs, esc) for name, bs in comparable(session_dict)
+    ]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _comparison_html(session_dict: dict[str, Any], arm_name: str, bs: Any, esc: Esc) -> str:
+    rows = "".join(
+        f'<tr><td class="mono wrap">{esc(r["name"])}</td>'
+        f'<td class="num">{esc(_ms(r["eager_ms"]))}</td>'
+        f'<td class="num">{esc(_ms(r["compiled_ms"]))}</td>'
+        f'<td class="num {"good" if r["moved_ms"] < 0 else "bad" if r["moved_ms"] > 0 else ""}">'
+        f"{esc(format(r['moved_ms'], '+.3f'))}</td></tr>"
+        for r in op_comparison(session_dict, arm_name, bs)
+    )
+    baseline = session_dict.get("baseline")
+    return (
+        f"<h3>{esc(baseline)} against {esc(arm_name)} · bs {esc(bs)}</h3>"
+        '<p class="muted">Self ms per step of each top operator; moved = compiled less eager '
+        "(an operator missing from one side's top list counts as 0 there).</p>"
+        '<div class="table-wrap"><table><thead><tr><th>operator</th>'
+        f'<th class="num">{esc(baseline)} ms</th><th class="num">{esc(arm_name)} ms</th>'
+        f'<th class="num">moved ms</th></tr></thead><tbody>{rows}</tbody></table></div>'
+    )
 
 
 def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) -> list[str]:

@@ -38,7 +38,7 @@ def test_notable_events_read_as_one_line_each():
                 "replicate": 1,
             }
         )
-        == "bs 8: first step 1.50 s, dynamo compile 1.23 s (round 2)"
+        == "bs 8: first step 1.50 s, of which torch's compile timer 1.23 s (round 2)"
     )
     assert (
         describe(
@@ -51,7 +51,8 @@ def test_notable_events_read_as_one_line_each():
                 "reason": "size mismatch at index 0. expected 8, actual 16",
             }
         )
-        == "bs 16: recompile of forward 0.25 s: size mismatch at index 0. expected 8, actual 16"
+        == "bs 16: TorchDynamo recompile of forward, 0.25 s by torch's compile timer: "
+        "size mismatch at index 0. expected 8, actual 16"
     )
     assert (
         describe(

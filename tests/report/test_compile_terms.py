@@ -1,0 +1,100 @@
+"""One name and one number per compile figure; resume functions explained; the compile cost's
+parts add up to it."""
+
+from __future__ import annotations
+
+import pytest
+
+from profiler.compile_terms import (
+    compile_parts,
+    frame_label,
+    frame_text,
+    parts_text,
+    resume_explanation,
+)
+from profiler.event_text import describe
+from profiler.report.html import esc
+from profiler.report.markdown import render_markdown
+from profiler.report.sections import insight
+
+RESUME = "torch_dynamo_resume_in_forward_at_16"
+ROW = {
+    "batch_size": 8,
+    "status": "ok",
+    "compile_cold_s": 12.46,
+    "compile_breakdown": {"dynamo_s": 8.42, "backend_s": 6.0, "inductor_s": 4.5, "code_gen_s": 2.0},
+}
+
+
+def test_a_resume_function_is_explained_and_other_frames_are_left_alone():
+    assert resume_explanation(RESUME) == (
+        "the rest of `forward` after the graph break at line 16, compiled as its own graph"
+    )
+    assert resume_explanation("torch_dynamo_resume_in_my_fn_at_3") is not None
+    assert frame_label(RESUME) == "forward after line 16"
+    assert frame_text(RESUME).startswith(f"{RESUME} (the rest of `forward`")
+    for plain in ("forward", None, "torch_dynamo_resume_in_forward"):
+        assert resume_explanation(plain) is None
+        assert frame_text(plain) == str(plain or "?")
+
+
+def test_the_parts_add_up_to_the_compile_cost_and_name_the_rest():
+    parts = compile_parts(ROW)
+    assert [name for name, *_ in parts] == [
+        "TorchDynamo tracing",
+        "AOTAutograd and backend",
+        "Inductor lowering",
+        "Inductor code generation",
+        "other",
+    ]
+    assert sum(seconds for _, seconds, _ in parts) == pytest.approx(12.46)
+    assert dict((n, s) for n, s, _ in parts)["other"] == pytest.approx(12.46 - 8.42)
+    assert "guard building" in parts[-1][2]
+    assert parts_text(ROW).startswith(
+        "compile cost 12.46 s (torch's compile timer 8.42 s of it) = TorchDynamo tracing 2.42 + "
+    )
+    # torch's timers beyond the cost (eager's excess subtracted): the remainder goes negative
+    over = {**ROW, "compile_cold_s": 8.0}
+    assert sum(s for _, s, _ in compile_parts(over)) == pytest.approx(8.0)
+    # only the outer timer: tracing is all of it; no timer or no cost: no parts
+    assert [
+        n for n, *_ in compile_parts({"compile_s": 2.0, "compile_breakdown": {"dynamo_s": 1.5}})
+    ] == [
+        "TorchDynamo tracing",
+        "other",
+    ]
+    assert (
+        compile_parts({"compile_cold_s": 1.0})
+        == []
+        == compile_parts({"compile_breakdown": {"dynamo_s": 1}})
+    )
+
+
+def test_the_log_lines_name_torchs_timer_not_the_compile_cost():
+    compile_line = describe(
+        {"type": "compile", "batch_size": 8, "kind": "first", "frame": RESUME, "seconds": 8.42}
+    )
+    assert compile_line == (
+        f"bs 8: TorchDynamo compile of {RESUME} (the rest of `forward` after the graph break at "
+        "line 16, compiled as its own graph), 8.42 s by torch's compile timer"
+    )
+    fallback = describe({"type": "fallback", "batch_size": 8, "frame": RESUME})
+    assert "the rest of `forward`" in fallback
+
+
+def test_the_reports_explain_resume_functions_and_show_the_parts():
+    arm = {
+        "name": "inductor",
+        "backend": "inductor",
+        "results": [ROW],
+        "recompiles": [{"batch_size": 16, "frame": RESUME, "reason": "size mismatch"}],
+    }
+    session = {"config": {"source": {"path": "m.py"}}, "arms": [arm]}
+    html = insight(session, esc)
+    assert "the rest of `forward` after the graph break at line 16" in html
+    assert (
+        "compile cost 12.46 s (torch&#x27;s compile timer 8.42 s of it) = TorchDynamo" in html
+        and "other 4.04" in html
+    )
+    md = render_markdown(session)
+    assert "(the rest of forward after the graph break at line 16, compiled as its own graph)" in md
