@@ -57,6 +57,9 @@ APPLY_TIP = (
 )
 
 
+MATRIX_ROWS = 3  # arms the Compile insight matrix shows without scrolling
+
+
 class InsightView(QWidget):
     applyAdviceRequested = Signal()  # "Apply and re-run": the window starts the run
 
@@ -155,9 +158,10 @@ class InsightView(QWidget):
         lower_layout.addWidget(self.summary)
         lower_layout.addWidget(details, 1)
         split.addWidget(lower)
+        split.setChildrenCollapsible(False)  # neither part can be dragged away
         split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 3)
-        split.setSizes([120, 360])
+        split.setStretchFactor(1, 2)
+        split.setSizes([130, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(split)
@@ -192,6 +196,19 @@ class InsightView(QWidget):
             for c, bs in enumerate(sizes, start=1):
                 self.matrix.setItem(r, c, matrix_item(arm, by_bs.get(bs), bs))
         self.matrix.resizeColumnsToContents()
+        self._fit_matrix()
+
+    def _fit_matrix(self) -> None:
+        """The matrix keeps room for its header and up to MATRIX_ROWS rows (more scroll), so
+        at 1280x720 it shows every arm of a usual run without dragging the splitter."""
+        count = self.matrix.rowCount()
+        shown = min(max(count, 1), MATRIX_ROWS)
+        rows = sum(self.matrix.rowHeight(r) for r in range(min(shown, count)))
+        rows += max(0, shown - count) * self.matrix.verticalHeader().defaultSectionSize()
+        frame = 2 * self.matrix.frameWidth()
+        header = self.matrix.horizontalHeader().sizeHint().height()
+        scroll = self.matrix.horizontalScrollBar().sizeHint().height()
+        self.matrix.setMinimumHeight(header + rows + frame + scroll)
 
     def _on_matrix_clicked(self, row: int, column: int) -> None:
         """The matrix drives the details: its row's arm, and the batch size of its column."""

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.table_text import table_text
-from app.theme import arm_colour, error_colour, good_colour
+from app.theme import error_colour, good_colour, session_arm_colour
 from profiler.report.top_ops import comparable, op_comparison
 
 HEADER = ["arm", "bs", "operator", "calls/step", "self ms/step", "total ms/step"]
@@ -203,7 +203,7 @@ class ProfileView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setForeground(arm_colour(arm_index))
+                    item.setForeground(session_arm_colour(self.session, arm_index))
                 if path:
                     item.setToolTip(f"trace: {path}")
                 self.table.setItem(r, c, item)

@@ -28,7 +28,7 @@ from app.log_panel import LogPanel
 from app.profile_view import ProfileView
 from app.ranks_view import RanksView
 from app.table_text import table_text
-from app.theme import arm_colour, error_colour, good_colour
+from app.theme import error_colour, good_colour, session_arm_colour
 from app.verdict_banner import VerdictBanner
 from app.weights_view import WeightsView
 from profiler.summary import (
@@ -131,7 +131,7 @@ class ResultsView(QTabWidget):
                 if banded:  # one band per batch size: its arms read as a group
                     item.setBackground(shade)
                 if c == 0:
-                    item.setForeground(arm_colour(arm_index))
+                    item.setForeground(session_arm_colour(session, arm_index))
                 if header[c] == "speedup [95% CI]" and arm_index:
                     tone = tones.get(speedup_tone(result))
                     if tone is not None:

@@ -7,10 +7,12 @@ ignore the system palette, so they are set from the application palette here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from profiler.palette import ARM_COLOURS, arm_colours
+from profiler.palette import ARM_COLOURS, arm_colours, is_eager
 
 
 def arm_colour(index: int) -> QColor:
@@ -21,6 +23,13 @@ def arm_colour(index: int) -> QColor:
 def arm_qcolours(eager: list[bool]) -> list[QColor]:
     """The colours of a run's arms: the first eager arm blue, the others in order."""
     return [QColor(c) for c in arm_colours(eager)]
+
+
+def session_arm_colour(session: dict[str, Any], index: int) -> QColor:
+    """Arm `index` of a session dict in the colour its plots and report.html give it."""
+    arms = session.get("arms") or []
+    colours = arm_qcolours([is_eager(str(a.get("backend") or a.get("name"))) for a in arms])
+    return colours[index] if 0 <= index < len(colours) else arm_colour(index)
 
 
 def is_dark() -> bool:

@@ -6,6 +6,7 @@ from typing import Any
 
 from profiler import regional, stragglers
 from profiler.apply_advice import before_after
+from profiler.compile_terms import frame_text
 from profiler.event_text import FELL_BACK, recompile_limit_hit
 from profiler.report import ladder_section
 from profiler.verdict import fmt_memory, mark_partial, status_text, verdict_lines
@@ -387,7 +388,8 @@ def render_insight(session_dict: dict[str, Any]) -> str:
             lines.append(f"  graph break x{gb['count']} at {where}: {gb['reason']}")
         for rc in recompiles:
             lines.append(
-                f"  recompile at bs={rc['batch_size']} ({rc.get('frame')}, {_f(rc.get('seconds'), '.2f')} s): {rc['reason']}"
+                f"  recompile at bs={rc['batch_size']} ({frame_text(rc.get('frame'))}, "
+                f"{_f(rc.get('seconds'), '.2f')} s by torch's compile timer): {rc['reason']}"
             )
         for fb in fallbacks:
             lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")

@@ -76,3 +76,17 @@ def test_the_reports_open_with_the_same_verdict_and_memory_text():
     assert '<ul class="verdict"><li class="good">' in html
     assert "+14%" in md and "−8%" in md
     assert 'title="uses 14% more memory than eager' in html
+
+
+def test_an_arm_keeps_its_plot_colour_in_the_summary_when_eager_is_not_first(qtbot):
+    from profiler.palette import ARM_COLOURS
+
+    session = synthetic_session(arms=(ArmSpec("aot_eager"), ArmSpec("eager")))
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_session(session)
+    colours = {
+        view.summary.item(r, 0).text(): view.summary.item(r, 0).foreground().color().name()
+        for r in range(view.summary.rowCount())
+    }
+    assert colours == {"eager": ARM_COLOURS[0].lower(), "aot_eager": ARM_COLOURS[1].lower()}
