@@ -2,8 +2,8 @@
 
 A real run of the built-in example (eager, aot_eager and inductor at batch sizes 8 and 32, one
 round) in the real window, offscreen, then the window grabbed at 1024x640, 1280x720 (Summary
-and Compile insight) and 1920x1080. Sessions go to a temporary TCPROF_HOME, so the user's list
-is untouched. About two minutes on a 2-core machine (inductor compiles cold).
+and Compile insight) and 1920x1080. Sessions and preferences go to temporary folders, so the
+user's sessions and settings are untouched (and the window starts as on a first launch). About two minutes on a 2-core machine (inductor compiles cold).
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.screenshots [--out docs/screenshots]
 """
@@ -27,8 +27,12 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     os.environ["TCPROF_HOME"] = tempfile.mkdtemp(prefix="tcprof-shots-")
 
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
+    QSettings.setPath(
+        QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp(prefix="tcprof-")
+    )
     app = QApplication([])
     from app.main_window import MainWindow
     from profiler.config import ArmSpec
@@ -49,6 +53,8 @@ def main() -> None:
     ended: list[str] = []
     window.controller.runEnded.connect(ended.append)
     window.start_run()
+    if not window.controller.running:
+        raise SystemExit(f"Run did not start: {window.status.label.text()}")
     deadline = time.monotonic() + 600
     while not ended and time.monotonic() < deadline:
         app.processEvents()

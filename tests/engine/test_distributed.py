@@ -266,3 +266,22 @@ def test_two_nodes_on_the_loopback_address_make_one_session(tmp_path):
     assert all(r["median_ms"] > 0 and r["host"] for r in row["ranks"])
     assert "slowest rank" in stdout
     _assert_all_gone(_rank_pids(out))
+
+
+@pytest.mark.inductor
+def test_a_ddp_arm_compiled_by_inductor_reports_every_ranks_compile(tmp_path):
+    """The one real inductor compile under torchrun (a tiny model: the C++ kernels of one
+    Linear layer, built by both ranks at once)."""
+    out = tmp_path / "out"
+    args = ["--example", "simple", "--arms", "inductor", "--nproc", "2", "--parallel", "ddp"]
+    rc, stdout, stderr, session = run_cli([*args, *QUICK], out)
+    assert rc == 0, stderr
+    assert session is not None
+    compiled = arm(session, "inductor")
+    assert compiled["error"] is None
+    (row,) = compiled["results"]
+    assert row["status"] == "ok" and row["world_size"] == 2 and row["compile_s"] > 0
+    for rank in row["ranks"]:
+        assert rank["graphs"] >= 1 and rank["compile_s"] > 0, rank
+    assert "compile per rank" in stdout
+    _assert_all_gone(_rank_pids(out))
