@@ -23,7 +23,10 @@ from app.theme import error_colour
 from profiler.report.straggler_section import EXPLAIN
 from profiler.stragglers import HEADER, cells, rows
 
-NONE_TEXT = "No distributed arm in this session (--parallel ddp|fsdp with --nproc 2 or more)."
+NONE_TEXT = (
+    "No distributed arm in this session: in the setup's Distributed group, set Parallel to ddp "
+    "or fsdp and Processes per node to 2 or more."
+)
 
 
 class RanksView(QWidget):
