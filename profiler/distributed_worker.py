@@ -43,7 +43,7 @@ from profiler.log_limit import LogLimiter
 from profiler.node_launch import NODE_RANK_ENV, NodeLaunch
 from profiler.node_leader import NodeLeader
 from profiler.rank_merge import RankMerger
-from profiler.worker_handle import classify_exit
+from profiler.worker_handle import OwnProcess, classify_exit
 from profiler.worker_process import (
     OUTPUT_TAIL_LINES,
     READER_JOIN_S,
@@ -82,7 +82,7 @@ def torchrun_args(nproc: int) -> list[str]:
     return ["--standalone", "--nnodes", "1", "--nproc-per-node", str(nproc)]
 
 
-class DistributedWorker:
+class DistributedWorker(OwnProcess):
     """A `WorkerHandle` backed by a torchrun job of `nproc` ranks on this machine."""
 
     def __init__(
@@ -275,16 +275,6 @@ class DistributedWorker:
             for conn in self._conns.values():
                 _send(conn, data)
         return self.proc.poll() is None
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def wait(self, timeout_s: float) -> bool:
-        try:
-            self.proc.wait(timeout=timeout_s)
-            return True
-        except subprocess.TimeoutExpired:
-            return False
 
     def stop(self, grace_s: float = TERMINATE_GRACE_S) -> None:
         """End the launcher's group and every process under it (the ranks, in their own

@@ -13,8 +13,25 @@ from __future__ import annotations
 
 import queue
 import signal
+import subprocess
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
+
+
+class OwnProcess:
+    """`alive` and `wait` for a handle whose worker, launcher or ssh client is `self.proc`."""
+
+    proc: subprocess.Popen
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def wait(self, timeout_s: float) -> bool:
+        try:
+            self.proc.wait(timeout=timeout_s)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
 
 
 @runtime_checkable

@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from profiler.events import decode
 from profiler.log_limit import LogLimiter
-from profiler.worker_handle import classify_exit
+from profiler.worker_handle import OwnProcess, classify_exit
 
 # The folder that holds this `profiler` package: a checkout, or a site-packages folder.
 IMPORT_ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +125,7 @@ def worker_env(extra_env: dict[str, str] | None, command_fd: int | None) -> dict
     return env
 
 
-class WorkerProcess:
+class WorkerProcess(OwnProcess):
     """A `WorkerHandle` backed by a `python -m profiler.worker` child process."""
 
     def __init__(
@@ -199,16 +199,6 @@ class WorkerProcess:
             self._commands.flush()
             return True
         except (BrokenPipeError, OSError, ValueError):
-            return False
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def wait(self, timeout_s: float) -> bool:
-        try:
-            self.proc.wait(timeout=timeout_s)
-            return True
-        except subprocess.TimeoutExpired:
             return False
 
     def stop(self, grace_s: float = TERMINATE_GRACE_S) -> None:

@@ -29,7 +29,7 @@ from profiler.config import RunConfig
 from profiler.events import PROTOCOL_VERSION
 from profiler.remote import frames, ssh
 from profiler.remote.transfer import PathMap, TooManyFiles, model_files
-from profiler.worker_handle import classify_exit
+from profiler.worker_handle import OwnProcess, classify_exit
 from profiler.worker_process import (
     OUTPUT_TAIL_LINES,
     READER_JOIN_S,
@@ -42,7 +42,7 @@ CLEANUP_TIMEOUT_S = ssh.CONNECT_TIMEOUT_S + 5.0
 AGENT_END_WAIT_S = 5.0  # after stdin closed, for the agent to end its tree and say goodbye
 
 
-class RemoteWorker:
+class RemoteWorker(OwnProcess):
     """A `WorkerHandle` backed by `ssh HOST python -m profiler.remote.agent`."""
 
     def __init__(
@@ -220,16 +220,6 @@ class RemoteWorker:
             self._out.write(frames.STACKS)
 
     # -- the process ----------------------------------------------------------------------------
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def wait(self, timeout_s: float) -> bool:
-        try:
-            self.proc.wait(timeout=timeout_s)
-            return True
-        except subprocess.TimeoutExpired:
-            return False
-
     def stop(self, grace_s: float = TERMINATE_GRACE_S) -> None:
         """Close the agent's stdin (it ends everything it started there), then end ssh."""
         if self.proc.poll() is None:
