@@ -32,6 +32,7 @@ FLAG_FIELDS = {
     "--block-module": "the Repeated block field",
     "--profile-steps": "the torch.profiler steps field",
     "--log": "the Debug logs",
+    "--trace": "the TORCH_TRACE + tlparse debug option",
     "--parallel": "the Parallel field",
     "--nproc": "the Processes per node field",
     "--nproc-per-node": "the Processes per node field",
