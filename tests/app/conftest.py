@@ -3,6 +3,7 @@ ProfilerThread left running, and helpers to run the real engine from the window.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,16 @@ def private_settings(tmp_path_factory):
     folder = tmp_path_factory.mktemp("qsettings")
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
     return folder
+
+
+@pytest.fixture(autouse=True)
+def collect_the_last_tests_widgets():
+    """The garbage a test leaves (closed windows, panels, plot items in reference cycles) is
+    collected as it ends, on the main thread with nothing running, not by an automatic
+    collection in the middle of the next test's run: once, such a collection blocked inside a
+    Qt destructor while a run's thread was saving, and the suite hung."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)
