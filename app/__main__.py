@@ -1,7 +1,7 @@
-"""`python -m app`: open the Torch Compile Profiler window."""
+"""`python -m tcprof.app`: open the Torch Compile Profiler window."""
 
 import sys
 
-from app.main import main
+from tcprof.app.main import main
 
 sys.exit(main(sys.argv[1:]))

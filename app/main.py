@@ -1,4 +1,4 @@
-"""Entry point of the desktop application (`tcprof` with no arguments, `python -m app`).
+"""Entry point of the desktop application (`tcprof` with no arguments, `python -m tcprof.app`).
 
 Imports stay light on purpose: no torch, so the window shows in well under the 1.5 s budget;
 workers import torch in their own processes.
@@ -22,7 +22,7 @@ def file_to_open(argv: list[str]) -> str | None:
     (session.json, events.jsonl, a session folder) named, as an absolute path; None if none.
     A model named here is the user's choice and is inspected; a session only shown (its model
     runs once the user confirms)."""
-    from app.launcher import is_saved_session
+    from tcprof.profiler.store.files import is_saved_session
 
     for arg in argv:
         if (arg.endswith(".py") and Path(arg).is_file()) or is_saved_session(arg):
@@ -36,13 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from PySide6.QtWidgets import QApplication
 
-    from app.settings import APPLICATION, ORGANIZATION
+    from tcprof.app.common.settings import APPLICATION, ORGANIZATION
 
     app = QApplication.instance() or QApplication([sys.argv[0], *argv])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     configure_process()
-    from app.main_window import MainWindow
+    from tcprof.app.window.main_window import MainWindow
 
     window = MainWindow(prewarm=True)
     path = file_to_open(argv)

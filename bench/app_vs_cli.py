@@ -30,10 +30,10 @@ ARMS = "eager,inductor"
 def app_run(example: str, batch_size: int) -> dict:
     from PySide6.QtCore import QEventLoop
 
-    from app.main_window import MainWindow
     from bench.gui_synthetic import show_realistic
-    from profiler.config import ArmSpec, parse_arms
-    from profiler.examples import example_path
+    from tcprof.app.window.main_window import MainWindow
+    from tcprof.profiler.config import ArmSpec, parse_arms
+    from tcprof.profiler.config.examples import example_path
 
     window = MainWindow(background=False)
     show_realistic(window, app_instance())
@@ -55,7 +55,7 @@ def app_run(example: str, batch_size: int) -> dict:
 
 def cli_run(example: str, batch_size: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="tcprof-app-vs-cli-") as out:
-        cmd = [sys.executable, "-m", "profiler", "run", "--example", example, "--arms", ARMS]
+        cmd = [sys.executable, "-m", "tcprof.profiler", "run", "--example", example, "--arms", ARMS]
         cmd += ["--batch-sizes", str(batch_size), "--quiet", "--out", out]
         t0 = time.perf_counter()
         subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)

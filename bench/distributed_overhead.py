@@ -34,9 +34,9 @@ def bare(steps: int, warmup: int) -> None:
     import torch.nn.functional as F
     from torch.nn.parallel import DistributedDataParallel
 
-    from profiler.config import resolve_threads
-    from profiler.examples import example_path
-    from profiler.worker.model_source import build_model, import_file
+    from tcprof.profiler.config import resolve_threads
+    from tcprof.profiler.config.examples import example_path
+    from tcprof.profiler.worker.model_source import build_model, import_file
 
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -69,7 +69,7 @@ def harness_median(steps: int, warmup: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         subprocess.run(
-            [sys.executable, "-m", "profiler", "run", "--example", "mlp", "--arms", "eager"]
+            [sys.executable, "-m", "tcprof.profiler", "run", "--example", "mlp", "--arms", "eager"]
             + ["--nproc", str(NPROC), "--parallel", "ddp", "--batch-sizes", str(BATCH)]
             + ["--steps", str(steps), "--warmup", str(warmup), "--replicates", "1"]
             + ["--no-accuracy", "--quiet", "--out", str(out)],

@@ -64,7 +64,16 @@ def timeline(events: list[dict]) -> dict[str, float]:
 def run_once(backend: str, distributed: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "s"
-        args = [sys.executable, "-m", "profiler", "run", "--example", "mlp", "--arms", backend]
+        args = [
+            sys.executable,
+            "-m",
+            "tcprof.profiler",
+            "run",
+            "--example",
+            "mlp",
+            "--arms",
+            backend,
+        ]
         args += ["--batch-sizes", "32", "--warmup", "3", "--steps", "20", "--blocks", "1"]
         args += ["--replicates", "1", "--no-accuracy", "--quiet", "--out", str(out)]
         if distributed:

@@ -28,10 +28,10 @@ import time
 import torch
 import torch.nn.functional as F
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.examples import example_path
-from profiler.worker.arm_worker import ArmWorker
-from profiler.worker.channel import EventChannel
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.worker.arm_worker import ArmWorker
+from tcprof.profiler.worker.channel import EventChannel
 
 
 class PipeReader:

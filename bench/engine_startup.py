@@ -13,10 +13,10 @@ import sys
 import threading
 import time
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.examples import example_path
-from profiler.runner import Runner
-from profiler.worker_pool import WorkerPool
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.process.pool import WorkerPool
+from tcprof.profiler.run.runner import Runner
 
 
 def first_measured_step_s(

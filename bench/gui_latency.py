@@ -26,9 +26,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
 def measure(rate: float, per_event: int, seconds: float) -> dict[str, float]:
-    from app.main_window import MainWindow
     from bench.gui_synthetic import SyntheticRunner, show_realistic
-    from profiler.config import ArmSpec
+    from tcprof.app.window.main_window import MainWindow
+    from tcprof.profiler.config import ArmSpec
 
     factory = partial(
         SyntheticRunner, steps_per_event=per_event, rate_steps_per_s=rate, duration_s=seconds
@@ -99,7 +99,7 @@ def main() -> None:
     os.environ["TCPROF_HOME"] = tmp
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
     QApplication([])
-    from app.main import configure_process
+    from tcprof.app.main import configure_process
 
     configure_process()
     r = measure(rate, per_event, seconds)

@@ -30,9 +30,9 @@ def main() -> None:
     tmp = tempfile.mkdtemp()
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
     app = QApplication([])
-    from app.live_data import LiveData
-    from app.main_window import MainWindow
     from bench.gui_synthetic import show_realistic
+    from tcprof.app.plots.live_data import LiveData
+    from tcprof.app.window.main_window import MainWindow
 
     window = MainWindow(background=False)
     sizes = show_realistic(window, app)

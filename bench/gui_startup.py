@@ -22,7 +22,7 @@ import sys, time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv)
-from app.main_window import MainWindow
+from tcprof.app.window.main_window import MainWindow
 w = MainWindow()
 w.show()
 def check():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 
-from profiler.session import Session
+from tcprof.profiler.session.fold import Session
 
 
 class SyntheticRunner:

@@ -34,8 +34,8 @@ def main() -> None:
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp(prefix="tcprof-")
     )
     app = QApplication([])
-    from app.main_window import MainWindow
-    from profiler.config import ArmSpec
+    from tcprof.app.window.main_window import MainWindow
+    from tcprof.profiler.config import ArmSpec
 
     window = MainWindow()
     window.resize(1280, 720)

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def tcprof_run(example: str, batch_size: int, extra: list[str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="tcprof-truth-") as out:
-        cmd = [sys.executable, "-m", "profiler", "run", "--example", example]
+        cmd = [sys.executable, "-m", "tcprof.profiler", "run", "--example", example]
         cmd += ["--arms", "eager,inductor", "--batch-sizes", str(batch_size), "--control"]
         cmd += ["--quiet", "--out", out, *extra]
         t0 = time.perf_counter()

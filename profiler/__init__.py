@@ -1,0 +1,21 @@
+"""The engine: what to run, running it, what came out, and how it reads. No Qt, no torch
+(`worker/` alone imports torch, in its own process).
+
+Its packages are floors; each imports only the floors below it (import-linter's contracts in
+`pyproject.toml` keep it so):
+
+- `cli`: the commands (`tcprof run/report/compare/...`), their options, the terminal output.
+- `report`: what a session reads as: tables, verdict wording, report.html / .md, comparisons.
+- `run`: the schedule (rounds, blocks, the accuracy pass), cache plans, the ladder and advice
+  runs, estimates and progress.
+- `remote`: an arm on another host over ssh.
+- `distributed`: an arm under torchrun, its ranks merged, several nodes.
+- `process`: the worker handle seam, local worker processes, the pool, stall and end watching.
+- `store`: the session folder: files, paths, replay, `steps.csv`, locks, recovery.
+- `session`: events folded into a session, its rows, its `session.json` form.
+- `analysis`: statistics, verdicts, advice, regional compile, stragglers: pure functions.
+- `config`: the run's choices and its model, parsed and checked.
+- `protocol`: the events a worker sends, their schemas, bounded JSON, events as text.
+
+`worker` (torch) imports only `config` and `protocol`.
+"""

@@ -1,7 +1,7 @@
-"""`python -m profiler`: the headless commands; the window opens with `tcprof` or `python -m app`."""
+"""`python -m tcprof.profiler`: the headless commands; the window opens with `tcprof` or `python -m tcprof.app`."""
 
 import sys
 
-from profiler.cli import main
+from tcprof.profiler.cli.main import main
 
 sys.exit(main())

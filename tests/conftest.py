@@ -25,7 +25,7 @@ def no_leaked_workers():
     leaked = []
     for child in me.children(recursive=True):
         try:
-            if "profiler.worker" in " ".join(child.cmdline()):
+            if "tcprof.profiler.worker" in " ".join(child.cmdline()):
                 leaked.append(child)
         except psutil.Error:
             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from profiler.examples import list_examples
+from tcprof.profiler.config.examples import list_examples
 
 pytestmark = [pytest.mark.install, pytest.mark.timeout(600)]
 
@@ -34,6 +34,14 @@ ANYWHERE_LOCAL = shutil.ignore_patterns(
 BUILD = (
     "import sys; from setuptools import build_meta as backend; "
     "print(getattr(backend, 'build_' + sys.argv[1])(sys.argv[2]))"
+)
+# What an environment's site-packages holds that no distribution but tcprof's installed.
+OWNED_BY_TCPROF_ONLY = (
+    "import importlib.metadata as m, pathlib; "
+    "site = pathlib.Path(m.distribution('tcprof').locate_file('')); "
+    "owned = {pathlib.PurePath(f).parts[0] for d in m.distributions() "
+    "if d.metadata['Name'] != 'tcprof' for f in (d.files or [])}; "
+    "print(*sorted(p.name for p in site.iterdir() if p.name not in owned and p.name != '__pycache__'))"
 )
 # Extraction refuses links and paths out of the folder where Python offers it (3.10.12+, 3.11.4+).
 SAFE_EXTRACT = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
@@ -68,6 +76,17 @@ def _shipped_resources() -> list[str]:
     )
 
 
+def _source_modules() -> list[str]:
+    """Every module of app/, profiler/ and resources/ (and tcprof/'s own), as the wheel names
+    them under tcprof/: a package folder left out of pyproject.toml's list shows up here."""
+    found = [p.relative_to(ROOT / "tcprof").as_posix() for p in (ROOT / "tcprof").glob("*.py")]
+    for top in ("app", "profiler", "resources"):
+        for p in (ROOT / top).rglob("*.py"):
+            if "__pycache__" not in p.parts and (p.parent / "__init__.py").is_file():
+                found.append(p.relative_to(ROOT).as_posix())
+    return sorted(found)
+
+
 def _clean_env(home: Path) -> dict[str, str]:
     """The test's environment without anything that points Python at the checkout."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
@@ -92,8 +111,11 @@ def test_the_installed_wheel_runs_like_the_checkout(tmp_path):
     wheel = _build("wheel", tmp_path / "unpacked" / top, dist)
     with zipfile.ZipFile(wheel) as zf:
         in_wheel = set(zf.namelist())
-    missing = [f for f in resources if f not in in_wheel]
+    missing = [f for f in resources if "tcprof/" + f not in in_wheel]
+    missing += [f"tcprof/{m}" for m in _source_modules() if f"tcprof/{m}" not in in_wheel]
     assert not missing, f"the wheel lacks {missing}"
+    # One import name: the package and its metadata, nothing else at the top of site-packages.
+    assert {name.split("/")[0] for name in in_wheel} == {"tcprof", "tcprof-0.1.0.dist-info"}
 
     venv = tmp_path / "venv"
     env = _clean_env(tmp_path / "home")
@@ -107,11 +129,14 @@ def test_the_installed_wheel_runs_like_the_checkout(tmp_path):
 
     neutral = tmp_path / "elsewhere"
     neutral.mkdir()
-    where = _run([str(python), "-c", "import profiler; print(profiler.__file__)"], neutral, env)
+    where = _run([str(python), "-c", "import tcprof; print(tcprof.__file__)"], neutral, env)
     assert Path(where.strip()).is_relative_to(venv), where
+    added = _run([str(python), "-c", OWNED_BY_TCPROF_ONLY], neutral, env).split()
+    assert sorted(added) == ["tcprof", "tcprof-0.1.0.dist-info"], added
 
     if sys.version_info >= (3, 11):  # from 3.11 workers keep their working folder off sys.path
-        (neutral / "profiler.py").write_text(
+        (neutral / "tcprof").mkdir()
+        (neutral / "tcprof" / "__init__.py").write_text(
             "raise SystemExit('the working folder shadowed tcprof')"
         )
 

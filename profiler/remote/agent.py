@@ -1,4 +1,4 @@
-"""The agent on the remote host: `python -m profiler.remote.agent`, started by ssh.
+"""The agent on the remote host: `python -m tcprof.profiler.remote.agent`, started by ssh.
 
 It says which tcprof, protocol and torch it has, receives the model's files and the weights into
 a private temporary folder, starts the worker there (one process, or torchrun and its ranks,
@@ -29,9 +29,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from profiler.events import PROTOCOL_VERSION, encode
-from profiler.remote import frames
-from profiler.remote.ssh import tcprof_version, torch_version
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION, encode
+from tcprof.profiler.remote import frames
+from tcprof.profiler.remote.ssh import tcprof_version, torch_version
 
 STOP_GRACE_S = 0.5
 # The run's compile caches outlive one agent (later rounds start warm from them): a folder of
@@ -84,7 +84,7 @@ class Agent:
         elif kind == frames.STACKS and self._worker is not None:
             self._worker.dump_stacks()
         elif kind == frames.CPU and self._worker is not None:
-            from profiler.stall_watch import process_tree_cpu_s
+            from tcprof.profiler.process.stall_watch import process_tree_cpu_s
 
             self.out.write_json(frames.INFO, {"cpu": process_tree_cpu_s(self._worker.pid)})
 
@@ -108,12 +108,12 @@ class Agent:
             for k, v in (spec.get("env") or {}).items()
         }
         if spec.get("nproc"):
-            from profiler.distributed_worker import DistributedWorker
+            from tcprof.profiler.distributed.torchrun_worker import DistributedWorker
 
             threads = max(1, local_threads() // spec["nproc"])
             self._worker = DistributedWorker(0, self._inbox, spec["nproc"], threads, env)
         else:
-            from profiler.worker_process import WorkerProcess
+            from tcprof.profiler.process.local import WorkerProcess
 
             self._worker = WorkerProcess(0, self._inbox, env)
         self.out.write_json(frames.INFO, {"started": self._worker.pid})
@@ -238,7 +238,7 @@ def hello() -> dict[str, Any]:
 
 
 def local_threads() -> int:
-    from profiler.config import resolve_threads
+    from tcprof.profiler.config import resolve_threads
 
     return resolve_threads(1)
 

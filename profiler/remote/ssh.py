@@ -18,8 +18,8 @@ SSH_COMMAND_ENV = "TCPROF_SSH_COMMAND"
 CONNECT_TIMEOUT_S = 15
 ALIVE_INTERVAL_S = 15  # with ALIVE_COUNT: a silent connection is dropped within a minute
 ALIVE_COUNT = 4
-AGENT_MODULE = "profiler.remote.agent"
-NOT_INSTALLED = re.compile(r"No module named '?profiler")
+AGENT_MODULE = "tcprof.profiler.remote.agent"
+NOT_INSTALLED = re.compile(r"No module named '?tcprof\b")
 NOT_FOUND_CODE = 127  # the remote shell found no such interpreter
 
 

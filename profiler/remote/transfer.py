@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from profiler.remote.frames import PLACEHOLDER
+from tcprof.profiler.remote.frames import PLACEHOLDER
 
 MAX_MODEL_FILES = 500
 MAX_MODEL_BYTES = 20 << 20

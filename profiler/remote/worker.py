@@ -25,25 +25,25 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from profiler.config import RunConfig
-from profiler.events import PROTOCOL_VERSION
-from profiler.remote import frames, ssh
-from profiler.remote.transfer import PathMap, TooManyFiles, model_files
-from profiler.worker_handle import OwnProcess, classify_exit
-from profiler.worker_process import (
+from tcprof.profiler.config import RunConfig
+from tcprof.profiler.process.handle import OwnProcess, classify_exit
+from tcprof.profiler.process.local import (
     OUTPUT_TAIL_LINES,
     READER_JOIN_S,
     SPAWNER,
     TERMINATE_GRACE_S,
     bounded_lines,
 )
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
+from tcprof.profiler.remote import frames, ssh
+from tcprof.profiler.remote.transfer import PathMap, TooManyFiles, model_files
 
 CLEANUP_TIMEOUT_S = ssh.CONNECT_TIMEOUT_S + 5.0
 AGENT_END_WAIT_S = 5.0  # after stdin closed, for the agent to end its tree and say goodbye
 
 
 class RemoteWorker(OwnProcess):
-    """A `WorkerHandle` backed by `ssh HOST python -m profiler.remote.agent`."""
+    """A `WorkerHandle` backed by `ssh HOST python -m tcprof.profiler.remote.agent`."""
 
     def __init__(
         self,

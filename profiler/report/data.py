@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from profiler.events import jsonsafe
+from tcprof.profiler.protocol.events import jsonsafe
 
 # Characters that could end a <script> element, open a comment, or break a JS string literal.
 _SCRIPT_ESCAPES = {

@@ -11,10 +11,9 @@ import html as _html
 import time
 from typing import Any
 
-from profiler.event_text import FELL_BACK
-from profiler.palette import arm_colours, is_eager
-from profiler.paths import resource_path
-from profiler.report import (
+from tcprof.profiler.config.paths import resource_path
+from tcprof.profiler.protocol.event_text import FELL_BACK
+from tcprof.profiler.report import (
     artefacts,
     ladder_section,
     regional_section,
@@ -22,7 +21,8 @@ from profiler.report import (
     straggler_section,
     top_ops,
 )
-from profiler.report.data import model_label, script_json
+from tcprof.profiler.report.data import model_label, script_json
+from tcprof.profiler.report.palette import arm_colours, is_eager
 
 ASSETS = resource_path("report")
 VENDOR = ASSETS / "vendor" / "uplot"
@@ -183,7 +183,7 @@ def _charts() -> str:
 def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
     """The whole report as one HTML document; `folder` is where it is written (its links to the
     session's files are relative to it; None: the session's own folder)."""
-    from profiler.report.reproduce import render_reproducer
+    from tcprof.profiler.report.reproduce import render_reproducer
 
     css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
     js_lib = _resource(VENDOR / "uPlot.iife.min.js")

@@ -6,13 +6,25 @@ import re
 from pathlib import Path
 from typing import Any
 
-from profiler.compile_terms import resume_explanation
-from profiler.config import loop_text, where_text
-from profiler.event_text import recompile_limit_hit
-from profiler.report import artefacts, ladder_section, regional_section, straggler_section, top_ops
-from profiler.report.data import model_label, short_where
-from profiler.summary import COLUMN_HELP, NUMERIC_COLUMNS, accuracy_title, method_notes, table_rows
-from profiler.verdict import verdict_lines
+from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.config import loop_text, where_text
+from tcprof.profiler.protocol.compile_terms import resume_explanation
+from tcprof.profiler.protocol.event_text import recompile_limit_hit
+from tcprof.profiler.report import (
+    artefacts,
+    ladder_section,
+    regional_section,
+    straggler_section,
+    top_ops,
+)
+from tcprof.profiler.report.data import model_label, short_where
+from tcprof.profiler.report.table import (
+    COLUMN_HELP,
+    NUMERIC_COLUMNS,
+    accuracy_title,
+    method_notes,
+    table_rows,
+)
 
 # Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from profiler.regional import HEADER, cells, rows
+from tcprof.profiler.analysis.regional import HEADER, cells, rows
 
 Esc = Callable[[Any], str]
 EXPLAIN = (

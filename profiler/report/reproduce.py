@@ -17,7 +17,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from profiler.config import (
+from tcprof.profiler.config import (
     DYNAMO_EAGER,
     ConfigError,
     arms_of,
@@ -25,7 +25,7 @@ from profiler.config import (
     parse_input_shape,
     where_text,
 )
-from profiler.paths import resource_path
+from tcprof.profiler.config.paths import resource_path
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
 AUTOCAST_DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}

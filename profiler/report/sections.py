@@ -6,11 +6,19 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from profiler.compile_terms import parts_text, resume_explanation
-from profiler.config import loop_text, where_text
-from profiler.event_text import FELL_BACK, recompile_limit_hit
-from profiler.report.data import short_where
-from profiler.summary import (
+from tcprof.profiler.analysis.verdict import (
+    NEUTRAL,
+    memory_title,
+    partial_title,
+    session_verdicts,
+    speedup_tone,
+    status_text,
+)
+from tcprof.profiler.config import loop_text, where_text
+from tcprof.profiler.protocol.compile_terms import parts_text, resume_explanation
+from tcprof.profiler.protocol.event_text import FELL_BACK, recompile_limit_hit
+from tcprof.profiler.report.data import short_where
+from tcprof.profiler.report.table import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
     VERDICT_TEXT,
@@ -18,14 +26,6 @@ from profiler.summary import (
     method_notes,
     summary_results,
     table_rows,
-)
-from profiler.verdict import (
-    NEUTRAL,
-    memory_title,
-    partial_title,
-    session_verdicts,
-    speedup_tone,
-    status_text,
 )
 
 Esc = Callable[[Any], str]
@@ -159,7 +159,7 @@ def _frame(esc: Esc, frame: Any) -> str:
 
 
 def _advice(advice: list[dict[str, Any]], esc: Esc) -> str:
-    """Causes and fixes, grouped from the guard failures (profiler.advice)."""
+    """Causes and fixes, grouped from the guard failures (tcprof.profiler.analysis.advice)."""
     if not advice:
         return ""
     items = "".join(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from profiler.stragglers import HEADER, cells, rows
+from tcprof.profiler.analysis.stragglers import HEADER, cells, rows
 
 Esc = Callable[[Any], str]
 EXPLAIN = (

@@ -1,4 +1,4 @@
-"""Worker process entry point: `python -m profiler.worker`.
+"""Worker process entry point: `python -m tcprof.profiler.worker`.
 
 Reads one JSON command per line on a private pipe (fd TCPROF_COMMAND_FD; stdin when run by
 hand) and writes events on the original stdout (user prints go to stderr). Runs everything in
@@ -15,9 +15,9 @@ import signal
 import sys
 from typing import IO
 
-from profiler.worker import lifeline
+from tcprof.profiler.worker import lifeline
 
-COMMAND_FD_ENV = "TCPROF_COMMAND_FD"  # set by profiler/worker_process.py
+COMMAND_FD_ENV = "TCPROF_COMMAND_FD"  # set by profiler/process/local.py
 
 
 def command_stream() -> IO[str]:
@@ -30,7 +30,7 @@ def command_stream() -> IO[str]:
 
 
 def main() -> int:
-    from profiler.worker import distributed
+    from tcprof.profiler.worker import distributed
 
     if distributed.is_rank():
         return rank_main()
@@ -38,13 +38,13 @@ def main() -> int:
     faulthandler.enable()  # to sys.stderr: fd 2, which the engine reads
     if hasattr(signal, "SIGUSR1"):  # the engine asks for the stacks of a stalled worker
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    from profiler.events import PROTOCOL_VERSION
-    from profiler.worker.channel import EventChannel
+    from tcprof.profiler.protocol.events import PROTOCOL_VERSION
+    from tcprof.profiler.worker.channel import EventChannel
 
     channel = EventChannel.take_stdout()
     channel.emit("ready", protocol=PROTOCOL_VERSION)  # before torch is imported: ~1.5 s
-    from profiler.worker.arm_worker import ArmWorker  # imports torch
-    from profiler.worker.commands import serve
+    from tcprof.profiler.worker.arm_worker import ArmWorker  # imports torch
+    from tcprof.profiler.worker.commands import serve
 
     return serve(ArmWorker(channel), channel, command_stream())
 
@@ -56,15 +56,15 @@ def rank_main() -> int:
     faulthandler.enable()
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    from profiler.events import PROTOCOL_VERSION
-    from profiler.worker import distributed
+    from tcprof.profiler.protocol.events import PROTOCOL_VERSION
+    from tcprof.profiler.worker import distributed
 
     sys.stdout.flush()
     os.dup2(2, 1)  # the model's prints go to stderr, as in a single worker
     channel, commands = distributed.connect()
     channel.emit("ready", protocol=PROTOCOL_VERSION)
-    from profiler.worker.arm_worker import ArmWorker  # imports torch
-    from profiler.worker.commands import serve
+    from tcprof.profiler.worker.arm_worker import ArmWorker  # imports torch
+    from tcprof.profiler.worker.commands import serve
 
     try:
         return serve(ArmWorker(channel), channel, commands)  # type: ignore[arg-type]

@@ -13,11 +13,11 @@ from typing import Any
 
 import torch
 
-from profiler.config import ArmSpec, RunConfig
-from profiler.worker import checkpoint, compile_cache, inputs, model_source, step_loop
-from profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
-from profiler.worker.channel import EventChannel
-from profiler.worker.errors import StepFailed, load_error, simple_error, usage_error
+from tcprof.profiler.config import ArmSpec, RunConfig
+from tcprof.profiler.worker import checkpoint, compile_cache, inputs, model_source, step_loop
+from tcprof.profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
+from tcprof.profiler.worker.channel import EventChannel
+from tcprof.profiler.worker.errors import StepFailed, load_error, simple_error, usage_error
 
 
 def check_device(device_name: str) -> None:
@@ -87,7 +87,7 @@ def wrap_parallel(
 ) -> tuple[torch.nn.Module, dict[str, Any]]:
     """A distributed arm's model wrapped for data parallel training (before the optimizer is
     made, since FSDP replaces the parameters, and before torch.compile)."""
-    from profiler.worker import distributed
+    from tcprof.profiler.worker import distributed
 
     try:
         return distributed.wrap(model, parallel, block_module)
@@ -117,7 +117,7 @@ def compile_model(
     """torch.compile the model for a compiled arm, its caches set first; returns the compiled
     callable, the CompileWatcher that reports what TorchDynamo does with it, and for a
     regional arm which blocks were compiled."""
-    from profiler.worker.dynamo_insight import CompileWatcher
+    from tcprof.profiler.worker.dynamo_insight import CompileWatcher
 
     if cache_dir:
         compile_cache.use_cache_dir(cache_dir)

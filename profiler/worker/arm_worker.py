@@ -12,8 +12,8 @@ from typing import Any
 
 import torch
 
-from profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
-from profiler.worker import (
+from tcprof.profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
+from tcprof.profiler.worker import (
     arm_setup,
     distributed,
     environment,
@@ -24,10 +24,10 @@ from profiler.worker import (
     step_loop,
     timed_loop,
 )
-from profiler.worker.channel import EventChannel
-from profiler.worker.errors import StepFailed
-from profiler.worker.memory import MemoryProbe
-from profiler.worker.untimed import UntimedPasses
+from tcprof.profiler.worker.channel import EventChannel
+from tcprof.profiler.worker.errors import StepFailed
+from tcprof.profiler.worker.memory import MemoryProbe
+from tcprof.profiler.worker.untimed import UntimedPasses
 
 BATCHES_PER_SIZE = 4
 MEASURE_FLUSH_NS = 1_000_000_000  # during a timed block, events wait (at most 1 s) for its end
@@ -274,7 +274,7 @@ class ArmWorker(UntimedPasses):
         return self.loop.step(batch)
 
     def _explain(self, batch_size: int) -> None:
-        from profiler.worker.explain_pass import explain_pass
+        from tcprof.profiler.worker.explain_pass import explain_pass
 
         assert self.loop is not None
         self.ch.emit("phase", phase="explain", batch_size=batch_size)

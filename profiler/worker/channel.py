@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from profiler.events import encode
+from tcprof.profiler.protocol.events import encode
 
 FLUSH_INTERVAL_S = 0.05
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from profiler.config import WEIGHT_SUFFIXES as SUFFIXES
+from tcprof.profiler.config import WEIGHT_SUFFIXES as SUFFIXES
 
 WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "module", "net", "weights")
 COMPILED_PREFIX = "_orig_mod."

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from profiler.worker.arm_worker import ArmWorker
-from profiler.worker.channel import EventChannel
-from profiler.worker.errors import StepFailed
+from tcprof.profiler.worker.arm_worker import ArmWorker
+from tcprof.profiler.worker.channel import EventChannel
+from tcprof.profiler.worker.errors import StepFailed
 
 Handler = Callable[[ArmWorker, EventChannel, dict[str, Any]], None]
 
@@ -42,19 +42,19 @@ def _load(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None
 
 
 def _warm(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    from profiler.worker.environment import warm_up
+    from tcprof.profiler.worker.environment import warm_up
 
     warm_up()
 
 
 def _environment(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    from profiler.worker import environment
+    from tcprof.profiler.worker import environment
 
     channel.emit("hello", **environment.describe(environment.resolve_device("auto")))
 
 
 def _inspect(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    from profiler.worker.inspect_model import inspect_source
+    from tcprof.profiler.worker.inspect_model import inspect_source
 
     inspect_source(channel, cmd["source"])
 
@@ -85,7 +85,7 @@ def _save_cache(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -
 
 def _writes_files() -> bool:
     """Of a distributed arm's ranks, rank 0 alone writes the arm's files (one path each)."""
-    from profiler.worker import distributed
+    from tcprof.profiler.worker import distributed
 
     return not distributed.is_rank() or distributed.rank() == 0
 

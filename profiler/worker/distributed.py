@@ -28,11 +28,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from profiler.events import encode
+from tcprof.profiler.protocol.events import encode
 
 CONNECT_ENV = "TCPROF_CONNECT"  # host:port of the engine's socket, set by distributed_worker.py
 TOKEN_ENV = "TCPROF_TOKEN"
-NODE_RANK_ENV = "TCPROF_NODE_RANK"  # set by profiler/node_launch.py on every node
+NODE_RANK_ENV = "TCPROF_NODE_RANK"  # set by profiler/distributed/node_launch.py on every node
 RANK_PREFIX = "[rank ${rank}] "  # torchrun's template for each line a rank writes
 LOST_GRACE_S = 2.0  # after the connection closed, time for an asked-for exit to finish
 _END = object()
@@ -123,7 +123,7 @@ def _read_commands(sock: socket.socket, commands: queue.Queue, channel: SocketCh
             pass
     commands.put(_END)
     time.sleep(LOST_GRACE_S)  # an exit that was asked for ends the process before this
-    from profiler.worker import lifeline
+    from tcprof.profiler.worker import lifeline
 
     lifeline.end_group()
 
@@ -178,7 +178,7 @@ def wrap(model: Any, parallel: str, block_module: str | None) -> tuple[Any, dict
         return DistributedDataParallel(model, device_ids=ids), described
     from torch.distributed.fsdp import fully_shard
 
-    from profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
+    from tcprof.profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
 
     try:
         blocks = find_repeated_blocks(model, block_module)
@@ -216,7 +216,7 @@ def launch(argv: list[str]) -> int:
     engine's life first, so a killed engine takes the launcher, and with it every rank, along.
     Each rank's output reaches the user line by line with its rank in front (`[rank 1] ...`):
     torchrun tees the ranks' streams through files in a folder of its own and prefixes them."""
-    from profiler.worker import lifeline
+    from tcprof.profiler.worker import lifeline
 
     lifeline.hold()
     from torch.distributed.run import main

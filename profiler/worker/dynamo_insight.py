@@ -25,7 +25,7 @@ import torch
 import torch._dynamo
 from torch._dynamo import utils as dynamo_utils
 
-from profiler.config import DebugOptions
+from tcprof.profiler.config import DebugOptions
 
 _GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 _LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from profiler.events import PROTOCOL_VERSION
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
 
 
 def warm_up() -> None:

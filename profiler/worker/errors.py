@@ -9,11 +9,11 @@ from typing import Any
 
 import torch
 
-from profiler.worker.model_source import ModelLoadError
+from tcprof.profiler.worker.model_source import ModelLoadError
 
-_OWN_DIRS = (
-    os.path.dirname(torch.__file__),
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # profiler/
+_PROFILER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # profiler/, as imported
+_OWN_DIRS = tuple(
+    {os.path.dirname(torch.__file__), _PROFILER, os.path.realpath(_PROFILER)}  # and on disk
 )
 
 

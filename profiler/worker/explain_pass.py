@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from profiler.worker.channel import EventChannel
+from tcprof.profiler.worker.channel import EventChannel
 
 
 def explain_pass(

@@ -16,7 +16,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils._pytree import tree_map
 
-from profiler.config import InputShape, parse_input_shape
+from tcprof.profiler.config import InputShape, parse_input_shape
 
 TARGET_PARAM_NAMES = ("targets", "target", "labels", "label", "y")
 DEFAULT_SEQ_LEN = 32

@@ -12,8 +12,8 @@ from typing import Any
 
 import torch
 
-from profiler.worker import errors, inputs, model_source
-from profiler.worker.channel import EventChannel
+from tcprof.profiler.worker import errors, inputs, model_source
+from tcprof.profiler.worker.channel import EventChannel
 
 ERROR_KEYS = ("kind", "message", "file", "line", "traceback")
 

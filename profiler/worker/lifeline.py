@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 
-PARENT_PID_ENV = "TCPROF_PARENT_PID"  # set by profiler/worker_process.py
+PARENT_PID_ENV = "TCPROF_PARENT_PID"  # set by profiler/process/local.py
 PR_SET_PDEATHSIG = 1
 POLL_S = 0.5
 

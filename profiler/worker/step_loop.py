@@ -21,8 +21,8 @@ from typing import Any
 
 import torch
 
-from profiler.config import ArmSpec, RunConfig
-from profiler.worker.errors import usage_error
+from tcprof.profiler.config import ArmSpec, RunConfig
+from tcprof.profiler.worker.errors import usage_error
 
 AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 _NO_CONTEXT = contextlib.nullcontext()  # reusable: the fp32 step pays no context of its own

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from profiler.worker.channel import FLUSH_INTERVAL_S
+from tcprof.profiler.worker.channel import FLUSH_INTERVAL_S
 
 FLUSH_NS = int(FLUSH_INTERVAL_S * 1e9)
 CUDA_RING = 512

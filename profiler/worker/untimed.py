@@ -12,9 +12,9 @@ from typing import Any
 
 import torch
 
-from profiler.worker import compile_cache, errors, inputs
-from profiler.worker.arm_setup import make_optimizer as make_arm_optimizer
-from profiler.worker.errors import StepFailed
+from tcprof.profiler.worker import compile_cache, errors, inputs
+from tcprof.profiler.worker.arm_setup import make_optimizer as make_arm_optimizer
+from tcprof.profiler.worker.errors import StepFailed
 
 SNAPSHOT_STEPS = 2
 
@@ -29,7 +29,7 @@ class UntimedPasses:
                 "steady_peak_mb": peaks.get("peak_cuda_mb"),
                 "steady_method": "cuda_max_allocated",
             }
-        from profiler.worker.training_memory import training_step_memory
+        from tcprof.profiler.worker.training_memory import training_step_memory
 
         batch = self.batches[self.next_step % len(self.batches)]
         inference = self.cfg is not None and self.cfg.loop == "inference"
@@ -72,16 +72,16 @@ class UntimedPasses:
         """The untimed accuracy check, in a process of its own (see accuracy.py), of the
         arm's own loop kind: its mode, autocast dtype, memory format and optimizer step; for
         a distributed arm on every rank, wrapped as the arm is (see rank_accuracy.py)."""
-        from profiler.worker import arm_setup
-        from profiler.worker.accuracy import check_step
-        from profiler.worker.blocks import find_repeated_blocks
+        from tcprof.profiler.worker import arm_setup
+        from tcprof.profiler.worker.accuracy import check_step
+        from tcprof.profiler.worker.blocks import find_repeated_blocks
 
         cfg, arm, loop = self.cfg, self.arm, self.loop
         assert cfg is not None and arm is not None and loop is not None
         options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
         model, data_seed, sync_grads, combine = self.model, cfg.seed, None, None
         if self.parallel:  # the worker's model is wrapped: check a fresh, plain one
-            from profiler.worker import distributed, rank_accuracy
+            from tcprof.profiler.worker import distributed, rank_accuracy
 
             model = arm_setup.build_model(cfg, self.device, self.user_file).model
             data_seed, sync_grads = self.data_seed, rank_accuracy.average_grads
@@ -136,7 +136,7 @@ class UntimedPasses:
         self.ch.emit("phase", phase="idle", batch_size=None)
 
     def _profile(self, batch_size: int, steps: int) -> None:
-        from profiler.worker.op_profile import profile_steps
+        from tcprof.profiler.worker.op_profile import profile_steps
 
         self.ch.emit("phase", phase="profiling", batch_size=batch_size)
         path = self.artifacts / f"torch-profiler-bs{batch_size}.json"
@@ -154,7 +154,7 @@ class UntimedPasses:
         self.ch.emit("artifact", kind="torch_profiler_trace", batch_size=batch_size, path=str(path))
 
     def save_weights(self, fmt: str) -> None:
-        from profiler.worker.weights import save_weights
+        from tcprof.profiler.worker.weights import save_weights
 
         cfg = self.cfg
         assert cfg is not None and self.artifacts is not None

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 import torch.nn as nn
 
-from profiler.worker import model_source
+from tcprof.profiler.worker import model_source
 
 PREFIX = "_orig_mod."
 

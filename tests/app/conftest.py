@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.close_guard import stop_and_close
-from app.main_window import MainWindow
-from profiler.config import ArmSpec
+from tcprof.app.window.close_guard import stop_and_close
+from tcprof.app.window.main_window import MainWindow
+from tcprof.profiler.config import ArmSpec
 
 FAST_RUN_TIMEOUT_MS = 120_000
 
@@ -40,7 +40,7 @@ def collect_the_last_tests_widgets():
 def one_replicate(monkeypatch):
     """Windows made in tests default to one round per run: the default's rounds are for users,
     and the engine's tests cover replicates."""
-    monkeypatch.setattr("app.measurement_options.DEFAULT_REPLICATES", 1)
+    monkeypatch.setattr("tcprof.app.setup.measurement_options.DEFAULT_REPLICATES", 1)
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ import os
 import time
 from pathlib import Path
 
-from app.profiler_thread import ProfilerThread
-from app.run_controller import RunController
-from app.session_store import UNREADABLE, list_sessions
-from app.sessions_dialog import SessionsDialog
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.runner import Runner
-from profiler.session_files import EVENTS_JSONL, SESSION_JSON
+from tcprof.app.run.profiler_thread import ProfilerThread
+from tcprof.app.run.run_controller import RunController
+from tcprof.app.sessions.dialog import SessionsDialog
+from tcprof.app.sessions.store import UNREADABLE, list_sessions
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON
 from tests.app.conftest import write_session
 from tests.engine.fake_worker import FakeWorkers
 

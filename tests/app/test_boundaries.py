@@ -25,7 +25,7 @@ def _python(code: str, tmp_path: Path, *args: str) -> subprocess.CompletedProces
 
 def test_importing_the_app_does_not_import_torch(tmp_path):
     code = (
-        "import app, app.launcher, app.main, app.main_window, sys; "
+        "import tcprof.app, tcprof.app.launcher, tcprof.app.main, tcprof.app.window.main_window, sys; "
         "bad = sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')); "
         "assert not bad, bad"
     )
@@ -38,7 +38,7 @@ def test_creating_the_window_does_not_import_torch(tmp_path):
         "import sys\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
-        "from app.main_window import MainWindow\n"
+        "from tcprof.app.window.main_window import MainWindow\n"
         "w = MainWindow(background=False); w.show(); app.processEvents(); w.close()\n"
         "assert 'torch' not in sys.modules\n"
     )
@@ -49,7 +49,7 @@ def test_creating_the_window_does_not_import_torch(tmp_path):
 def test_the_launcher_hands_a_command_to_the_engine_without_loading_qt(tmp_path):
     code = (
         "import sys\n"
-        "from app.launcher import main\n"
+        "from tcprof.app.launcher import main\n"
         "code = main(['examples'])\n"
         f"qt = sorted(m for m in sys.modules if m.split('.')[0] in {QT!r})\n"
         "print('exit', code, 'qt', qt)\n"
@@ -62,6 +62,6 @@ def test_the_launcher_hands_a_command_to_the_engine_without_loading_qt(tmp_path)
 
 def test_the_engine_alone_says_where_the_window_is(tmp_path):
     for args in ([], ["gui"]):
-        proc = _python("", tmp_path, "-m", "profiler", *args)
+        proc = _python("", tmp_path, "-m", "tcprof.profiler", *args)
         assert proc.returncode == 2, proc.stderr
-        assert "`tcprof` (no arguments, or `tcprof gui`) or `python -m app`" in proc.stderr
+        assert "`tcprof` (no arguments, or `tcprof gui`) or `python -m tcprof.app`" in proc.stderr

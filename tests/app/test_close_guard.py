@@ -9,8 +9,8 @@ import functools
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.close_guard import CloseGuard, ask_with_dialog, question_text, stop_and_close
-from profiler.runner import Runner
+from tcprof.app.window.close_guard import CloseGuard, ask_with_dialog, question_text, stop_and_close
+from tcprof.profiler.run.runner import Runner
 from tests.app.conftest import configure_fast
 from tests.engine.fake_worker import ArmScript, FakeWorkers, Fault
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.diagnose import CONFIRM_FIRST
-from profiler.config import DYNAMO_EAGER
-from profiler.examples import example_path
-from profiler.ladder import DEFAULT_STAGES
-from profiler.runner import Runner
+from tcprof.app.window.diagnose import CONFIRM_FIRST
+from tcprof.profiler.analysis.ladder import DEFAULT_STAGES
+from tcprof.profiler.config import DYNAMO_EAGER
+from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.run.runner import Runner
 from tests.app.conftest import configure_fast
 from tests.engine.fake_worker import FakeWorkers
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.error_banner import ErrorBanner
+from tcprof.app.window.error_banner import ErrorBanner
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast, write_model
 
 
@@ -45,7 +45,7 @@ def test_invalid_input_shape_blocks_run(make_window):
 
 
 def test_duplicate_arms_block_run_with_a_reason(make_window):
-    from profiler.config import ArmSpec
+    from tcprof.profiler.config import ArmSpec
 
     window = make_window(background=False)
     window.setup.arms.set_arms([ArmSpec("eager"), ArmSpec("eager")])
@@ -153,7 +153,7 @@ def test_a_traceback_shows_the_users_frames_first_and_the_rest_on_request(qtbot)
 
 
 def test_inspection_errors_read_in_the_windows_terms():
-    from app.model_picker import build_problem
+    from tcprof.app.setup.model_picker import build_problem
 
     needs = {
         "stage": "build",

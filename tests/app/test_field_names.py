@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.error_banner import ErrorBanner, one_line
-from app.field_names import FLAG_FIELDS, in_app_terms
+from tcprof.app.common.field_names import FLAG_FIELDS, in_app_terms
+from tcprof.app.window.error_banner import ErrorBanner, one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*[a-z]")
@@ -58,7 +58,7 @@ def engine_flags() -> set[str]:
 def test_every_flag_the_engines_messages_name_has_a_field():
     flags = engine_flags()
     assert {"--factory", "--input-shape", "--steps", "--amp"} <= flags  # the search finds them
-    assert not flags - set(FLAG_FIELDS), "flags without a field name in app/field_names.py"
+    assert not flags - set(FLAG_FIELDS), "flags without a field name in app/common/field_names.py"
 
 
 @pytest.mark.parametrize("flag", sorted(FLAG_FIELDS))

@@ -8,7 +8,7 @@ from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget
 
-import app.help_menu as help_menu
+import tcprof.app.window.help_menu as help_menu
 
 
 def _help_actions(window):

@@ -3,10 +3,10 @@ setup panel's config and state carry it."""
 
 from __future__ import annotations
 
-from app.host_field import HostField
-from app.settings import Preferences
-from app.setup_panel import SetupPanel
-from profiler.examples import example_path
+from tcprof.app.common.settings import Preferences
+from tcprof.app.setup.host_field import HostField
+from tcprof.app.setup.setup_panel import SetupPanel
+from tcprof.profiler.config.examples import example_path
 
 
 def test_entered_hosts_are_remembered_newest_first(qtbot):

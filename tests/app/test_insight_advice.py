@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.insight_view import InsightView
-from app.table_text import table_text
-from profiler.advice import recompile_advice
+from tcprof.app.common.table_text import table_text
+from tcprof.app.results.insight_view import InsightView
+from tcprof.profiler.analysis.advice import recompile_advice
 
 REASONS = [
     "0/0: tensor 'args[0]' size mismatch at index 0. expected 8, actual 16",

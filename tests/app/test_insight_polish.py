@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.insight_tables import PART_COLUMNS, TIMES_HEADER
-from app.insight_view import NO_ADVICE, NO_BREAKS, NO_RECOMPILES, InsightView
-from app.table_text import table_text
+from tcprof.app.common.table_text import table_text
+from tcprof.app.results.insight_tables import PART_COLUMNS, TIMES_HEADER
+from tcprof.app.results.insight_view import NO_ADVICE, NO_BREAKS, NO_RECOMPILES, InsightView
 
 RESUME = "torch_dynamo_resume_in_forward_at_16"
 

@@ -3,8 +3,8 @@ user's source lines, recompiles with their guard failures, and the compile-time 
 
 from __future__ import annotations
 
-from profiler.config import ArmSpec
-from profiler.examples import example_path
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.config.examples import example_path
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
 
 
@@ -47,7 +47,7 @@ def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
 
 def test_insight_tables_from_a_session_dict(qtbot, tmp_path):
     """Each table of the picked arm, cell by cell, with the tooltips that explain a cell."""
-    from app.insight_view import InsightView
+    from tcprof.app.results.insight_view import InsightView
 
     model = tmp_path / "m.py"
     model.write_text("".join(f"line {n}\n" for n in range(1, 21)))
@@ -109,7 +109,7 @@ def test_insight_tables_from_a_session_dict(qtbot, tmp_path):
 
 
 def test_log_panel_filters_by_artifact(qtbot):
-    from app.log_panel import LogPanel
+    from tcprof.app.results.log_panel import LogPanel
 
     panel = LogPanel()
     qtbot.addWidget(panel)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QGraphicsItem
 
-from app.live_data import LiveData
+from tcprof.app.plots.live_data import LiveData
 
 
 @pytest.fixture
 def plots(qtbot):
-    from app.live_plots import LivePlots
+    from tcprof.app.plots.live_plots import LivePlots
 
     widget = LivePlots()
     qtbot.addWidget(widget)
@@ -152,7 +152,7 @@ def test_the_timer_keeps_plots_live_during_a_run(plots, qtbot):
 
 
 def test_arms_added_mid_run_get_their_own_curves_and_log_filter(plots, qtbot):
-    from app.log_panel import LogPanel
+    from tcprof.app.results.log_panel import LogPanel
 
     data = _data()
     plots.start(data)

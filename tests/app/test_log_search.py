@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QPlainTextEdit
 
-from app.log_panel import NO_OUTPUT, NONE_CHOSEN, LogPanel
+from tcprof.app.results.log_panel import NO_OUTPUT, NONE_CHOSEN, LogPanel
 
 
 def _panel(qtbot) -> LogPanel:

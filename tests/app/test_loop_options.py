@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.loop_options import AMP_OFF
-from app.setup_panel import CARRIED_FIELDS, SetupPanel
-from profiler.examples import example_path
+from tcprof.app.setup.loop_options import AMP_OFF
+from tcprof.app.setup.setup_panel import CARRIED_FIELDS, SetupPanel
+from tcprof.profiler.config.examples import example_path
 
 
 @pytest.fixture

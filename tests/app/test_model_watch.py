@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from app.model_watch import ModelFileWatch
+from tcprof.app.setup.model_watch import ModelFileWatch
 from tests.app.conftest import write_model, write_session
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from app.launcher import window_arguments
-from app.main import file_to_open
-from app.main_window import INSPECT_AND_RUN_TEXT, RUN_TEXT
-from app.setup_panel import MODEL_TRUSTED, SetupPanel
-from app.window_title import TITLE, window_title
-from profiler import cli
-from profiler.examples import example_path
+from tcprof.app.launcher import window_arguments
+from tcprof.app.main import file_to_open
+from tcprof.app.setup.setup_panel import MODEL_TRUSTED, SetupPanel
+from tcprof.app.window.main_window import INSPECT_AND_RUN_TEXT, RUN_TEXT
+from tcprof.app.window.title import TITLE, window_title
+from tcprof.profiler.cli import main as cli
+from tcprof.profiler.config.examples import example_path
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, write_model, write_session
 
 STARTED_AT = 1_700_000_000.0

@@ -9,14 +9,14 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from app.live_data import LiveData
+from tcprof.app.plots.live_data import LiveData
 
 ARMS = ["eager", "inductor", "aot_eager"]
 
 
 @pytest.fixture
 def plots(qtbot):
-    from app.live_plots import LivePlots
+    from tcprof.app.plots.live_plots import LivePlots
 
     widget = LivePlots()
     qtbot.addWidget(widget)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.profile_view import EMPTY, NO_PAIR, ProfileView
+from tcprof.app.results.profile_view import EMPTY, NO_PAIR, ProfileView
 from tests.report.test_op_comparison import profiled_session
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal
 
-from app.live_data import LiveData
-from app.profiler_thread import ProfilerThread
-from app.run_controller import RunController
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.session import Session
+from tcprof.app.plots.live_data import LiveData
+from tcprof.app.run.profiler_thread import ProfilerThread
+from tcprof.app.run.run_controller import RunController
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.session.fold import Session
 
 N_EVENTS = 50_000
 
@@ -191,7 +191,7 @@ def test_series_grows_past_its_capacity():
 def test_visible_peaks_keeps_extremes_and_clips_to_the_view():
     import numpy as np
 
-    from app.plot_decimation import visible_peaks
+    from tcprof.app.plots.decimation import visible_peaks
 
     x = np.arange(1_000_000, dtype=float)
     y = np.zeros_like(x)

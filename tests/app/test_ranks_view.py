@@ -3,8 +3,8 @@ dict (no worker)."""
 
 from __future__ import annotations
 
-from app.ranks_view import NONE_TEXT, RanksView
-from app.results_view import ResultsView
+from tcprof.app.results.ranks_view import NONE_TEXT, RanksView
+from tcprof.app.results.results_view import ResultsView
 
 
 def _session(recompiles_of_rank_1: int) -> dict:

@@ -4,12 +4,12 @@ memory as a signed change with its direction spelled out."""
 
 from __future__ import annotations
 
-from app.results_view import ResultsView
-from app.theme import error_colour, good_colour
-from profiler.config import ArmSpec
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
-from profiler.summary import COLUMN_HELP
+from tcprof.app.common.theme import error_colour, good_colour
+from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.table import COLUMN_HELP
 from tests.report.synthetic import synthetic_session
 
 
@@ -79,7 +79,7 @@ def test_the_reports_open_with_the_same_verdict_and_memory_text():
 
 
 def test_an_arm_keeps_its_plot_colour_in_the_summary_when_eager_is_not_first(qtbot):
-    from profiler.palette import ARM_COLOURS
+    from tcprof.profiler.report.palette import ARM_COLOURS
 
     session = synthetic_session(arms=(ArmSpec("aot_eager"), ArmSpec("eager")))
     view = ResultsView()

@@ -11,7 +11,7 @@ import psutil
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
-from app.close_guard import question_text, stop_and_close
+from tcprof.app.window.close_guard import question_text, stop_and_close
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
 
 LONG_STEPS = 1_000_000
@@ -21,7 +21,7 @@ def _worker_pids() -> list[int]:
     pids = []
     for child in psutil.Process().children(recursive=True):
         try:
-            if "profiler.worker" in " ".join(child.cmdline()):
+            if "tcprof.profiler.worker" in " ".join(child.cmdline()):
                 pids.append(child.pid)
         except psutil.Error:
             continue

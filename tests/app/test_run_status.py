@@ -3,12 +3,12 @@ and event text: the same words as the terminal."""
 
 from __future__ import annotations
 
-from app.log_panel import LogPanel
-from app.run_estimate import RunEstimate
-from app.run_status import RunStatus
-from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
-from profiler.estimate import Prices, estimate
-from profiler.event_text import recompile_limit_hit
+from tcprof.app.results.log_panel import LogPanel
+from tcprof.app.run.estimate import RunEstimate
+from tcprof.app.run.status import RunStatus
+from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
+from tcprof.profiler.protocol.event_text import recompile_limit_hit
+from tcprof.profiler.run.estimate import Prices, estimate
 
 
 def _config() -> RunConfig:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.session_actions import SessionActions
-from app.session_store import LoadedSession
+from tcprof.app.sessions.actions import SessionActions
+from tcprof.app.sessions.store import LoadedSession
 from tests.app.conftest import write_session
 
 EXPORTED = {"report.html", "report.md", "steps.csv", "session.json", "reproduce.py"}

@@ -11,10 +11,10 @@ import shutil
 import time
 from pathlib import Path
 
-from app.compare_view import CompareDialog, direction_colour
-from app.session_store import list_sessions, synthesise_events
-from app.sessions_dialog import SessionsDialog
-from profiler.examples import example_path
+from tcprof.app.results.compare_view import CompareDialog, direction_colour
+from tcprof.app.sessions.dialog import SessionsDialog
+from tcprof.app.sessions.store import list_sessions, synthesise_events
+from tcprof.profiler.config.examples import example_path
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast, write_session
 
 

@@ -11,9 +11,9 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox
 
-from app.session_actions import SessionActions
-from app.sessions_dialog import SessionsDialog
-from profiler.run_lock import RunLock
+from tcprof.app.sessions.actions import SessionActions
+from tcprof.app.sessions.dialog import SessionsDialog
+from tcprof.profiler.store.run_lock import RunLock
 from tests.app.conftest import write_session
 
 

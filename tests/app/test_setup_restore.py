@@ -7,10 +7,9 @@ import dataclasses
 
 import pytest
 
-from app.run_controller import PENDING_ARTIFACTS_DIR
-from app.setup_panel import CARRIED_FIELDS, SetupPanel
-from profiler.config import ArmSpec, ConfigError, DebugOptions, ModelSource, RunConfig
-from profiler.examples import example_path
+from tcprof.app.setup.setup_panel import CARRIED_FIELDS, SetupPanel
+from tcprof.profiler.config import ArmSpec, ConfigError, DebugOptions, ModelSource, RunConfig
+from tcprof.profiler.config.examples import example_path
 from tests.app.conftest import write_model
 
 
@@ -117,7 +116,7 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
     saved = make(path, str(weights))
     panel.restore(saved.to_dict())
     # The run's own folder is the only thing not repeated: each run gets a new one.
-    expected = dataclasses.replace(saved, artifacts_dir=PENDING_ARTIFACTS_DIR)
+    expected = dataclasses.replace(saved, artifacts_dir=None)
     assert panel.config() == expected
     assert set(CARRIED_FIELDS) == {
         "blocks",

@@ -6,7 +6,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QScrollArea
 
-from app.setup_panel import SetupPanel
+from tcprof.app.setup.setup_panel import SetupPanel
 
 
 def wheel(widget, steps: int = -1) -> None:

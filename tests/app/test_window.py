@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from app.arms_editor import ArmDialog
-from app.main_window import MainWindow
-from profiler.config import ArmSpec
+from tcprof.app.setup.arms_editor import ArmDialog
+from tcprof.app.window.main_window import MainWindow
+from tcprof.profiler.config import ArmSpec
 from tests.app.conftest import write_model
 
 
@@ -147,7 +147,7 @@ def test_dropping_a_python_file_loads_it(make_window, tmp_path):
 
 
 def test_examples_menu_lists_every_example_by_title(make_window):
-    from profiler.examples import examples
+    from tcprof.profiler.config.examples import examples
 
     window = make_window(background=False)
     actions = window.commands.examples_menu.actions()
@@ -159,7 +159,7 @@ def test_examples_menu_lists_every_example_by_title(make_window):
 
 
 def test_arm_dialog_is_titled_after_what_it_does_and_adds_inductor(qtbot, monkeypatch):
-    from app.arms_editor import ArmsEditor
+    from tcprof.app.setup.arms_editor import ArmsEditor
 
     editor = ArmsEditor()
     qtbot.addWidget(editor)

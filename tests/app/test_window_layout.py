@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray
 
-from app.plots_slot import MIN_HEIGHT as PLOTS_MIN_HEIGHT
-from app.settings import qsettings
-from app.stale_results import STALE_TEXT
-from app.window_layout import RESULTS_MIN_HEIGHT, SETUP_MIN_WIDTH
+from tcprof.app.common.settings import qsettings
+from tcprof.app.plots.plots_slot import MIN_HEIGHT as PLOTS_MIN_HEIGHT
+from tcprof.app.window.layout import RESULTS_MIN_HEIGHT, SETUP_MIN_WIDTH
+from tcprof.app.window.stale_results import STALE_TEXT
 from tests.app.conftest import write_model, write_session
 
 

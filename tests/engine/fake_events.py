@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from profiler.events import PROTOCOL_VERSION
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
 
 PEAKS = {  # bs_done's memory fields, as MemoryProbe.peaks() gives them on a CPU
     "peak_rss_mb": 150.0,

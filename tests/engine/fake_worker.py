@@ -1,6 +1,6 @@
 """A scripted worker for fast tests of the runner's schedule: no process, no torch.
 
-`FakeWorkers` is a `WorkerFactory` (profiler/worker_handle.py). Each worker it starts keeps the
+`FakeWorkers` is a `WorkerFactory` (profiler/process/handle.py). Each worker it starts keeps the
 `WorkerHandle` promises and answers a command at once with the events the real worker sends
 (profiler/worker/arm_worker.py), in the same order and with the same fields (fake_events.py),
 then `done`. Per arm it is scripted: the step time it reports, and faults at a command
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from profiler.config import RunConfig
-from profiler.events import PROTOCOL_VERSION
-from profiler.worker_handle import classify_exit
+from tcprof.profiler.config import RunConfig
+from tcprof.profiler.process.handle import classify_exit
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
 from tests.engine import fake_events
 
 FAULT_KINDS = ("fatal", "error", "oom", "crash", "exit", "exit_held", "close_channel", "hang")

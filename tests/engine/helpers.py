@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from profiler.session_files import SESSION_JSON, read_session
+from tcprof.profiler.store.files import SESSION_JSON, read_session
 
 MODELS = Path(__file__).parent / "models"
 FAST = [
@@ -30,7 +30,7 @@ def run_cli(args: list[str], out: Path, timeout: float = 240) -> tuple[int, str,
     if "--replicates" not in args:
         args = [*args, "--replicates", "1"]
     proc = subprocess.run(
-        [sys.executable, "-m", "profiler", "run", *args, "--out", str(out)],
+        [sys.executable, "-m", "tcprof.profiler", "run", *args, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 
-from profiler.remote import frames
+from tcprof.profiler.remote import frames
 
 
 def main() -> int:

@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from profiler.worker.accuracy import DTYPE_TOLERANCES, check_step
+from tcprof.profiler.worker.accuracy import DTYPE_TOLERANCES, check_step
 
 MODELS = Path(__file__).parent / "models"
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import json
 
-from profiler.advice import arm_advice, fallback_advice, library_break_advice, recompile_advice
-from profiler.session import Session
+from tcprof.profiler.analysis.advice import (
+    arm_advice,
+    fallback_advice,
+    library_break_advice,
+    recompile_advice,
+)
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.store.files import iter_events
 from tests.engine.helpers import FAST, MODELS, run_cli
 
 # Reasons as torch 2.13 records them (get_compilation_metrics().recompile_reason).
@@ -136,6 +142,6 @@ def test_apply_advice_adds_the_fixed_arm_and_it_removes_the_recompiles(tmp_path)
     # events.jsonl alone rebuilds the same session: the added arm is announced in it.
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events].count("arms_added") == 1
-    rebuilt = Session.from_events(out / "events.jsonl").to_dict(include_samples=False)
+    rebuilt = Session.from_events(iter_events(out / "events.jsonl")).to_dict(include_samples=False)
     assert [a["name"] for a in rebuilt["arms"]] == names
     assert rebuilt["arms"][2]["results"][0]["median_ms"] == after["results"][0]["median_ms"]

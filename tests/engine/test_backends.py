@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from profiler.backends import DEBUG, OTHER, RECOMMENDED, TESTING, describe_backend, group_backends
+from tcprof.profiler.config.backends import (
+    DEBUG,
+    OTHER,
+    RECOMMENDED,
+    TESTING,
+    describe_backend,
+    group_backends,
+)
 
 # torch 2.13's list_backends(exclude_tags=()), and a name no table knows
 LISTED = [

@@ -17,13 +17,15 @@ from typing import Any
 
 import pytest
 
-from profiler.cli import main as tcprof
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.event_schema import event_problem
-from profiler.events import encode
-from profiler.runner import Runner
-from profiler.session import Session
-from profiler.session_files import (
+from tcprof.profiler.cli.main import main as tcprof
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol.event_schema import event_problem
+from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.protocol.session_schema import session_problem
+from tcprof.profiler.report.source_context import source_context
+from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.store.files import (
     EVENTS_JSONL,
     MAX_SESSION_BYTES,
     SESSION_JSON,
@@ -32,8 +34,6 @@ from profiler.session_files import (
     load_session,
     write_session_files,
 )
-from profiler.session_schema import session_problem
-from profiler.source_context import source_context
 from tests.engine.fake_worker import FakeWorkers
 
 PROMPT_S = 5.0
@@ -176,7 +176,7 @@ def test_deep_nesting_is_refused_before_parsing_without_recursion(tmp_path, caps
         with pytest.raises(SessionLoadError, match="nests deeper than 64 levels"):
             load_session(path)
     proc = subprocess.run(
-        [sys.executable, "-m", "profiler", "report", str(tmp_path / "deep10000.json")],
+        [sys.executable, "-m", "tcprof.profiler", "report", str(tmp_path / "deep10000.json")],
         capture_output=True,
         text=True,
         timeout=60,
@@ -240,9 +240,12 @@ def test_events_with_wrong_types_are_left_out_and_the_rest_folded(fake_run, tmp_
     path = tmp_path / EVENTS_JSONL
     path.write_bytes(b"".join(encode(e) for e in [*events[:5], *bad, *events[5:]]))
     skipped: list[str] = []
-    folded = Session.from_events(path, skipped)
+    folded = Session.from_events(iter_events(path, skipped))
     assert len(skipped) == len(bad) and skipped[0].startswith("line 6: steps event: batch_size")
-    assert folded.to_dict()["arms"] == Session.from_events(_log(tmp_path, events)).to_dict()["arms"]
+    assert (
+        folded.to_dict()["arms"]
+        == Session.from_events(iter_events(_log(tmp_path, events))).to_dict()["arms"]
+    )
     loaded = load_session(path)
     assert loaded.session["status"] == "completed" and loaded.events
 

@@ -10,16 +10,16 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
-from profiler.report.reproduce import render_reproducer
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.reproduce import render_reproducer
 from tests.engine.helpers import FAST, MODELS, run_cli
 from tests.report.test_reproduce import LOSS, run_script
 
 sys.path.insert(0, str(MODELS))
 from relu_model import ReluNet  # noqa: E402
 
-from profiler.worker.checkpoint import CheckpointError, load_into, read_tensors  # noqa: E402
+from tcprof.profiler.worker.checkpoint import CheckpointError, load_into, read_tensors  # noqa: E402
 
 
 def _trained() -> ReluNet:

@@ -3,8 +3,8 @@ from __future__ import annotations
 import copy
 import json
 
-from profiler.cli import main
-from profiler.compare import compare, compare_sessions, render_comparison
+from tcprof.profiler.cli.main import main
+from tcprof.profiler.report.compare import compare, compare_sessions, render_comparison
 from tests.engine.helpers import arm, run_cli
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from profiler.config import (
+from tcprof.profiler.config import (
     ArmSpec,
     ConfigError,
     InputShape,

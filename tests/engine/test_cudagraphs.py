@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.session import Session
-from profiler.worker.dynamo_insight import parse_cudagraph_skip
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.worker.dynamo_insight import parse_cudagraph_skip
 
 INDUCTOR_RO = ArmSpec("inductor", mode="reduce-overhead")
 

@@ -204,7 +204,17 @@ def test_stop_during_a_distributed_compile_leaves_no_process_behind(tmp_path):
     out = tmp_path / "out"
     args = ["--example", "mlp", "--arms", "aot_eager", "--nproc", "2", "--parallel", "fsdp"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "profiler", "run", *args, *QUICK, "--quiet", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "tcprof.profiler",
+            "run",
+            *args,
+            *QUICK,
+            "--quiet",
+            "--out",
+            str(out),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -243,7 +253,7 @@ def test_two_nodes_on_the_loopback_address_make_one_session(tmp_path):
     args = ["--example", "mlp", "--arms", "eager", "--nproc", "1", "--parallel", "ddp", *nodes]
     out = tmp_path / "out"
     follower = subprocess.Popen(
-        [sys.executable, "-m", "profiler", "run", *args, *QUICK, "--node-rank", "1"],
+        [sys.executable, "-m", "tcprof.profiler", "run", *args, *QUICK, "--node-rank", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -8,15 +8,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.estimate import (
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.run.estimate import (
     DEFAULT_COMPILE_S,
     Prices,
     estimate,
     fmt_duration,
     history_prices,
 )
-from profiler.time_left import TimeLeft
+from tcprof.profiler.run.time_left import TimeLeft
 from tests.report.synthetic import synthetic_session
 
 ARMS = (ArmSpec("eager"), ArmSpec("aot_eager"))

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import io
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.event_text import FELL_BACK, PHASE_TEXT, describe, phase_text, recompile_limit_hit
-from profiler.events import EventType, Phase
-from profiler.progress import TerminalProgress
+from tcprof.profiler.cli.progress import TerminalProgress
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol.event_text import (
+    FELL_BACK,
+    PHASE_TEXT,
+    describe,
+    phase_text,
+    recompile_limit_hit,
+)
+from tcprof.profiler.protocol.events import EventType, Phase
 
 
 def test_notable_events_read_as_one_line_each():

@@ -17,9 +17,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from profiler.log_limit import HEAD_LINES, TAIL_LINES
-from profiler.worker import lifeline
-from profiler.worker_process import MAX_LINE_BYTES
+from tcprof.profiler.process.local import MAX_LINE_BYTES
+from tcprof.profiler.process.log_limit import HEAD_LINES, TAIL_LINES
+from tcprof.profiler.worker import lifeline
 from tests.engine.helpers import MODELS, arm, events, run_cli
 
 QUICK = [
@@ -108,7 +108,17 @@ def _file_events(path: Path) -> list[dict]:
 def _start_run(model: Path, out: Path, *extra: str) -> subprocess.Popen:
     args = [str(model), "--arms", "eager", "--steps", "100000", "--warmup", "0"]
     return subprocess.Popen(
-        [sys.executable, "-m", "profiler", "run", *args, "--quiet", "--out", str(out), *extra],
+        [
+            sys.executable,
+            "-m",
+            "tcprof.profiler",
+            "run",
+            *args,
+            "--quiet",
+            "--out",
+            str(out),
+            *extra,
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -147,7 +157,7 @@ def test_a_model_that_exits_with_code_0_is_a_crash_not_a_success(tmp_path):
 
 def test_a_model_that_closes_the_event_channel_is_a_crash_not_a_stop(tmp_path):
     closes = """\
-        from profiler.worker.channel import EventChannel
+        from tcprof.profiler.worker.channel import EventChannel
         channel = next(o for o in gc.get_objects() if isinstance(o, EventChannel))
         os.close(channel._fd)
         time.sleep(1)  # then the worker's next event fails, and it exits
@@ -264,7 +274,7 @@ def test_sigterm_stops_the_run_like_ctrl_c(tmp_path):
 def test_a_worker_whose_parent_is_already_gone_ends_at_once():
     env = {**os.environ, lifeline.PARENT_PID_ENV: "1"}  # not its parent: the engine went
     proc = subprocess.run(
-        [sys.executable, "-m", "profiler.worker"],
+        [sys.executable, "-m", "tcprof.profiler.worker"],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,

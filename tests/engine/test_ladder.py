@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from profiler.config import DYNAMO_EAGER, ConfigError
-from profiler.ladder import DEFAULT_STAGES, ladder_arms, minifier_command
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
+from tcprof.profiler.analysis.ladder import DEFAULT_STAGES, ladder_arms, minifier_command
+from tcprof.profiler.config import DYNAMO_EAGER, ConfigError
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
 from tests.engine.helpers import FAST, MODELS, run_cli
 
 

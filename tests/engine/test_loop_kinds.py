@@ -11,14 +11,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from profiler.cli import build_parser
-from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, loop_text
-from profiler.report.markdown import render_markdown
-from profiler.report.reproduce import render_reproducer
-from profiler.run_args import config_from_args
-from profiler.worker.accuracy import check_step
-from profiler.worker.errors import StepFailed
-from profiler.worker.step_loop import check_autocast
+from tcprof.profiler.cli.main import build_parser
+from tcprof.profiler.cli.run_args import config_from_args
+from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, loop_text
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.reproduce import render_reproducer
+from tcprof.profiler.worker.accuracy import check_step
+from tcprof.profiler.worker.errors import StepFailed
+from tcprof.profiler.worker.step_loop import check_autocast
 from tests.engine.helpers import arm, events, run_cli
 from tests.report.test_reproduce import LOSS, run_script
 
@@ -263,7 +263,7 @@ def test_channels_last_and_fp16_training_with_a_grad_scaler(tmp_path):
 
 
 def test_the_report_configuration_names_the_loop():
-    from profiler.report.sections import configuration
+    from tcprof.profiler.report.sections import configuration
 
     cfg = RunConfig(ModelSource("m.py"), amp="bf16", channels_last=True)
     html = configuration({"config": cfg.to_dict(), "arms": []}, lambda t: str(t))

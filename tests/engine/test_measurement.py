@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from profiler.config import CONTROL_LABEL, RunConfig
-from profiler.worker.quiet_room import wait_for_quiet
+from tcprof.profiler.config import CONTROL_LABEL, RunConfig
+from tcprof.profiler.worker.quiet_room import wait_for_quiet
 from tests.engine.helpers import FAST, MODELS, arm, events, run_cli
 
 

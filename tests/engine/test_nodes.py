@@ -12,12 +12,12 @@ import threading
 
 import pytest
 
-from profiler.cli import EXIT_ERROR, exit_code
-from profiler.config import ConfigError, ModelSource, RunConfig
-from profiler.node_follower import follow
-from profiler.node_launch import NodeLaunch, fingerprint
-from profiler.node_leader import NodeLeader, NodesError
-from profiler.runner import Runner
+from tcprof.profiler.cli.main import EXIT_ERROR, exit_code
+from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
+from tcprof.profiler.distributed.node_follower import follow
+from tcprof.profiler.distributed.node_launch import NodeLaunch, fingerprint
+from tcprof.profiler.distributed.node_leader import NodeLeader, NodesError
+from tcprof.profiler.run.runner import Runner
 
 pytestmark = pytest.mark.timeout(30)
 

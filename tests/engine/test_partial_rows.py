@@ -8,15 +8,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from profiler.compare import compare, comparison_cells, render
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
-from profiler.runner import Runner
-from profiler.session import Session
-from profiler.session_schema import session_problem
-from profiler.summary import render_summary, table_rows
-from profiler.verdict import verdict_lines
+from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol.session_schema import session_problem
+from tcprof.profiler.report.compare import compare, comparison_cells, render
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.table import table_rows
+from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.session.fold import Session
 from tests.engine.fake_worker import ArmScript, FakeWorkers, Fault
 
 

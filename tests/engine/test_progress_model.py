@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.progress_model import ProgressModel
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.run.progress_model import ProgressModel
 
 
 class Clock:

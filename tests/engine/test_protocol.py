@@ -1,5 +1,5 @@
 """The event protocol is declared once: every event type that the worker, the engine or the
-application creates, and every type any of them matches, is declared in profiler/events.py, and
+application creates, and every type any of them matches, is declared in profiler/protocol/events.py, and
 every declaration is used. Found by walking the syntax tree, not by grepping."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
-from profiler import events
-from profiler.events import EVENT_FIELDS, EventType, Phase, StepsPhase
+from tcprof.profiler.protocol import events
+from tcprof.profiler.protocol.events import EVENT_FIELDS, EventType, Phase, StepsPhase
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("profiler", "app", "bench")

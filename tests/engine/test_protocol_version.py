@@ -3,11 +3,11 @@ versions, instead of its events being misread (once remote hosts run their own i
 
 from __future__ import annotations
 
-from profiler import events
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.events import PROTOCOL_VERSION, check_hello, screen_hello
-from profiler.examples import example_path
-from profiler.runner import Runner
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.protocol import events
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION, check_hello, screen_hello
+from tcprof.profiler.run.runner import Runner
 
 
 def test_a_hello_of_this_version_passes_unchanged():

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from profiler import rank_compiles, stragglers, summary
-from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
-from profiler.rank_merge import RankMerger
-from profiler.report import reproduce, straggler_section
+from tcprof.profiler.analysis import rank_compiles, stragglers
+from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
+from tcprof.profiler.distributed.rank_merge import RankMerger
+from tcprof.profiler.report import reproduce, straggler_section
+from tcprof.profiler.report import table as summary
 
 
 def _merger() -> tuple[RankMerger, list[dict]]:

@@ -1,4 +1,4 @@
-"""Recovery of sessions whose run died before writing session.json (profiler/recovery.py)."""
+"""Recovery of sessions whose run died before writing session.json (profiler/store/recovery.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from profiler import recovery
-from profiler.examples import list_examples
+from tcprof.profiler.config.examples import list_examples
+from tcprof.profiler.store import recovery
 from tests.engine.helpers import run_cli
 
 SIMPLE = str(list_examples()["simple"][0])

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 import torch.nn as nn
 
-from profiler.config import ConfigError, parse_arms
-from profiler.regional import regional_tradeoffs, tradeoff
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
-from profiler.report.reproduce import render_reproducer
-from profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
+from tcprof.profiler.analysis.regional import regional_tradeoffs, tradeoff
+from tcprof.profiler.config import ConfigError, parse_arms
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.reproduce import render_reproducer
+from tcprof.profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
 from tests.engine.helpers import FAST, run_cli
 from tests.report.test_reproduce import LOSS, run_script
 

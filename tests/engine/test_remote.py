@@ -23,12 +23,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
-from profiler.events import PROTOCOL_VERSION
-from profiler.remote import transfer
-from profiler.remote.agent import here, remove_cache, there
-from profiler.remote.frames import PLACEHOLDER
-from profiler.remote.ssh import (
+from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
+from tcprof.profiler.remote import transfer
+from tcprof.profiler.remote.agent import here, remove_cache, there
+from tcprof.profiler.remote.frames import PLACEHOLDER
+from tcprof.profiler.remote.ssh import (
     CONNECT_TIMEOUT_S,
     SSH_COMMAND_ENV,
     connect_failure,
@@ -36,9 +36,9 @@ from profiler.remote.ssh import (
     ssh_argv,
     tcprof_version,
 )
-from profiler.remote.transfer import PathMap, TooManyFiles, model_files
-from profiler.remote.worker import RemoteWorker, hello_problem, start_remote_worker
-from profiler.runner import Runner
+from tcprof.profiler.remote.transfer import PathMap, TooManyFiles, model_files
+from tcprof.profiler.remote.worker import RemoteWorker, hello_problem, start_remote_worker
+from tcprof.profiler.run.runner import Runner
 from tests.engine.helpers import arm, run_cli
 
 pytestmark = pytest.mark.ssh
@@ -117,13 +117,13 @@ def _assert_gone(pids: list[int]) -> None:
 # -- the parts, without a process -----------------------------------------------------------------
 def test_ssh_never_waits_for_a_prompt(monkeypatch):
     monkeypatch.delenv(SSH_COMMAND_ENV, raising=False)
-    argv = ssh_argv("-oProxyCommand=x", "exec python3 -m profiler.remote.agent")
+    argv = ssh_argv("-oProxyCommand=x", "exec python3 -m tcprof.profiler.remote.agent")
     assert (
         argv[0] == "ssh"
         and "BatchMode=yes" in argv
         and f"ConnectTimeout={CONNECT_TIMEOUT_S}" in argv
     )
-    assert argv[-3:] == ["--", "-oProxyCommand=x", "exec python3 -m profiler.remote.agent"]
+    assert argv[-3:] == ["--", "-oProxyCommand=x", "exec python3 -m tcprof.profiler.remote.agent"]
     # the shell runs it with the arguments appended, as git does: printf shows them
     monkeypatch.setenv(SSH_COMMAND_ENV, "printf '%s|' ssh -F '/my configs/ssh'")
     out = subprocess.run(ssh_argv("gpu-box", "true"), capture_output=True, text=True).stdout

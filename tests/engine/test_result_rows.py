@@ -8,9 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from profiler.config import ArmSpec
-from profiler.result_rows import ResultRow
-from profiler.summary import render_summary
+from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.session.rows import ResultRow
 from tests.report.synthetic import synthetic_session
 
 ROOT = Path(__file__).resolve().parents[2]

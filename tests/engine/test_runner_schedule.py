@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.runner import Runner
-from profiler.session import Session
-from profiler.worker_handle import WorkerHandle
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.process.handle import WorkerHandle
+from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.session.fold import Session
 from tests.engine.fake_worker import HUNG_STACK, ArmScript, FakeWorkers, Fault
 
 EAGER, AOT, DYNAMO = ArmSpec("eager"), ArmSpec("aot_eager"), ArmSpec("dynamo_eager")

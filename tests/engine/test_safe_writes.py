@@ -17,18 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from profiler import paths, recovery
-from profiler.cli import main as tcprof
-from profiler.outputs import EventLog, atomic_write_text
-from profiler.run_folder import open_run_folder
-from profiler.run_lock import RunLock, is_locked
-from profiler.session_files import (
+from tcprof.profiler.cli.main import main as tcprof
+from tcprof.profiler.config import paths
+from tcprof.profiler.store import recovery
+from tcprof.profiler.store.files import (
     EVENTS_JSONL,
     SESSION_JSON,
     STEPS_CSV,
     read_events,
     save_session,
 )
+from tcprof.profiler.store.outputs import EventLog, atomic_write_text
+from tcprof.profiler.store.run_folder import open_run_folder
+from tcprof.profiler.store.run_lock import RunLock, is_locked
 
 RUN = ["run", "--example", "simple", "--arms", "eager", "--batch-sizes", "2", "--quiet"]
 
@@ -75,7 +76,7 @@ def test_a_run_started_in_a_second_whose_folder_is_taken_gets_its_own(private_ho
     taken = [paths.new_session_dir("simple", now + s) for s in range(60)]
     args = ["--warmup", "0", "--steps", "2", "--replicates", "1", "--min-block-ms", "0"]
     proc = subprocess.run(
-        [sys.executable, "-m", "profiler", *RUN, *args, "--no-accuracy"],
+        [sys.executable, "-m", "tcprof.profiler", *RUN, *args, "--no-accuracy"],
         capture_output=True,
         text=True,
         timeout=240,
@@ -122,7 +123,7 @@ def test_a_folder_a_live_run_holds_is_never_recovered(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from profiler.run_lock import RunLock; lock = RunLock(sys.argv[1]); "
+            "import sys; from tcprof.profiler.store.run_lock import RunLock; lock = RunLock(sys.argv[1]); "
             "print('held', flush=True); sys.stdin.read()",
             str(live),
         ],
@@ -204,7 +205,7 @@ def test_a_full_disk_warns_once_and_the_run_goes_on_to_save_its_session(tmp_path
     args = ["--warmup", "0", "--steps", "20", "--blocks", "20", "--replicates", "1"]
     args += ["--min-block-ms", "0", "--no-accuracy", "--out", str(out)]
     proc = subprocess.run(
-        [sys.executable, "-m", "profiler", *RUN, *args],
+        [sys.executable, "-m", "tcprof.profiler", *RUN, *args],
         capture_output=True,
         text=True,
         timeout=240,

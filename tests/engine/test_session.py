@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.events import encode
-from profiler.session import Session
-from profiler.session_files import write_session_files
-from profiler.steps_csv import steps_rows
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.store.files import iter_events, write_session_files
+from tcprof.profiler.store.steps_csv import steps_rows
 
 
 def _events(eager_ms, arm_ms, accuracy="pass"):
@@ -126,7 +126,7 @@ def test_interrupted_run_is_recovered_from_events_with_a_torn_last_line(tmp_path
     path = tmp_path / "events.jsonl"
     ev = _events([4.0] * 3, [2.0] * 3)[:-4]  # cut before the end
     path.write_bytes(b"".join(encode(e) for e in ev) + b'{"type": "ste')
-    s = Session.from_events(path)
+    s = Session.from_events(iter_events(path))
     assert s.status == "interrupted"
     assert s.to_dict()["arms"][0]["results"][0]["median_ms"] == 4.0
 

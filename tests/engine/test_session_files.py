@@ -1,4 +1,4 @@
-"""The session folder's files (profiler/session_files.py): reading with the torn-last-line rule,
+"""The session folder's files (profiler/store/files.py): reading with the torn-last-line rule,
 loading and its errors, events rebuilt for the plots, and artefact paths that survive a move."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from profiler.cli import main as tcprof
-from profiler.events import encode
-from profiler.session_files import (
+from tcprof.profiler.cli.main import main as tcprof
+from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.store.file_paths import portable_paths
+from tcprof.profiler.store.files import (
     EVENTS_JSONL,
     SESSION_JSON,
     SessionLoadError,
@@ -19,8 +20,7 @@ from profiler.session_files import (
     read_events,
     write_session_files,
 )
-from profiler.session_paths import portable_paths
-from profiler.session_replay import compile_events, memory_events, step_events
+from tcprof.profiler.store.replay import compile_events, memory_events, step_events
 from tests.engine.helpers import FAST, arm, run_cli
 
 ARM_DIR = "artifacts/1-aot_eager"

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from profiler import stats
+from tcprof.profiler.analysis import stats
 
 
 def test_summary_is_exact_on_known_data():

@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from profiler.worker.training_memory import MB, training_step_memory
+from tcprof.profiler.worker.training_memory import MB, training_step_memory
 
 FLOATS = 1_000_000  # 4,000,000 bytes = 3.815 MiB
 TOL = 0.01  # MiB: room for a few stray scalar allocations

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from profiler.config import ArmSpec
-from profiler.summary import COLUMN_HELP, render_summary, table_rows
-from profiler.verdict import (
+from tcprof.profiler.analysis.verdict import (
     BAD,
     GOOD,
     NEUTRAL,
@@ -16,6 +14,9 @@ from profiler.verdict import (
     session_verdicts,
     speedup_tone,
 )
+from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.report.table import COLUMN_HELP, table_rows
 from tests.report.synthetic import synthetic_session
 
 

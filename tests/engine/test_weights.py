@@ -6,8 +6,8 @@ import importlib.util
 
 import torch
 
-from profiler.examples import example_path
-from profiler.worker.weights import clean_state_dict
+from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.worker.weights import clean_state_dict
 from tests.engine.helpers import FAST, arm, run_cli
 
 

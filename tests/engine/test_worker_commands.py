@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.events import decode
-from profiler.worker.arm_worker import ArmWorker
-from profiler.worker.channel import EventChannel
-from profiler.worker.commands import serve
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol.events import decode
+from tcprof.profiler.worker.arm_worker import ArmWorker
+from tcprof.profiler.worker.channel import EventChannel
+from tcprof.profiler.worker.commands import serve
 from tests.engine.fake_worker import FakeWorkers
 from tests.engine.helpers import MODELS
 

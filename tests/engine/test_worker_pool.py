@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 import time
 
-from profiler.config import ArmSpec, DebugOptions, ModelSource, RunConfig
-from profiler.examples import example_path
-from profiler.runner import Runner
-from profiler.worker_pool import WorkerPool
+from tcprof.profiler.config import ArmSpec, DebugOptions, ModelSource, RunConfig
+from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.process.pool import WorkerPool
+from tcprof.profiler.run.runner import Runner
 
 
 def _wait_ready(pool: WorkerPool, count: int, timeout_s: float = 120) -> None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from profiler import examples
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.runner import Runner
-from profiler.session_files import open_event_log, write_session_files
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, examples
+from tcprof.profiler.run.recorded import RecordedRun
 
 
 def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes=(8, 16)):
@@ -23,13 +21,10 @@ def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes
         replicates=1,
         min_block_ms=0.0,
     )
-    log = open_event_log(out_dir)
-    try:
-        session = Runner(config, listeners=[log]).run()
-    finally:
-        log.close()
-    live = session.to_dict()
-    write_session_files(live, out_dir)
+    recorded = RecordedRun(config, out_dir)
+    live = recorded.run().to_dict()
+    saved = recorded.save(live)
+    assert saved.problem is None, saved.problem
     return live, out_dir
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from profiler.config import ArmSpec, ModelSource, RunConfig
-from profiler.session import Session
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.session.fold import Session
 
 ENV = {
     "torch": "2.13.0+cpu",

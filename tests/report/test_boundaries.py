@@ -7,10 +7,10 @@ import sys
 
 CODE = """
 import sys
-import profiler.report.cli
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
-from profiler.report.reproduce import render_reproducer
+import tcprof.profiler.cli.report_command
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.reproduce import render_reproducer
 from tests.report.synthetic import synthetic_session
 data = synthetic_session()
 render_html(data); render_markdown(data); render_reproducer(data)

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from profiler.compile_terms import (
+from tcprof.profiler.protocol.compile_terms import (
     compile_parts,
     frame_label,
     frame_text,
     parts_text,
     resume_explanation,
 )
-from profiler.event_text import describe
-from profiler.report.html import esc
-from profiler.report.markdown import render_markdown
-from profiler.report.sections import insight
+from tcprof.profiler.protocol.event_text import describe
+from tcprof.profiler.report.html import esc
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.sections import insight
 
 RESUME = "torch_dynamo_resume_in_forward_at_16"
 ROW = {

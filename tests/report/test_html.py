@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from profiler.config import ArmSpec
-from profiler.report.data import script_json
-from profiler.report.html import render_html
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.report.data import script_json
+from tcprof.profiler.report.html import render_html
 from tests.report.synthetic import synthetic_session
 
 EVIL = "<script>alert(1)</script>"
@@ -147,7 +147,7 @@ def evil_run(tmp_path_factory):
     model.write_text(MODEL)
     out = root / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "profiler", "run", str(model), "--arms", "eager,aot_eager",
+        [sys.executable, "-m", "tcprof.profiler", "run", str(model), "--arms", "eager,aot_eager",
          "--batch-sizes", "4", "--warmup", "1", "--steps", "3", "--blocks", "1",
          "--replicates", "1", "--min-block-ms", "0", "--no-accuracy",
          "--out", str(out), "--quiet"],
@@ -171,7 +171,7 @@ def test_model_path_with_script_tag_is_escaped(evil_run):
 
 
 def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
-    from profiler.report.reproduce import render_reproducer
+    from tcprof.profiler.report.reproduce import render_reproducer
 
     data, model = evil_run
     code = render_reproducer(data, "aot_eager")
@@ -183,9 +183,9 @@ def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
 
 
 def test_sparse_sessions_still_render():
-    from profiler.report.markdown import render_markdown
-    from profiler.report.reproduce import render_reproducer
-    from profiler.session import Session
+    from tcprof.profiler.report.markdown import render_markdown
+    from tcprof.profiler.report.reproduce import render_reproducer
+    from tcprof.profiler.session.fold import Session
 
     s = Session()
     cfg = synthetic_session()["config"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from profiler.config import ArmSpec
-from profiler.report.markdown import md_code, md_text, render_markdown
-from profiler.summary import table_rows
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.report.markdown import md_code, md_text, render_markdown
+from tcprof.profiler.report.table import table_rows
 from tests.report.synthetic import synthetic_session
 
 

@@ -8,9 +8,9 @@ import re
 
 import numpy as np
 
-from profiler.config import ArmSpec
-from profiler.palette import ARM_COLOURS, arm_colours
-from profiler.report.html import chart_data, render_html
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.report.html import chart_data, render_html
+from tcprof.profiler.report.palette import ARM_COLOURS, arm_colours
 from tests.report.synthetic import synthetic_session
 
 # Machado, Oliveira and Fernandes (2009) at full severity, on linear RGB.

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from profiler import examples
-from profiler.config import ArmSpec
-from profiler.report.reproduce import render_reproducer
+from tcprof.profiler.config import ArmSpec, examples
+from tcprof.profiler.report.reproduce import render_reproducer
 from tests.report.synthetic import synthetic_session
 
 LOSS = re.compile(r"step 0 loss (-?\d+\.\d+)")

@@ -9,10 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from profiler.compare import compare_sessions, method_note
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
-from profiler.summary import render_summary, table_rows
+from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.report.compare import compare_sessions, method_note
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.table import table_rows
 from tests.report.synthetic import synthetic_session
 
 V1 = Path(__file__).parent / "data" / "session_v1.json"
@@ -49,7 +50,7 @@ def test_compare_a_schema_1_session_with_a_schema_2_one_says_the_methods_differ(
 def test_the_cli_reports_and_compares_a_schema_1_session(tmp_path):
     new = tmp_path / "new.json"
     new.write_text(json.dumps(synthetic_session(path=_v1()["config"]["source"]["path"])))
-    cmd = [sys.executable, "-m", "profiler"]
+    cmd = [sys.executable, "-m", "tcprof.profiler"]
     done = subprocess.run(
         [*cmd, "report", str(V1), "--format", "md,html", "--out", str(tmp_path / "r")],
         capture_output=True,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from profiler.report.html import render_html
-from profiler.report.markdown import render_markdown
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
 
 
 def _session(ops):

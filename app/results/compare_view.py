@@ -1,0 +1,129 @@
+"""Two sessions side by side: per arm and batch size, step time, speedup, compile time and
+training memory before and after, each change coloured by its direction (better green, worse
+red, unchanged grey), with warnings above the table when the runs are not like for like.
+
+The numbers, the directions and the warnings come from the engine's `compare` (the same as
+`tcprof compare`): a change is "better" or "worse" only when its interval says so, and the
+newer session is "after" whichever order the two were picked in.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tcprof.app.common.table_text import table_text
+from tcprof.app.common.theme import error_colour, good_colour, muted_colour
+from tcprof.profiler.report.compare import HEADER, compare, comparison_cells, when
+
+# Which direction colours which columns.
+COLOURED = {
+    "median ms": "time_direction",
+    "change [95% CI]": "time_direction",
+    "time": "time_direction",
+    "speedup": "speedup_direction",
+    "speedup change": "speedup_direction",
+    "train MB": "memory_direction",
+    "memory": "memory_direction",
+}
+
+COLUMN_HELP = {
+    "median ms": "median step time, before → after",
+    "change [95% CI]": "after / before − 1 for the median step time, with its 95% interval from "
+    "the process medians of both sessions (the steps' spread when a session has one replicate)",
+    "time": "better / worse when the interval of the change excludes 0, else unchanged",
+    "speedup": "the arm's speedup over the baseline with its interval, before → after",
+    "speedup change": "better / worse when the two speedup intervals do not overlap",
+    "compile s cold": "compile time with an empty cache, before → after",
+    "compile s warm": "compile time with the cache the cold round left, before → after",
+    "train MB": "steady training peak, before → after (change)",
+    "memory": "better / worse when the training peak moved by more than 2%",
+}
+
+
+def direction_colour(direction: str) -> QColor:
+    if direction == "better":
+        return QColor(good_colour())
+    if direction == "worse":
+        return QColor(error_colour())
+    return QColor(muted_colour())
+
+
+class CompareDialog(QDialog):
+    def __init__(
+        self,
+        first: dict[str, Any],
+        second: dict[str, Any],
+        first_label: str,
+        second_label: str,
+        parent: QWidget | None = None,
+    ) -> None:
+        """Two sessions in either order: the newer is shown as "after"."""
+        super().__init__(parent)
+        self.setWindowTitle("Compare sessions")
+        self.resize(1240, 420)
+        self.comparison = compare(first, second)
+        self.compared = self.comparison.rows
+        swapped = self.comparison.before is not first
+        before_label, after_label = (
+            (second_label, first_label) if swapped else (first_label, second_label)
+        )
+        self.before_label, self.after_label = before_label, after_label
+        title = QLabel(
+            f"<b>before</b>: {html.escape(before_label)} ({when(self.comparison.before)})<br>"
+            f"<b>after</b>: {html.escape(after_label)} ({when(self.comparison.after)})"
+        )
+        title.setWordWrap(True)
+        self.warnings = QLabel("<br>".join(f"⚠ {html.escape(w)}" for w in self.comparison.warnings))
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet(f"color: {error_colour()}")
+        self.warnings.setVisible(bool(self.comparison.warnings))
+        worse = self.comparison.regressions
+        self.outcome = QLabel(
+            "Worse beyond noise: " + "; ".join(worse)
+            if worse
+            else "Nothing got worse beyond noise."
+        )
+        self.outcome.setWordWrap(True)
+        self.outcome.setStyleSheet(f"color: {error_colour() if worse else good_colour()}")
+        self.table = QTableWidget(len(self.compared), len(HEADER))
+        self.table.setHorizontalHeaderLabels(HEADER)
+        for c, h in enumerate(HEADER):
+            if h in COLUMN_HELP:
+                self.table.horizontalHeaderItem(c).setToolTip(COLUMN_HELP[h])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        for r, row in enumerate(self.compared):
+            for c, text in enumerate(comparison_cells(row)):
+                item = QTableWidgetItem(text)
+                key = COLOURED.get(HEADER[c])
+                if key:
+                    item.setForeground(direction_colour(row[key]))
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        empty = QLabel("The sessions share no arm and batch size to compare.")
+        empty.setVisible(not self.compared)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(self.warnings)
+        layout.addWidget(self.outcome)
+        layout.addWidget(empty)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+
+    def rows(self) -> list[list[str]]:
+        return table_text(self.table)

@@ -1,0 +1,182 @@
+"""Results tabs: the verdict and the summary table (batch size x arm), compile insight, logs, environment, and
+the reproducing code, torch.profiler operators, saved weights and the ranks of distributed arms.
+
+Every tab but the logs and the environment is filled from one session dict (the engine's
+`Session.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
+in progress, a run that ended or a saved session; the table uses the engine's own cell
+formatting so the window and `tcprof run` agree to the digit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tcprof.app.common.table_text import table_text
+from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
+from tcprof.app.results.code_view import CodeView
+from tcprof.app.results.insight_view import InsightView
+from tcprof.app.results.log_panel import LogPanel
+from tcprof.app.results.profile_view import ProfileView
+from tcprof.app.results.ranks_view import RanksView
+from tcprof.app.results.verdict_banner import VerdictBanner
+from tcprof.app.results.weights_view import WeightsView
+from tcprof.profiler.analysis.verdict import (
+    BAD,
+    GOOD,
+    is_partial,
+    memory_title,
+    partial_title,
+    speedup_tone,
+)
+from tcprof.profiler.report.table import (
+    COLUMN_HELP,
+    accuracy_title,
+    method_notes,
+    summary_results,
+    table_rows,
+)
+
+ENV_KEYS = (
+    ("torch", "torch"),
+    ("python", "Python"),
+    ("platform", "platform"),
+    ("device", "device"),
+    ("device_name", "device name"),
+    ("cpu", "CPU"),
+    ("cpu_count", "CPU cores"),
+    ("torch_threads", "torch threads (torch.get_num_threads)"),
+    ("cuda", "CUDA"),
+    ("cuda_available", "CUDA available"),
+    ("gpu", "GPU"),
+    ("devices", "devices"),
+)
+
+
+def _table(columns: int) -> QTableWidget:
+    table = QTableWidget(0, columns)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.setAlternatingRowColors(True)
+    return table
+
+
+class ResultsView(QTabWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = _table(1)
+        self.summary.setAlternatingRowColors(False)  # banded by batch size instead
+        self.verdict = VerdictBanner()
+        summary_tab = QWidget()
+        summary_layout = QVBoxLayout(summary_tab)
+        summary_layout.setContentsMargins(0, 0, 0, 0)
+        summary_layout.setSpacing(2)
+        summary_layout.addWidget(self.verdict)
+        summary_layout.addWidget(self.summary, 1)
+        self.insight = InsightView()
+        self.logs = LogPanel()
+        self.environment = _table(2)
+        self.environment.setHorizontalHeaderLabels(["", "value"])
+        self.environment.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.addTab(summary_tab, "Summary")
+        self.addTab(self.insight, "Compile insight")
+        self.addTab(self.logs, "Logs")
+        self.code = CodeView()
+        self.profile = ProfileView()
+        self.weights = WeightsView()
+        self.addTab(self.environment, "Environment")
+        self.addTab(self.code, "Code")
+        self.addTab(self.profile, "Profile")
+        self.addTab(self.weights, "Weights")
+        self.ranks = RanksView()  # distributed arms: the straggler view, compiles per rank
+        self.addTab(self.ranks, "Ranks")
+        self.show_session({"arms": []})
+
+    def show_session(self, session: dict[str, Any]) -> None:
+        """Fill every session tab from one session dict ({"arms": []} empties them)."""
+        self.verdict.show_session(session)
+        self._show_summary(session)
+        self.insight.show_session(session)
+        self.code.show_session(session)
+        self.profile.show_session(session)
+        self.weights.show_session(session)
+        self.ranks.show_session(session)
+
+    def _show_summary(self, session: dict[str, Any]) -> None:
+        header, rows = table_rows(session)
+        self.summary.setSortingEnabled(False)
+        self.summary.clear()
+        self.summary.setColumnCount(len(header))
+        self.summary.setHorizontalHeaderLabels(header)
+        for c, h in enumerate(header):
+            if h in COLUMN_HELP:
+                self.summary.horizontalHeaderItem(c).setToolTip(COLUMN_HELP[h])
+        self.summary.setToolTip("\n".join(method_notes(session)))
+        self.summary.setRowCount(len(rows))
+        results = summary_results(session)
+        shade = self.summary.palette().alternateBase()
+        sizes = list(dict.fromkeys(r.get("batch_size") for _i, _a, r in results))
+        bad = QColor(error_colour())
+        good = QColor(good_colour())
+        tones = {GOOD: good, BAD: bad}
+        for r, row in enumerate(rows):
+            arm_index, _arm, result = results[r]
+            banded = sizes.index(result.get("batch_size")) % 2 == 1
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if banded:  # one band per batch size: its arms read as a group
+                    item.setBackground(shade)
+                if c == 0:
+                    item.setForeground(session_arm_colour(session, arm_index))
+                if header[c] == "speedup [95% CI]" and arm_index:
+                    tone = tones.get(speedup_tone(result))
+                    if tone is not None:
+                        item.setForeground(tone)
+                if header[c] == "memory" and arm_index:
+                    item.setToolTip(memory_title(result, session.get("baseline")))
+                if header[c] == "accuracy" and result.get("accuracy"):
+                    item.setToolTip(accuracy_title(result["accuracy"]))
+                    if text == "fail":
+                        item.setForeground(bad)
+                if header[c] == "verdict" and text in ("faster", "slower"):
+                    item.setForeground(good if text == "faster" else bad)
+                if header[c] == "status" and not text.startswith("ok"):
+                    item.setForeground(bad)
+                    if result.get("error"):
+                        item.setToolTip(str(result["error"].get("message")))
+                if text.endswith("(partial)") or (header[c] == "status" and is_partial(result)):
+                    item.setToolTip(partial_title(result))
+                self.summary.setItem(r, c, item)
+        self.summary.resizeColumnsToContents()
+
+    def rows(self) -> list[list[str]]:
+        """The table's text (tests and exports read it)."""
+        return table_text(self.summary)
+
+    def show_environment(self, env: dict[str, Any] | None) -> None:
+        env = env or {}
+        keys = [(k, label) for k, label in ENV_KEYS if env.get(k) not in (None, "")]
+        self.environment.setRowCount(len(keys) + 1)
+        for r, (key, label) in enumerate(keys):
+            value = env[key]
+            if isinstance(value, list):
+                value = ", ".join(map(str, value))
+            self.environment.setItem(r, 0, QTableWidgetItem(label))
+            self.environment.setItem(r, 1, QTableWidgetItem(str(value)))
+        backends = env.get("backends") or []
+        self.environment.setItem(len(keys), 0, QTableWidgetItem("compile backends"))
+        self.environment.setItem(
+            len(keys), 1, QTableWidgetItem(", ".join(backends) if backends else "(detecting…)")
+        )
+        self.environment.resizeColumnToContents(0)

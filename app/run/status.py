@@ -1,0 +1,97 @@
+"""The status bar's run line: round, arm, batch size, phase, time running, time left, and a
+progress bar.
+
+A compile can take tens of seconds with no event in between, so the phase's elapsed time is
+redrawn by a 4 Hz timer ("compiling… 12.3 s"), not only when events arrive. What the line says
+comes from tcprof.profiler.run.progress_model, as on the terminal; the time left from
+tcprof.profiler.run.time_left (the run's estimate, corrected by its pace so far).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
+
+from tcprof.profiler.protocol.event_text import phase_text
+from tcprof.profiler.run.estimate import Estimate
+from tcprof.profiler.run.progress_model import ProgressModel
+from tcprof.profiler.run.time_left import TimeLeft
+
+# What a run is doing, as the close question says it: "compiling inductor, bs 16".
+ACTIVITY = {
+    "loading": "loading the model for",
+    "compiling": "compiling",
+    "first_step": "taking the first step of",
+    "warmup": "warming up",
+    "measuring": "measuring",
+    "accuracy": "checking the accuracy of",
+    "profiling": "profiling",
+}
+
+
+class RunStatus(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("Ready")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.progress)
+        self.timer = QTimer(self)
+        self.timer.setInterval(250)
+        self.timer.timeout.connect(self._redraw)
+        self.model: ProgressModel | None = None
+        self.time_left: TimeLeft | None = None
+
+    def start(self, arm_names: list[str], config: Any, estimate: Estimate | None = None) -> None:
+        self.model = ProgressModel(arm_names, config)
+        self.time_left = TimeLeft(estimate) if estimate is not None else None
+        self.progress.setRange(0, max(1, self.model.total))
+        self.progress.setValue(0)
+        self.progress.show()
+        self.timer.start()
+        self._redraw()
+
+    def update_from(self, events: list[dict[str, Any]]) -> None:
+        if self.model is None:
+            return
+        for e in events:
+            self.model.apply(e)
+            if self.time_left is not None:
+                self.time_left.apply(e)
+        self.progress.setValue(min(self.model.done, self.model.total))
+        self._redraw()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def activity(self) -> str:
+        """What the run is doing now: 'compiling inductor, bs 16' ('' before it reports)."""
+        m = self.model
+        if m is None or m.current is None:
+            return "" if m is None else "starting workers"
+        now = m.arms[m.current]
+        verb = ACTIVITY.get(str(now.phase), phase_text(now.phase))
+        where = f", bs {now.batch_size}" if now.batch_size is not None else ""
+        return f"{verb} {m.arm_name(m.current)}{where}"
+
+    def _redraw(self) -> None:
+        m = self.model
+        if m is None:
+            return
+        run = f"run {m.run_elapsed_s():.0f} s"
+        if self.time_left is not None:
+            run += f" · {self.time_left.text()}"
+        self.label.setText(f"{m.where()}… {m.phase_elapsed_s():.1f} s   ({run})")
+
+    def finish(self, text: str) -> None:
+        self.time_left = None
+        self.timer.stop()
+        self.progress.hide()
+        self.label.setText(text)

@@ -1,0 +1,225 @@
+"""What can be done with whole sessions: open, export, list, compare any two, recover.
+
+The window shows one session at a time: the run that just ended, or a saved one the user
+opened. This object keeps track of which (its dict and its folder) and does the work on it,
+the slow parts (exporting reports, recovering crashed sessions at start-up) off the GUI thread.
+It never touches the window's parts: it tells whoever listens through its signals, so it is
+tested alone and the window decides how each outcome is shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.results.compare_view import CompareDialog
+from tcprof.app.sessions.dialog import SessionsDialog
+from tcprof.app.sessions.store import SESSION, SessionLoadError, load_session
+
+EXPORT_FORMATS = ("html", "md", "csv", "json")
+
+
+def _export(source: dict[str, Any] | Path, out_dir: Path) -> dict[str, Any]:
+    """Runs on a background thread: read the full session (samples included) and export."""
+    from tcprof.profiler.report.export import export_reports
+    from tcprof.profiler.store.files import read_session
+
+    if isinstance(source, Path):
+        source = read_session(source)  # its artefact paths found under its folder
+    paths = export_reports(source, out_dir, EXPORT_FORMATS)
+    return {"paths": [str(p) for p in paths], "folder": str(out_dir)}
+
+
+def _recover(min_age_s: float | None) -> dict[str, Any]:
+    """Runs on a background thread (tcprof.profiler.store.recovery loads the numpy-backed session model,
+    which the window does not import at start-up)."""
+    from tcprof.profiler.store import recovery
+
+    age = recovery.DEFAULT_MIN_AGE_S if min_age_s is None else min_age_s
+    results = recovery.recover_all(None, age)
+    return {"results": results, "text": recovery.describe(results)}
+
+
+class SessionActions(QObject):
+    sessionOpened = Signal(object)  # LoadedSession: show it
+    setupRestored = Signal(dict)  # the opened session's config: put it back in the setup panel
+    problem = Signal(dict)  # {"kind": "open" | "compare" | "export", "message": ...}
+    message = Signal(str)  # a line for the status bar
+    exportingChanged = Signal(bool)
+    exportDone = Signal(list, str)  # the files written, their folder
+    recovered = Signal(str)  # what was recovered at start-up, in a sentence
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        """parent (the window) is only the parent of the dialogs this object opens."""
+        super().__init__(parent)
+        self.calls = BackgroundCalls(self)
+        self.session: dict[str, Any] | None = None  # what the window shows
+        self.folder: Path | None = None  # where it is saved
+        self.full: dict[str, Any] | None = None  # the full dict, when loaded from disk
+        self.saved = False  # True when the window shows a re-opened session
+        self.run_in_progress = False
+        self.exporting = False
+        self.last_export: list[Path] = []
+        self.dialog: SessionsDialog | None = None
+        self.compare_dialog: CompareDialog | None = None
+        self.recovered_results: list[Any] | None = None
+
+    def _dialog_parent(self) -> QWidget | None:
+        parent = self.parent()
+        return parent if isinstance(parent, QWidget) else None
+
+    # -- the session the window shows ----------------------------------------------------------
+    def has_session(self) -> bool:
+        return bool(self.session and self.session.get("arms"))
+
+    def _set_shown(self, session: dict[str, Any] | None, folder: Path | None, saved: bool) -> None:
+        self.session, self.folder, self.saved = session, folder, saved
+        self.full = session if saved else None
+        if self.dialog is not None:
+            self.dialog.set_can_compare(self.has_session())
+
+    def on_run_started(self) -> None:
+        """A run replaces what is shown; nothing is opened until it ends."""
+        self.run_in_progress = True
+        self._set_shown(None, None, saved=False)
+
+    def on_run_ended(self, session: dict[str, Any], folder: Path | None) -> None:
+        self.run_in_progress = False
+        self._set_shown(session, folder, saved=False)
+
+    # -- opening a saved session ---------------------------------------------------------------
+    def open_session(self, path: str | Path) -> bool:
+        """Open a saved session (folder, session.json or events.jsonl): it becomes the one
+        shown (sessionOpened) and its setup is offered back (setupRestored)."""
+        if self.run_in_progress:
+            return False
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            loaded = load_session(path)
+        except SessionLoadError as exc:
+            self.problem.emit({"kind": "open", "message": str(exc)})
+            return False
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        self._set_shown(loaded.session, loaded.folder, saved=True)
+        self.sessionOpened.emit(loaded)
+        self.setupRestored.emit(dict(loaded.session.get("config") or {}))
+        return True
+
+    # -- the Sessions list and Compare ---------------------------------------------------------
+    def show_sessions(self) -> SessionsDialog:
+        if self.dialog is None:
+            self.dialog = SessionsDialog(self._dialog_parent())
+            self.dialog.openRequested.connect(self.open_session)
+            self.dialog.compareRequested.connect(self.compare_with)
+            self.dialog.comparePairRequested.connect(self.compare_pair)
+            self.dialog.renamed.connect(self._folder_renamed)
+        self.dialog.set_can_compare(self.has_session())
+        self.dialog.refresh()
+        self.dialog.show()
+        self.dialog.raise_()
+        return self.dialog
+
+    def compare_with(self, other_path: str | Path) -> CompareDialog | None:
+        """Compare a saved session with the one the window shows (the newer is "after")."""
+        if not self.has_session():
+            return None
+        try:
+            other = load_session(other_path)
+        except SessionLoadError as exc:
+            self.problem.emit({"kind": "compare", "message": str(exc)})
+            return None
+        shown = f"{self.folder.name if self.folder else 'current run'} (in the window)"
+        return self._show_comparison(other.session, self.session or {}, other.folder.name, shown)
+
+    def compare_pair(self, first: str | Path, second: str | Path) -> CompareDialog | None:
+        """Compare any two saved sessions (the newer is "after")."""
+        try:
+            a, b = load_session(first), load_session(second)
+        except SessionLoadError as exc:
+            self.problem.emit({"kind": "compare", "message": str(exc)})
+            return None
+        return self._show_comparison(a.session, b.session, a.folder.name, b.folder.name)
+
+    def _show_comparison(
+        self, first: dict[str, Any], second: dict[str, Any], first_label: str, second_label: str
+    ) -> CompareDialog:
+        self.compare_dialog = CompareDialog(
+            first, second, first_label, second_label, self._dialog_parent()
+        )
+        self.compare_dialog.show()
+        return self.compare_dialog
+
+    def _folder_renamed(self, old: str, new: str) -> None:
+        """The session shown was renamed in the list: export and compare find it anew."""
+        if self.folder is not None and self.folder == Path(old):
+            self.folder = Path(new)
+
+    # -- export --------------------------------------------------------------------------------
+    def _export_source(self) -> dict[str, Any] | Path | None:
+        if self.full is not None:
+            return self.full
+        if self.folder is not None and (self.folder / SESSION).is_file():
+            return self.folder / SESSION
+        return None
+
+    def can_export(self) -> bool:
+        return not self.exporting and self._export_source() is not None
+
+    def export_dialog(self) -> None:
+        if not self.can_export():
+            return
+        start = str(self.folder or Path.home())
+        folder = QFileDialog.getExistingDirectory(
+            self._dialog_parent(), "Export the reports into", start
+        )
+        if folder:
+            self.export_to(folder)
+
+    def export_to(self, folder: str | Path) -> bool:
+        """Write report.html, report.md, steps.csv, session.json and reproduce.py into folder;
+        exportDone (or problem) follows."""
+        source = self._export_source()
+        if source is None or self.exporting:
+            return False
+        self._set_exporting(True)
+        self.message.emit(f"Exporting to {folder}…")
+        self.calls.submit(_export, self._export_done, source, Path(folder))
+        return True
+
+    def _set_exporting(self, exporting: bool) -> None:
+        self.exporting = exporting
+        self.exportingChanged.emit(exporting)
+
+    def _export_done(self, result: dict[str, Any]) -> None:
+        self._set_exporting(False)
+        if "error" in result:
+            self.problem.emit({**result["error"], "kind": "export"})
+            return
+        self.last_export = [Path(p) for p in result["paths"]]
+        folder = result["folder"]
+        self.message.emit(f"Exported {len(self.last_export)} files to {folder}")
+        self.exportDone.emit(list(result["paths"]), folder)
+
+    # -- recovery at start-up --------------------------------------------------------------------
+    def recover_later(self, min_age_s: float | None = None) -> None:
+        """Scan for sessions cut off by a crash once the window is up, off the GUI thread."""
+        QTimer.singleShot(0, lambda: self.calls.submit(_recover, self._recovered, min_age_s))
+
+    def _recovered(self, result: dict[str, Any]) -> None:
+        if "error" in result:  # an unexpected failure: not worth a banner at start-up
+            return
+        self.recovered_results = result["results"]
+        if result["text"]:
+            self.recovered.emit(result["text"])
+
+    def shutdown(self) -> None:
+        self.calls.shutdown()
+        for dialog in (self.dialog, self.compare_dialog):
+            if dialog is not None:
+                dialog.close()

@@ -1,0 +1,131 @@
+"""Run settings the setup panel has no field for (blocks, sequential, the minimum block time,
+accuracy tolerances, the timeout, …), kept when a saved session's setup is put back.
+
+A session made with `tcprof run --blocks 3 --sequential` must run with those settings when it
+is opened and Run is pressed, not silently with the defaults. So they are carried into the next
+`RunConfig`, and shown as one line under the panel's fields with a button that clears them.
+
+The Distributed group (distributed_options.py), when given, rides along: its fields are the
+panel's, but they reach the config, the saved state and a restore through these settings, so
+the panel wires one object for both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from tcprof.app.setup.distributed_options import DEFAULTS, DistributedOptions
+from tcprof.profiler.config import RunConfig
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+    "str": (str,),
+    "None": (type(None),),
+}
+
+
+def _default(field: dataclasses.Field) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return dataclasses.MISSING
+
+
+def _fits(field: dataclasses.Field, value: Any) -> bool:
+    """Whether value has the field's declared type (a saved file may hold anything)."""
+    allowed = [_TYPES.get(name.strip()) for name in str(field.type).split("|")]
+    if any(t is None for t in allowed):  # a type this check does not know: let RunConfig judge
+        return True
+    if isinstance(value, bool) and bool not in [t for ts in allowed for t in ts]:
+        return False
+    return any(isinstance(value, ts) for ts in allowed)
+
+
+def describe(options: dict[str, Any]) -> str:
+    """'blocks=3, sequential, min_block_ms=0': a flag that is on is named alone."""
+    return ", ".join(key if value is True else f"{key}={value}" for key, value in options.items())
+
+
+class CarriedSettings(QWidget):
+    """Holds the RunConfig fields named in `keys` that differ from their defaults."""
+
+    changed = Signal()
+
+    def __init__(
+        self,
+        keys: tuple[str, ...],
+        distributed: DistributedOptions | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.distributed = distributed
+        fields = {f.name: f for f in dataclasses.fields(RunConfig)}
+        self.fields = {key: fields[key] for key in keys}
+        self._options: dict[str, Any] = {}
+        self._adjusted: list[str] = []
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setStyleSheet("font-size: 8pt")
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.setToolTip(
+            "Forget these settings: the next Run uses the defaults for them"
+        )
+        self.clear_button.clicked.connect(self.clear)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.clear_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.setToolTip(
+            "RunConfig fields from the opened session (or the last one) that this panel has no\n"
+            "field for, e.g. --blocks, --sequential, --min-block-ms, --rtol/--atol, --timeout.\n"
+            "Run uses them, so the run repeats the saved one."
+        )
+        if distributed is not None:
+            distributed.changed.connect(self.changed)
+        self._refresh()
+
+    def options(self) -> dict[str, Any]:
+        """RunConfig keyword arguments (only those that differ from the defaults), the
+        Distributed group's included."""
+        group = self.distributed.options() if self.distributed is not None else {}
+        group = {key: value for key, value in group.items() if value != DEFAULTS[key]}
+        return {**group, **self._options}
+
+    def set_options(self, state: dict[str, Any], adjusted: list[str] = ()) -> None:
+        """Keep the state's non-default values of these fields (values of the wrong type are
+        skipped); `adjusted` names fields whose value did not fit the panel's own field."""
+        if self.distributed is not None:
+            adjusted = [*adjusted, *self.distributed.set_options(state)]
+        self._options = {
+            key: state[key]
+            for key, field in self.fields.items()
+            if key in state and state[key] != _default(field) and _fits(field, state[key])
+        }
+        self._adjusted = list(adjusted)
+        self._refresh()
+
+    def clear(self) -> None:
+        self._options = {}
+        self._adjusted = []
+        self._refresh()
+
+    def text(self) -> str:
+        return self.label.text() if not self.isHidden() else ""
+
+    def _refresh(self) -> None:
+        parts = []
+        if self._options:
+            parts.append(f"Also from the session: {describe(self._options)}.")
+        if self._adjusted:
+            parts.append(f"Outside the fields' range, not restored: {', '.join(self._adjusted)}.")
+        self.label.setText(" ".join(parts))
+        self.setHidden(not parts)
+        self.changed.emit()

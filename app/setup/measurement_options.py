@@ -1,0 +1,136 @@
+"""The Measurement box of the setup panel: replicates, the A/A control, threads, caches, the
+accuracy check and the stall timeout. Each option maps to a RunConfig field, named in its
+tooltip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
+
+from tcprof.profiler.config import CONTROL_LABEL, DEFAULT_REPLICATES, RunConfig, resolve_threads
+
+MEASUREMENT_KEYS = (
+    "replicates",
+    "control",
+    "threads",
+    "warm_cache",
+    "accuracy",
+    "stall_timeout_s",
+    "apply_advice",
+)
+DEFAULT_STALL_TIMEOUT_S = RunConfig.__dataclass_fields__["stall_timeout_s"].default
+MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
+STALL_TIMEOUT_TIP = (
+    "RunConfig.stall_timeout_s (--stall-timeout): a phase (loading, compiling, a step) that\n"
+    "makes no progress for this many seconds ends the arm with a 'stalled in PHASE' error,\n"
+    "so a forward that sleeps, waits on input() or on a dead peer does not hang the run.\n"
+    "A compile that keeps using CPU counts as progress and is never cut, however long.\n"
+    "off = wait for ever."
+)
+
+
+class MeasurementOptions(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.replicates = QSpinBox()
+        self.replicates.setRange(1, 50)
+        self.replicates.setValue(DEFAULT_REPLICATES)
+        self.replicates.setToolTip(
+            "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
+            "On a shared machine one process's median moves by up to 20% from the next one's;\n"
+            "the speedup interval pairs the arms' processes round by round, so it covers that.\n"
+            "1 = one process per arm: faster, but the interval leaves that variation out.\n"
+            "The first round compiles into an empty cache (cold), later rounds warm."
+        )
+        self.control = QCheckBox(f"A/A control ({CONTROL_LABEL})")
+        self.control.setToolTip(
+            "RunConfig.control (--control): a second eager arm. Its 'speedup' over eager shows\n"
+            "the noise floor: an arm whose interval contains 1.0 or overlaps the control's is\n"
+            "reported as within noise."
+        )
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 1024)
+        self.threads.setSpecialValueText(f"auto ({resolve_threads()})")
+        self.threads.setToolTip(
+            "RunConfig.threads (--threads): torch.set_num_threads(N) in every arm's worker.\n"
+            "auto = the physical cores (arms take turns, one computes at a time)."
+        )
+        self.warm_cache = QCheckBox("Use my compile caches")
+        self.warm_cache.setToolTip(
+            "RunConfig.warm_cache (--warm-cache): compile against your usual\n"
+            "TORCHINDUCTOR_CACHE_DIR instead of a fresh, empty folder per arm. Faster, but the\n"
+            "cold compile time (what a first run in a new environment pays) is not measured."
+        )
+        self.accuracy = QCheckBox("Accuracy check")
+        self.accuracy.setChecked(True)
+        self.accuracy.setToolTip(
+            "RunConfig.accuracy: after the timed rounds, one untimed process per compiled arm\n"
+            "runs one training step per batch size three ways (eager, eager in float64, the arm\n"
+            "with torch._inductor.config.fallback_random=True) and compares the outputs and every\n"
+            "parameter's gradient, the way torch._dynamo.utils.same does."
+        )
+        self.apply_advice = QCheckBox("Apply advice after the run")
+        self.apply_advice.setToolTip(
+            "RunConfig.apply_advice (--apply-advice): after the rounds, every compiled arm whose\n"
+            "recompile advice tcprof can apply itself (mark_dynamic=0 for batch-size recompiles)\n"
+            "gets a fixed twin, run into the same session: Compile insight then shows the\n"
+            "recompiles before and after."
+        )
+        self.stall_timeout = QDoubleSpinBox()
+        self.stall_timeout.setDecimals(1)
+        self.stall_timeout.setRange(0.0, MAX_STALL_TIMEOUT_S)
+        self.stall_timeout.setSingleStep(10.0)
+        self.stall_timeout.setSuffix(" s")
+        self.stall_timeout.setSpecialValueText("off")
+        self.stall_timeout.setValue(DEFAULT_STALL_TIMEOUT_S or 0.0)
+        self.stall_timeout.setToolTip(STALL_TIMEOUT_TIP)
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Replicates", self.replicates)
+        form.addRow("Threads", self.threads)
+        form.addRow("Stall timeout", self.stall_timeout)
+        form.addRow("", self.control)
+        form.addRow("", self.warm_cache)
+        form.addRow("", self.accuracy)
+        form.addRow("", self.apply_advice)
+        for spin in (self.replicates, self.threads, self.stall_timeout):
+            spin.valueChanged.connect(self.changed)
+        for box in (self.control, self.warm_cache, self.accuracy, self.apply_advice):
+            box.toggled.connect(self.changed)
+
+    def options(self) -> dict[str, Any]:
+        """RunConfig keyword arguments."""
+        return {
+            "replicates": self.replicates.value(),
+            "control": self.control.isChecked(),
+            "threads": self.threads.value() or None,
+            "warm_cache": self.warm_cache.isChecked(),
+            "accuracy": self.accuracy.isChecked(),
+            "stall_timeout_s": self.stall_timeout.value() or None,
+            "apply_advice": self.apply_advice.isChecked(),
+        }
+
+    def set_options(self, state: dict[str, Any]) -> None:
+        """Apply saved options; anything malformed is skipped."""
+        if isinstance(state.get("replicates"), int) and state["replicates"] >= 1:
+            self.replicates.setValue(state["replicates"])
+        threads = state.get("threads")
+        if threads is None or (isinstance(threads, int) and threads >= 0):
+            self.threads.setValue(threads or 0)
+        stall = state.get("stall_timeout_s")
+        if stall is None and "stall_timeout_s" in state:
+            self.stall_timeout.setValue(0.0)
+        elif isinstance(stall, (int, float)) and not isinstance(stall, bool) and stall >= 0:
+            self.stall_timeout.setValue(float(stall))
+        for key, box in (
+            ("control", self.control),
+            ("warm_cache", self.warm_cache),
+            ("accuracy", self.accuracy),
+            ("apply_advice", self.apply_advice),
+        ):
+            if isinstance(state.get(key), bool):
+                box.setChecked(state[key])

@@ -1,0 +1,131 @@
+"""Errors of a run, shown in the window: the one-line cause, the traceback one click away.
+
+Load failures, shape mismatches, compile errors and crashed workers all arrive as `error`
+events; none of them is a dialog that blocks the window, and the window stays usable. The
+engine's messages name command-line flags; here they name the window's fields instead
+(field_names.py), and a traceback shows the user's own frames, the rest on request
+(traceback_frames.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tcprof.app.common.field_names import in_app_terms
+from tcprof.app.common.theme import error_colour
+from tcprof.app.window.traceback_frames import user_frames
+
+
+def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
+    arm = error.get("arm")
+    who = arm_names[arm] if isinstance(arm, int) and 0 <= arm < len(arm_names) else "run"
+    bs = f" at bs {error['batch_size']}" if error.get("batch_size") is not None else ""
+    where = f" ({error['file']}:{error['line']})" if error.get("file") else ""
+    message = in_app_terms(str(error.get("message") or "")).strip().splitlines()
+    return f"{who}{bs}: {error.get('kind')} error: {message[0] if message else '?'}{where}"
+
+
+def details_text(error: dict[str, Any], line: str, all_frames: bool) -> str:
+    """One error's line and traceback: the user's frames only, unless all_frames."""
+    traceback = error.get("traceback")
+    if not traceback:
+        return f"{line}\n(no traceback: {in_app_terms(str(error.get('message')))})\n"
+    if all_frames:
+        return f"{line}\n{traceback}\n"
+    frames = user_frames(str(traceback))
+    hidden = (
+        f"\n({frames.hidden} frames of tcprof, torch and the standard library hidden: "
+        "Show all frames)"
+        if frames.hidden
+        else ""
+    )
+    return f"{line}\n{frames.user}{hidden}\n"
+
+
+class ErrorBanner(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(f"ErrorBanner {{ border: 1px solid {error_colour()}; }}")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(f"color: {error_colour()}; font-weight: bold")
+        self.message.setTextInteractionFlags(self.message.textInteractionFlags())
+        self.details_button = QPushButton("Show traceback")
+        self.details_button.setCheckable(True)
+        self.details_button.toggled.connect(self._toggle)
+        self.all_frames = QPushButton("Show all frames")
+        self.all_frames.setCheckable(True)
+        self.all_frames.setToolTip(
+            "The traceback shows the frames of your files; this adds tcprof's, torch's and\n"
+            "the standard library's"
+        )
+        self.all_frames.toggled.connect(self._fill_details)
+        self.all_frames.hide()
+        dismiss = QPushButton("Dismiss")
+        dismiss.clicked.connect(self.clear)
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setFont(QFont("monospace", 9))
+        self.details.setMaximumHeight(180)
+        self.details.hide()
+        top = QHBoxLayout()
+        top.addWidget(self.message, 1)
+        top.addWidget(self.details_button)
+        top.addWidget(self.all_frames)
+        top.addWidget(dismiss)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.details)
+        self.errors: list[dict[str, Any]] = []
+        self._lines: list[str] = []
+        self.hide()
+
+    def add(self, error: dict[str, Any], arm_names: list[str]) -> None:
+        self.errors.append(error)
+        lines = [one_line(e, arm_names) for e in self.errors]
+        extra = f"  (+{len(lines) - 1} more)" if len(lines) > 1 else ""
+        self.message.setText(lines[0] + extra)
+        self.message.setToolTip("\n".join(lines))
+        self._lines = lines
+        self._fill_details()
+        self.show()
+
+    def _fill_details(self) -> None:
+        all_frames = self.all_frames.isChecked()
+        self.all_frames.setText("User frames only" if all_frames else "Show all frames")
+        self.details.setPlainText(
+            "\n".join(
+                details_text(e, line, all_frames)
+                for e, line in zip(self.errors, self._lines, strict=True)
+            )
+        )
+
+    def text(self) -> str:
+        return self.message.text()
+
+    def _toggle(self, on: bool) -> None:
+        self.details.setVisible(on)
+        self.all_frames.setVisible(on)
+        self.details_button.setText("Hide traceback" if on else "Show traceback")
+
+    def clear(self) -> None:
+        self.errors = []
+        self._lines = []
+        self.details_button.setChecked(False)
+        self.all_frames.setChecked(False)
+        self.message.clear()
+        self.details.clear()
+        self.hide()

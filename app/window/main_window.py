@@ -1,0 +1,466 @@
+"""The main window: setup on the left, live plots and results on the right, run status below.
+
+It wires the parts together and owns the conventions (actions and shortcuts, drag and drop,
+recent files, persisted settings, closing safely mid-run); the parts themselves live in their
+own modules and talk to it through signals. Every session reaches the parts through one
+`show_session`: a run as it starts and ends, a saved session opened from a file or the
+Sessions list (recovered ones included). Nothing here imports torch: models are inspected,
+probed and run by worker processes through the engine.
+
+Opening a session never runs code: its model is shown as text until the user confirms, in the
+notice bar, that the file may be imported (model_consent.py; model_picker.py says which files
+are trusted).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QWidget,
+)
+
+from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.notice_bar import NoticeBar
+from tcprof.app.common.settings import Preferences
+from tcprof.app.plots.plots_slot import PlotsSlot
+from tcprof.app.results.results_view import ResultsView
+from tcprof.app.run.estimate import RunEstimate
+from tcprof.app.run.run_controller import RunController
+from tcprof.app.run.status import RunStatus
+from tcprof.app.sessions.actions import SessionActions
+from tcprof.app.setup.model_consent import ModelConsent
+from tcprof.app.setup.setup_panel import MODEL_TRUSTED, SetupPanel
+from tcprof.app.window.actions import WindowActions, make_actions
+from tcprof.app.window.close_guard import CloseGuard
+from tcprof.app.window.diagnose import RunVariants
+from tcprof.app.window.environment_probe import request_environment
+from tcprof.app.window.error_banner import ErrorBanner
+from tcprof.app.window.layout import WindowLayout
+from tcprof.app.window.stale_results import StaleResults
+from tcprof.app.window.title import TITLE, session_date, window_title
+from tcprof.profiler.config import ConfigError
+from tcprof.profiler.config.examples import list_examples
+from tcprof.profiler.config.paths import sessions_dir
+from tcprof.profiler.store.files import REPORT_HTML
+
+if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
+    from tcprof.app.plots.live_plots import LivePlots
+    from tcprof.app.sessions.store import LoadedSession
+
+OPENABLE = (".py", ".json", ".jsonl")
+DEFAULT_EXAMPLE = "simple"
+RUN_TEXT = "▶ Run"
+INSPECT_AND_RUN_TEXT = "▶ Inspect and run…"
+
+
+class MainWindow(QMainWindow):
+    """The window's parts, declared: what the rest of the app and the tests may reach."""
+
+    setup: SetupPanel
+    results: ResultsView
+    controller: RunController
+    sessions: SessionActions
+    commands: WindowActions
+    status: RunStatus
+    banner: ErrorBanner
+    notice: NoticeBar
+    consent: ModelConsent
+    plots_slot: PlotsSlot  # holds `plots` once built
+    variants: RunVariants
+
+    def __init__(
+        self,
+        background: bool = True,
+        runner_factory: Callable[..., Any] | None = None,
+        parent: QWidget | None = None,
+        prewarm: bool = False,
+    ) -> None:
+        """background=False skips the start-up worker calls (environment probe, model
+        inspection, recovery): for tests that only exercise the window itself. prewarm keeps two
+        worker processes warmed up (torch and TorchDynamo imported) so that Run measures at once."""
+        super().__init__(parent)
+        self.setWindowTitle(TITLE)
+        self.setAcceptDrops(True)
+        self.prefs = Preferences()
+        self.background = BackgroundCalls(self) if background else None
+        self.pool: Any = None
+        if prewarm and runner_factory is None:
+            from tcprof.profiler.process.pool import WorkerPool
+            from tcprof.profiler.run.runner import Runner
+
+            self.pool = WorkerPool(size=2)
+            runner_factory = functools.partial(Runner, pool=self.pool)
+        self.controller = RunController(runner_factory, self)
+        self.environment: dict[str, Any] | None = None
+        self.setup = SetupPanel(self.background)
+        self.banner = ErrorBanner()
+        self.notice = NoticeBar()
+        self.plots_slot = PlotsSlot()
+        self.results = ResultsView()
+        self.status = RunStatus()
+        self.sessions = SessionActions(self)
+        self.consent = ModelConsent(self.setup.model, self.notice, self)
+        self._lay_out()
+        self.commands = make_actions(self)
+        self.run_estimate = RunEstimate(self.setup.config)
+        self.run_estimate.place_after(self.commands.toolbar, self.commands.stop)
+        self.close_guard = CloseGuard(self, lambda: self.controller.running, self.status.activity)
+        self._connect()
+        self.variants = RunVariants(self)  # Diagnose… and Apply and re-run
+        self.results.show_environment(None)
+        self._restore_settings()
+        if self.background is not None:
+            request_environment(self.background, self._on_environment)
+        self._update_actions()
+        self._update_title()
+        if background:
+            self.sessions.recover_later()
+
+    def _lay_out(self) -> None:
+        self.window_layout = WindowLayout(
+            self, self.setup, [self.notice, self.banner], self.plots_slot, self.results
+        )
+        self.stale = StaleResults(self.setup, self.window_layout.stale_notice, self.results)
+        self.statusBar().addWidget(self.status, 1)
+
+    def _connect(self) -> None:
+        """Each part's signals to the window's slots: the parts never call each other."""
+        commands = self.commands
+        commands.open.triggered.connect(self.open_file_dialog)
+        commands.export.triggered.connect(self.sessions.export_dialog)
+        commands.run.triggered.connect(self.start_run)
+        commands.stop.triggered.connect(self.stop_run)
+        commands.sessions.triggered.connect(self.sessions.show_sessions)
+        commands.sessions_folder.triggered.connect(self.open_sessions_folder)
+        commands.quit.triggered.connect(self.close)
+        for action in commands.examples_menu.actions():
+            path = str(action.data())
+            action.triggered.connect(lambda _=False, p=path: self.load_model(p))
+        self.plots_slot.built.connect(self._on_plots_built)
+        self.setup.validityChanged.connect(self._update_actions)
+        self.setup.model.openRequested.connect(self.open_file_dialog)
+        self.setup.model.inspectRequested.connect(lambda: self.consent.ask(then_run=False))
+        self.setup.model.changed.connect(self._on_model_changed)
+        self.consent.confirmed.connect(
+            lambda path: self._set_recent(self.prefs.add_recent_file(path))
+        )
+        self.consent.runReady.connect(self.start_run)
+        self.consent.runDropped.connect(self.status.label.setText)
+        self.controller.eventsArrived.connect(self._on_events)
+        self.controller.runEnded.connect(self._on_run_ended)
+        self.sessions.sessionOpened.connect(self._on_session_opened)
+        self.sessions.setupRestored.connect(self.setup.restore)
+        self.sessions.problem.connect(lambda error: self.banner.add(error, []))
+        self.sessions.message.connect(self.status.label.setText)
+        self.sessions.exportingChanged.connect(lambda _exporting: self._update_actions())
+        self.sessions.exportDone.connect(self._on_exported)
+        self.sessions.recovered.connect(self._on_recovered)
+
+    @property
+    def plots(self) -> LivePlots | None:
+        """The live plots; None until the window's first paint (see plots_slot.py)."""
+        return self.plots_slot.plots
+
+    @property
+    def first_painted_at(self) -> float | None:
+        return self.plots_slot.first_painted_at
+
+    def ensure_plots(self) -> LivePlots:
+        return self.plots_slot.ensure()
+
+    def _on_plots_built(self) -> None:
+        self.window_layout.on_plots_built()
+        self.stale.follow(self.plots_slot.ensure())
+
+    def _update_actions(self) -> None:
+        running = self.controller.running
+        commands = self.commands
+        commands.run.setEnabled(not running and self.setup.is_valid())
+        unasked = self.setup.model.needs_trust()
+        commands.run.setText(INSPECT_AND_RUN_TEXT if unasked else RUN_TEXT)
+        if not (self.setup.is_valid() or running):
+            commands.run.setToolTip(f"Cannot run: {self.setup.error()}")
+        elif unasked:
+            commands.run.setToolTip(
+                "The model file came from a session: confirm that it may run, then it is "
+                "inspected and run (Ctrl+R)"
+            )
+        else:
+            commands.run.setToolTip("Run every arm at every batch size (Ctrl+R)")
+        commands.stop.setEnabled(running)
+        self.setup.setEnabled(not running)
+        commands.open.setEnabled(not running)
+        commands.examples_menu.setEnabled(not running)
+        commands.recent_menu.setEnabled(not running)
+        commands.export.setEnabled(not running and self.sessions.can_export())
+
+    # -- model files ----------------------------------------------------------------------------
+    def open_file_dialog(self) -> None:
+        start = (
+            str(Path(self.setup.model.current_path()).parent)
+            if self.setup.model.current_path()
+            else ""
+        )
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open a model file or a saved session",
+            start,
+            "Models and sessions (*.py *.json *.jsonl);;Python files (*.py);;"
+            "Sessions (session.json events.jsonl *.json *.jsonl)",
+        )
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str) -> bool:
+        """A .py file is a model (the user's choice: trusted); session.json, events.jsonl or a
+        session folder is a saved session, shown without running anything. False if it could
+        not be opened (the banner says why)."""
+        if path.endswith((".json", ".jsonl")) or Path(path).is_dir():
+            return self.sessions.open_session(path)
+        self.load_model(path)
+        return True
+
+    def load_model(
+        self, path: str, model: str | None = None, factory: str = "", shape: str = ""
+    ) -> None:
+        """A model file the user chose in this window: trusted, so inspected at once."""
+        if self.controller.running:
+            return
+        self.setup.model.set_path(path, model, factory, shape)
+        self._set_recent(self.prefs.add_recent_file(path))
+
+    def _on_model_changed(self) -> None:
+        self._update_actions()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        saved = self.sessions.session if self.sessions.saved else None
+        self.setWindowTitle(window_title(self.setup.model.current_path(), saved))
+
+    def _set_recent(self, paths: list[str]) -> None:
+        self.setup.model.set_recent(paths)
+        recent = self.commands.recent_menu
+        recent.clear()
+        for p in paths:
+            a = recent.addAction(p)
+            a.triggered.connect(lambda _=False, p=p: self.load_model(p))
+        recent.setEnabled(bool(paths) and not self.controller.running)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(OPENABLE):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            self.open_path(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    def open_sessions_folder(self) -> None:
+        folder = sessions_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    # -- environment ----------------------------------------------------------------------------
+    def _on_environment(self, env: dict[str, Any]) -> None:
+        if "error" in env:
+            self.status.label.setText(f"Could not probe torch: {env['error'].get('message')}")
+            return
+        self.environment = env
+        if self.pool is not None:  # after the start-up probes, so they do not compete
+            self.pool.fill()
+        self.setup.set_environment(env)
+        if not self.sessions.saved:  # a saved session shows the environment it ran in
+            self.results.show_environment(env)
+        saved = self.prefs.setup().get("device")
+        if saved in (env.get("devices") or []):
+            self.setup.device.setCurrentText(saved)
+        if not self.controller.running:
+            self.status.label.setText(
+                f"Ready · torch {env.get('torch')} · {', '.join(env.get('devices') or [])}"
+            )
+
+    # -- showing a session ----------------------------------------------------------------------
+    def show_session(
+        self,
+        session: dict[str, Any],
+        folder: Path | None,
+        recorded: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Show one session in every part: a run as it starts (empty) and as it ends, or a saved
+        session (recorded: its events, fed to the plots, logs and error banner as a live run
+        feeds them, so a re-opened session looks as it did)."""
+        saved = recorded is not None
+        if saved:
+            self._replay(session, recorded)
+        self.results.show_session(session)
+        if saved:
+            self.results.show_environment(session.get("environment"))
+        else:
+            self.results.show_environment(self.environment or self.controller.environment)
+        self._update_title()
+        self._update_actions()
+
+    def _replay(self, session: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        names = [str(a.get("name")) for a in session.get("arms") or []]
+        from tcprof.app.plots.live_data import LiveData  # numpy-backed: loaded when first needed
+
+        plots = self.ensure_plots()
+        plots.start(LiveData.from_session(session, events))
+        plots.stop()  # one redraw, no timer: nothing more will arrive
+        self.banner.clear()
+        for event in events:
+            if event.get("type") == "error":
+                self.banner.add(event, names)
+        self.results.logs.start(names)
+        self.results.logs.add_events(events)
+
+    def _on_session_opened(self, loaded: LoadedSession) -> None:
+        session = loaded.session
+        self.show_session(session, loaded.folder, loaded.events)
+        status = str(session.get("status") or "?").replace("_", " ")
+        self.status.finish(
+            f"Saved session {loaded.folder.name} · {status} · {session_date(session)} · "
+            "Run starts a new one"
+        )
+
+    def _on_exported(self, paths: list[str], folder: str) -> None:
+        report = Path(folder) / REPORT_HTML
+        self.notice.show_notice(
+            f"Exported report.html, report.md, steps.csv, session.json and reproduce.py to {folder}",
+            [
+                ("Open report", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(report)))),
+                ("Open folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))),
+            ],
+        )
+
+    def _on_recovered(self, text: str) -> None:
+        self.notice.show_notice(text, [("Sessions…", self.sessions.show_sessions)])
+        self.statusBar().showMessage(text, 15_000)
+
+    # -- runs -----------------------------------------------------------------------------------
+    def start_run(self) -> None:
+        if self.controller.running:
+            return
+        if self.setup.model.needs_trust():
+            self.consent.ask(then_run=True)
+            return
+        try:
+            config = self.variants.config(self.setup.config)
+        except ConfigError as exc:  # the Run action is disabled then; keyboard races land here
+            self.status.label.setText(f"Cannot run: {exc}")
+            return
+        self._save_settings()
+        self.banner.clear()
+        self.notice.clear()
+        names = [a.name for a in config.run_arms]
+        plots = self.ensure_plots()
+        self.controller.start(config)
+        self.sessions.on_run_started()
+        self.show_session({"arms": []}, None)
+        plots.start(self.controller.data)
+        self.results.logs.start(names)
+        self.status.start(names, config, self.run_estimate.for_config(config))
+        self.run_estimate.run_started()
+        self._update_actions()
+
+    def stop_run(self) -> None:
+        if self.controller.running:
+            self.status.label.setText("Stopping…")
+            self.controller.stop()
+
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        names = [a.name for a in self.controller.config.run_arms] if self.controller.config else []
+        self.results.logs.add_events(events)
+        self.status.update_from(events)
+        refresh = False
+        for e in events:
+            kind = e.get("type")
+            if kind == "error":
+                self.banner.add(e, names)
+            elif kind == "hello" and self.environment is None:
+                self.results.show_environment(e)
+            elif kind == "bs_done":
+                refresh = True
+        if refresh:
+            self.results.show_session(self.controller.session_dict())
+
+    def _on_run_ended(self, status: str) -> None:
+        if self.plots is not None:
+            self.plots.stop()
+        if self.pool is not None:
+            self.pool.fill()
+        session = self.controller.session_dict()
+        folder = self.controller.session_dir
+        self.sessions.on_run_ended(session, folder)
+        self.show_session(session, folder)
+        where = f" · saved in {folder}" if folder else ""
+        self.status.finish(f"Run {status.replace('_', ' ')}{where}")
+        self.run_estimate.run_ended()
+        if self.controller.save_error:
+            self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
+
+    # -- settings and closing -------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        """The saved geometry, layout (driven by the View menu from then on) and setup."""
+        geometry = self.prefs.geometry()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self._default_size()
+        self.window_layout.restore(self.prefs)
+        self.window_layout.connect(self.commands.show_setup, self.commands.reset_layout)
+        # The last model is trusted again only if the user had trusted it (their own settings
+        # file says so; a session's config never can, see SetupPanel.restore).
+        last = self.prefs.setup()
+        self.setup.restore(last, trust_model=last.get(MODEL_TRUSTED) is True)
+        self._set_recent(self.prefs.recent_files())
+        if not self.setup.model.current_path():
+            self.setup.model.set_path(str(list_examples()[DEFAULT_EXAMPLE][0]))
+
+    def _default_size(self) -> None:
+        """1280x720, or 95% of a smaller screen (1366x768 laptops keep their task bar)."""
+        screen = self.screen().availableGeometry() if self.screen() else None
+        width, height = 1280, 720
+        if screen is not None:
+            width = min(width, int(screen.width() * 0.95))
+            height = min(height, int(screen.height() * 0.92))
+        self.resize(width, height)
+
+    def _save_settings(self) -> None:
+        self.prefs.set_setup(self.setup.state())
+        self.prefs.set_geometry(self.saveGeometry())
+        self.window_layout.save(self.prefs)
+        self.prefs.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        """Ask before stopping a run; stop it and wait: never leave a QThread or worker behind."""
+        if not self.close_guard.may_close():
+            event.ignore()
+            return
+        self.run_estimate.shutdown()
+        if self.controller.running:
+            self.status.label.setText("Stopping the run before closing…")
+            self.controller.stop_and_wait()
+        if self.plots is not None:
+            self.plots.timer.stop()
+        self.status.timer.stop()
+        if self.background is not None:
+            self.background.shutdown()
+        if self.pool is not None:
+            self.pool.close()
+        self.sessions.shutdown()
+        self._save_settings()
+        super().closeEvent(event)

@@ -1,0 +1,6 @@
+"""Pure functions over numbers and records: statistics and intervals (`stats`), the verdict
+rules, recompile advice, regional against whole-model compile, the backend ladder's reading,
+stragglers and per-rank compile figures.
+
+Imports `config` and `protocol` only.
+"""

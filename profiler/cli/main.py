@@ -1,0 +1,242 @@
+"""The headless commands: `tcprof run`, `examples`, `inspect`, `report`, `compare` (the window is
+opened by `tcprof.app.launcher`, which hands every other command line to `main` here).
+
+Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kept);
+2 a usage error; 130 interrupted by Ctrl+C, SIGTERM or SIGHUP (what was measured is kept)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from tcprof.profiler.cli.progress import TerminalProgress
+from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
+from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
+from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.config import ConfigError, ModelSource, examples
+from tcprof.profiler.distributed import node_follower
+from tcprof.profiler.report.export import REPORT_FORMATS, export_reports
+from tcprof.profiler.run.recorded import RecordedRun
+from tcprof.profiler.store import files as session_files
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# The engine never imports the GUI: `python -m tcprof.profiler` runs the headless commands only.
+NO_WINDOW_HERE = (
+    "the desktop application opens with `tcprof` (no arguments, or `tcprof gui`) or "
+    "`python -m tcprof.app`; `python -m tcprof.profiler` runs the headless commands"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcprof",
+        description="Torch Compile Profiler: eager against torch.compile on your own training loop.",
+    )
+    sub = parser.add_subparsers(dest="command")
+    add_run_parser(sub)
+
+    sub.add_parser("examples", help="list the built-in example models")
+    ins = sub.add_parser("inspect", help="list the models a file defines and the inferred input")
+    ins.add_argument("model_file")
+    ins.add_argument("--model")
+    ins.add_argument("--factory")
+    ins.add_argument("--input-shape")
+    add_report_parser(sub)
+    cmp_ = sub.add_parser(
+        "compare",
+        help="compare two saved sessions (the newer is 'after'); exit 1 when a step time or "
+        "speedup got worse beyond noise",
+    )
+    cmp_.add_argument("before", help="a session folder or session.json (either order)")
+    cmp_.add_argument("after", help="the other session folder or session.json")
+    sub.add_parser("gui", help="open the desktop application (the default with no arguments)")
+    return parser
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        config = config_from_args(args)  # the folder is made once the arguments are good
+    except ConfigError as exc:
+        print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if config.node_rank > 0:  # node 0 runs the schedule and writes the session
+        return EXIT_OK if node_follower.follow(config) == 0 else EXIT_ERROR
+    progress = TerminalProgress(
+        config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
+    )
+
+    def log_failed(event: dict) -> None:  # a full disk: say so once, the run goes on
+        print(f"tcprof: warning: {event['text']}", file=sys.stderr)
+
+    label = args.example or Path(args.model_file).stem
+    try:
+        recorded = RecordedRun.in_folder(
+            config,
+            args.out,
+            args.force,
+            label,
+            listeners=[progress],
+            on_log_failure=log_failed,
+        )
+    except OSError as exc:  # an unwritable home, an earlier run in --out, a live run there
+        progress.close()
+        print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with _stopped_by_signals(recorded) as signalled:
+        return _run_and_save(recorded, args, progress, signalled)
+
+
+def _run_and_save(
+    recorded: RecordedRun,
+    args: argparse.Namespace,
+    progress: TerminalProgress,
+    signalled: list[int],
+) -> int:
+    """Run, then write what was measured however the run ended; the exit code."""
+    try:
+        session = recorded.run()
+    finally:
+        progress.close()
+    interrupted = recorded.interrupted or bool(signalled)
+    full = session.to_dict()
+    saved = recorded.save(full)  # the session first: a failing report keeps it
+    problems = [f"warning: {saved.problem}"] if saved.problem else []
+    if saved.folder is None:
+        problems = [f"error: {saved.problem}"]
+    else:
+        problems += save_reports(full, saved.folder)
+    for line in problems:
+        print(f"tcprof: {line}", file=sys.stderr)
+    data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
+    if args.json:
+        print(json.dumps(data, indent=1))
+    else:
+        print(render_summary(data))
+    print(f"\nsession: {saved.folder or 'not saved'}", file=sys.stderr)
+    if interrupted:
+        print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return exit_code(data) if saved.folder is not None else EXIT_ERROR
+
+
+def save_reports(session: dict, folder: Path) -> list[str]:
+    """The reports beside the saved session; a line per problem (never an exception)."""
+    try:
+        export_reports(session, folder, REPORT_FORMATS)
+    except OSError as exc:
+        return [f"warning: could not write the reports in {folder} ({exc.strerror or exc})"]
+    return []
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(runner: RecordedRun) -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP (a closed terminal) end the run as Ctrl+C does: the runner stops its
+    workers, what was measured is written, and the exit code is 130. Yields the signals seen."""
+    seen: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        seen.append(signum)
+        runner.cancel()
+
+    wanted = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    if threading.current_thread() is not threading.main_thread():
+        wanted = []  # signal handlers belong to the main thread
+    previous = {sig: signal.signal(sig, stop) for sig in wanted}
+    try:
+        yield seen
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def exit_code(data: dict) -> int:
+    errors = [a["error"] for a in data["arms"] if a.get("error")]
+    errors += [r["error"] for a in data["arms"] for r in a["results"] if r.get("error")]
+    # a worker that ended unasked or stalled, also in the untimed accuracy pass
+    errors += [
+        e for e in data.get("errors", []) if e.get("kind") in ("crash", "stall", "rendezvous")
+    ]
+    if errors and all(e.get("kind") == "usage" for e in errors):
+        return EXIT_USAGE
+    if errors or data.get("status") not in ("completed",):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def cmd_examples() -> int:
+    for name, (_path, doc) in examples.list_examples().items():
+        print(f"{name:12s} {doc}")
+    return EXIT_OK
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from tcprof.profiler.process.inspection import inspect_model
+
+    info = inspect_model(
+        ModelSource(
+            path=str(Path(args.model_file).absolute()),
+            model=args.model,
+            factory=args.factory,
+            input_shape=args.input_shape,
+        )
+    )
+    for c in info.get("candidates", []):
+        print(
+            f"{c['kind']:8s} {c['name']}{c['signature']}"
+            + ("" if c["zero_arg"] else "   (needs arguments)")
+        )
+    if info.get("error"):
+        print(f"tcprof: error: {info['error']['message']}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"\nchosen: {info['chosen']}  parameters: {info['params']:,}  input: {info['input']}")
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Exit 1 when a step time or a speedup got worse beyond noise (a CI job can gate on it),
+    0 otherwise, 2 when a session cannot be read."""
+    from tcprof.profiler.report.compare import compare_saved
+
+    try:
+        text, comparison = compare_saved(args.before, args.after)
+    except session_files.SessionLoadError as exc:
+        print(f"tcprof: error: cannot read session: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"  # a value the session checks let through
+        print(f"tcprof: error: cannot compare the sessions: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    print(text)  # its warnings included
+    return EXIT_ERROR if comparison.regressions else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] == "gui":
+        build_parser().print_usage(sys.stderr)
+        print(f"tcprof: error: {NO_WINDOW_HERE}", file=sys.stderr)
+        return EXIT_USAGE
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "examples":
+        return cmd_examples()
+    if args.command == "inspect":
+        return cmd_inspect(args)
+    if args.command == "compare":
+        return cmd_compare(args)
+    if args.command == "report":
+        return cmd_report(args)
+    parser.print_help()
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,408 @@
+"""`tcprof run`'s command line: its options, and the RunConfig they make.
+
+Kept apart from profiler/cli/main.py (which runs the commands) because the options grow with every
+feature, and one place should say how each becomes a RunConfig field."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tcprof.profiler.analysis.ladder import ladder_arms
+from tcprof.profiler.config import (
+    AMP_DTYPES,
+    COMPILE_MODES,
+    CONTROL_LABEL,
+    DEBUG_PRESET_BACKEND,
+    DEBUG_PRESET_LOGS,
+    DEFAULT_RDZV_TIMEOUT_S,
+    DEFAULT_REMOTE_PYTHON,
+    DEFAULT_REPLICATES,
+    DEFAULT_STALL_TIMEOUT_S,
+    LOG_ARTIFACTS,
+    LOOPS,
+    MIN_BLOCK_MS,
+    PARALLEL,
+    ArmSpec,
+    ConfigError,
+    DebugOptions,
+    ModelSource,
+    RunConfig,
+    examples,
+    parse_arms,
+    parse_batch_sizes,
+)
+
+DEFAULT_ARMS = "eager,inductor"
+
+
+def add_run_parser(sub: Any) -> argparse.ArgumentParser:
+    run = sub.add_parser(
+        "run", help="profile a model file (or a built-in example) and print a summary"
+    )
+    src = run.add_argument_group("model")
+    src.add_argument("model_file", nargs="?", help="a Python file defining nn.Module classes")
+    src.add_argument(
+        "--example", help=f"a built-in example instead of a file ({', '.join(examples.ORDER)})"
+    )
+    src.add_argument("--model", help="the class or factory function in the file to use")
+    src.add_argument(
+        "--factory", help='an expression evaluated in the file, e.g. "GPT(GPTConfig(n_layer=2))"'
+    )
+    src.add_argument(
+        "--input-shape", help="per-sample input shape: 10, 3x64x64, int:128 or int:128:VOCAB"
+    )
+    arms = run.add_argument_group("arms")
+    arms.add_argument(
+        "--arms",
+        help="comma-separated backends (the first is the baseline), or per-arm options separated by ';': "
+        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot' "
+        "(default: eager,inductor)",
+    )
+    arms.add_argument(
+        "--ladder",
+        nargs="?",
+        const="",
+        metavar="STAGES",
+        help="the backend ladder instead of --arms: eager, torch.compile(backend='eager'), "
+        "aot_eager, aot_eager_decomp_partition, inductor (or the comma-separated backends "
+        "given), to find which compiler stage costs speed or accuracy",
+    )
+    arms.add_argument(
+        "--mode", choices=COMPILE_MODES, help="mode for every inductor arm without its own"
+    )
+    arms.add_argument(
+        "--dynamic",
+        choices=("none", "true", "false"),
+        help="dynamic= for every compiled arm without its own",
+    )
+    arms.add_argument(
+        "--fullgraph", action="store_true", help="fullgraph=True for every compiled arm"
+    )
+    arms.add_argument(
+        "--apply-advice",
+        action="store_true",
+        help="after the run, add an arm with each fix tcprof can apply itself (mark_dynamic=0 "
+        "for batch-size recompiles) and run it, to verify the advice",
+    )
+    arms.add_argument(
+        "--block-module",
+        metavar="NAME",
+        help="the class of the model's repeated block, compiled alone by arms with "
+        "regional=true (default: the children of the largest nn.ModuleList)",
+    )
+    loop = run.add_argument_group("loop")
+    loop.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="train",
+        help="train: forward, loss, backward, optimizer step (default); inference: model.eval(), "
+        "forward only under torch.inference_mode(), compiled and warmed in that mode",
+    )
+    loop.add_argument(
+        "--amp",
+        choices=AMP_DTYPES,
+        help="mixed precision: torch.autocast(device_type, dtype) around forward and loss, a "
+        "torch.amp.GradScaler for fp16 training; the accuracy check takes the dtype's tolerances",
+    )
+    loop.add_argument(
+        "--channels-last",
+        action="store_true",
+        help="the model and every 4-D input in torch.channels_last memory format",
+    )
+    loop.add_argument(
+        "--compile-optimizer",
+        action="store_true",
+        help="compiled arms also compile optimizer.step() (torch.compile(fullgraph=False) with "
+        "the arm's backend, as PyTorch's compiled-optimizer recipe does); train only",
+    )
+    loop.add_argument("--batch-sizes", default="32", help="comma-separated, e.g. 32,64,128")
+    loop.add_argument(
+        "--warmup", type=int, default=5, help="warm-up steps after the first step (default 5)"
+    )
+    loop.add_argument(
+        "--steps", type=int, default=50, help="measured steps per batch size (default 50)"
+    )
+    loop.add_argument(
+        "--blocks", type=int, default=5, help="interleaved blocks the measured steps are split into"
+    )
+    loop.add_argument(
+        "--replicates",
+        type=int,
+        default=DEFAULT_REPLICATES,
+        help="rounds, each with a fresh process per arm; the speedup interval covers the "
+        f"variation between processes (default {DEFAULT_REPLICATES})",
+    )
+    loop.add_argument(
+        "--control",
+        action="store_true",
+        help=f"add an A/A control: a second eager arm ({CONTROL_LABEL}) that shows the noise floor",
+    )
+    loop.add_argument(
+        "--threads",
+        type=int,
+        help="torch.set_num_threads in every arm (default: physical cores)",
+    )
+    loop.add_argument(
+        "--min-block-ms",
+        type=float,
+        default=MIN_BLOCK_MS,
+        help=f"a timed block runs at least this long, adding steps (default {MIN_BLOCK_MS:g})",
+    )
+    loop.add_argument(
+        "--warm-cache",
+        action="store_true",
+        help="compile against your own inductor caches instead of a fresh one per arm "
+        "(no cold compile figure)",
+    )
+    loop.add_argument(
+        "--sequential",
+        action="store_true",
+        help="one arm after another, one worker alive at a time",
+    )
+    loop.add_argument("--device", default="cpu", choices=("cpu", "cuda", "mps", "auto"))
+    loop.add_argument(
+        "--nproc",
+        type=int,
+        default=1,
+        metavar="N",
+        help="ranks per distributed arm, started by torchrun on this machine (gloo on cpu, "
+        "nccl on cuda with one device per rank); the batch size is per rank",
+    )
+    loop.add_argument(
+        "--parallel",
+        default="none",
+        choices=PARALLEL,
+        help="how a distributed arm wraps the model: ddp (DistributedDataParallel, then "
+        "torch.compile) or fsdp (FSDP2 fully_shard per repeated block and the root, then "
+        "torch.compile); per arm: parallel=ddp|fsdp|none",
+    )
+    loop.add_argument(
+        "--nnodes",
+        type=int,
+        default=1,
+        metavar="M",
+        help="nodes (machines) per distributed arm: run the same command on each, differing "
+        "only in --node-rank; node 0 runs the schedule and writes the session",
+    )
+    loop.add_argument(
+        "--node-rank",
+        type=int,
+        default=0,
+        metavar="K",
+        help="this machine's node (0: the one that runs the schedule; the others follow it)",
+    )
+    loop.add_argument(
+        "--rdzv-endpoint",
+        metavar="HOST:PORT",
+        help="node 0's address and a free port, reachable from every node (with --nnodes)",
+    )
+    loop.add_argument(
+        "--rdzv-timeout",
+        type=float,
+        default=DEFAULT_RDZV_TIMEOUT_S,
+        metavar="S",
+        help="how long the nodes wait for each other at each arm's start (apart from "
+        "--stall-timeout; default %(default)g s)",
+    )
+    loop.add_argument("--optimizer", default="sgd", choices=("sgd", "adam", "adamw"))
+    loop.add_argument("--lr", type=float, default=0.01)
+    loop.add_argument("--seed", type=int, default=0)
+    loop.add_argument(
+        "--no-accuracy",
+        action="store_true",
+        help="skip the untimed accuracy check (one more process per compiled arm)",
+    )
+    loop.add_argument(
+        "--rtol", type=float, help="accuracy check: relative tolerance (default: the dtype's)"
+    )
+    loop.add_argument(
+        "--atol", type=float, help="accuracy check: absolute tolerance (default: the dtype's)"
+    )
+    loop.add_argument("--timeout", type=float, help="stop the whole run after this many seconds")
+    loop.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=DEFAULT_STALL_TIMEOUT_S,
+        metavar="S",
+        help="end an arm whose phase makes no progress for S seconds (a busy compile counts as "
+        f"progress; 0: never; default {DEFAULT_STALL_TIMEOUT_S:g})",
+    )
+    add_remote_options(run)
+    dbg = run.add_argument_group("debug (compiled arms)")
+    dbg.add_argument(
+        "--log", default="", help=f"torch._logging artifacts to print: {', '.join(LOG_ARTIFACTS)}"
+    )
+    dbg.add_argument(
+        "--verbose-dynamo", action="store_true", help="torch._dynamo.config.verbose = True"
+    )
+    dbg.add_argument(
+        "--suppress-errors",
+        action="store_true",
+        help="torch._dynamo.config.suppress_errors = True (hides failures)",
+    )
+    dbg.add_argument(
+        "--explain", action="store_true", help="a torch._dynamo.explain pre-pass (untimed)"
+    )
+    dbg.add_argument(
+        "--compile-debug",
+        action="store_true",
+        help="TORCH_COMPILE_DEBUG=1 dump in the session folder",
+    )
+    dbg.add_argument(
+        "--trace", action="store_true", help="TORCH_TRACE log (+ tlparse report if installed)"
+    )
+    dbg.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="CUDA: torch.cuda.memory._record_memory_history snapshot",
+    )
+    dbg.add_argument(
+        "--debug-preset",
+        action="store_true",
+        help="what the seed's mode='debug' should have been: backend aot_eager for compiled arms, "
+        "graph-break and recompile logs, dynamo verbose, explain pre-pass",
+    )
+    dbg.add_argument(
+        "--fail-on-recompile",
+        action="store_true",
+        help='torch.compiler.set_stance("fail_on_recompile")',
+    )
+    out = run.add_argument_group("output")
+    out.add_argument(
+        "--out",
+        help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
+    )
+    out.add_argument(
+        "--force",
+        action="store_true",
+        help="run into an --out folder that holds an earlier run, replacing its files",
+    )
+    out.add_argument(
+        "--profile-steps",
+        type=int,
+        default=0,
+        help="after measuring, profile this many more steps with torch.profiler (Chrome trace + top operators)",
+    )
+    out.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="start every arm from this checkpoint (.safetensors, or .pt/.pth read with "
+        "weights_only=True); _orig_mod. and module. prefixes are stripped, the load is strict",
+    )
+    out.add_argument(
+        "--save-weights",
+        choices=("safetensors", "pt"),
+        help="save each arm's trained state_dict (without the compiled _orig_mod. prefix), verified by a strict load",
+    )
+    out.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+    out.add_argument("--json", action="store_true", help="print session.json instead of the table")
+    out.add_argument(
+        "--show-output", action="store_true", help="echo the model's own printed output"
+    )
+    return run
+
+
+def add_remote_options(run: argparse.ArgumentParser) -> None:
+    remote = run.add_argument_group("remote host")
+    remote.add_argument(
+        "--host",
+        help="run the arms' workers (or their torchrun) on this machine over ssh: anything ssh "
+        "accepts (user@name, an alias of ~/.ssh/config); TCPROF_SSH_COMMAND replaces ssh",
+    )
+    remote.add_argument(
+        "--remote-python",
+        default=DEFAULT_REMOTE_PYTHON,
+        metavar="PATH",
+        help="the interpreter on --host that has tcprof and torch installed "
+        f"(default {DEFAULT_REMOTE_PYTHON})",
+    )
+
+
+def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tuple[ArmSpec, ...]:
+    out = []
+    for a in arms:
+        if a.compiled:
+            kw = a.to_dict()
+            if args.mode and a.mode is None and a.backend == "inductor":
+                kw["mode"] = args.mode
+            if args.dynamic and a.dynamic is None:
+                kw["dynamic"] = {"none": None, "true": True, "false": False}[args.dynamic]
+            if args.fullgraph:
+                kw["fullgraph"] = True
+            a = ArmSpec.from_dict(kw)
+        out.append(a)
+    return tuple(out)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    if bool(args.model_file) == bool(args.example):
+        raise ConfigError("give a model file or --example NAME (one of them)")
+    path = (
+        str(examples.example_path(args.example))
+        if args.example
+        else str(Path(args.model_file).expanduser().absolute())
+    )
+    logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
+    if args.ladder is not None and args.arms:
+        raise ConfigError("give --arms or --ladder, not both")
+    if args.ladder is not None:
+        arms = _apply_defaults(ladder_arms(args.ladder), args)
+    else:
+        arms = _apply_defaults(parse_arms(args.arms or DEFAULT_ARMS), args)
+    if args.debug_preset and not any(a.backend == DEBUG_PRESET_BACKEND for a in arms):
+        arms = (*arms, ArmSpec(DEBUG_PRESET_BACKEND, label=f"debug ({DEBUG_PRESET_BACKEND})"))
+    return RunConfig(
+        source=ModelSource(
+            path=path, model=args.model, factory=args.factory, input_shape=args.input_shape
+        ),
+        arms=arms,
+        batch_sizes=parse_batch_sizes(args.batch_sizes),
+        warmup=args.warmup,
+        steps=args.steps,
+        blocks=args.blocks,
+        sequential=args.sequential,
+        device=args.device,
+        optimizer=args.optimizer,
+        lr=args.lr,
+        seed=args.seed,
+        replicates=args.replicates,
+        control=args.control,
+        threads=args.threads,
+        warm_cache=args.warm_cache,
+        min_block_ms=args.min_block_ms,
+        accuracy=not args.no_accuracy,
+        accuracy_rtol=args.rtol,
+        accuracy_atol=args.atol,
+        debug=DebugOptions(
+            logs=tuple(dict.fromkeys(logs + (DEBUG_PRESET_LOGS if args.debug_preset else ()))),
+            verbose=args.verbose_dynamo or args.debug_preset,
+            suppress_errors=args.suppress_errors,
+            fail_on_recompile=args.fail_on_recompile,
+            explain=args.explain or args.debug_preset,
+            compile_debug=args.compile_debug,
+            trace=args.trace,
+            memory_snapshot=args.memory_snapshot,
+        ),
+        timeout_s=args.timeout,
+        stall_timeout_s=args.stall_timeout or None,
+        ladder=args.ladder is not None,
+        apply_advice=args.apply_advice,
+        block_module=args.block_module,
+        weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
+        save_weights=args.save_weights,
+        host=args.host or None,
+        remote_python=args.remote_python,
+        profile_steps=args.profile_steps,
+        loop=args.loop,
+        amp=args.amp,
+        channels_last=args.channels_last,
+        compile_optimizer=args.compile_optimizer,
+        nproc=args.nproc,
+        parallel=args.parallel,
+        nnodes=args.nnodes,
+        node_rank=args.node_rank,
+        rdzv_endpoint=args.rdzv_endpoint,
+        rdzv_timeout_s=args.rdzv_timeout,
+    )

@@ -1,0 +1,96 @@
+"""What `tcprof run` prints at its end: the table grouped by batch size, the verdict, and what
+TorchDynamo did per arm with its advice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tcprof.profiler.analysis import regional, stragglers
+from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.protocol.compile_terms import frame_text
+from tcprof.profiler.protocol.event_text import recompile_limit_hit
+from tcprof.profiler.report import ladder_section
+from tcprof.profiler.report.table import _f, method_notes, render_table, table_rows
+from tcprof.profiler.run.apply_advice import before_after
+
+
+def render_summary(session_dict: dict[str, Any]) -> str:
+    header, rows = table_rows(session_dict)
+    parts = [render_table(header, rows)]
+    verdicts = verdict_lines(session_dict)
+    if verdicts:
+        parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
+    for arm in session_dict["arms"]:
+        if arm.get("error"):
+            parts.append(
+                f"\n{arm['name']}: error ({arm['error']['kind']}): {arm['error']['message']}"
+            )
+    insight = render_insight(session_dict)
+    if insight:
+        parts.append(insight)
+    for item in before_after(session_dict):
+        parts.append(
+            f"\napplied advice ({item['apply']}): {item['before']} recompiled "
+            f"{item['recompiles_before']} time(s), {item['after']} {item['recompiles_after']} "
+            "(measured after the main rounds, not interleaved with them)"
+        )
+    ladder = ladder_section.text_lines(session_dict)
+    if ladder:
+        parts.append("\n" + "\n".join(ladder))
+    tradeoffs = regional.text_lines(session_dict)
+    if tradeoffs:
+        parts.append("\n" + "\n".join(tradeoffs))
+    ranks = stragglers.text_lines(session_dict)
+    if ranks:
+        parts.append("\n" + "\n".join(ranks))
+    env = session_dict.get("environment") or {}
+    if env:
+        parts.append(
+            f"\ntorch {env.get('torch')} · python {env.get('python')} · {env.get('device')} ({env.get('device_name')})"
+        )
+    parts += method_notes(session_dict)
+    return "\n".join(parts)
+
+
+def render_insight(session_dict: dict[str, Any]) -> str:
+    lines: list[str] = []
+    compiled = [a for a in session_dict["arms"] if a.get("backend") != "eager" and a.get("results")]
+    if compiled:
+        lines.append("\nwhat TorchDynamo did per batch size:")
+        width = max(len(a["name"]) for a in compiled)
+        for arm in compiled:
+            cells = [
+                f"bs {r['batch_size']} {(r.get('compile_status') or r['status']).replace('_', ' ')}"
+                for r in arm["results"]
+            ]
+            lines.append(f"  {arm['name'].ljust(width)}  " + " · ".join(cells))
+    for arm in session_dict["arms"]:
+        breaks = arm.get("graph_breaks") or []
+        recompiles = arm.get("recompiles") or []
+        fallbacks = arm.get("fallbacks") or []
+        if not (breaks or recompiles or fallbacks or arm.get("advice")):
+            continue
+        lines.append(f"\n{arm['name']}:")
+        for gb in breaks:
+            where = f"{gb['file']}:{gb['line']}" if gb.get("file") else "?"
+            lines.append(f"  graph break x{gb['count']} at {where}: {gb['reason']}")
+        for rc in recompiles:
+            lines.append(
+                f"  recompile at bs={rc['batch_size']} ({frame_text(rc.get('frame'))}, "
+                f"{_f(rc.get('seconds'), '.2f')} s by torch's compile timer): {rc['reason']}"
+            )
+        for fb in fallbacks:
+            lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")
+        lines += advice_lines(arm)
+    return "\n".join(lines)
+
+
+def advice_lines(arm: dict[str, Any]) -> list[str]:
+    """The arm's recompile advice as terminal lines: cause, then fix (and what tcprof can try)."""
+    out = []
+    for item in arm.get("advice") or []:
+        out.append(f"  advice: {item.get('message')}")
+        out.append(f"    fix: {item.get('fix')}")
+        if item.get("apply"):
+            out.append(f"    tcprof can verify it: --apply-advice adds an arm with {item['apply']}")
+    return out

@@ -1,0 +1,49 @@
+"""The choices a run offers (backends aside: `backends`), their defaults, and `ConfigError`,
+the usage error every bad input becomes."""
+
+from __future__ import annotations
+
+DYNAMO_EAGER = "dynamo_eager"
+CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
+DEFAULT_REPLICATES = 5
+MIN_BLOCK_MS = 100.0
+DEFAULT_REMOTE_PYTHON = "python3"
+DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
+DEFAULT_RDZV_TIMEOUT_S = 300.0  # how long the nodes of a distributed arm wait for each other
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # Inductor wraps their graphs in CUDA graphs
+# CUDA graph trees run a new graph once, record it on the next call and replay it from the
+# third: the steps before the third are compile cost, never steady state.
+CUDAGRAPH_WARMUP = 3
+OPTIMIZERS = ("sgd", "adam", "adamw")
+LOOPS = ("train", "inference")
+AMP_DTYPES = ("bf16", "fp16")
+DEVICES = ("cpu", "cuda", "mps", "auto")
+PARALLEL = ("none", "ddp", "fsdp")  # how a distributed arm wraps the model (docs/methodology.md)
+LOG_ARTIFACTS = (
+    "graph_breaks",
+    "recompiles",
+    "recompiles_verbose",
+    "guards",
+    "dynamic",
+    "perf_hints",
+    "output_code",
+)
+
+
+DEBUG_PRESET_BACKEND = "aot_eager"
+DEBUG_PRESET_LOGS = ("graph_breaks", "recompiles")
+DEBUG_PRESET_TEXT = (
+    'torch.compile has no mode="debug" (the seed guide\'s advice raises an error). The Debug preset '
+    'uses backend="aot_eager" (TorchDynamo + AOTAutograd without Inductor, so errors are '
+    "Dynamo's or your model's), logs graph breaks and recompiles (torch._logging.set_logs("
+    "graph_breaks=True, recompiles=True)), sets torch._dynamo.config.verbose = True and runs a "
+    "torch._dynamo.explain pre-pass."
+)
+
+
+class ConfigError(ValueError):
+    """Bad user input, reported as a usage error (exit code 2) before anything runs."""
+
+
+WEIGHT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")

@@ -1,0 +1,270 @@
+"""A worker process as the engine sees it: start, send commands, read events, stop, classify.
+
+Workers are fresh interpreters (never forked: CUDA cannot be re-initialised in a fork) in their
+own session, so Stop ends the worker *and* whatever it started (inductor's compile
+sub-processes, a model's own children): the whole process group is killed whenever a worker
+ends, normally or not. Commands go through a private pipe (its fd number in TCPROF_COMMAND_FD);
+the model's stdin is /dev/null and breakpoint() is off, so a model that reads input fails at
+once instead of eating commands or waiting forever. Every pipe is drained by a thread into one
+queue that the runner reads; log lines are bounded (log_limit.py) and the last lines of the
+worker's output are kept for the error that explains an unexpected end.
+
+Workers are started from one long-lived thread (`_Spawner`): a worker dies with its parent
+(lifeline.py: Linux's parent-death signal), and that signal fires when the *thread* that
+started it ends.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import signal
+import site
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import IO, Any
+
+import tcprof
+from tcprof.profiler.process.handle import OwnProcess, classify_exit
+from tcprof.profiler.process.log_limit import LogLimiter
+from tcprof.profiler.protocol.events import decode
+
+# The folder that holds the `tcprof` package: a checkout, or a site-packages folder.
+IMPORT_ROOT = Path(tcprof.__file__).resolve().parent.parent
+# The worker starts in the caller's working folder, like a script run there, so a model's own
+# relative paths resolve as they would for its author; -P (Python 3.11+) keeps that folder off
+# sys.path, so a `profiler.py` lying there cannot stand in for the engine.
+WORKER_COMMAND = [
+    sys.executable,
+    *(["-P"] if sys.version_info >= (3, 11) else []),
+    "-m",
+    "tcprof.profiler.worker",
+]
+# Read by profiler/worker/__main__.py and profiler/worker/lifeline.py (no import: no torch here).
+COMMAND_FD_ENV = "TCPROF_COMMAND_FD"
+PARENT_PID_ENV = "TCPROF_PARENT_PID"
+TERMINATE_GRACE_S = 1.0
+READER_JOIN_S = 2.0  # a reader still open after the group died: a child escaped the group
+OUTPUT_TAIL_LINES = 200  # of the worker's stderr, kept for the error that explains its end
+MAX_LINE_BYTES = 8192  # a longer line is cut (a model printing without a newline)
+
+
+def worker_pythonpath(inherited: str | None) -> str:
+    """The worker's PYTHONPATH: this engine's folder first when it is a checkout, so the worker
+    runs the same engine as this process. An installed engine's site-packages is left where the
+    interpreter puts it, after the standard library, which nothing there may shadow."""
+    site_dirs = {str(Path(p).resolve()) for p in site.getsitepackages()}
+    site_dirs.add(str(Path(site.getusersitepackages()).resolve()))
+    own = None if str(IMPORT_ROOT) in site_dirs else str(IMPORT_ROOT)
+    return os.pathsep.join(filter(None, [own, inherited]))
+
+
+class _Spawner:
+    """Runs every Popen of a worker on one daemon thread that lives as long as this process."""
+
+    def __init__(self) -> None:
+        self._requests: queue.Queue = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def popen(self, args: list[str], close_after: int | None, **kwargs: Any) -> subprocess.Popen:
+        """Popen(args, **kwargs) on the spawner thread, which then closes fd `close_after`
+        (the child's end of a pipe, if any), also when the caller was interrupted meanwhile."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._serve, daemon=True, name="tcprof-worker-spawner"
+                )
+                self._thread.start()
+        started: Future = Future()
+        self._requests.put((args, close_after, kwargs, started))
+        try:
+            return started.result()
+        except BaseException:  # interrupted (Ctrl+C): a worker started anyway is ended
+            started.add_done_callback(_end_abandoned)
+            raise
+
+    def _serve(self) -> None:
+        while True:
+            args, close_after, kwargs, started = self._requests.get()
+            try:
+                started.set_result(subprocess.Popen(args, **kwargs))
+            except BaseException as exc:  # handed to the caller, who raises it
+                started.set_exception(exc)
+            finally:
+                if close_after is not None:
+                    os.close(close_after)
+
+
+def _end_abandoned(started: Future) -> None:
+    if started.exception() is None:
+        try:
+            os.killpg(started.result().pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+SPAWNER = _Spawner()
+
+
+def worker_env(extra_env: dict[str, str] | None, command_fd: int | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONBREAKPOINT"] = "0"  # breakpoint() in a model: no debugger waiting on a terminal
+    env["PYTHONPATH"] = worker_pythonpath(env.get("PYTHONPATH"))
+    if not env["PYTHONPATH"]:
+        del env["PYTHONPATH"]
+    if command_fd is not None:
+        env[COMMAND_FD_ENV] = str(command_fd)
+    env[PARENT_PID_ENV] = str(os.getpid())
+    env.update(extra_env or {})
+    return env
+
+
+class WorkerProcess(OwnProcess):
+    """A `WorkerHandle` backed by a `python -m tcprof.profiler.worker` child process."""
+
+    def __init__(
+        self, index: int, inbox: queue.Queue, extra_env: dict[str, str] | None = None
+    ) -> None:
+        self.index = index
+        self._inbox = inbox
+        self._threads: list[threading.Thread] = []
+        self._group_gone = False
+        self.stopped_by_us = False
+        self._output_tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
+        self._output_limit = LogLimiter(self._put)
+        self._channel_limit = LogLimiter(self._put)
+        read_fd, write_fd = os.pipe()
+        try:
+            self.proc = SPAWNER.popen(
+                WORKER_COMMAND,
+                close_after=read_fd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(read_fd,),
+                start_new_session=True,
+                env=worker_env(extra_env, read_fd),
+            )
+        except BaseException:
+            os.close(write_fd)
+            raise
+        self._commands = os.fdopen(write_fd, "wb")
+        self.pid = self.proc.pid
+        self._reader(self.proc.stdout, self._read_events)
+        self._reader(self.proc.stderr, self._read_output)
+
+    def _reader(self, stream: IO[bytes] | None, target) -> None:
+        t = threading.Thread(
+            target=target, args=(stream,), daemon=True, name=f"worker{self.index}-reader"
+        )
+        t.start()
+        self._threads.append(t)
+
+    def _put(self, event: dict[str, Any]) -> None:
+        self._inbox.put((self.index, event))
+
+    def _read_events(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            try:
+                event = decode(line)
+            except ValueError:
+                text = line.decode(errors="replace").rstrip()
+                event = {"type": "log", "stream": "channel", "text": text}
+            if event.get("type") == "log":
+                self._channel_limit.offer(event)
+            else:
+                self._put(event)
+        self._channel_limit.finish()
+        self._put({"type": "_eof"})
+
+    def _read_output(self, stream: IO[bytes]) -> None:
+        for text in bounded_lines(stream):
+            self._output_tail.append(text)
+            self._output_limit.offer({"type": "log", "stream": "output", "text": text})
+        self._output_limit.finish()
+
+    def rebind(self, index: int, inbox: queue.Queue) -> None:
+        """Hand a pre-started worker to a run: its events go to the run's queue from now on."""
+        self.index, self._inbox = index, inbox
+
+    def send(self, command: dict[str, Any]) -> bool:
+        try:
+            self._commands.write((json.dumps(command) + "\n").encode())
+            self._commands.flush()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+
+    def stop(self, grace_s: float = TERMINATE_GRACE_S) -> None:
+        """End the worker's whole process group (terminate, then kill), reap it, and read its
+        output to the end. Also after the worker exited by itself: its children go too."""
+        if self.proc.poll() is None:
+            self.stopped_by_us = True
+        for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+            self._signal_group(sig)
+            try:
+                self.proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._signal_group(signal.SIGKILL)  # whatever of the group outlived the worker
+        try:
+            self._commands.close()
+        except OSError:
+            pass
+        for t in self._threads:
+            t.join(timeout=READER_JOIN_S)
+        self._output_limit.finish()
+        self._channel_limit.finish()
+
+    def _signal_group(self, sig: int) -> None:
+        # Once the group is empty its id may be reused by an unrelated process: never again.
+        if self._group_gone:
+            return
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            self._group_gone = True
+        except PermissionError:
+            pass
+
+    def dump_stacks(self) -> None:
+        """Ask the worker for its threads' Python stacks (faulthandler, on stderr)."""
+        if self.proc.poll() is None and hasattr(signal, "SIGUSR1"):
+            try:
+                os.kill(self.pid, signal.SIGUSR1)
+            except OSError:
+                pass
+
+    def output_tail(self) -> list[str]:
+        return list(self._output_tail)
+
+    def classify_exit(self) -> dict[str, Any]:
+        return classify_exit(self.proc.poll(), self.stopped_by_us)
+
+
+def bounded_lines(stream: IO[bytes]):
+    """The stream's lines as text, each cut at MAX_LINE_BYTES (the rest is counted, not kept)."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES)
+        if not line:
+            return
+        skipped = 0
+        if not line.endswith(b"\n"):
+            while True:  # the rest of an over-long line
+                rest = stream.readline(MAX_LINE_BYTES)
+                if not rest:
+                    break
+                skipped += len(rest)
+                if rest.endswith(b"\n"):
+                    skipped -= 1
+                    break
+        text = line.decode(errors="replace").rstrip("\n")
+        yield f"{text} … [{skipped:,} more bytes]" if skipped else text

@@ -1,0 +1,403 @@
+"""Compare any two saved sessions (say, before and after a code change), arm by arm (matched by
+label) and batch size by batch size: step time, speedup, compile time (cold and warm) and
+training memory, each before and after.
+
+"Changed" is decided from intervals, never from a fixed percentage: the step-time change has
+a 95% interval from the process medians of both sessions (Welch's t on their logarithms), and
+two speedups changed when their intervals do not overlap. The newer session (by start time)
+is always "after". Warnings say when the two runs measured different models or settings, or
+when a session has a single replicate (its intervals then leave process variation out).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcprof.profiler.analysis.stats import t_quantile_975
+from tcprof.profiler.analysis.verdict import is_partial, steps_fraction
+from tcprof.profiler.config import loop_text
+from tcprof.profiler.report.table import fmt_mb, fmt_ms, render_table, training_mb
+from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, read_session
+
+MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
+BETTER, WORSE, UNCHANGED, NA = "better", "worse", "unchanged", "n/a"
+
+# Settings that change what is measured; each difference is named in a warning.
+SETTINGS = (
+    ("batch_sizes", "batch sizes"),
+    ("device", "device"),
+    ("warmup", "warm-up steps"),
+    ("steps", "measured steps"),
+    ("blocks", "blocks"),
+    ("replicates", "replicates"),
+    ("optimizer", "optimizer"),
+    ("lr", "learning rate"),
+    ("seed", "seed"),
+    ("threads", "threads"),
+    ("min_block_ms", "minimum block ms"),
+)
+
+
+def method_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """Sessions measured by different methods (schema versions) compare step times only."""
+    versions = {before.get("schema_version") or 1, after.get("schema_version") or 1}
+    if len(versions) == 1:
+        return None
+    return (
+        "the sessions were measured by different methods (session schema "
+        f"{before.get('schema_version') or 1} and {after.get('schema_version') or 1}): memory is "
+        "not compared (peak RSS then, training memory now), and speedup intervals differ in "
+        "meaning"
+    )
+
+
+def newest_last(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(before, after): the session that started later is "after", whatever the order given."""
+    ta, tb = _started(a), _started(b)
+    return (b, a) if ta is not None and tb is not None and ta > tb else (a, b)
+
+
+def _started(session: dict[str, Any]) -> float | None:
+    value = session.get("started_at")
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+# ---- changes with intervals ------------------------------------------------------------------
+
+
+def _positive(values: Any) -> list[float]:
+    return [float(v) for v in values or [] if isinstance(v, (int, float)) and v > 0]
+
+
+def time_change(before: dict[str, Any], after: dict[str, Any]) -> tuple[float, list[float] | None]:
+    """after / before - 1 for the median step time, and its 95% interval: from the process
+    medians when both sides have two or more, else from the steps' interquartile ranges (a
+    single process knows nothing of process-to-process variation: a rougher stand-in)."""
+    b_ms, a_ms = before["median_ms"], after["median_ms"]
+    ratio = a_ms / b_ms
+    pb = [math.log(v) for v in _positive(before.get("process_medians_ms"))]
+    pa = [math.log(v) for v in _positive(after.get("process_medians_ms"))]
+    if len(pb) >= 2 and len(pa) >= 2:
+        vb = _variance(pb) / len(pb)
+        va = _variance(pa) / len(pa)
+        se = math.sqrt(vb + va)
+        df = _welch_df(vb, len(pb), va, len(pa))
+        half = t_quantile_975(df) * se
+    elif isinstance(before.get("iqr_ms"), (int, float)) and isinstance(
+        after.get("iqr_ms"), (int, float)
+    ):
+        half = before["iqr_ms"] / b_ms + after["iqr_ms"] / a_ms
+    else:
+        return ratio - 1.0, None
+    return ratio - 1.0, [ratio * math.exp(-half) - 1.0, ratio * math.exp(half) - 1.0]
+
+
+def _variance(values: list[float]) -> float:
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+
+
+def _welch_df(vb: float, nb: int, va: float, na: int) -> int:
+    """Welch-Satterthwaite degrees of freedom (each v is a variance of a mean)."""
+    denominator = vb**2 / (nb - 1) + va**2 / (na - 1)
+    if denominator <= 0:
+        return nb + na - 2
+    return max(1, int((vb + va) ** 2 / denominator))
+
+
+def time_direction(interval: list[float] | None) -> str:
+    if interval is None:
+        return NA
+    if interval[0] > 0:
+        return WORSE  # slower steps
+    if interval[1] < 0:
+        return BETTER
+    return UNCHANGED
+
+
+def speedup_direction(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """Changed only when the two speedup intervals do not overlap."""
+    cb, ca = before.get("speedup_ci"), after.get("speedup_ci")
+    if not cb or not ca or None in cb or None in ca:
+        return NA
+    if ca[0] > cb[1]:
+        return BETTER
+    if ca[1] < cb[0]:
+        return WORSE
+    return UNCHANGED
+
+
+def memory_direction(before: float | None, after: float | None) -> str:
+    if not before or not after:
+        return NA
+    change = after / before - 1.0
+    if abs(change) <= MEMORY_NOISE:
+        return UNCHANGED
+    return BETTER if change < 0 else WORSE
+
+
+def _ratio(before: float | None, after: float | None) -> float | None:
+    return after / before - 1.0 if before and after else None
+
+
+def compare_row(
+    arm: str, before: dict[str, Any], after: dict[str, Any], same_method: bool
+) -> dict[str, Any]:
+    """One arm at one batch size, before and after."""
+    change, interval = None, None
+    if before.get("median_ms") and after.get("median_ms"):
+        change, interval = time_change(before, after)
+    b_mem = training_mb(before) if same_method else None
+    a_mem = training_mb(after) if same_method else None
+    return {
+        "arm": arm,
+        "batch_size": before["batch_size"],
+        "median_ms_before": before.get("median_ms"),
+        "median_ms_after": after.get("median_ms"),
+        "time_change": change,
+        "time_change_ci": interval,
+        "time_direction": time_direction(interval),
+        "speedup_before": before.get("speedup"),
+        "speedup_after": after.get("speedup"),
+        "speedup_ci_before": before.get("speedup_ci"),
+        "speedup_ci_after": after.get("speedup_ci"),
+        "speedup_direction": speedup_direction(before, after) if same_method else NA,
+        "compile_cold_before": _compile(before, "compile_cold_s"),
+        "compile_cold_after": _compile(after, "compile_cold_s"),
+        "compile_warm_before": before.get("compile_warm_s"),
+        "compile_warm_after": after.get("compile_warm_s"),
+        "peak_mb_before": b_mem,
+        "peak_mb_after": a_mem,
+        "memory_change": _ratio(b_mem, a_mem),
+        "memory_direction": memory_direction(b_mem, a_mem),
+        "partial_before": steps_fraction(before) if is_partial(before) else None,
+        "partial_after": steps_fraction(after) if is_partial(after) else None,
+    }
+
+
+def _partial(r: dict[str, Any], text: str) -> str:
+    """A change measured on a cut-short row says so: 'worse (partial: after 12/50)'."""
+    cut = [
+        f"{side} {r[f'partial_{side}']}" for side in ("before", "after") if r.get(f"partial_{side}")
+    ]
+    return f"{text} (partial: {', '.join(cut)})" if cut and text != "-" else text
+
+
+def _compile(row: dict[str, Any], key: str) -> float | None:
+    """The cold compile (a session of schema 1 has one figure, compile_s)."""
+    value = row.get(key)
+    return row.get("compile_s") if value is None else value
+
+
+def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every arm (by label) and batch size the two sessions share, in before's order."""
+    rows = []
+    same_method = method_note(before, after) is None
+    after_arms = {a["name"]: a for a in after.get("arms", [])}
+    for arm in before.get("arms", []):
+        other = after_arms.get(arm["name"])
+        if other is None:
+            continue
+        other_rows = {r["batch_size"]: r for r in other["results"]}
+        for r in arm["results"]:
+            o = other_rows.get(r["batch_size"])
+            if o is not None:
+                rows.append(compare_row(arm["name"], r, o, same_method))
+    return rows
+
+
+# ---- warnings --------------------------------------------------------------------------------
+
+
+def _model(session: dict[str, Any]) -> str:
+    source = (session.get("config") or {}).get("source") or {}
+    name = Path(str(source.get("path") or "?")).name
+    chosen = source.get("factory") or source.get("model")
+    shape = f", input {source['input_shape']}" if source.get("input_shape") else ""
+    return f"{chosen} in {name}{shape}" if chosen else f"{name}{shape}"
+
+
+def _replicates(session: dict[str, Any]) -> int:
+    rows = [r for a in session.get("arms") or [] for r in a.get("results") or []]
+    measured = max((r.get("replicates") or 0 for r in rows), default=0)
+    return measured or int((session.get("config") or {}).get("replicates") or 1)
+
+
+def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What makes the comparison less than like for like, in sentences."""
+    out = []
+    if _model(before) != _model(after):
+        out.append(f"the models differ: {_model(before)} before, {_model(after)} after")
+    cb, ca = before.get("config") or {}, after.get("config") or {}
+    if cb and ca:
+        for key, label in SETTINGS:
+            if key in cb and key in ca and cb[key] != ca[key]:  # older sessions lack some
+                out.append(f"the {label} differ: {cb.get(key)} before, {ca.get(key)} after")
+        if loop_text(cb) != loop_text(ca):
+            out.append(f"the training loops differ: {loop_text(cb)} before, {loop_text(ca)} after")
+    names_b = [a["name"] for a in before.get("arms") or []]
+    names_a = [a["name"] for a in after.get("arms") or []]
+    for which, names, others in (("before", names_b, names_a), ("after", names_a, names_b)):
+        alone = [n for n in names if n not in others]
+        if alone:
+            out.append(f"only {which} has arm(s) {', '.join(alone)}: not compared")
+    single = [w for w, s in (("before", before), ("after", after)) if _replicates(s) < 2]
+    if single:
+        which = "both sessions have" if len(single) == 2 else f"the {single[0]} session has"
+        out.append(
+            f"{which} a single replicate: intervals leave process-to-process variation out "
+            "(run with --replicates 3 or more)"
+        )
+    note = method_note(before, after)
+    if note:
+        out.append(note)
+    return out
+
+
+# ---- the whole comparison --------------------------------------------------------------------
+
+
+@dataclass
+class Comparison:
+    before: dict[str, Any]
+    after: dict[str, Any]
+    rows: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[str]:
+        """What got worse beyond noise: a step time or a speedup."""
+        out = []
+        for r in self.rows:
+            where = f"{r['arm']} bs {r['batch_size']}"
+            if r["time_direction"] == WORSE:
+                out.append(_partial(r, f"{where}: step time {pct(r['time_change'])}{ci_text(r)}"))
+            if r["speedup_direction"] == WORSE:
+                speedups = f"{_x(r['speedup_before'])} → {_x(r['speedup_after'])}"
+                out.append(_partial(r, f"{where}: speedup {speedups}"))
+        return out
+
+
+def compare(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
+    """Two sessions in either order: the newer is "after"."""
+    before, after = newest_last(a, b)
+    return Comparison(
+        before, after, compare_sessions(before, after), comparison_warnings(before, after)
+    )
+
+
+# ---- text ------------------------------------------------------------------------------------
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:+.1f}%"
+
+
+def ci_text(row: dict[str, Any]) -> str:
+    ci = row.get("time_change_ci")
+    return f" [{ci[0] * 100:+.1f}% {ci[1] * 100:+.1f}%]" if ci else ""
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _speedup(value: float | None, ci: list[float] | None) -> str:
+    if value is None:
+        return "-"
+    return _x(value) + (f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci and None not in ci else "")
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _pair(before: str, after: str) -> str:
+    return "-" if before == after == "-" else f"{before} → {after}"
+
+
+HEADER = [
+    "arm",
+    "bs",
+    "median ms",
+    "change [95% CI]",
+    "time",
+    "speedup",
+    "speedup change",
+    "compile s cold",
+    "compile s warm",
+    "train MB",
+    "memory",
+]
+
+
+def comparison_cells(r: dict[str, Any]) -> list[str]:
+    """One row as text (the CLI table and the app's dialog)."""
+    return [
+        str(r["arm"]),
+        str(r["batch_size"]),
+        _partial(r, _pair(fmt_ms(r["median_ms_before"]), fmt_ms(r["median_ms_after"]))),
+        pct(r["time_change"]) + ci_text(r),
+        _partial(r, r["time_direction"]),
+        _pair(
+            _speedup(r["speedup_before"], r["speedup_ci_before"]),
+            _speedup(r["speedup_after"], r["speedup_ci_after"]),
+        ),
+        _partial(r, r["speedup_direction"]),
+        _pair(_seconds(r["compile_cold_before"]), _seconds(r["compile_cold_after"])),
+        _pair(_seconds(r["compile_warm_before"]), _seconds(r["compile_warm_after"])),
+        _pair(fmt_mb(r["peak_mb_before"]), fmt_mb(r["peak_mb_after"]))
+        + (f" ({pct(r['memory_change'])})" if r["memory_change"] is not None else ""),
+        r["memory_direction"],
+    ]
+
+
+def render_comparison(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "the sessions share no arm and batch size to compare"
+    return render_table(HEADER, [comparison_cells(r) for r in rows])
+
+
+def when(session: dict[str, Any]) -> str:
+    started = _started(session)
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if started else "?"
+
+
+def render(comparison: Comparison, before_label: str, after_label: str) -> str:
+    lines = [
+        f"before: {before_label} ({when(comparison.before)})",
+        f"after:  {after_label} ({when(comparison.after)})",
+        "",
+        render_comparison(comparison.rows),
+        "",
+        "time: the change in median step time, with a 95% interval from the process medians; "
+        "speedup: changed when the intervals do not overlap",
+    ]
+    lines += [f"warning: {w}" for w in comparison.warnings]
+    worse = comparison.regressions
+    lines.append(
+        "worse beyond noise: " + "; ".join(worse) if worse else "nothing got worse beyond noise"
+    )
+    return "\n".join(lines)
+
+
+def compare_saved(first: str | Path, second: str | Path) -> tuple[str, Comparison]:
+    """Two saved sessions (folders, session.json or events.jsonl files) in either order: the
+    comparison as text, and the comparison itself (its regressions decide an exit code).
+
+    Raises SessionLoadError when either cannot be read."""
+    a, b = read_session(first), read_session(second)
+    comparison = compare(a, b)
+    labels = {id(a): _label(first), id(b): _label(second)}
+    text = render(comparison, labels[id(comparison.before)], labels[id(comparison.after)])
+    return text, comparison
+
+
+def _label(path: str | Path) -> str:
+    """A session's name: its folder's, or the file's when it is not the usual name."""
+    p = Path(path)
+    return p.parent.name if p.name in (SESSION_JSON, EVENTS_JSONL) else p.name

@@ -1,0 +1,323 @@
+"""The summary table (arm x batch size) as text cells, its formatters, column help and the
+method notes: shared by the terminal, the Markdown and HTML reports and the window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tcprof.profiler.analysis.verdict import fmt_memory, mark_partial, status_text
+from tcprof.profiler.protocol.event_text import FELL_BACK
+
+
+def _f(value: float | None, fmt: str, none: str = "-") -> str:
+    return none if value is None else format(value, fmt)
+
+
+def fmt_ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def fmt_speedup(row: dict[str, Any]) -> str:
+    if row.get("speedup") is None:
+        return "-"
+    ci = row.get("speedup_ci")
+    text = f"{row['speedup']:.2f}x"
+    if ci:
+        text += f" [{ci[0]:.2f}-{ci[1]:.2f}]"
+    return text
+
+
+def fmt_accuracy(row: dict[str, Any]) -> str:
+    acc = row.get("accuracy")
+    return "-" if not acc else str(acc.get("status", "-"))
+
+
+def _err(value: Any) -> str:
+    """An error size; None is one JSON could not hold (infinite: the tensors did not compare)."""
+    return f"{value:.3g}" if isinstance(value, (int, float)) else "not finite"
+
+
+def accuracy_title(acc: dict[str, Any]) -> str:
+    """The accuracy verdict's detail: the worst tensor and why (schema 1: loss and grad norm)."""
+    if "worst" not in acc:
+        return (
+            f"loss {acc.get('loss')} vs {acc.get('baseline_loss')}; grad norm "
+            f"{acc.get('grad_norm')} vs {acc.get('baseline_grad_norm')}"
+        )
+    worst = acc.get("worst") or {}
+    text = acc.get("reason") or ""
+    if worst:
+        text = (
+            f"worst: {worst.get('name')} (max abs err {_err(worst.get('max_abs_err'))}, "
+            f"max rel err {_err(worst.get('max_rel_err'))}). {text}"
+        )
+    return text.strip()
+
+
+VERDICT_TEXT = {
+    "faster": "faster",
+    "slower": "slower",
+    "no_difference": "within noise",
+    "unknown": "-",
+}
+
+
+def fmt_verdict(row: dict[str, Any]) -> str:
+    return VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
+
+
+def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt) -> str:
+    cold, warm = row.get(cold_key), row.get(warm_key)
+    if cold is None and warm is None:
+        return "-"
+    return f"{fmt(cold)} / {fmt(warm)}" if warm is not None else fmt(cold)
+
+
+def fmt_compile(row: dict[str, Any]) -> str:
+    """'cold / warm' seconds; a session of schema 1 has one figure (compile_s)."""
+    if row.get("compile_cold_s") is None and row.get("compile_warm_s") is None:
+        return _f(row.get("compile_s"), ".2f")
+    return _cold_warm(row, "compile_cold_s", "compile_warm_s", lambda v: _f(v, ".2f"))
+
+
+def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
+    if is_baseline or row.get("compile_s") is None:
+        return "-"
+
+    def steps(v: float | None) -> str:
+        return "never" if v is None else f"{v:,.0f}"
+
+    if "break_even_cold_steps" not in row:  # schema 1
+        return steps(row.get("break_even_steps"))
+    if row.get("compile_warm_s") is None:
+        return steps(row.get("break_even_cold_steps"))
+    return f"{steps(row.get('break_even_cold_steps'))} / {steps(row.get('break_even_warm_steps'))}"
+
+
+def fmt_mb(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.3f}"
+
+
+def training_mb(row: dict[str, Any]) -> float | None:
+    """The steady training peak (schema 2); schema 1 sessions only have peak RSS/CUDA."""
+    if "steady_peak_mb" in row:
+        return row.get("steady_peak_mb")
+    return row.get("peak_cuda_mb") or row.get("peak_rss_mb")
+
+
+# Summary columns that hold numbers: reports right-align them.
+NUMERIC_COLUMNS = frozenset(
+    {
+        "bs",
+        "median ms",
+        "p90 ms",
+        "samples/s",
+        "compile s cold/warm",
+        "break-even cold/warm",
+        "train MB",
+        "memory",
+        "recompiles",
+        "breaks",
+    }
+)
+
+# What each column means, for tooltips (the app) and notes (the reports).
+COLUMN_HELP = {
+    "arm": "the arm's label: a backend with its torch.compile options; the first arm is the "
+    "baseline every other arm is measured against",
+    "bs": "batch size: the rows of one batch size sit together, arm beside arm",
+    "status": "ok: measured; stopped at 12/50: cut short after 12 of the 50 steps asked of "
+    "each process (its figures, marked partial, are from fewer steps); error / oom: the "
+    "arm failed at this batch size; fell back: dynamo gave up compiling and ran eagerly",
+    "median ms": "median of the per-process medians (one process per arm per round)",
+    "p90 ms": "90th percentile over all measured steps",
+    "samples/s": "batch size / median step time",
+    "speedup [95% CI]": "median step time of the baseline / that of the arm; the interval covers "
+    "process-to-process variation when there are 2+ replicates",
+    "verdict": "within noise: the interval contains 1.0 or overlaps the A/A control's",
+    "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
+    "round left (warm), minus the one-off first-step cost eager pays too",
+    "break-even cold/warm": "training steps until the compile cost is paid back by faster steps",
+    "train MB": "steady training peak: CUDA max allocated over the measured steps; CPU: live "
+    "tensor memory of a training step (torch.profiler profile_memory)",
+    "memory": "the arm's train MB against the baseline's: +14% means it uses 14% more memory "
+    "than the baseline, −8% that it uses 8% less",
+    "accuracy": "one untimed step per batch size, in its own process: outputs and every "
+    "gradient against eager, a float64 run settling mismatches",
+    "recompiles": "how many times dynamo compiled the model again at this batch size because a "
+    "guard failed (a new shape or value; first round); each costs compile time",
+    "breaks": "graph breaks at this batch size (first round): places where dynamo stopped "
+    "tracing, split the model into several graphs and ran Python in between",
+}
+
+
+def batch_size_order(session_dict: dict[str, Any]) -> list[int]:
+    """The batch sizes in the order the run was asked for, then any others measured."""
+    asked = [b for b in (session_dict.get("config") or {}).get("batch_sizes") or []]
+    seen = [r.get("batch_size") for a in session_dict.get("arms") or [] for r in a["results"]]
+    order = [b for b in asked if b in seen]
+    rest = {b for b in seen if b not in order}
+    return order + sorted(rest, key=lambda b: (0, b) if isinstance(b, int) else (1, str(b)))
+
+
+def summary_results(
+    session_dict: dict[str, Any],
+) -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """(arm index, arm, result) for every Summary row: grouped by batch size, the arms side by
+    side in their order within each size (the table, the app and the reports share it)."""
+    arms = list(enumerate(session_dict.get("arms") or []))
+    return [
+        (i, arm, r)
+        for bs in batch_size_order(session_dict)
+        for i, arm in arms
+        for r in arm["results"]
+        if r.get("batch_size") == bs
+    ]
+
+
+def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    header = [
+        "arm",
+        "bs",
+        "status",
+        "median ms",
+        "p90 ms",
+        "samples/s",
+        "speedup [95% CI]",
+        "verdict",
+        "compile s cold/warm",
+        "break-even cold/warm",
+        "train MB",
+        "memory",
+        "accuracy",
+        "recompiles",
+        "breaks",
+    ]
+    rows = []
+    for arm_index, arm, r in summary_results(session_dict):
+        status = status_text(r)  # "stopped at 12/50": its figures are marked partial
+        if r.get("fell_back"):
+            status += f" ({FELL_BACK})"
+        elif r.get("compiled_while_measuring"):
+            status += " (recompiled while measuring)"
+        rows.append(
+            [
+                arm["name"],
+                str(r["batch_size"]),
+                status,
+                mark_partial(fmt_ms(r.get("median_ms")), r),
+                fmt_ms(r.get("p90_ms")),
+                _f(r.get("samples_per_s"), ",.0f"),
+                mark_partial(fmt_speedup(r), r) if arm_index else "baseline",
+                mark_partial(fmt_verdict(r), r) if arm_index else "-",
+                fmt_compile(r),
+                fmt_break_even(r, arm_index == 0),
+                fmt_mb(training_mb(r)),
+                fmt_memory(r) if arm_index else "-",
+                fmt_accuracy(r) if arm_index else "-",
+                str(r.get("recompiles") or 0),
+                str(r.get("graph_breaks") or 0),
+            ]
+        )
+    return header, rows
+
+
+def render_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
+    return "\n".join(out)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _threads_text(session_dict: dict[str, Any]) -> str:
+    """', 2 threads per arm'; a distributed arm's processes are its ranks, which share the
+    host's cores: ', 1 thread per rank (2 ranks per node)' (as the runner divides them)."""
+    cfg = session_dict.get("config") or {}
+    threads = cfg.get("threads")
+    if not isinstance(threads, int) or threads < 1:
+        return ""
+    worlds = [a.get("world_size") or 1 for a in session_dict.get("arms") or []]
+    nproc = cfg.get("nproc") if isinstance(cfg.get("nproc"), int) else 1
+    if not any(w > 1 for w in worlds) or nproc < 1:
+        return f", {threads} threads per arm"
+    per_rank = max(1, threads // nproc)
+    ranks = f"{per_rank} thread{'s' if per_rank != 1 else ''} per rank"
+    if all(w > 1 for w in worlds):
+        return f", {ranks} ({nproc} ranks per node)"
+    return f", {threads} threads per arm, {ranks} of a distributed arm ({nproc} ranks per node)"
+
+
+def method_notes(session_dict: dict[str, Any]) -> list[str]:
+    """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
+    cfg = session_dict.get("config") or {}
+    rows = [r for a in session_dict.get("arms") or [] for r in a.get("results") or []]
+    notes: list[str] = []
+    if (session_dict.get("schema_version") or 1) < 2:
+        notes.append(
+            "measured by the old method (session schema 1): one process per arm, a speedup "
+            "interval over steps only, compile time without cold/warm, peak RSS as memory, and "
+            "an accuracy check of first-step loss and gradient norm"
+        )
+        return notes
+    reps = max((r.get("replicates") or 0 for r in rows), default=0)
+    methods = {r.get("speedup_method") for r in rows} - {None}
+    threads = _threads_text(session_dict)
+    if reps >= 2:
+        how = (
+            "paired t interval" if methods == {"paired_t"} else "hierarchical bootstrap"
+        ) + " over rounds"
+        notes.append(
+            f"speedup: median of {reps} process medians per arm ({reps} rounds of fresh "
+            f"processes{threads}); 95% interval by {how}, covering process-to-process variation"
+        )
+    elif rows:
+        notes.append(
+            f"speedup: one process per arm{threads}; the interval resamples its steps and leaves "
+            "process-to-process variation out (use --replicates 3 or more)"
+        )
+    if cfg.get("control"):
+        notes.append(
+            "A/A control: eager-control is a second eager arm; an arm whose interval contains "
+            "1.0 or overlaps the control's is within noise"
+        )
+    acc = [r["accuracy"] for r in rows if r.get("accuracy")]
+    if acc:
+        tol = next((a for a in acc if a.get("rtol") is not None), {})
+        checked = next((a["checked"] for a in acc if a.get("checked")), None)
+        compared = _and(checked) if checked else "outputs and every parameter gradient"
+        step = "inference step" if cfg.get("loop") == "inference" else "training step"
+        autocast = next((a["autocast"] for a in acc if a.get("autocast")), None)
+        notes.append(
+            f"accuracy: one untimed {step} per batch size in its own process, eager against "
+            f"the arm (fallback_random=True), {compared} compared"
+            + (f" under autocast to {autocast}" if autocast else "")
+            + (f" (rtol {tol['rtol']:g}, atol {tol['atol']:g})" if tol else "")
+            + ", a float64 run settling mismatches"
+            + (
+                f"; distributed arms on each of their {ranks} ranks, the wrapped model against "
+                "plain copies whose gradients are averaged across ranks (FSDP's gathered whole)"
+                if (ranks := max((a.get("ranks_checked") or 0) for a in acc)) > 1
+                else ""
+            )
+        )
+    if cfg.get("added_arms"):
+        notes.append(
+            "arms added by --apply-advice ran after the main rounds, not interleaved with the "
+            "other arms: read their recompiles, and their timings as indicative only"
+        )
+    return notes

@@ -1,0 +1,333 @@
+"""How long a run will take, before it starts and while it runs (Qt-free, torch-free).
+
+Before Run: the schedule (profiler/run/runner.py) priced per unit. Each round starts one worker
+process per arm; each arm at each batch size takes a first step (a compiled arm's compile:
+cold in the first round, warm after), warm-up steps and measured blocks (a block lasts at least
+`min_block_ms`); the untimed accuracy pass starts one more process per compiled arm. The
+prices come from earlier sessions of the same model (same file and class or factory) in the
+sessions folder: compile seconds and step times per arm (by label, else by backend) and batch
+size, and the run's own costs (worker start-up, each block's quiet-machine wait) from the wall
+time the steps and compiles leave unexplained. Without history they are
+conservative guesses per backend, and the estimate says "rough: no earlier run of this model":
+a figure is never presented as measured when it is not.
+
+While it runs, profiler/run/time_left.py takes each unit's price off as its event arrives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcprof.profiler.config import MIN_BLOCK_MS, arms_of
+
+# Guesses for a model never run before: generous, so the real run rarely takes longer.
+DEFAULT_COMPILE_S = {"eager": 0.0, "aot_eager": 5.0, "inductor": 60.0}
+DEFAULT_OTHER_COMPILE_S = 30.0
+WARM_COMPILE_SHARE = 0.5  # a warm cache's compile, as a share of the cold one (no history)
+DEFAULT_STEP_MS = 50.0
+# The run's own costs besides the model's steps, in units of `overhead_s`: starting a worker
+# (import torch, build the model) weighs PROCESS_WEIGHT; a measured block (waiting for a quiet
+# machine, starting and ending it) or a batch size's first step and finishing passes one.
+PROCESS_WEIGHT = 10.0
+EXIT_WEIGHT = 3.0  # a worker's last passes (weights, cache artifacts) and its exit
+DEFAULT_OVERHEAD_S = 1.0  # a worker's start-up 10 s, a block 1 s, where no history says
+OVERHEAD_S_RANGE = (0.05, 60.0)
+HISTORY_RUNS = 5  # the newest sessions of the model read for prices
+ACCURACY_STEP_FACTOR = 4.0  # the accuracy check runs a float64 reference too
+
+ACCURACY = "accuracy"  # the replicate of the untimed accuracy pass's events
+Json = dict[str, Any]
+
+
+def fmt_duration(seconds: float) -> str:
+    """'45 s', '1 min 40 s', '2 h 5 min'."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        minutes, rest = divmod(s, 60)
+        rest = round(rest / 5) * 5 if minutes >= 5 else rest  # no false precision
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, rest = divmod(s, 3600)
+    return f"{hours} h {rest // 60} min"
+
+
+@dataclass
+class Prices:
+    """What a unit of a run costs: per (arm key, batch size), seconds or milliseconds."""
+
+    compile_s: dict[tuple[str, int], float] = field(default_factory=dict)
+    warm_compile_s: dict[tuple[str, int], float] = field(default_factory=dict)
+    step_ms: dict[tuple[str, int], float] = field(default_factory=dict)
+    overhead_s: float = DEFAULT_OVERHEAD_S  # seconds per unit of the run's own costs
+    runs: int = 0  # earlier sessions these come from (0: guesses)
+    model: str = ""
+
+    @staticmethod
+    def _lookup(
+        table: dict[tuple[str, int], float], keys: tuple[str, ...], bs: int
+    ) -> tuple[float, int] | None:
+        """(value, the batch size it was measured at): this size, else the nearest one."""
+        for key in keys:
+            if (key, bs) in table:
+                return table[(key, bs)], bs
+        for key in keys:
+            sizes = [b for k, b in table if k == key]
+            if sizes:
+                near = min(sizes, key=lambda b: abs(math.log(b / bs)))
+                return table[(key, near)], near
+        return None
+
+    def step(self, keys: tuple[str, ...], bs: int) -> float:
+        """Milliseconds per step; from another batch size, scaled with the batch."""
+        found = self._lookup(self.step_ms, keys, bs)
+        return DEFAULT_STEP_MS if found is None else found[0] * bs / found[1]
+
+    def compile(self, keys: tuple[str, ...], backend: str, bs: int, warm: bool) -> float:
+        if backend == "eager":
+            return 0.0
+        found = self._lookup(self.warm_compile_s if warm else self.compile_s, keys, bs)
+        if found is not None:
+            return found[0]
+        if warm:
+            return self.compile(keys, backend, bs, warm=False) * WARM_COMPILE_SHARE
+        return DEFAULT_COMPILE_S.get(backend, DEFAULT_OTHER_COMPILE_S)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One priced piece of the schedule: a first step or a block, as progress counts them."""
+
+    kind: str  # process | first_step | block | exit | accuracy (each as its event marks it)
+    arm: int
+    batch_size: int | None
+    replicate: int | str
+    seconds: float
+
+
+def plan(config: Json, prices: Prices) -> list[Unit]:
+    """The run's units in schedule order, each with its price."""
+    arms = arms_of(config)
+    sizes = [b for b in config.get("batch_sizes") or [] if isinstance(b, int) and b > 0]
+    steps = max(1, int(config.get("steps") or 1))
+    warmup = max(0, int(config.get("warmup") or 0))
+    blocks = max(1, min(int(config.get("blocks") or 1), steps))
+    rounds = max(1, int(config.get("replicates") or 1))
+    min_block_s = float(config.get("min_block_ms") or MIN_BLOCK_MS) / 1000.0
+    per_block = [steps // blocks + (1 if i < steps % blocks else 0) for i in range(blocks)]
+    over = prices.overhead_s
+    units: list[Unit] = []
+    for rep in range(rounds):
+        # per arm: [process, then per size [first step, blocks...], exit]
+        lanes = []
+        for i, arm in enumerate(arms):
+            keys = (arm.name, arm.backend)
+            sized = []
+            for bs in sizes:
+                step_s = prices.step(keys, bs) / 1000.0
+                first = prices.compile(keys, arm.backend, bs, warm=rep > 0) + step_s
+                sized.append(
+                    [Unit("first_step", i, bs, rep, first + warmup * step_s + over)]
+                    + [
+                        Unit("block", i, bs, rep, max(n * step_s, min_block_s) + over)
+                        for n in per_block
+                    ]
+                )
+            process = Unit("process", i, None, rep, PROCESS_WEIGHT * over)
+            lanes.append((process, sized, Unit("exit", i, None, rep, EXIT_WEIGHT * over)))
+        units += _schedule_order(lanes, bool(config.get("sequential")))
+    if config.get("accuracy", True):
+        for i, arm in enumerate(arms):
+            if not arm.compiled:
+                continue
+            keys = (arm.name, arm.backend)
+            units.append(Unit("process", i, None, ACCURACY, PROCESS_WEIGHT * over))
+            for bs in sizes:
+                check = prices.compile(keys, arm.backend, bs, warm=True)
+                check += ACCURACY_STEP_FACTOR * prices.step(keys, bs) / 1000.0
+                units.append(Unit("accuracy", i, bs, ACCURACY, check + over))
+            units.append(Unit("exit", i, None, ACCURACY, EXIT_WEIGHT * over))
+    return units
+
+
+def _schedule_order(
+    lanes: list[tuple[Unit, list[list[Unit]], Unit]], sequential: bool
+) -> list[Unit]:
+    """One round's units in the order they happen: one arm after another (sequential), or
+    every arm loading, then per batch size every first step before the arms' blocks take
+    turns (runner.py's interleaved round)."""
+    if sequential:
+        return [u for process, sized, exit_ in lanes for u in [process, *sum(sized, []), exit_]]
+    out = [process for process, _sized, _exit in lanes]
+    for s in range(len(lanes[0][1]) if lanes else 0):
+        sized = [lane[1][s] for lane in lanes]
+        out += [units[0] for units in sized]
+        for b in range(1, max(len(units) for units in sized)):
+            out += [units[b] for units in sized if b < len(units)]
+    return out + [exit_ for _process, _sized, exit_ in lanes]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    seconds: float
+    basis: str  # what the figure rests on, in words
+    measured: bool  # False: guesses per backend (no earlier run of this model)
+    units: tuple[Unit, ...] = ()
+
+    def text(self) -> str:
+        """'about 1 min 40 s; based on 2 earlier runs of model.py'."""
+        return f"about {fmt_duration(self.seconds)}; {self.basis}"
+
+
+def estimate(config: Json, prices: Prices) -> Estimate:
+    units = plan(config, prices)
+    total = sum(u.seconds for u in units)
+    if prices.runs:
+        runs = "1 earlier run" if prices.runs == 1 else f"{prices.runs} earlier runs"
+        basis = f"based on {runs} of {prices.model}"
+    else:
+        basis = "rough: no earlier run of this model"
+    extras = []
+    if config.get("apply_advice"):
+        extras.append("applying advice may re-run arms after")
+    if basis.startswith("based") and _unpriced(config, prices):
+        extras.append("some arms or batch sizes guessed")
+    if extras:
+        basis += " (" + "; ".join(extras) + ")"
+    return Estimate(total, basis, bool(prices.runs), tuple(units))
+
+
+def _unpriced(config: Json, prices: Prices) -> bool:
+    """Whether an arm of the run has no step time from history at any batch size."""
+    priced = {k for k, _bs in prices.step_ms}
+    return any(a.name not in priced and a.backend not in priced for a in arms_of(config))
+
+
+# ---- prices from earlier sessions ------------------------------------------------------------
+
+
+def same_model(a: Json, b: Json) -> bool:
+    """Two configs' sources name the same model: the same file and class or factory."""
+    sa, sb = a.get("source") or {}, b.get("source") or {}
+    if not sa.get("path") or sa.get("path") != sb.get("path"):
+        return False
+    return (sa.get("model"), sa.get("factory")) == (sb.get("model"), sb.get("factory"))
+
+
+def prices_from(sessions: Iterable[Json], model: str = "") -> Prices:
+    """Prices averaged over earlier sessions (newest first) of one model."""
+    prices = Prices(model=model)
+    tables: dict[str, dict[tuple[str, int], list[float]]] = {
+        "compile_s": {},
+        "warm_compile_s": {},
+        "step_ms": {},
+    }
+    overheads: list[float] = []
+    for session in sessions:
+        own = _own_prices(session)
+        if own is None:
+            continue
+        prices.runs += 1
+        for name, table in tables.items():
+            for key, value in getattr(own, name).items():
+                table.setdefault(key, []).append(value)
+        overhead = _overhead(session, own)
+        if overhead is not None:
+            overheads.append(overhead)
+    for name, table in tables.items():
+        setattr(prices, name, {k: sorted(v)[len(v) // 2] for k, v in table.items()})
+    if overheads:
+        prices.overhead_s = sorted(overheads)[len(overheads) // 2]
+    return prices
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok and value >= 0 else None
+
+
+def _own_prices(session: Json) -> Prices | None:
+    """One session's measured prices; None when it measured nothing."""
+    own = Prices(runs=1)
+    for arm in session.get("arms") or []:
+        if not isinstance(arm, dict):
+            continue
+        for key in dict.fromkeys((str(arm.get("name")), str(arm.get("backend")))):
+            for row in arm.get("results") or []:
+                bs = row.get("batch_size") if isinstance(row, dict) else None
+                if not isinstance(bs, int) or bs <= 0:
+                    continue
+                step = _number(row.get("median_ms"))
+                if step is not None:
+                    own.step_ms.setdefault((key, bs), step)
+                cold = _number(row.get("compile_cold_s"))
+                cold = _number(row.get("compile_s")) if cold is None else cold
+                if cold is not None and arm.get("backend") != "eager":
+                    own.compile_s.setdefault((key, bs), cold)
+                warm = _number(row.get("compile_warm_s"))
+                if warm is not None and arm.get("backend") != "eager":
+                    own.warm_compile_s.setdefault((key, bs), warm)
+    return own if own.step_ms else None
+
+
+def _overhead(session: Json, own: Prices) -> float | None:
+    """Seconds per unit of the run's own costs (see PROCESS_WEIGHT): the session's wall time
+    less its compiles and steps, over the units its schedule had."""
+    start, end = _number(session.get("started_at")), _number(session.get("ended_at"))
+    config = session.get("config") or {}
+    if start is None or end is None or end <= start or session.get("status") != "completed":
+        return None
+
+    def total(overhead_s: float) -> float:
+        prices = Prices(own.compile_s, own.warm_compile_s, own.step_ms, overhead_s=overhead_s)
+        return sum(u.seconds for u in plan(config, prices))
+
+    compute = total(0.0)
+    weight = total(1.0) - compute
+    if weight <= 0:
+        return None
+    low, high = OVERHEAD_S_RANGE
+    return min(high, max(low, (end - start - compute) / weight))
+
+
+def history_prices(
+    config: Json,
+    root: str | Path | None = None,
+    read: Callable[[Path], Json] | None = None,
+    limit: int = HISTORY_RUNS,
+) -> Prices:
+    """Prices from the newest `limit` sessions of the same model under root (default: the
+    sessions folder). Sessions that cannot be read are passed over."""
+    from tcprof.profiler.config.paths import sessions_dir
+    from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, iter_events, read_session
+
+    base = Path(root) if root is not None else sessions_dir()
+    read = read or read_session
+    try:
+        folders = sorted(
+            (f for f in base.iterdir() if (f / SESSION_JSON).is_file()),
+            key=lambda f: f.stat().st_mtime,
+            reverse=True,
+        )
+    except OSError:
+        folders = []
+    matched: list[Json] = []
+    for folder in folders:
+        if len(matched) >= limit:
+            break
+        try:
+            first = next(iter_events(folder / EVENTS_JSONL), None)
+        except (OSError, ValueError):
+            first = None
+        if first is None or not same_model(first.get("config") or {}, config):
+            continue
+        try:
+            matched.append(read(folder / SESSION_JSON))
+        except (OSError, ValueError):
+            continue
+    name = Path(str((config.get("source") or {}).get("path") or "?")).name
+    return prices_from(matched, model=name)

@@ -1,0 +1,146 @@
+"""One recorded run: its session folder chosen and locked, its events appended to events.jsonl
+as they arrive, the run itself, and session.json and steps.csv saved however it ended.
+
+`tcprof run`, the window's run thread and the test fixtures all record runs through this one
+object, so the lifecycle is written once. The folder is known before the runner exists: the
+run's config names it (`artifacts_dir`, where traces, weights and snapshots go) from the
+start, and nothing is patched in once the run is going.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from tcprof.profiler.config import RunConfig
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.store.files import open_event_log, save_session
+from tcprof.profiler.store.run_folder import open_run_folder
+from tcprof.profiler.store.run_lock import RunLock
+
+Event = dict[str, Any]
+Listener = Callable[[Event], None]
+
+
+class SessionRunner(Protocol):
+    """What a recorded run drives: the engine's `Runner`, or a test's stand-in."""
+
+    session: Session
+
+    def run(self) -> Session: ...
+
+    def cancel(self) -> None: ...
+
+
+RunnerFactory = Callable[[RunConfig, list[Listener]], SessionRunner]
+
+
+def _engine_runner(config: RunConfig, listeners: list[Listener]) -> SessionRunner:
+    from tcprof.profiler.run.runner import Runner  # the schedule and its processes
+
+    return Runner(config, listeners=listeners)
+
+
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """Where a recorded run's session went (None: nowhere) and, when not where asked, why."""
+
+    folder: Path | None
+    problem: str | None
+
+
+class RecordedRun:
+    """A run recorded into `folder`: locked for the run's life (`lock`, taken by the caller or
+    here), events.jsonl appended live (a write that fails is one `log` event, given to the
+    session and to `on_log_failure`, and the run goes on), session files saved by `save()`.
+
+    `listeners` hear every event after the log has it; `run()` returns the session however
+    the run ended (Ctrl+C included: `interrupted` says so)."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        folder: Path,
+        lock: RunLock | None = None,
+        listeners: Sequence[Listener] = (),
+        runner_factory: RunnerFactory = _engine_runner,
+        on_log_failure: Listener | None = None,
+    ) -> None:
+        self.folder = Path(folder)
+        self.config = dataclasses.replace(config, artifacts_dir=str(self.folder.absolute()))
+        self._lock = lock if lock is not None else _try_lock(self.folder)
+        self._on_log_failure = on_log_failure
+        self._log = open_event_log(self.folder, on_failure=self._log_failed)
+        self.runner = runner_factory(self.config, [self._log, *listeners])
+        self.interrupted = False
+
+    @classmethod
+    def in_folder(
+        cls,
+        config: RunConfig,
+        out: str | Path | None = None,
+        force: bool = False,
+        label: str = "",
+        **kwargs: Any,
+    ) -> RecordedRun:
+        """Record into `out` (refused when it holds an earlier run, unless `force`), or into a
+        new session folder named after `label`. OSError (one line) when the folder cannot be
+        used; nothing has started then."""
+        folder, lock = open_run_folder(out, force, label)
+        return cls(config, folder, lock, **kwargs)
+
+    @property
+    def session(self) -> Session:
+        """The session as folded so far (the runner's own)."""
+        return self.runner.session
+
+    def cancel(self) -> None:
+        """Ask the run to end, from any thread; `run()` returns what was measured."""
+        self.runner.cancel()
+
+    def run(self) -> Session:
+        """Run to the end (or until cancelled or interrupted); the log is closed either way."""
+        try:
+            return self.runner.run()
+        except KeyboardInterrupt:
+            self.interrupted = True
+            return self.runner.session
+        finally:
+            self._log.close()
+
+    def save(self, session: dict[str, Any] | None = None) -> Saved:
+        """Write session.json and steps.csv into the folder (else into a temporary folder, so
+        what was measured is kept), then release the folder's lock. `session` is the session's
+        dict when the caller has one already."""
+        try:
+            data = session if session is not None else self.session.to_dict()
+            saved, problem = save_session(data, self.folder)
+        except Exception as exc:  # what was measured must never be lost to an exception here
+            saved, problem = None, f"could not save the session in {self.folder}: {exc}"
+        finally:
+            self.release()
+        return Saved(saved, problem)
+
+    def release(self) -> None:
+        """Release the folder's lock (recovery may then look at it); idempotent."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _log_failed(self, event: Event) -> None:
+        session = getattr(getattr(self, "runner", None), "session", None)
+        if session is not None:
+            session.apply(event)
+        if self._on_log_failure is not None:
+            self._on_log_failure(event)
+
+
+def _try_lock(folder: Path) -> RunLock | None:
+    """The folder's lock; a fresh folder of this run is refused only by a broken file system,
+    and the run goes on without it then."""
+    try:
+        return RunLock(folder)
+    except OSError:
+        return None

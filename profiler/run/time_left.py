@@ -1,0 +1,73 @@
+"""The time left while a run is in progress: the estimate's units (profiler/run/estimate.py) taken
+off as their progress events arrive (a worker loaded, a first step, a block, an accuracy check,
+a worker's exit), what is left scaled by how the run's real pace compares with the estimate."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tcprof.profiler.run.estimate import ACCURACY, Estimate, Unit, fmt_duration
+
+Json = dict[str, Any]
+
+PACE_RANGE = (0.3, 5.0)  # how far the real pace may correct the estimate
+
+
+class TimeLeft:
+    """Time left from the estimate's units and the progress events of the run."""
+
+    def __init__(self, est: Estimate, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self.started = clock()
+        self._remaining = {self._key(u): u.seconds for u in est.units}
+        self._left = sum(self._remaining.values())
+        self._done = 0.0  # estimated seconds of the units done
+        self._last = self.started  # when a unit was last done
+
+    @staticmethod
+    def _key(u: Unit) -> tuple:
+        return (u.kind, u.arm, u.batch_size, u.replicate, id(u))
+
+    def _take(self, key: tuple | None) -> None:
+        if key is None or key not in self._remaining:
+            return
+        seconds = self._remaining.pop(key)
+        self._left -= seconds
+        self._done += seconds
+        self._last = self._clock()
+
+    def _find(self, kind: str, arm: Any, bs: Any, rep: Any) -> tuple | None:
+        for key in self._remaining:
+            if key[:4] == (kind, arm, bs, rep):
+                return key
+        return None
+
+    def apply(self, event: Json) -> None:
+        kind, arm = event.get("type"), event.get("arm")
+        rep = event.get("replicate", 0)
+        bs = event.get("batch_size")
+        if kind == "loaded":  # the process is up and its model built
+            self._take(self._find("process", arm, None, rep))
+        elif kind == "worker_exit":
+            self._take(self._find("exit", arm, None, rep))
+        elif kind in ("first_step", "block_done") and rep != ACCURACY:
+            self._take(self._find("block" if kind == "block_done" else kind, arm, bs, rep))
+        elif kind == "accuracy":
+            self._take(self._find("accuracy", arm, bs, ACCURACY))
+
+    def seconds(self) -> float:
+        """The estimate of what is left, scaled by the pace so far, less the time spent on
+        the unit in progress; never less than the units after it (a compile that overruns
+        its price does not make the run 'almost done')."""
+        elapsed_at_last = self._last - self.started
+        pace = elapsed_at_last / self._done if self._done > 0 and elapsed_at_last > 0 else 1.0
+        pace = min(PACE_RANGE[1], max(PACE_RANGE[0], pace))
+        since = self._clock() - self._last
+        current = next(iter(self._remaining.values()), 0.0)  # the first unit not done
+        return max(0.0, (self._left - current) * pace, self._left * pace - since)
+
+    def text(self) -> str:
+        left = self.seconds()
+        return "time left: almost done" if left < 1 else f"time left ~{fmt_duration(left)}"

@@ -1,0 +1,98 @@
+"""session.json derived from a session's records: each arm's dict with its rows, graph breaks,
+recompiles and advice, the raw samples, and the whole document (docs/session-format.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tcprof.profiler.analysis.advice import arm_advice
+from tcprof.profiler.analysis.ladder import ladder_summary
+from tcprof.profiler.analysis.regional import regional_tradeoffs
+from tcprof.profiler.protocol.events import jsonsafe
+from tcprof.profiler.session.records import ArmRecord, SessionRecord
+from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
+
+
+def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
+    results = [result_row(session, arm, arm.results[bs]) for bs in session.ordered_batch_sizes(arm)]
+    out = {
+        "index": arm.index,
+        "name": arm.name,
+        "backend": arm.backend,
+        "options": arm.options,
+        "error": arm.error,
+        "model": arm.model,
+        "exit": arm.exit,
+        "pid": (arm.environment or {}).get("pid"),
+        "world_size": arm.world_size,
+        "results": results,
+        "graph_breaks": dedupe_graph_breaks(arm),
+        "recompiles": [
+            {
+                k: c.get(k)
+                for k in ("batch_size", "step", "reason", "frame", "file", "line", "seconds")
+            }
+            for bs in session.ordered_batch_sizes(arm)
+            for c in arm.results[bs].compiles
+            if c.get("kind") == "recompile"
+        ],
+        "fallbacks": [
+            f for bs in session.ordered_batch_sizes(arm) for f in arm.results[bs].fallbacks
+        ],
+        "cudagraph_skips": [
+            s for bs in session.ordered_batch_sizes(arm) for s in arm.results[bs].cudagraph_skips
+        ],
+        "explain": arm.explain,
+        "artifacts": arm.artifacts,
+        "caches": {str(k): v for k, v in sorted(arm.caches.items())},
+        "cache_events": arm.cache_events,
+    }
+    out["advice"] = arm_advice_of(session, out)
+    return out
+
+
+def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[dict[str, Any]]:
+    """Recompile advice from what the arm recorded (see profiler.advice)."""
+    source = (session.config or {}).get("source") or {}
+    limits = [f.get("limit") for f in arm.get("fallbacks") or [] if f.get("limit")]
+    return arm_advice(arm, session.batch_sizes(), source.get("path"), limits[0] if limits else None)
+
+
+def samples(session: SessionRecord) -> list[dict[str, Any]]:
+    """Raw per-step data per arm x batch size (session.json's `samples`)."""
+    return [
+        {
+            "arm": arm.name,
+            "batch_size": res.batch_size,
+            "warmup_ms": res.warmup_ms,
+            "ms": res.ms,
+            "blocks": [[rep, block, len(ms)] for (rep, block), ms in res.block_ms.items()],
+            "memory": res.memory,
+        }
+        for arm in session.arms
+        for res in (arm.results[b] for b in session.ordered_batch_sizes(arm))
+    ]
+
+
+def session_document(session: SessionRecord, include_samples: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "schema_version": session.schema_version,
+        "status": session.status,
+        "started_at": session.started_at,
+        "ended_at": session.ended_at,
+        "environment": session.environment,
+        "config": session.config,
+        "baseline": session.baseline.name if session.baseline else None,
+        "rounds": session.rounds,
+        "arms": [arm_dict(session, a) for a in session.arms],
+        "errors": session.errors,
+    }
+    out["regional"] = regional_tradeoffs(out)
+    out["ladder"] = ladder_summary(
+        out
+    )  # None unless the arms are the backend ladder  # [] unless a regional arm has a whole twin
+    if include_samples:
+        out["samples"] = samples(session)
+        out["logs"] = session.logs
+    return jsonsafe(out)

@@ -1,0 +1,409 @@
+"""Per arm x batch size rows of session.json, derived from what the Session folded: summary
+statistics over processes, the speedup with an interval that covers process variation and
+its verdict against the A/A control, cold / portable / warm compile cost with break-even,
+steady training memory, the untimed accuracy verdict, and what TorchDynamo did at each batch
+size (docs/methodology.md explains each figure)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tcprof.profiler.analysis import stats
+from tcprof.profiler.analysis.rank_compiles import compile_figures
+from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP
+
+if TYPE_CHECKING:
+    from tcprof.profiler.session.records import ArmRecord, BatchResult, SessionRecord
+
+Json = dict[str, Any]
+
+
+@dataclass(kw_only=True)
+class ResultRow:
+    """One arm x batch size of session.json, each field as docs/session-format.md describes it.
+    Fields are in the order session.json has always written them (to_dict keeps it)."""
+
+    batch_size: int
+    status: str  # ok | error | oom | stopped
+    error: Json | None
+    steps_planned: int | None = None  # measured steps asked of each process (config.steps)
+    steps_measured: int | None = None  # the fewest any process measured (the one cut short)
+    partial: bool = False  # a process was cut short: the figures are from fewer steps
+    first_step_ms: float | None
+    median_ms: float | None
+    process_medians_ms: list[float | None]
+    replicates: int
+    p10_ms: float | None
+    p90_ms: float | None
+    mean_ms: float | None
+    iqr_ms: float | None
+    steps: int
+    warmup_steps: int
+    samples_per_s: float | None
+    compile_s: float | None = None
+    compile_cold_s: float | None = None
+    compile_warm_s: float | None = None
+    compile_portable_s: float | None = None
+    compile_cache: dict[str, dict[str, int]] | None = None
+    compile_missing: dict[str, str | None] | None = None
+    break_even_cold_steps: float | None = None
+    break_even_warm_steps: float | None = None
+    dynamo_compile_s: float | None
+    graphs: int | None
+    recompiles: int
+    graph_breaks: int
+    fell_back: bool
+    compile_status: str  # eager | compiled | recompiled | reused | not_run | fell_back
+    compiled_while_measuring: bool
+    steady_peak_mb: float | None
+    steady_peak_method: str | None
+    compile_peak_mb: float | None
+    peak_rss_mb: float | None
+    peak_cuda_mb: float | None
+    peak_cuda_reserved_mb: float | None
+    first_loss: float | None
+    first_grad_norm: float | None
+    last_loss: float | None
+    speedup: float | None = None
+    speedup_ci: list[float] | None = None
+    speedup_method: str | None = None
+    interval_covers_processes: bool | None = None
+    verdict: str | None = None  # faster | slower | no_difference
+    memory_ratio: float | None = None
+    break_even_steps: float | None = None
+    accuracy: Json | None
+    noisy: bool
+    unquiet_blocks: int
+    compile_breakdown: Json | None = None
+    profile: Json | None = None
+    world_size: int = 1  # a distributed arm's ranks: batch_size is per rank
+    global_batch_size: int | None = None  # batch_size x world_size
+    ranks: list[Json] | None = None  # a distributed arm: each rank's own figures
+
+    def to_dict(self) -> Json:
+        """The row as session.json holds it (readers of saved sessions read these dicts)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def result_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Json:
+    """One entry of arm['results'] in session.json."""
+    return build_row(session, arm, res).to_dict()
+
+
+def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> ResultRow:
+    s = stats.summarize(res.ms)
+    processes = res.processes()
+    process_medians = [stats.process_median(processes[r]) for r in sorted(processes)]
+    median = stats.median_of_medians([processes[r] for r in sorted(processes)])
+    compiled = arm.backend != "eager"
+    done = res.done
+    fell_back = _fell_back(session, arm, res)
+    planned, measured, partial = measured_steps(session, processes)
+    row = ResultRow(
+        batch_size=res.batch_size,
+        status="stopped" if partial and res.status == "ok" else res.status,
+        error=res.error,
+        steps_planned=planned,
+        steps_measured=measured,
+        partial=partial,
+        first_step_ms=res.first_step_ms,
+        median_ms=median,
+        process_medians_ms=process_medians,
+        replicates=len(processes),
+        p10_ms=s.p10 if s else None,
+        p90_ms=s.p90 if s else None,
+        mean_ms=s.mean if s else None,
+        iqr_ms=s.iqr if s else None,
+        steps=s.n if s else 0,
+        warmup_steps=len(res.warmup_ms),
+        samples_per_s=res.batch_size * arm.world_size / (median / 1000.0) if median else None,
+        dynamo_compile_s=done.get("dynamo_compile_s") if compiled else None,
+        graphs=done.get("graphs", sum(1 for c in res.compiles if c.get("kind") == "first"))
+        if compiled
+        else None,
+        recompiles=sum(1 for c in res.compiles if c.get("kind") == "recompile") if compiled else 0,
+        graph_breaks=len(res.graph_break_events) if compiled else 0,
+        fell_back=fell_back,
+        compile_status="fell_back" if fell_back else _compile_status(compiled, res),
+        compiled_while_measuring=any(c.get("step", 0) > len(res.warmup_ms) for c in res.compiles),
+        steady_peak_mb=done.get("steady_peak_mb"),
+        steady_peak_method=done.get("steady_method"),
+        compile_peak_mb=(res.first_steps.get(0) or {}).get("compile_peak_mb"),
+        peak_rss_mb=done.get("peak_rss_mb"),
+        peak_cuda_mb=done.get("peak_cuda_mb"),
+        peak_cuda_reserved_mb=done.get("peak_cuda_reserved_mb"),
+        first_loss=res.first_loss,
+        first_grad_norm=res.first_grad_norm,
+        last_loss=done.get("last_loss"),
+        accuracy=res.accuracy if compiled else None,
+        noisy=bool(s and s.n >= 5 and s.relative_iqr > 0.1),
+        unquiet_blocks=sum(1 for b in res.blocks if b.get("quiet") is False),
+        compile_breakdown=_compile_breakdown(res) if compiled else None,
+        profile=res.profile,
+        world_size=arm.world_size,
+        global_batch_size=res.batch_size * arm.world_size,
+        ranks=rank_rows(arm, res, compiled) if arm.world_size > 1 else None,
+    )
+    if compiled:
+        row = dataclasses.replace(row, **compile_costs(session, arm, res))
+    _compare_with_baseline(session, arm, res, row)
+    return row
+
+
+def measured_steps(
+    session: SessionRecord, processes: dict[int, list[list[float]]]
+) -> tuple[int | None, int | None, bool]:
+    """(steps asked of each process, the fewest any process measured, whether one was cut
+    short). A process that measured fewer steps than asked was stopped, timed out, crashed or
+    interrupted mid-measurement: its figures stand but are partial. A block may run longer
+    than asked (min_block_ms), never shorter, so fewer steps always means cut short."""
+    planned = session.config.get("steps")
+    planned = planned if isinstance(planned, int) and planned > 0 else None
+    counts = [sum(len(block) for block in blocks) for blocks in processes.values()]
+    measured = min(counts) if counts else 0
+    return planned, measured, bool(counts) and planned is not None and measured < planned
+
+
+def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
+    """Each rank's own figures: its step times (all rounds), peak, and first-step excess (its
+    compile, for a compiled arm: the first step less a steady step, round 0), and for a
+    compiled arm what TorchDynamo did on that rank (rank_compiles.py)."""
+    rows = []
+    for rank in range(arm.world_size):
+        who = arm.ranks.get(rank) or {}
+        s = stats.summarize(res.rank_ms.get(rank) or [])
+        first = (res.rank_first.get(rank) or {}).get("ms")
+        cold = (first - s.median) / 1000.0 if compiled and s and first is not None else None
+        rows.append(
+            {
+                "rank": rank,
+                "node": who.get("node", 0),
+                "host": who.get("host"),
+                "median_ms": s.median if s else None,
+                "p90_ms": s.p90 if s else None,
+                "steps": s.n if s else 0,
+                "steady_peak_mb": (res.rank_done.get(rank) or {}).get("steady_peak_mb"),
+                "compile_cold_s": max(0.0, cold) if cold is not None else None,
+                **(compile_figures(res.rank_insight.get(rank) or []) if compiled else {}),
+            }
+        )
+    return rows
+
+
+def _excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> float | None:
+    """How much longer than a steady step the first step of one process took, plus the
+    compiles later in that batch size (a recompile during warm-up or measurement), plus the
+    excess of the first `recording_steps` warm-up steps (CUDA graphs recorded there)."""
+    first = (res.first_steps.get(replicate) or {}).get("ms")
+    blocks = res.processes().get(replicate)
+    median = stats.process_median(blocks) if blocks else None
+    if first is None or median is None:
+        return None
+    later = sum(
+        (c.get("seconds") or 0.0) for c in res.compiles_of(replicate) if (c.get("step") or 0) > 0
+    )
+    recording = sum(
+        max(0.0, ms - median) for ms in res.warmup_by_rep.get(replicate, [])[:recording_steps]
+    )
+    return first - median + later * 1000.0 + recording
+
+
+def cudagraph_recording_steps(arm: ArmRecord, res: BatchResult) -> int:
+    """The warm-up steps that record CUDA graphs: none unless the arm's mode uses them and
+    Inductor did not skip them."""
+    if arm.options.get("mode") not in CUDAGRAPH_MODES or res.cudagraph_skips:
+        return 0
+    return CUDAGRAPH_WARMUP - 1
+
+
+def _cache_counts(res: BatchResult, replicate: int) -> dict[str, int]:
+    out = {"fx_hits": 0, "fx_misses": 0, "aot_hits": 0, "aot_misses": 0}
+    keys = {"fx_hits": "fx_cache_hits", "fx_misses": "fx_cache_misses"}
+    keys |= {"aot_hits": "aot_cache_hits", "aot_misses": "aot_cache_misses"}
+    for c in res.compiles_of(replicate):
+        for name, key in keys.items():
+            out[name] += int(c.get(key) or 0)
+    return out
+
+
+def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> dict[str, Any]:
+    """Compile cost per cache state: cold (round 0, an empty cache), portable (a fresh process
+    loaded with the cold round's cache artifacts) and warm (the cold round's cache folder).
+    The baseline's own first-step excess (one-off costs eager pays too) is subtracted."""
+    base_arm = session.baseline
+    base = base_arm.results.get(res.batch_size) if base_arm and base_arm is not arm else None
+    costs: dict[str, list[float]] = {}
+    caches: dict[str, dict[str, int]] = {}
+    recording = cudagraph_recording_steps(arm, res)
+    for rep in sorted(res.first_steps):
+        excess = _excess_ms(res, rep, recording)
+        if excess is None:
+            continue
+        base_excess = (_excess_ms(base, rep) if base else None) or 0.0
+        mode = arm.caches.get(rep, "cold" if rep == 0 else "warm")
+        costs.setdefault(mode, []).append(max(0.0, excess - max(0.0, base_excess)) / 1000.0)
+        caches.setdefault(mode, _cache_counts(res, rep))
+    cold = costs.get("cold", [None])[0]
+    warm = float(np.median(costs["warm"])) if costs.get("warm") else None
+    portable = costs.get("portable", [None])[0]
+    first = cold if cold is not None else next(iter(costs.values()), [None])[0]
+    replicates = int(session.config.get("replicates") or 1)
+    missing: dict[str, str] = {}
+    if cold is None:
+        missing["cold"] = (
+            "--warm-cache: compiled against the user's own caches"
+            if session.config.get("warm_cache")
+            else "no first step was measured"
+        )
+    if warm is None:
+        missing["warm"] = (
+            "one replicate: no round compiled against a warm cache"
+            if replicates < 2 and not session.config.get("warm_cache")
+            else "no warm round was measured"
+        )
+    if portable is None:
+        saved = [e for e in arm.cache_events if e.get("event") == "saved"]
+        missing["portable"] = (
+            "needs 3 or more replicates"
+            if replicates < 3
+            else (saved[0].get("reason") if saved and not saved[0].get("saved") else None)
+            or "no portable round was measured"
+        )
+    return {
+        "compile_s": first,
+        "compile_cold_s": cold,
+        "compile_warm_s": warm,
+        "compile_portable_s": portable,
+        "compile_cache": caches,
+        "compile_missing": missing,
+    }
+
+
+def _fell_back(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> bool:
+    """Hitting the recompile limit makes every later new shape run eagerly, silently."""
+    if res.fallbacks or any(c.get("fail_type") for c in res.compiles):
+        return True  # the recompile limit, or a compile that failed under suppress_errors
+    earlier = session.ordered_batch_sizes(arm)
+    earlier = earlier[: earlier.index(res.batch_size)] if res.batch_size in earlier else []
+    return any(arm.results[b].fallbacks for b in earlier) and not res.compiles
+
+
+def _compare_with_baseline(
+    session: SessionRecord, arm: ArmRecord, res: BatchResult, row: ResultRow
+) -> None:
+    base_arm = session.baseline
+    if base_arm is None or arm is base_arm:
+        return
+    base = base_arm.results.get(res.batch_size)
+    if base is None:
+        return
+    interval = speedup_interval(session, base, res)
+    if interval:
+        row.speedup, row.speedup_ci = interval.speedup, [interval.low, interval.high]
+        row.speedup_method = interval.method
+        row.interval_covers_processes = interval.covers_process_variation
+        control = _control_interval(session, arm, res.batch_size)
+        row.verdict = stats.verdict(interval, control)
+    base_peak = base.done.get("steady_peak_mb")
+    arm_peak = res.done.get("steady_peak_mb")
+    if base_peak and arm_peak:
+        row.memory_ratio = base_peak / arm_peak
+    base_median = stats.median_of_medians(list(base.processes().values()))
+    if base_median is not None and row.median_ms is not None:
+        row.break_even_cold_steps = stats.break_even_steps(
+            row.compile_cold_s, base_median, row.median_ms
+        )
+        row.break_even_warm_steps = stats.break_even_steps(
+            row.compile_warm_s, base_median, row.median_ms
+        )
+        if row.compile_s is not None:
+            row.break_even_steps = stats.break_even_steps(row.compile_s, base_median, row.median_ms)
+
+
+def speedup_interval(
+    session: SessionRecord, base: BatchResult, res: BatchResult
+) -> stats.SpeedupInterval | None:
+    """The arm's speedup over the baseline, its processes paired with the baseline's by round."""
+    base_p, arm_p = base.processes(), res.processes()
+    rounds = range(max([*base_p, *arm_p], default=-1) + 1)
+    rng = np.random.default_rng(int(session.config.get("seed", 0)) + res.batch_size)
+    return stats.speedup_interval(
+        [base_p.get(r) for r in rounds], [arm_p.get(r) for r in rounds], rng=rng
+    )
+
+
+def _control_interval(
+    session: SessionRecord, arm: ArmRecord, batch_size: int
+) -> stats.SpeedupInterval | None:
+    from tcprof.profiler.config import CONTROL_LABEL
+
+    control = next((a for a in session.arms if a.name == CONTROL_LABEL), None)
+    base_arm = session.baseline
+    if control is None or control is arm or base_arm is None:
+        return None
+    base, res = base_arm.results.get(batch_size), control.results.get(batch_size)
+    return speedup_interval(session, base, res) if base and res else None
+
+
+def _compile_breakdown(res: BatchResult) -> dict[str, Any]:
+    """dynamo's own compile-time metrics summed over this batch size's compiles."""
+
+    def total(key: str) -> float | None:
+        values = [c.get(key) for c in res.compiles if c.get(key) is not None]
+        return float(sum(values)) if values else None
+
+    hits, misses = total("fx_cache_hits"), total("fx_cache_misses")
+    return {
+        "compiles": len(res.compiles),
+        "dynamo_s": total("seconds"),
+        "backend_s": total("backend_s"),
+        "inductor_s": total("inductor_s"),
+        "code_gen_s": total("code_gen_s"),
+        "fx_cache_hits": int(hits) if hits is not None else None,
+        "fx_cache_misses": int(misses) if misses is not None else None,
+        "fx_cache": None
+        if not (hits or misses)
+        else ("hit" if hits and not misses else "miss" if misses and not hits else "partial"),
+    }
+
+
+def _compile_status(compiled: bool, res: BatchResult) -> str:
+    """For the batch-size matrix: what dynamo did at this batch size."""
+    if not compiled:
+        return "eager"
+    if res.fallbacks:
+        return "fell_back"
+    kinds = {c.get("kind") for c in res.compiles}
+    if "recompile" in kinds:
+        return "recompiled"
+    if "first" in kinds:
+        return "compiled"
+    return "reused" if res.first_step_ms is not None else "not_run"
+
+
+def dedupe_graph_breaks(arm: ArmRecord) -> list[dict[str, Any]]:
+    """Each distinct break (reason, file, line) once, with its count and batch sizes."""
+    merged: dict[tuple, dict[str, Any]] = {}
+    for bs, res in arm.results.items():
+        for gb in res.graph_break_events:
+            key = (gb.get("reason"), gb.get("file"), gb.get("line"))
+            entry = merged.setdefault(
+                key,
+                {
+                    "reason": gb.get("reason"),
+                    "explanation": gb.get("explanation"),
+                    "hints": gb.get("hints") or [],
+                    "file": gb.get("file"),
+                    "line": gb.get("line"),
+                    "count": 0,
+                    "batch_sizes": [],
+                },
+            )
+            entry["count"] += 1
+            if bs not in entry["batch_sizes"]:
+                entry["batch_sizes"].append(bs)
+    return list(merged.values())
