@@ -1,0 +1,304 @@
+"""The setup panel's core fields: the model, the arms, the Run box's fields and the Debug box.
+
+A sub-editor like the others (`CORE_KEYS`, `options()`, `set_options()`), but its widgets sit in
+four of the panel's boxes, so it is an object that owns them and the panel lays them out. And
+what a run takes differs from what is saved: `options()` parses the batch sizes (ConfigError
+for those or for the model) while `state()` keeps them as typed, so that a restored setup shows
+what the user wrote.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox, QWidget
+
+from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.theme import error_colour
+from tcprof.app.setup.arms_editor import ArmsEditor
+from tcprof.app.setup.debug_options import DebugOptionsBox
+from tcprof.app.setup.model_picker import ModelPicker
+from tcprof.profiler.config import (
+    OPTIMIZERS,
+    ArmSpec,
+    ConfigError,
+    DebugOptions,
+    ModelSource,
+    parse_batch_sizes,
+)
+
+CORE_KEYS = (
+    "source",
+    "arms",
+    "batch_sizes",
+    "warmup",
+    "steps",
+    "device",
+    "optimizer",
+    "lr",
+    "seed",
+    "debug",
+    "save_weights",
+    "profile_steps",
+)
+DEFAULT_BATCH_SIZES = "32, 64"
+WEIGHT_FORMATS = (("off", None), ("safetensors", "safetensors"), ("pt", "pt"))
+WEIGHTS_TIP = (
+    "RunConfig.save_weights: after the run, each arm's trained state_dict is saved to\n"
+    "<session>/artifacts/<arm>/weights.safetensors (safetensors.torch.save_file) or .pt\n"
+    "(torch.save(state_dict)), with torch.compile's '_orig_mod.' key prefix removed, and\n"
+    "verified by model.load_state_dict(..., strict=True) on a fresh eager model.\n\n"
+    "Why not torch.save(compiled_model)? It pickles the OptimizedModule wrapper: the file is\n"
+    "tied to torch/dynamo internals and to your code's import paths, needs\n"
+    "torch.load(weights_only=False) (it runs code), and its state_dict keys carry\n"
+    "'_orig_mod.', so they do not load into the plain model. Share the plain state_dict."
+)
+PROFILE_TIP = (
+    "RunConfig.profile_steps: after the measured steps of each batch size, a separate pass of\n"
+    "this many steps under torch.profiler.profile(activities=[CPU (, CUDA)]): the top operators\n"
+    "by self time (key_averages) go to the Profile tab and the report, the trace to a\n"
+    "Chrome/Perfetto JSON (export_chrome_trace). Separate, so the reported timings are not\n"
+    "skewed by the profiler. 0 = off."
+)
+
+
+class CoreOptions(QObject):
+    changed = Signal()  # anything that affects validity
+
+    def __init__(self, background: BackgroundCalls | None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.model = ModelPicker(background)
+        self.arms = ArmsEditor()
+        self.debug = DebugOptionsBox()
+        self.device = QComboBox()
+        self.device.addItem("cpu")
+        self.device.setToolTip(
+            "torch.device for the model and batches. The list is what the installed torch\n"
+            "can use (torch.cuda.is_available(), torch.backends.mps.is_available()),\n"
+            "detected by a worker in the background."
+        )
+        self.batch_sizes = QLineEdit(DEFAULT_BATCH_SIZES)
+        self.batch_sizes.setToolTip(
+            "Batch sizes to measure, in order, e.g. 32, 64, 128: the leading dimension of the\n"
+            "input batch. A new size may make a compiled arm recompile (dynamic=None)."
+        )
+        self.batch_error = QLabel()
+        self.batch_error.setWordWrap(True)
+        self.batch_error.setStyleSheet(f"color: {error_colour()}")
+        self.batch_error.hide()
+        self.warmup = QSpinBox()
+        self.warmup.setRange(0, 100_000)
+        self.warmup.setValue(5)
+        self.warmup.setToolTip(
+            "Untimed training steps after the first (compiling) step, before measuring."
+        )
+        self.steps = QSpinBox()
+        self.steps.setRange(1, 10_000_000)
+        self.steps.setValue(50)
+        self.steps.setToolTip(
+            "Measured steps per batch size: forward, loss, loss.backward(), optimizer.step(),\n"
+            "optimizer.zero_grad(), timed with time.perf_counter_ns (CUDA: torch.cuda.Event)."
+        )
+        self.optimizer = QComboBox()
+        self.optimizer.addItems(OPTIMIZERS)
+        self.optimizer.setToolTip("torch.optim.SGD / torch.optim.Adam / torch.optim.AdamW")
+        self.lr = QDoubleSpinBox()
+        self.lr.setDecimals(6)
+        self.lr.setRange(1e-6, 10.0)
+        self.lr.setSingleStep(0.001)
+        self.lr.setValue(0.01)
+        self.lr.setToolTip("The optimizer's lr= argument")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setToolTip(
+            "torch.manual_seed(seed) in every arm: identical initial weights and batches"
+        )
+        self.save_weights = QComboBox()
+        for text, _value in WEIGHT_FORMATS:
+            self.save_weights.addItem(text)
+        self.save_weights.setToolTip(WEIGHTS_TIP)
+        self.profile_steps = QSpinBox()
+        self.profile_steps.setRange(0, 1000)
+        self.profile_steps.setSpecialValueText("off")
+        self.profile_steps.setToolTip(PROFILE_TIP)
+
+        self.model.changed.connect(self.changed)
+        self.arms.changed.connect(self.changed)
+        self.batch_sizes.textChanged.connect(self.changed)
+        for spin in (self.warmup, self.steps, self.seed, self.profile_steps):
+            spin.valueChanged.connect(self.changed)
+        self.debug.presetRequested.connect(self._add_debug_arm)
+
+    def run_rows(self) -> list[tuple[str, QWidget]]:
+        """The Run box's rows, in order: (label, field)."""
+        return [
+            ("Device", self.device),
+            ("Batch sizes", self.batch_sizes),
+            ("", self.batch_error),
+            ("Warm-up", self.warmup),
+            ("Steps", self.steps),
+            ("Optimizer", self.optimizer),
+            ("Learning rate", self.lr),
+            ("Seed", self.seed),
+            ("Save trained weights", self.save_weights),
+            ("torch.profiler steps", self.profile_steps),
+        ]
+
+    def set_environment(self, env: dict[str, Any]) -> None:
+        """The devices and backends the installed torch has (a worker's answer)."""
+        devices = env.get("devices") or ["cpu"]
+        current = self.device.currentText()
+        self.device.clear()
+        self.device.addItems(devices)
+        if current in devices:
+            self.device.setCurrentText(current)
+        if env.get("backends"):
+            self.arms.set_backends(list(env["backends"]))
+
+    def _add_debug_arm(self) -> None:
+        arms = self.arms.arms()
+        if not any(a.backend == "aot_eager" for a in arms):
+            self.arms.set_arms([*arms, ArmSpec("aot_eager")])
+
+    def batch_problem(self) -> str:
+        """Why the batch sizes do not parse, or ""."""
+        try:
+            parse_batch_sizes(self.batch_sizes.text())
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
+    def weights_format(self) -> str | None:
+        return dict(WEIGHT_FORMATS).get(self.save_weights.currentText())
+
+    def _held(self) -> dict[str, Any]:
+        """The fields as they are, in RunConfig's types but the batch sizes (as typed)."""
+        return {
+            "source": self.model.source(),
+            "arms": tuple(self.arms.arms()),
+            "batch_sizes": self.batch_sizes.text(),
+            "warmup": self.warmup.value(),
+            "steps": self.steps.value(),
+            "optimizer": self.optimizer.currentText(),
+            "lr": self.lr.value(),
+            "seed": self.seed.value(),
+            "device": self.device.currentText(),
+            "debug": self.debug.options(),
+            "save_weights": self.weights_format(),
+            "profile_steps": self.profile_steps.value(),
+        }
+
+    def options(self) -> dict[str, Any]:
+        """RunConfig keyword arguments; ConfigError (with a readable message) if the model or
+        the batch sizes are invalid."""
+        model_problem = self.model.error()
+        if model_problem:
+            raise ConfigError(model_problem)
+        held = self._held()
+        return {
+            **held,
+            "batch_sizes": parse_batch_sizes(held["batch_sizes"]),
+            "device": held["device"] or "cpu",
+        }
+
+    def state(self) -> dict[str, Any]:
+        """What `set_options` takes back, in JSON: the batch sizes as typed."""
+        held = self._held()
+        return {
+            **held,
+            "source": held["source"].to_dict(),
+            "arms": [a.to_dict() for a in held["arms"]],
+            "debug": held["debug"].to_dict(),
+        }
+
+    def set_options(self, state: dict[str, Any], trust_model: bool = False) -> list[str]:
+        """Apply a saved setup (`state()`, or a session's RunConfig.to_dict()); anything
+        malformed is skipped, and a model file that no longer exists leaves the current model.
+        The model is inspected only if trust_model (see model_picker.py). Returns the numbers a
+        field clamped or rounded, to be named rather than run as something else unsaid."""
+        self._set_source(state.get("source"), trust_model)
+        self._set_arms(state.get("arms"))
+        batch_sizes = state.get("batch_sizes")
+        if isinstance(batch_sizes, list):
+            batch_sizes = ", ".join(str(b) for b in batch_sizes)
+        if isinstance(batch_sizes, str):
+            self.batch_sizes.setText(batch_sizes)
+        for key, widget in (("warmup", self.warmup), ("steps", self.steps), ("seed", self.seed)):
+            if _is_int(state.get(key)):
+                widget.setValue(state[key])
+        if _is_int(state.get("profile_steps")) and state["profile_steps"] >= 0:
+            self.profile_steps.setValue(state["profile_steps"])
+        for text, value in WEIGHT_FORMATS:
+            if state.get("save_weights") == value:
+                self.save_weights.setCurrentText(text)
+        if state.get("optimizer") in OPTIMIZERS:
+            self.optimizer.setCurrentText(state["optimizer"])
+        if isinstance(state.get("lr"), (int, float)) and state["lr"] > 0:
+            self.lr.setValue(float(state["lr"]))
+        if isinstance(state.get("device"), str) and state["device"]:
+            if self.device.findText(state["device"]) < 0:
+                self.device.addItem(state["device"])
+            self.device.setCurrentText(state["device"])
+        self._set_debug(state.get("debug"))
+        held = {
+            "warmup": self.warmup.value(),
+            "steps": self.steps.value(),
+            "seed": self.seed.value(),
+            "profile_steps": self.profile_steps.value(),
+            "lr": self.lr.value(),
+        }
+        return not_fitting(state, held)
+
+    def _set_source(self, source: Any, trusted: bool) -> None:
+        if not isinstance(source, dict) or not isinstance(source.get("path"), str):
+            return
+        try:
+            source = ModelSource(**source)
+        except TypeError:
+            return
+        texts = (source.model, source.factory, source.input_shape)
+        if not all(t is None or isinstance(t, str) for t in texts):
+            return
+        if Path(source.path).is_file():
+            self.model.set_path(
+                source.path,
+                source.model,
+                source.factory or "",
+                source.input_shape or "",
+                trusted=trusted,
+            )
+
+    def _set_arms(self, arms: Any) -> None:
+        try:
+            specs = [ArmSpec.from_dict(a) for a in arms or []]
+        except (TypeError, ValueError, AttributeError):
+            return
+        if specs:
+            self.arms.set_arms(specs)
+
+    def _set_debug(self, debug: Any) -> None:
+        try:
+            options = dict(debug or {})
+            options["logs"] = tuple(options.get("logs") or ())
+            self.debug.set_options(DebugOptions(**options))
+        except (TypeError, ValueError):
+            pass
+
+
+def not_fitting(state: dict[str, Any], held: dict[str, Any]) -> list[str]:
+    """The state's numbers that a field holds otherwise (say, lr=1e-07 below the field's
+    1e-06, clamped): `held` is what the fields hold after taking the state."""
+    return [
+        f"{key}={state[key]}"
+        for key, value in held.items()
+        if isinstance(state.get(key), (int, float))
+        and not isinstance(state[key], bool)
+        and not math.isclose(state[key], value or 0, rel_tol=1e-9)
+    ]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
