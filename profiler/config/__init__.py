@@ -46,6 +46,7 @@ from tcprof.profiler.config.model import (
     check_weights_file,
     resolve_threads,
     run_arms,
+    threads_per_process,
     validate,
     world_size_of,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "arms_of",
     "world_size_of",
     "resolve_threads",
+    "threads_per_process",
     "validate",
     "check_loop",
     "check_parallel",

@@ -55,6 +55,8 @@ class Agent:
         self._sent: dict[str, tuple[int, int]] = {}  # files sent back, as they were then
         self._named: set[Path] = set()  # files the commands named (a cache artefact)
         self._done = threading.Event()
+        self._nproc = 0  # the arm's ranks here (torchrun), 0 for one process
+        self._threads: int | None = None  # each process's torch threads (_threads_here)
 
     # -- engine → agent -------------------------------------------------------------------------
     def serve(self) -> int:
@@ -107,23 +109,33 @@ class Agent:
             str(k): here(str(v).encode(), self._roots).decode()
             for k, v in (spec.get("env") or {}).items()
         }
-        if spec.get("nproc"):
+        self._nproc = spec.get("nproc") or 0
+        if isinstance(spec.get("threads"), int):
+            self._threads = spec["threads"]  # the engine's: the run's --threads
+        if self._nproc:
             from tcprof.profiler.distributed.torchrun_worker import DistributedWorker
 
-            threads = max(1, local_threads() // spec["nproc"])
-            self._worker = DistributedWorker(0, self._inbox, spec["nproc"], threads, env)
+            self._worker = DistributedWorker(0, self._inbox, self._nproc, self._threads_here(), env)
         else:
             from tcprof.profiler.process.local import WorkerProcess
 
             self._worker = WorkerProcess(0, self._inbox, env)
         self.out.write_json(frames.INFO, {"started": self._worker.pid})
 
+    def _threads_here(self) -> int:
+        """Each process's torch threads: the engine's, else this host's cores (shared by the
+        arm's ranks, as the engine shares its own)."""
+        if self._threads is None:
+            from tcprof.profiler.config import threads_per_process
+
+            self._threads = threads_per_process(local_threads(), self._nproc or 1)
+        return self._threads
+
     def _command(self, command: dict[str, Any]) -> dict[str, Any]:
         """The engine's pids mean nothing here; the threads default is this host's cores."""
         command.pop("peers", None)
-        config = command.get("config")
-        if isinstance(config, dict) and config.get("threads") is None:
-            config["threads"] = local_threads()
+        if command.get("cmd") == "load" and command.get("threads") is None:
+            command["threads"] = self._threads_here()
         path = command.get("path")
         if isinstance(path, str) and os.path.isabs(path):
             self._named.add(Path(path))
@@ -238,6 +250,7 @@ def hello() -> dict[str, Any]:
 
 
 def local_threads() -> int:
+    """The run's threads on this host (arms take turns: one process computes at a time)."""
     from tcprof.profiler.config import resolve_threads
 
     return resolve_threads(1)

@@ -55,8 +55,10 @@ class RemoteWorker(OwnProcess):
         model_path: str,
         nproc: int = 0,
         extra_env: dict[str, str] | None = None,
+        threads: int | None = None,
     ) -> None:
-        """nproc: the ranks of a distributed arm (torchrun there), 0 for one process."""
+        """nproc: the ranks of a distributed arm (torchrun there), 0 for one process. threads:
+        each process's torch threads (None: the host's cores, resolved there by the agent)."""
         self.index = index
         self._inbox = inbox
         self.host = host
@@ -65,6 +67,7 @@ class RemoteWorker(OwnProcess):
         self._model_path = model_path
         self._start_spec = {
             "nproc": nproc,
+            "threads": threads,
             "env": paths.to_remote(dict(extra_env or {})),
             "cache": Path(paths.roots["cache"]).name if "cache" in paths.roots else None,
         }
@@ -322,6 +325,7 @@ def start_remote_worker(
     env: dict[str, str],
     nproc: int,
     cache_root: str | None,
+    threads: int | None = None,
 ) -> RemoteWorker:
     """The runner's factory for `--host`: the run's folders as the remote worker will see them."""
     assert config.host
@@ -342,4 +346,5 @@ def start_remote_worker(
         config.source.path,
         nproc=nproc,
         extra_env=env,
+        threads=threads,
     )

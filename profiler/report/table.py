@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis.verdict import fmt_memory, mark_partial, status_text
+from tcprof.profiler.config import threads_per_process
 from tcprof.profiler.protocol.event_text import FELL_BACK
 
 
@@ -255,7 +256,7 @@ def _threads_text(session_dict: dict[str, Any]) -> str:
     nproc = cfg.get("nproc") if isinstance(cfg.get("nproc"), int) else 1
     if not any(w > 1 for w in worlds) or nproc < 1:
         return f", {threads} threads per arm"
-    per_rank = max(1, threads // nproc)
+    per_rank = threads_per_process(threads, nproc)
     ranks = f"{per_rank} thread{'s' if per_rank != 1 else ''} per rank"
     if all(w > 1 for w in worlds):
         return f", {ranks} ({nproc} ranks per node)"

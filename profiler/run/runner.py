@@ -42,6 +42,7 @@ from tcprof.profiler.config import (
     arm_artifacts_dir,
     check_output_folder,
     resolve_threads,
+    threads_per_process,
 )
 from tcprof.profiler.distributed.node_leader import NodeLeader, NodesError
 from tcprof.profiler.distributed.torchrun_worker import DistributedWorker
@@ -348,16 +349,17 @@ class Runner:
         if self.config.host:
             nproc = self.config.nproc if self._distributed(index) else 0
             root = self._caches.root if self._caches is not None else None
-            return start_remote_worker(self.config, index, inbox, env, nproc, root and str(root))
+            return start_remote_worker(
+                self.config, index, inbox, env, nproc, root and str(root), self._threads(index)
+            )
         if not self._distributed(index):
             return start_worker_process(index, inbox, env)
-        threads = max(1, (self.config.threads or 1) // self.config.nproc)
         untimed = self._workers.replicate == ACCURACY_PASS  # node 0's ranks alone
         return DistributedWorker(
             index,
             inbox,
             self.config.nproc,
-            threads,
+            self._threads(index) or 1,  # resolved here in __init__: never None off --host
             extra_env=env,
             nodes=None if untimed else self._nodes,
             replicate=self._workers.replicate,
@@ -380,12 +382,21 @@ class Runner:
         pooled = pooled and not self._distributed(arm.index) and not self.config.host
         self._workers.start(arm, debug_env(self.config, arm.index), pooled)
 
+    def _threads(self, index: int) -> int | None:
+        """torch.set_num_threads in each of the arm's processes (its ranks share the run's
+        threads); None on --host without --threads: that host's agent resolves its cores."""
+        if self.config.threads is None:
+            return None
+        ranks = self.config.nproc if self._distributed(index) else 1
+        return threads_per_process(self.config.threads, ranks)
+
     def _load_command(self, arm: ArmState, cache: str) -> dict[str, Any]:
         assert self._caches is not None
         return {
             "cmd": "load",
             "config": self.config.to_dict(),
             "arm_index": arm.index,
+            "threads": self._threads(arm.index),
             **self._caches.load_fields(arm.index, arm.spec, cache),
         }
 

@@ -38,12 +38,12 @@ def check_backend(arm: ArmSpec) -> None:
         )
 
 
-def check_threads(cfg: RunConfig) -> None:
-    """Every worker computes with the same number of threads; user code changing it would
-    make the arms incomparable."""
-    if cfg.threads and torch.get_num_threads() != cfg.threads:
+def check_threads(threads: int | None) -> None:
+    """Every worker computes with the threads its `load` command gave it; user code changing
+    them would make the arms incomparable."""
+    if threads and torch.get_num_threads() != threads:
         raise usage_error(
-            f"torch.get_num_threads() is {torch.get_num_threads()}, not the {cfg.threads} "
+            f"torch.get_num_threads() is {torch.get_num_threads()}, not the {threads} "
             "tcprof set in every arm: does the model file call torch.set_num_threads? "
             "(choose with --threads)"
         )

@@ -6,7 +6,6 @@ in separate processes take turns in interleaved blocks.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 from typing import Any
 
@@ -53,6 +52,7 @@ class ArmWorker(UntimedPasses):
         self.artifacts = None
         self.data_seed = 0  # the run's seed; plus the rank in a distributed arm (its own data)
         self.parallel: dict[str, Any] | None = None  # a distributed arm's wrapping
+        self.threads: int | None = None  # torch's threads in this process, as `load` said
 
     # -- commands ---------------------------------------------------------------------------
     def load(
@@ -61,20 +61,20 @@ class ArmWorker(UntimedPasses):
         arm_index: int,
         cache_dir: str | None = None,
         cache_artifacts: str | None = None,
+        threads: int | None = None,
     ) -> None:
         """cache_dir: this arm's own compile-cache folder (None: the user's caches);
-        cache_artifacts: portable cache artifacts saved earlier in this run, loaded first."""
+        cache_artifacts: portable cache artifacts saved earlier in this run, loaded first;
+        threads: torch.set_num_threads in this process, as the engine computed it (a rank's
+        share of the host's cores; None: torch's default)."""
         cfg = RunConfig.from_dict(config)
         arm = self.arm = cfg.run_arms[arm_index]
         ranked = distributed.is_rank()
-        if ranked and cfg.threads:  # the host's cores shared by its ranks
-            cfg = dataclasses.replace(
-                cfg, threads=max(1, cfg.threads // distributed.local_world_size())
-            )
         self.cfg = cfg
+        self.threads = threads
         self.data_seed = cfg.seed + (distributed.rank() if ranked else 0)
-        if cfg.threads:
-            torch.set_num_threads(cfg.threads)
+        if threads:
+            torch.set_num_threads(threads)
         device_name = environment.resolve_device(cfg.device)
         self.ch.emit("hello", **environment.describe(device_name, with_backends=arm.compiled))
         self.ch.emit("phase", phase="loading", batch_size=None)
@@ -92,7 +92,7 @@ class ArmWorker(UntimedPasses):
                 self.model, cfg.parallel_of(arm), cfg.block_module
             )
         self.artifacts = arm_artifacts_dir(cfg, arm_index)
-        arm_setup.check_threads(cfg)
+        arm_setup.check_threads(self.threads)
         self.optimizer = arm_setup.make_optimizer(cfg.optimizer, self.model.parameters(), cfg.lr)
         self.loss_of = inputs.LossOf(cfg.seed)
         self.memory = MemoryProbe(self.device)
@@ -209,7 +209,7 @@ class ArmWorker(UntimedPasses):
         trip and a context switch the first step is not representative)."""
         cfg = self.cfg
         assert cfg is not None
-        arm_setup.check_threads(cfg)
+        arm_setup.check_threads(self.threads)
         self.ch.emit("phase", phase="measuring", batch_size=batch_size)
         gc.collect()
         own_job = distributed.own_job_pids() if self.parallel else ()

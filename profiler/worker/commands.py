@@ -38,6 +38,7 @@ def _load(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None
         cmd["arm_index"],
         cache_dir=cmd.get("cache_dir"),
         cache_artifacts=cmd.get("cache_artifacts"),
+        threads=cmd.get("threads"),
     )
 
 

@@ -59,10 +59,6 @@ def node_rank() -> int:
     return int(os.environ.get(NODE_RANK_ENV) or os.environ.get("GROUP_RANK") or "0")
 
 
-def local_world_size() -> int:
-    return int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
-
-
 class SocketChannel:
     """The EventChannel of a rank: events as lines on the connection (two threads write)."""
 
