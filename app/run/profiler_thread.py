@@ -27,18 +27,15 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from tcprof.profiler.config import RunConfig
+from tcprof.profiler.protocol.types import Event, Listener
 from tcprof.profiler.run.recorded import RecordedRun, RunnerFactory
 from tcprof.profiler.run.runner import Runner
-
-Event = dict[str, Any]
-Listener = Callable[[Event], None]
 
 
 class ProfilerThread(QThread):

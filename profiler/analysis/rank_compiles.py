@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-Json = dict[str, Any]
+from tcprof.profiler.protocol.types import Json
+
 COMPARED = ("graphs", "recompiles", "graph_breaks", "guards", "ddp_splits")
 
 

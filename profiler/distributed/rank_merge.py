@@ -21,7 +21,8 @@ import collections
 from collections.abc import Callable
 from typing import Any
 
-Event = dict[str, Any]
+from tcprof.profiler.protocol.types import Event
+
 SYNCED = ("ready", "hello", "loaded", "phase", "first_step", "block_done", "bs_done", "done", "bye")
 PER_RANK = ("hello", "first_step", "bs_done")  # also kept per rank (rank_event)
 COMPILE_INSIGHT = ("compile", "graph_break", "fallback")  # every rank's, as rank_event

@@ -11,13 +11,12 @@ from __future__ import annotations
 import collections
 import threading
 from collections.abc import Callable
-from typing import Any
+
+from tcprof.profiler.protocol.types import Event
 
 HEAD_LINES = 2000
 TAIL_LINES = 500
 MAX_TEXT_CHARS = 100_000
-
-Event = dict[str, Any]
 
 
 class _Stream:

@@ -1,7 +1,9 @@
 """What a worker and the engine say to each other: every event type, phase and error kind
-(`events`), the runtime shapes of events and of `session.json` (`event_schema`,
-`session_schema`, `shapes`), bounded JSON for files from anyone (`safe_json`), and an event as
-a line of text (`event_text`, `compile_terms`).
+(`events`, whose TypedDicts are each event's fields), the names of JSON values (`types`:
+`Event`, `Json`, `Listener`), the runtime shapes of events and of `session.json`
+(`event_schema`, keyed by events' TypedDicts, `session_schema`, `shapes`), bounded JSON for
+files from anyone (`safe_json`), and an event as a line of text (`event_text`,
+`compile_terms`).
 
 The bottom floor: it imports nothing of tcprof. The worker imports it too.
 """

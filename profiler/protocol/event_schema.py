@@ -5,13 +5,47 @@ run cut short), and the window replays them into its plots and logs. An event wh
 would break one of those readers (a batch size that is a string, step times that are not a
 list) is left out instead, with the reason; types the readers do not fold are checked for the
 fields every event carries. The pieces an event shares with session.json are declared once, in
-profiler/protocol/session_schema.py. Qt-free.
+profiler/protocol/session_schema.py.
+
+Which fields an event has is declared once, by its TypedDict in profiler/protocol/events.py:
+each shape below takes its keys from there and says only how the fields the readers rely on
+are checked (the others are taken as they come). A check of a field the TypedDict does not
+declare fails at import, naming it. Qt-free.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tcprof.profiler.protocol.events import (
+    AccuracyEvent,
+    ArmStartEvent,
+    ArtifactEvent,
+    BlockDoneEvent,
+    BsDoneEvent,
+    CacheLoadedEvent,
+    CacheSavedEvent,
+    CompileEvent,
+    CudagraphSkipEvent,
+    ErrorEvent,
+    ExplainEvent,
+    FallbackEvent,
+    FirstStepEvent,
+    GraphBreakEvent,
+    HelloEvent,
+    LoadedEvent,
+    LogEvent,
+    MemoryEvent,
+    PhaseEvent,
+    ProfileEvent,
+    RankEventEvent,
+    RoundStartEvent,
+    RunEndEvent,
+    RunStartEvent,
+    StepsEvent,
+    WorkerExitEvent,
+    field_names,
+)
 from tcprof.profiler.protocol.session_schema import (
     ACCURACY,
     ARTIFACT,
@@ -35,6 +69,8 @@ from tcprof.profiler.protocol.session_schema import (
     WHERE,
 )
 from tcprof.profiler.protocol.shapes import (
+    Anything,
+    Check,
     Fields,
     Integer,
     ListOf,
@@ -52,25 +88,45 @@ RELAYED = Fields(
 AT = {"batch_size": Integer(null=False)}  # events about one batch size of a timed process
 
 
-def _event(base: Fields | None = None, required: tuple[str, ...] = (), **fields: Shape) -> Fields:
-    """An event type's shape: the relayed fields, `base`'s (with its own checks) and more."""
+UNCHECKED = Anything()  # a declared field no reader relies on
+
+
+def _event(
+    declared: type,
+    base: Fields | None = None,
+    required: tuple[str, ...] = (),
+    also: Check | None = None,
+    **checks: Shape,
+) -> Fields:
+    """An event type's shape: every field its TypedDict declares, those that the relayed
+    fields, `base` (with its own checks) and `checks` name checked so, the rest unchecked."""
     body = base or Fields({})
+    checked = {**RELAYED.fields, **body.fields, **checks}
+    names = field_names(declared)
+    undeclared = [name for name in checked if name not in names]
+    if undeclared:
+        raise TypeError(f"{declared.__name__} declares no {', '.join(undeclared)} (events.py)")
     return Fields(
-        {**RELAYED.fields, **body.fields, **fields},
+        {**checked, **{name: UNCHECKED for name in names if name not in checked}},
         (*RELAYED.required, *body.required, *required),
         null=False,
-        also=body.also,
+        also=also or body.also,
     )
 
 
+# Session.fold keeps a cache event whole in its arm's cache_events, which session.json checks
+# as CACHE_EVENT (the fields of both kinds): an event that would not fit there is left out.
+KEPT_AS_IN_THE_SESSION = CACHE_EVENT.problem
+
 EVENTS: dict[str, Fields] = {
-    "run_start": _event(required=("config",), config=CONFIG, wall_time=NUM),
-    "round_start": _event(cache=TEXT, order=TEXTS),
-    "arm_start": _event(name=TEXT, backend=TEXT, cache=TEXT),
-    "hello": _event(ENVIRONMENT),
-    "loaded": _event(LOADED),
-    "phase": _event(phase=TEXT, batch_size=INT),
+    "run_start": _event(RunStartEvent, required=("config",), config=CONFIG, wall_time=NUM),
+    "round_start": _event(RoundStartEvent, cache=TEXT, order=TEXTS),
+    "arm_start": _event(ArmStartEvent, name=TEXT, backend=TEXT, cache=TEXT),
+    "hello": _event(HelloEvent, ENVIRONMENT),
+    "loaded": _event(LoadedEvent, LOADED),
+    "phase": _event(PhaseEvent, phase=TEXT, batch_size=INT),
     "first_step": _event(
+        FirstStepEvent,
         required=("batch_size",),
         **AT,
         ms=NUM,
@@ -81,6 +137,7 @@ EVENTS: dict[str, Fields] = {
         compile_peak_mb=NUM,
     ),
     "steps": _event(
+        StepsEvent,
         required=("batch_size", "ms"),
         **AT,
         ms=ListOf(Number(null=False), null=False),
@@ -89,6 +146,7 @@ EVENTS: dict[str, Fields] = {
         block=INT,
     ),
     "memory": _event(
+        MemoryEvent,
         required=("batch_size",),
         **AT,
         step=INT,
@@ -97,6 +155,7 @@ EVENTS: dict[str, Fields] = {
         cuda_reserved_mb=NUM,
     ),
     "compile": _event(
+        CompileEvent,
         required=("batch_size",),
         **AT,
         step=Integer(null=False),
@@ -115,6 +174,7 @@ EVENTS: dict[str, Fields] = {
         **WHERE,
     ),
     "graph_break": _event(
+        GraphBreakEvent,
         required=("batch_size",),
         **AT,
         step=INT,
@@ -124,11 +184,16 @@ EVENTS: dict[str, Fields] = {
         text=TEXT,
         **WHERE,
     ),
-    "fallback": _event(with_fields(FALLBACK, **AT), required=("batch_size",)),
-    "cudagraph_skip": _event(with_fields(CUDAGRAPH_SKIP, **AT), required=("batch_size",)),
-    "explain": _event(EXPLAIN),
-    "block_done": _event(batch_size=INT, block=INT, steps=INT, quiet=FLAG, waited_s=NUM),
+    "fallback": _event(FallbackEvent, with_fields(FALLBACK, **AT), required=("batch_size",)),
+    "cudagraph_skip": _event(
+        CudagraphSkipEvent, with_fields(CUDAGRAPH_SKIP, **AT), required=("batch_size",)
+    ),
+    "explain": _event(ExplainEvent, EXPLAIN),
+    "block_done": _event(
+        BlockDoneEvent, batch_size=INT, block=INT, steps=INT, quiet=FLAG, waited_s=NUM
+    ),
     "bs_done": _event(
+        BsDoneEvent,
         required=("batch_size",),
         **AT,
         last_loss=NUM,
@@ -144,17 +209,18 @@ EVENTS: dict[str, Fields] = {
         steady_peak_mb=NUM,
         steady_method=TEXT,
     ),
-    "accuracy": _event(ACCURACY),
-    "profile": _event(with_fields(PROFILE, **AT), required=("batch_size",)),
-    "artifact": _event(ARTIFACT),
-    "cache_saved": _event(CACHE_EVENT),
-    "cache_loaded": _event(CACHE_EVENT),
-    "log": _event(LOG),
-    "error": _event(ERROR),
-    "worker_exit": _event(EXIT),
-    "run_end": _event(status=TEXT, wall_time=NUM),
+    "accuracy": _event(AccuracyEvent, ACCURACY),
+    "profile": _event(ProfileEvent, with_fields(PROFILE, **AT), required=("batch_size",)),
+    "artifact": _event(ArtifactEvent, ARTIFACT),
+    "cache_saved": _event(CacheSavedEvent, also=KEPT_AS_IN_THE_SESSION),
+    "cache_loaded": _event(CacheLoadedEvent, also=KEPT_AS_IN_THE_SESSION),
+    "log": _event(LogEvent, LOG),
+    "error": _event(ErrorEvent, ERROR),
+    "worker_exit": _event(WorkerExitEvent, EXIT),
+    "run_end": _event(RunEndEvent, status=TEXT, wall_time=NUM),
     # the rank's own event is checked as an event of its type (event_problem)
     "rank_event": _event(
+        RankEventEvent,
         required=("rank", "event"),
         rank=Integer(null=False),
         node=INT,

@@ -1,47 +1,52 @@
 """The event protocol between a worker process and the engine, declared once.
 
 Events are small JSON objects, one per line, on the worker's event channel. Every event has a
-`type`; the engine adds `arm` (the arm's index), `replicate` (the round, or "accuracy" for the
-untimed accuracy process) and `t` (seconds since the run started) when it relays one. The set is
-versioned by PROTOCOL_VERSION, which the worker states in `ready` and `hello`; the engine
-refuses a worker of another version (check_hello). A reader ignores types it does not know.
+`type`; the engine adds the fields of `Relayed` when it relays one. The set is versioned by
+PROTOCOL_VERSION, which the worker states in `ready` and `hello`; the engine refuses a worker of
+another version (check_hello). A reader ignores types and fields it does not know.
 
-Worker -> engine (one TypedDict below per type, with every field):
-  ready        the worker is up (before torch is imported): protocol
-  hello        environment: protocol, torch, python, platform, device, device_name, backends, ...
-  loaded       the model is built: model, params, input, input_source, cache_dir, loop, ...
-  phase        phase (see Phase), batch_size
-  first_step   batch_size, ms, loss, grad_norm, compile_s, compiles, compile_peak_mb
-  steps        batch_size, phase (warmup|measure), start (step index), ms (list), block;
-               a distributed arm's merged steps also ms_fastest (the fastest rank's)
-  memory       batch_size, step, rss_mb, cuda_alloc_mb, cuda_reserved_mb
-  compile      batch_size, step, kind (first|recompile), reason, frame, file, line, seconds, ...
-  graph_break  batch_size, step, reason, explanation, hints, file, line, text
-  fallback     batch_size, step, frame, file, line, reason: the recompile limit was hit
-  cudagraph_skip  batch_size, step, reason, file, line, count: CUDA graphs asked for, skipped
-  explain      batch_size, graph_count, graph_break_count, op_count, break_reasons
-  block_done   batch_size, block, steps, quiet, waited_s
-  bs_done      batch_size, peaks, last_loss, graphs, graph_breaks, recompiles, fell_back, ...
-  accuracy     batch_size, status (pass|fail|skipped), worst, reason, rtol, atol, ...
-  profile      batch_size, steps, path, top_ops: the torch.profiler pass
-  artifact     kind, path, batch_size: a file written for the arm
-  cache_saved  saved, path, bytes, artifacts, reason: portable compile-cache artifacts
-  cache_loaded loaded, artifacts
-  model_info   answer to `inspect`: path, candidates, chosen, params, input, error
-  log          stream (output|torch|tcprof|channel), text, artifact; dropped (lines cut out)
-  error        kind (see ERROR_KINDS), message, traceback, file, line, batch_size, fatal
-  done         cmd, failed: a command finished
-  bye          answer to `exit`
+Each type's fields are its TypedDict below (EVENT_FIELDS), their one declaration: the runtime
+shapes of profiler/protocol/event_schema.py take their keys from there.
+
+Worker -> engine:
+  ready        the worker is up (before torch is imported)
+  hello        the worker's environment: versions, device, backends
+  loaded       the model is built, and the loop that runs it
+  phase        what the worker is doing now (a Phase)
+  first_step   a batch size's first (compiling) step
+  steps        step times, of the warm-up or of a measured block (a StepsPhase)
+  memory       the process's memory after a step
+  compile      a compile or a recompile (a CompileKind), and why
+  graph_break  a graph break, and where
+  fallback     the recompile limit was hit: the frame runs eagerly from now on
+  cudagraph_skip  CUDA graphs asked for, skipped
+  explain      torch._dynamo.explain's counts (a debug option)
+  block_done   a measured block ended
+  bs_done      a batch size ended: its peaks and compile counts
+  accuracy     the untimed accuracy check of a batch size
+  profile      the torch.profiler pass
+  artifact     a file written for the arm
+  cache_saved  portable compile-cache artifacts saved (or why not)
+  cache_loaded portable compile-cache artifacts loaded
+  model_info   the answer to `inspect`
+  log          lines of output, torch's logs or tcprof's own (or a notice of lines cut out)
+  error        something failed (its kind one of ERROR_KINDS)
+  done         a command finished
+  bye          the answer to `exit`
   rank_where   a rank of a distributed arm: where its main thread is (answer to `where`)
 Engine -> listeners (besides the above):
-  run_start, round_start, arm_start, worker_exit, round_end, run_end
-  arms_added   arms, applied: --apply-advice's derived arms join the session after its rounds
-  rank_event   rank, node, host, event: one rank's own hello, steps, first_step, bs_done,
-               compile, graph_break or fallback of a distributed arm (whose other events are
-               the ranks' merged, rank_merge.py)
+  run_start    the run began, with its config
+  round_start  a round began: its cache state and its arms' order
+  arm_start    an arm's process is starting
+  worker_exit  an arm's process ended, and how
+  round_end    a round ended
+  run_end      the run ended, and how
+  arms_added   --apply-advice's derived arms join the session after its rounds
+  rank_event   one rank's own event of a distributed arm (whose other events are the ranks'
+               merged, rank_merge.py)
 Inside the engine and the application only (never written by a worker):
   _eof         a worker's event channel closed (read by the runner, never published)
-  summary      session: the application's live session summary, after each bs_done
+  summary      the application's live session summary, after each bs_done
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ import json
 import math
 from enum import Enum
 from typing import Any, Literal, TypedDict
+
+from tcprof.profiler.protocol.types import Event
 
 PROTOCOL_VERSION = 1
 
@@ -500,8 +507,13 @@ EVENT_FIELDS: dict[EventType, type] = {
 """The TypedDict that lists each type's fields."""
 
 
+def field_names(declared: type) -> tuple[str, ...]:
+    """The fields an event TypedDict declares, Relayed's first, in declaration order."""
+    return tuple(declared.__annotations__)
+
+
 # -- the version check ---------------------------------------------------------------------------
-def check_hello(event: dict[str, Any]) -> str | None:
+def check_hello(event: Event) -> str | None:
     """Why a `hello` cannot be accepted (a worker of another protocol version), or None.
 
     Useful once a worker runs from another install (a remote host): both sides must read the
@@ -515,7 +527,7 @@ def check_hello(event: dict[str, Any]) -> str | None:
     )
 
 
-def screen_hello(event: dict[str, Any]) -> dict[str, Any]:
+def screen_hello(event: Event) -> Event:
     """The event itself, or, for a hello of another protocol version, a fatal `protocol` error
     to relay in its place (the receiving side then fails the arm as for any fatal error)."""
     if event.get("type") != EventType.HELLO:
@@ -538,11 +550,11 @@ def jsonsafe(value: Any) -> Any:
     return value
 
 
-def encode(event: dict[str, Any]) -> bytes:
+def encode(event: Event) -> bytes:
     return (json.dumps(jsonsafe(event), allow_nan=False, separators=(",", ":")) + "\n").encode()
 
 
-def decode(line: bytes | str) -> dict[str, Any]:
+def decode(line: bytes | str) -> Event:
     event = json.loads(line)
     if not isinstance(event, dict) or "type" not in event:
         raise ValueError("not an event")

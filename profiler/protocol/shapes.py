@@ -17,6 +17,7 @@ MAX_INT = 2**53  # beyond this an integer cannot be a float exactly (and plots n
 MAX_NUMBER = 1e300  # converts to a float, and sums of a few stay finite
 
 Problem = str | None
+Check = Callable[[dict[str, Any], str], Problem]  # what shapes alone cannot say (Fields.also)
 
 
 def kind_of(value: Any) -> str:
@@ -215,7 +216,7 @@ class Fields(Shape):
     fields: dict[str, Shape]
     required: tuple[str, ...] = ()
     null: bool = True
-    also: Callable[[dict[str, Any], str], Problem] | None = None
+    also: Check | None = None
     expected = "an object"
 
     def _check(self, value: Any, path: str) -> Problem:

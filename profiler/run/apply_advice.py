@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, RunConfig, arms_of, parse_arm
+from tcprof.profiler.protocol.types import Listener
 from tcprof.profiler.session.fold import Session
 
-Listener = Callable[[dict[str, Any]], None]
 FOLDER = "applied-advice"  # the follow-up's artefacts, inside the session folder
 
 

@@ -26,8 +26,8 @@ from tcprof.profiler.process.handle import WorkerFactory, WorkerHandle
 from tcprof.profiler.process.pool import WorkerPool
 from tcprof.profiler.process.stall_watch import CpuTime, ProgressWatch, process_tree_cpu_s
 from tcprof.profiler.protocol.events import screen_hello
+from tcprof.profiler.protocol.types import Event
 
-Event = dict[str, Any]
 POLL_S = 0.1
 EXIT_WAIT_S = 10.0  # an `exit` command is answered within this, else the worker is stopped
 REAP_WAIT_S = 5.0  # after its channel closed, a process has this long to end by itself

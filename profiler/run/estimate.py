@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import MIN_BLOCK_MS, arms_of
+from tcprof.profiler.protocol.types import Json
 
 # Guesses for a model never run before: generous, so the real run rarely takes longer.
 DEFAULT_COMPILE_S = {"eager": 0.0, "aot_eager": 5.0, "inductor": 60.0}
@@ -40,7 +41,6 @@ HISTORY_RUNS = 5  # the newest sessions of the model read for prices
 ACCURACY_STEP_FACTOR = 4.0  # the accuracy check runs a float64 reference too
 
 ACCURACY = "accuracy"  # the replicate of the untimed accuracy pass's events
-Json = dict[str, Any]
 
 
 def fmt_duration(seconds: float) -> str:

@@ -15,13 +15,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tcprof.profiler.config import RunConfig
+from tcprof.profiler.protocol.types import Event, Listener
 from tcprof.profiler.session.fold import Session
 from tcprof.profiler.store.files import open_event_log, save_session
 from tcprof.profiler.store.run_folder import open_run_folder
 from tcprof.profiler.store.run_lock import RunLock
-
-Event = dict[str, Any]
-Listener = Callable[[Event], None]
 
 
 class SessionRunner(Protocol):

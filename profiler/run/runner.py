@@ -50,14 +50,13 @@ from tcprof.profiler.process.handle import WorkerFactory, WorkerHandle
 from tcprof.profiler.process.local import WorkerProcess
 from tcprof.profiler.process.pool import WorkerPool
 from tcprof.profiler.process.stall_watch import CpuTime, process_tree_cpu_s
+from tcprof.profiler.protocol.types import Listener
 from tcprof.profiler.remote.worker import remove_remote_cache, start_remote_worker
 from tcprof.profiler.run.apply_advice import apply_advice
 from tcprof.profiler.run.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from tcprof.profiler.run.cache_plan import CacheFolders, cache_plan
 from tcprof.profiler.run.debug_artifacts import debug_env, render_tlparse
 from tcprof.profiler.session.fold import ACCURACY_PASS, Session
-
-Listener = Callable[[dict[str, Any]], None]
 
 
 def split_steps(steps: int, blocks: int) -> list[int]:

@@ -8,9 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.protocol.types import Json
 from tcprof.profiler.run.estimate import ACCURACY, Estimate, Unit, fmt_duration
-
-Json = dict[str, Any]
 
 PACE_RANGE = (0.3, 5.0)  # how far the real pace may correct the estimate
 

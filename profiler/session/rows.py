@@ -15,11 +15,10 @@ import numpy as np
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP
+from tcprof.profiler.protocol.types import Json
 
 if TYPE_CHECKING:
     from tcprof.profiler.session.records import ArmRecord, BatchResult, SessionRecord
-
-Json = dict[str, Any]
 
 
 @dataclass(kw_only=True)

@@ -30,6 +30,7 @@ from tcprof.profiler.protocol import safe_json
 from tcprof.profiler.protocol.event_schema import event_problem
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.protocol.session_schema import session_problem
+from tcprof.profiler.protocol.types import Event
 from tcprof.profiler.store.file_paths import portable_paths, resolved_paths
 from tcprof.profiler.store.outputs import EventLog, atomic_write_text
 from tcprof.profiler.store.replay import synthesise_events
@@ -45,8 +46,6 @@ REPRODUCER = "reproduce.py"
 MAX_SESSION_BYTES = 256 << 20  # a session.json of millions of steps is tens of MB
 MAX_EVENT_LINE_BYTES = 8 << 20  # a steps event is a few kB, a long printed line a few MB
 MAX_REPLAYED_EVENTS_BYTES = 512 << 20  # larger logs are not replayed: samples are enough
-
-Event = dict[str, Any]
 
 
 class SessionLoadError(ValueError):

@@ -13,11 +13,9 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from tcprof.profiler.protocol.events import encode
-
-Event = dict[str, Any]
+from tcprof.profiler.protocol.types import Event
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

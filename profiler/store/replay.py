@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-Event = dict[str, Any]
+from tcprof.profiler.protocol.types import Event
 
 
 def synthesise_events(session: dict[str, Any]) -> list[Event]:
