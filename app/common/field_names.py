@@ -2,7 +2,7 @@
 
 The engine speaks to the command line (`tcprof run --factory ...`); the same message in the
 window must point at the field the user edits instead. One table, used by the error banner and
-the setup panel, covers every flag the engine's messages name (tests/app/test_field_names.py
+the setup panel, covers every flag the engine's messages name (tests/app/common/test_field_names.py
 finds them in profiler/ and fails on one missing here).
 """
 

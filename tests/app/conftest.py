@@ -72,8 +72,16 @@ def window(make_window):
 
 
 def configure_fast(
-    window: MainWindow, arms=("eager", "aot_eager"), batch_sizes="32, 64", warmup=2, steps=10
+    window: MainWindow,
+    arms=("eager", "aot_eager"),
+    batch_sizes="32, 64",
+    warmup=2,
+    steps=10,
+    accuracy=False,
 ) -> None:
+    """A short run from the window; the untimed accuracy pass (a process of its own, about 5 s
+    here) only where the test reads its verdict."""
+    window.setup.measurement.accuracy.setChecked(accuracy)
     window.setup.arms.set_arms([ArmSpec(a) if isinstance(a, str) else a for a in arms])
     window.setup.batch_sizes.setText(batch_sizes)
     window.setup.warmup.setValue(warmup)

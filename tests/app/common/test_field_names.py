@@ -1,0 +1,92 @@
+"""The engine's messages name command-line flags; the window names its own fields instead."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from tcprof.app.common.field_names import FLAG_FIELDS, in_app_terms
+from tcprof.app.window.error_banner import ErrorBanner, one_line
+from tests.support.paths import ROOT
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*[a-z]")
+
+
+def _message_strings(tree: ast.AST) -> list[str]:
+    """String pieces that can reach a user: not docstrings, not argparse's flag names or help,
+    not argv elements (a lone flag, as passed to torchrun or tlparse)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            skip.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg == "help":
+                    skip.update(id(n) for n in ast.walk(kw.value))
+            if getattr(node.func, "attr", "") in ("add_argument", "add_parser"):
+                skip.update(id(n) for a in node.args for n in ast.walk(a))
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and " " in node.value.strip()
+    ]
+
+
+# Text for other programs: reproduce.py's comments quote torchrun's command line.
+NOT_MESSAGES = ("report/reproduce.py",)
+
+
+def engine_flags() -> set[str]:
+    found = set()
+    for path in (ROOT / "profiler").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if path.as_posix().endswith(NOT_MESSAGES) or not FLAG.search(text):
+            continue
+        tree = ast.parse(text)
+        for message in _message_strings(tree):
+            found.update(FLAG.findall(message))
+    return found
+
+
+def test_every_flag_the_engines_messages_name_has_a_field():
+    flags = engine_flags()
+    assert {"--factory", "--input-shape", "--steps", "--amp"} <= flags  # the search finds them
+    assert not flags - set(FLAG_FIELDS), "flags without a field name in app/common/field_names.py"
+
+
+@pytest.mark.parametrize("flag", sorted(FLAG_FIELDS))
+def test_each_flag_reads_as_its_field(flag):
+    text = in_app_terms(f"the run needs {flag} here")
+    assert text == f"the run needs {FLAG_FIELDS[flag]} here"
+
+
+def test_a_flags_value_stays_with_its_field_and_unknown_flags_stay():
+    message = 'M() needs arguments (...); pass a factory expression, e.g. --factory "M(4)"'
+    assert in_app_terms(message).endswith('e.g. "M(4)" in the Factory field')
+    assert in_app_terms("cannot infer it; pass --input-shape") == (
+        "cannot infer it; fill in the Input shape field"
+    )
+    assert in_app_terms("pass --no-such-flag") == "pass --no-such-flag"
+
+
+def test_the_banner_names_fields_not_flags(qtbot):
+    error = {
+        "kind": "load",
+        "message": 'M() needs arguments; pass a factory expression, e.g. --factory "M(...)"',
+        "arm": 0,
+    }
+    assert "--factory" not in one_line(error, ["eager"])
+    banner = ErrorBanner()
+    qtbot.addWidget(banner)
+    banner.add(error, ["eager"])
+    assert banner.text() == (
+        'eager: load error: M() needs arguments; pass a factory expression, e.g. "M(...)" in the '
+        "Factory field"
+    )
+    assert "--factory" not in banner.details.toPlainText()

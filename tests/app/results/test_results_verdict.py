@@ -1,0 +1,92 @@
+"""The results read verdict first: a coloured sentence per compiled arm above the Summary, rows
+grouped by batch size, speedups coloured as report.html colours them, a tooltip per column and
+memory as a signed change with its direction spelled out."""
+
+from __future__ import annotations
+
+from tcprof.app.common.theme import error_colour, good_colour
+from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.table import COLUMN_HELP
+from tests.support.synthetic import synthetic_session
+
+
+def _session() -> dict:
+    session = synthetic_session(
+        arms=(ArmSpec("eager"), ArmSpec("aot_eager"), ArmSpec("inductor")), batch_sizes=(8, 16)
+    )
+    aot, inductor = session["arms"][1], session["arms"][2]
+    for r in aot["results"]:
+        r.update(speedup=1.21, speedup_ci=[1.17, 1.28], verdict="faster", memory_ratio=1 / 1.14)
+    for r in inductor["results"]:
+        r.update(speedup=0.8, speedup_ci=[0.75, 0.85], verdict="slower", memory_ratio=1 / 0.92)
+    return session
+
+
+def test_the_verdict_sits_above_the_summary_in_colour(qtbot):
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_session(_session())
+    lines = view.verdict.lines()
+    assert len(lines) == 2, "one line per compiled arm, its sizes summarised"
+    assert lines[0].startswith("aot_eager is 1.21× faster at bs 8, 16")
+    assert lines[1].startswith("inductor is slower at bs 8, 16")
+    text = view.verdict.label.text()
+    assert good_colour() in text.split("aot_eager")[0] and error_colour() in text
+    assert view.verdict.isVisibleTo(view)
+    view.show_session({"arms": []})
+    assert not view.verdict.isVisibleTo(view), "no verdict without a session"
+
+
+def test_the_summary_groups_by_size_colours_speedups_and_explains_every_column(qtbot):
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_session(_session())
+    rows = view.rows()
+    assert [(r[0], r[1]) for r in rows] == [
+        ("eager", "8"),
+        ("aot_eager", "8"),
+        ("inductor", "8"),
+        ("eager", "16"),
+        ("aot_eager", "16"),
+        ("inductor", "16"),
+    ]
+    header = [
+        view.summary.horizontalHeaderItem(c).text() for c in range(view.summary.columnCount())
+    ]
+    tips = [view.summary.horizontalHeaderItem(c).toolTip() for c in range(len(header))]
+    assert all(tips), [h for h, t in zip(header, tips, strict=True) if not t]
+    assert len(set(tips)) == len(tips), "one tooltip per column"
+    speed, memory = header.index("speedup [95% CI]"), header.index("memory")
+    assert view.summary.item(1, speed).foreground().color().name() == good_colour()
+    assert view.summary.item(2, speed).foreground().color().name() == error_colour()
+    assert (rows[1][memory], rows[2][memory]) == ("+14%", "−8%")
+    assert view.summary.item(1, memory).toolTip().startswith("uses 14% more memory than eager")
+    assert view.summary.item(2, memory).toolTip().startswith("uses 8% less memory than eager")
+    assert "guard failed" in COLUMN_HELP["recompiles"] and "graphs" in COLUMN_HELP["breaks"]
+
+
+def test_the_reports_open_with_the_same_verdict_and_memory_text():
+    session = _session()
+    html, md = render_html(session), render_markdown(session)
+    for text in (html, md):
+        assert "aot_eager is 1.21× faster at bs 8, 16" in text
+    assert '<ul class="verdict"><li class="good">' in html
+    assert "+14%" in md and "−8%" in md
+    assert 'title="uses 14% more memory than eager' in html
+
+
+def test_an_arm_keeps_its_plot_colour_in_the_summary_when_eager_is_not_first(qtbot):
+    from tcprof.profiler.report.palette import ARM_COLOURS
+
+    session = synthetic_session(arms=(ArmSpec("aot_eager"), ArmSpec("eager")))
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_session(session)
+    colours = {
+        view.summary.item(r, 0).text(): view.summary.item(r, 0).foreground().color().name()
+        for r in range(view.summary.rowCount())
+    }
+    assert colours == {"eager": ARM_COLOURS[0].lower(), "aot_eager": ARM_COLOURS[1].lower()}

@@ -1,0 +1,147 @@
+"""Advice that fixes recompiles: guard failures grouped into causes and fixes, and
+--apply-advice verifying the fix it can apply by running it."""
+
+from __future__ import annotations
+
+import json
+
+from tcprof.profiler.analysis.advice import (
+    arm_advice,
+    fallback_advice,
+    library_break_advice,
+    recompile_advice,
+)
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.store.files import iter_events
+from tests.support.cli import FAST, MODELS, run_cli
+
+# Reasons as torch 2.13 records them (get_compilation_metrics().recompile_reason).
+SIZE_8_16 = "0/0: tensor 'args[0]' size mismatch at index 0. expected 8, actual 16"
+SIZE_16_32 = "0/1: tensor 'args[0]' size mismatch at index 0. expected 16, actual 32"
+SEQ_LEN = "0/2: tensor 'args[0]' size mismatch at index 1. expected 128, actual 256"
+STEP_INT = (
+    "1/1: self.step == 1                                           # self.step += 1  # m.py:11 "
+    "in forward (HINT: torch.compile considers integer attributes of the nn.Module to be "
+    "static. If you are observing recompilation, you might want to make this integer dynamic "
+    "using torch._dynamo.config.allow_unspec_int_on_nn_module = True, or convert this integer "
+    'into a tensor.)\nUser stack trace:\n  File "m.py", line 11, in forward\n    self.step += 1'
+)
+FLOAT_ARG = (
+    "1/0: t == 0.5                                                 # return x * t  # m.py:12"
+)
+
+
+def _rc(reason, bs=16):
+    return {"reason": reason, "batch_size": bs, "frame": "forward", "file": "m.py", "line": 10}
+
+
+def test_batch_size_guards_become_one_advice_that_tcprof_can_apply():
+    (advice,) = recompile_advice([_rc(SIZE_8_16), _rc(SIZE_16_32, 32)], [8, 16, 32])
+    assert advice["kind"] == "batch_size_guard"
+    assert advice["apply"] == "mark_dynamic=0"
+    assert "the batch dimension (0) of args[0] changed size (8 → 16 → 32)" in advice["message"]
+    assert "dynamic=True" in advice["fix"] and "mark_dynamic(x, 0)" in advice["fix"]
+    assert advice["evidence"]["count"] == 2 and advice["evidence"]["where"] == ["m.py:10"]
+
+
+def test_another_dimension_is_a_shape_guard_the_user_fixes():
+    (advice,) = recompile_advice([_rc(SEQ_LEN)], [8])
+    assert advice["kind"] == "shape_guard" and advice["apply"] is None
+    assert "dimension 1" in advice["message"] and "mark_dynamic(x, 1)" in advice["fix"]
+
+
+def test_python_numbers_are_named_with_their_values_and_torchs_hint():
+    advice = recompile_advice(
+        [_rc(STEP_INT), _rc(STEP_INT.replace("== 1", "== 2")), _rc(FLOAT_ARG)], [4]
+    )
+    by_name = {a["evidence"]["examples"][0].split(" ==")[0]: a for a in advice}
+    step = by_name["self.step"]
+    assert step["kind"] == "python_number"
+    assert "the Python number self.step changed value (1, 2)" in step["message"]
+    assert "allow_unspec_int_on_nn_module" in step["fix"] and "a tensor" in step["fix"]
+    assert by_name["t"]["evidence"]["values"] == ["0.5"]
+
+
+def test_the_recompile_limit_names_the_sizes_that_ran_eagerly_and_the_limit():
+    fb = {"frame": "forward", "file": "m.py", "line": 3, "batch_size": 64, "limit": 8}
+    (advice,) = fallback_advice([fb], 8)
+    assert advice["kind"] == "recompile_limit"
+    assert "batch size(s) 64 ran eagerly" in advice["message"]
+    assert "torch._dynamo.config.recompile_limit (8)" in advice["fix"]
+
+
+def test_a_graph_break_inside_a_library_names_the_library():
+    gb = {
+        "file": "/env/lib/python3.11/site-packages/transformers/models/gpt2/modeling_gpt2.py",
+        "line": 300,
+        "reason": "Data-dependent branching",
+        "hints": ["Use torch.cond"],
+        "count": 2,
+    }
+    mine = {**gb, "file": "/home/me/model.py"}
+    (advice,) = library_break_advice([gb, mine], "/home/me/model.py")
+    assert advice["kind"] == "library_graph_break"
+    assert "inside transformers" in advice["message"] and advice["fix"] == "Use torch.cond"
+
+
+def test_eager_arms_get_no_advice():
+    assert arm_advice({"backend": "eager", "recompiles": [_rc(SIZE_8_16)]}, [8, 16], None) == []
+
+
+COUNTER_MODEL = """
+import torch.nn as nn
+
+
+class Counter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 1)
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return self.fc(x) * (1.0 + self.calls * 1e-3)
+"""
+
+
+def test_a_python_counter_that_changes_every_step_is_explained(tmp_path):
+    model = tmp_path / "counter.py"
+    model.write_text(COUNTER_MODEL)
+    rc, stdout, stderr, s = run_cli(
+        [str(model), "--arms", "aot_eager", "--batch-sizes", "4", "--no-accuracy", *FAST],
+        tmp_path / "run",
+    )
+    assert rc == 0, stdout + stderr
+    kinds = {a["kind"]: a for a in s["arms"][0]["advice"]}
+    assert "self.calls changed value" in kinds["python_number"]["message"]
+    assert "batch size(s) 4 ran eagerly" in kinds["recompile_limit"]["message"]
+    assert "advice: " in stdout and "fix: " in stdout
+
+
+def test_apply_advice_adds_the_fixed_arm_and_it_removes_the_recompiles(tmp_path):
+    out = tmp_path / "run"
+    rc, stdout, stderr, s = run_cli(
+        [str(MODELS / "relu_model.py"), "--arms", "eager; aot_eager:dynamic=false"]
+        + ["--batch-sizes", "8,16,32", "--apply-advice", "--no-accuracy", *FAST],
+        out,
+    )
+    assert rc == 0, stdout + stderr
+    names = [a["name"] for a in s["arms"]]
+    assert names == [
+        "eager",
+        "aot_eager(dynamic=False)",
+        "aot_eager(dynamic=False) + mark_dynamic=0",
+    ]
+    before, after = s["arms"][1], s["arms"][2]
+    assert [a["kind"] for a in before["advice"]] == ["batch_size_guard"]
+    assert len(before["recompiles"]) == 2 and after["recompiles"] == []
+    assert [r["batch_size"] for r in after["results"]] == [8, 16, 32]
+    assert all(r["median_ms"] for r in after["results"])
+    assert s["config"]["applied_advice"] == [{"arm": 2, "from_arm": 1, "apply": "mark_dynamic=0"}]
+    assert "applied advice (mark_dynamic=0)" in stdout and "recompiled 2 time(s)" in stdout
+    # events.jsonl alone rebuilds the same session: the added arm is announced in it.
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events].count("arms_added") == 1
+    rebuilt = Session.from_events(iter_events(out / "events.jsonl")).to_dict(include_samples=False)
+    assert [a["name"] for a in rebuilt["arms"]] == names
+    assert rebuilt["arms"][2]["results"][0]["median_ms"] == after["results"][0]["median_ms"]

@@ -1,0 +1,108 @@
+"""The run's duration estimate: priced from earlier sessions of the same model when there are
+some (and saying so), from per-backend guesses when not (and saying that); the time left
+falls as progress events arrive."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.run.estimate import (
+    DEFAULT_COMPILE_S,
+    Prices,
+    estimate,
+    fmt_duration,
+    history_prices,
+)
+from tcprof.profiler.run.time_left import TimeLeft
+from tests.support.synthetic import synthetic_session
+
+ARMS = (ArmSpec("eager"), ArmSpec("aot_eager"))
+
+
+def _config(path: str = "/models/model.py", **overrides: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "source": ModelSource(path),
+        "arms": ARMS,
+        "batch_sizes": (8,),
+        "warmup": 2,
+        "steps": 4,
+        **overrides,
+    }
+    return RunConfig(**fields).to_dict()
+
+
+def _save(root: Path, name: str, session: dict[str, Any]) -> None:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "session.json").write_text(json.dumps(session))
+    start = {"type": "run_start", "config": session["config"], "wall_time": session["started_at"]}
+    (folder / "events.jsonl").write_text(json.dumps(start) + "\n")
+
+
+def test_without_history_the_estimate_is_rough_and_says_so(tmp_path):
+    config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), replicates=1)
+    _save(tmp_path, "other", synthetic_session(path="/models/other.py", arms=ARMS))
+    est = estimate(config, history_prices(config, root=tmp_path))
+    assert not est.measured
+    assert est.text().endswith("; rough: no earlier run of this model")
+    assert est.seconds > DEFAULT_COMPILE_S["inductor"], "a guessed compile is priced in"
+    more = estimate(_config(arms=(ArmSpec("eager"), ArmSpec("inductor")), replicates=3), Prices())
+    assert more.seconds > est.seconds
+
+
+def test_earlier_runs_of_the_model_price_the_run_and_are_named(tmp_path):
+    for i in range(2):
+        _save(tmp_path, f"run{i}", synthetic_session(arms=ARMS))  # took 30 s each
+    _save(tmp_path, "other", synthetic_session(path="/models/other.py", arms=ARMS))
+    _save(tmp_path, "torn", synthetic_session(arms=ARMS))
+    (tmp_path / "torn" / "session.json").write_text('{"status": "comp')  # passed over
+    config = _config(replicates=1, accuracy=False)
+    prices = history_prices(config, root=tmp_path)
+    assert prices.runs == 2
+    est = estimate(config, prices)
+    assert est.measured
+    assert est.text() == f"about {fmt_duration(est.seconds)}; based on 2 earlier runs of model.py"
+    # The same setup as the earlier runs: about as long as they took.
+    earlier = estimate({**synthetic_session(arms=ARMS)["config"]}, prices)
+    assert abs(earlier.seconds - 30.0) < 1.0
+    assert estimate(_config(steps=4000, accuracy=False), prices).seconds > est.seconds
+
+
+def test_time_left_falls_as_progress_arrives():
+    now = [0.0]
+    config = _config(replicates=1, accuracy=False, blocks=2)
+    est = estimate(config, Prices(step_ms={("eager", 8): 1000.0, ("aot_eager", 8): 1000.0}))
+    left = TimeLeft(est, clock=lambda: now[0])
+    seen = [left.seconds()]
+    assert abs(seen[0] - est.seconds) < 1e-9
+    events = [{"type": "loaded", "arm": a, "replicate": 0} for a in (0, 1)]
+    events += [{"type": "first_step", "arm": a, "replicate": 0, "batch_size": 8} for a in (0, 1)]
+    events += [
+        {"type": "block_done", "arm": a, "replicate": 0, "batch_size": 8, "block": b}
+        for b in (0, 1)
+        for a in (0, 1)
+    ]
+    events += [{"type": "worker_exit", "arm": a, "replicate": 0} for a in (0, 1)]
+    for event in events:
+        now[0] += 2.0
+        left.apply(event)
+        seen.append(left.seconds())
+    assert all(b < a for a, b in zip(seen, seen[1:], strict=False)), seen
+    assert seen[-1] == 0.0 and left.text() == "time left: almost done"
+    assert fmt_duration(100) == "1 min 40 s" and fmt_duration(35) == "35 s"
+
+
+def test_an_overrunning_compile_does_not_make_the_run_almost_done():
+    now = [0.0]
+    config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), replicates=1, accuracy=False)
+    left = TimeLeft(estimate(config, Prices()), clock=lambda: now[0])
+    for arm in (0, 1):
+        left.apply({"type": "loaded", "arm": arm, "replicate": 0})
+    left.apply({"type": "first_step", "arm": 0, "replicate": 0, "batch_size": 8})
+    after_compile = left.seconds()
+    now[0] += 3600.0  # inductor's first step compiles for an hour
+    assert 0 < left.seconds() <= after_compile
+    assert left.text() != "time left: almost done"
