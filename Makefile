@@ -27,7 +27,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/mypy
+	$(BIN)/mypy --config-file pyproject.toml
 
 format: $(STAMP)
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .

@@ -78,7 +78,7 @@ def ladder_summary(session: dict[str, Any]) -> dict[str, Any] | None:
             continue
         status, forward_only = _accuracy(arm) if spec.compiled else ("baseline", False)
         rows = {r.get("batch_size"): r for r in arm.get("results") or []}
-        stage = {
+        stage: dict[str, Any] = {
             "stage": spec.backend,
             "what": STAGE_TEXT.get(
                 spec.backend, "eager PyTorch" if not spec.compiled else spec.backend
@@ -90,7 +90,9 @@ def ladder_summary(session: dict[str, Any]) -> dict[str, Any] | None:
                 {
                     "batch_size": bs,
                     "median_ms": _median(arm, bs),
-                    "added_ms": _delta(_median(arm, bs), previous and _median(previous, bs)),
+                    "added_ms": _delta(
+                        _median(arm, bs), _median(previous, bs) if previous is not None else None
+                    ),
                     "compile_s": row.get("compile_cold_s") or row.get("compile_s"),
                     "steady_peak_mb": row.get("steady_peak_mb"),
                 }

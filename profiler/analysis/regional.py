@@ -27,9 +27,9 @@ def _pairs(session: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]
         _twin_key(s): by_index.get(i) for i, s in enumerate(specs) if s.compiled and not s.regional
     }
     return [
-        (by_index[i], whole[_twin_key(s)])
+        (regional, twin)
         for i, s in enumerate(specs)
-        if s.regional and by_index.get(i) and whole.get(_twin_key(s))
+        if s.regional and (regional := by_index.get(i)) and (twin := whole.get(_twin_key(s)))
     ]
 
 
@@ -50,7 +50,12 @@ def tradeoff(regional_row: dict[str, Any], whole_row: dict[str, Any]) -> dict[st
         "break_even_steps": None,
         "verdict": "unknown",
     }
-    if not all(isinstance(v, (int, float)) for v in (r_compile, w_compile, r_ms, w_ms)):
+    if not (
+        isinstance(r_compile, (int, float))
+        and isinstance(w_compile, (int, float))
+        and isinstance(r_ms, (int, float))
+        and isinstance(w_ms, (int, float))
+    ):
         return out
     saved, lost = w_compile - r_compile, r_ms - w_ms
     out["compile_saved_s"], out["step_ms_lost"] = round(saved, 3), round(lost, 4)

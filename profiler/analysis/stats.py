@@ -202,7 +202,8 @@ def _hierarchical_bootstrap(
     n = len(arrays)
     out = np.empty(resamples)
     for i in range(resamples):
-        base_meds, arm_meds = [], []
+        base_meds: list[float] = []
+        arm_meds: list[float] = []
         for r in rng.integers(0, n, size=n):
             for blocks, meds in ((arrays[r][0], base_meds), (arrays[r][1], arm_meds)):
                 picked = rng.integers(0, len(blocks), size=len(blocks))

@@ -21,6 +21,7 @@ from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ConfigError, ModelSource, examples
 from tcprof.profiler.distributed import node_follower
+from tcprof.profiler.protocol.types import Event, Json
 from tcprof.profiler.report.export import REPORT_FORMATS, export_reports
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.store import files as session_files
@@ -71,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
     )
 
-    def log_failed(event: dict) -> None:  # a full disk: say so once, the run goes on
+    def log_failed(event: Event) -> None:  # a full disk: say so once, the run goes on
         print(f"tcprof: warning: {event['text']}", file=sys.stderr)
 
     label = args.example or Path(args.model_file).stem
@@ -125,7 +126,7 @@ def _run_and_save(
     return exit_code(data) if saved.folder is not None else EXIT_ERROR
 
 
-def save_reports(session: dict, folder: Path) -> list[str]:
+def save_reports(session: Json, folder: Path) -> list[str]:
     """The reports beside the saved session; a line per problem (never an exception)."""
     try:
         export_reports(session, folder, REPORT_FORMATS)
@@ -155,7 +156,7 @@ def _stopped_by_signals(runner: RecordedRun) -> Iterator[list[int]]:
             signal.signal(sig, handler)
 
 
-def exit_code(data: dict) -> int:
+def exit_code(data: Json) -> int:
     errors = [a["error"] for a in data["arms"] if a.get("error")]
     errors += [r["error"] for a in data["arms"] for r in a["results"] if r.get("error")]
     # a worker that ended unasked or stalled, also in the untimed accuracy pass

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from tcprof.profiler.report.export import FORMATS, UnknownFormat, export_reports, parse_formats
 from tcprof.profiler.store.files import SessionLoadError, load_session
@@ -14,7 +13,9 @@ from tcprof.profiler.store.files import SessionLoadError, load_session
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
-def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_report_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "report",
         help="write report.html, report.md, steps.csv and session.json from a saved session",

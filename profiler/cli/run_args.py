@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from tcprof.profiler.analysis.ladder import ladder_arms
 from tcprof.profiler.config import (
@@ -37,7 +36,9 @@ from tcprof.profiler.config import (
 DEFAULT_ARMS = "eager,inductor"
 
 
-def add_run_parser(sub: Any) -> argparse.ArgumentParser:
+def add_run_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="profile a model file (or a built-in example) and print a summary"
     )

@@ -55,7 +55,7 @@ def follow(config: RunConfig, say: Say = _stderr) -> int:
     hello = {"node_rank": node, "fingerprint": fingerprint(config.to_dict())}
     hello["host"] = socket.gethostname()
     conn.sendall((json.dumps(hello) + "\n").encode())
-    launches: dict[str, subprocess.Popen] = {}
+    launches: dict[str, subprocess.Popen[bytes]] = {}
     try:
         return _follow(conn.makefile("rb"), node, f"{host}:{port}", launches, say)
     finally:
@@ -76,7 +76,7 @@ def _connect(host: str, port: int, timeout_s: float) -> socket.socket:
 
 
 def _follow(
-    stream: IO[bytes], node: int, where: str, launches: dict[str, subprocess.Popen], say: Say
+    stream: IO[bytes], node: int, where: str, launches: dict[str, subprocess.Popen[bytes]], say: Say
 ) -> int:
     for line in stream:
         try:
@@ -108,7 +108,7 @@ def _follow(
     return 1
 
 
-def _start(launch: NodeLaunch, node: int) -> subprocess.Popen:
+def _start(launch: NodeLaunch, node: int) -> subprocess.Popen[bytes]:
     """This node's torchrun of one arm and round (its output is this command's)."""
     env = worker_env(launch.rank_env(node), None)
     env["OMP_NUM_THREADS"] = str(max(1, launch.threads))
@@ -121,7 +121,7 @@ def _start(launch: NodeLaunch, node: int) -> subprocess.Popen:
     )
 
 
-def _end(proc: subprocess.Popen, grace_s: float = 0.0) -> None:
+def _end(proc: subprocess.Popen[bytes], grace_s: float = 0.0) -> None:
     """The launcher's group and every rank under it (each in its own session), once it had
     `grace_s` to end by itself (its ranks were told to exit by node 0)."""
     try:

@@ -20,8 +20,8 @@ from typing import Any
 # Read by profiler/worker/distributed.py (no import: it is the worker's side).
 NODE_RANK_ENV = "TCPROF_NODE_RANK"
 # What must agree between the nodes' commands (not paths: they differ between machines).
-AGREED = ("arms", "batch_sizes", "warmup", "steps", "blocks", "replicates", "seed", "nproc")
-AGREED += ("nnodes", "parallel", "loop", "optimizer", "device", "control")
+AGREED: tuple[str, ...] = ("arms", "batch_sizes", "warmup", "steps", "blocks", "replicates")
+AGREED += ("seed", "nproc", "nnodes", "parallel", "loop", "optimizer", "device", "control")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -74,6 +74,7 @@ class NodeLeader:
             _send(conn, {"refused": refusal})
             conn.close()
             return
+        assert isinstance(node, int)  # _refusal refuses any other
         conn.settimeout(None)
         _send(conn, {"welcome": True, "session": self.config.artifacts_dir})
         with self._joined:

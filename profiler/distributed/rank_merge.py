@@ -51,8 +51,9 @@ class RankMerger:
         self._queues: dict[int, collections.deque[Event]] = {
             r: collections.deque() for r in range(world_size)
         }
-        self._samples: dict[tuple, dict[int, dict[int, float]]] = {}  # key -> rank -> step -> ms
-        self._next_step: dict[tuple, int] = {}
+        # key -> rank -> step -> ms
+        self._samples: dict[tuple[Any, ...], dict[int, dict[int, float]]] = {}
+        self._next_step: dict[tuple[Any, ...], int] = {}
 
     def name(self, rank: int) -> str:
         who = self.identity.get(rank) or {}
@@ -110,7 +111,7 @@ class RankMerger:
             merged["steps"] = min(int(e.get("steps") or 0) for e in events)
             merged["quiet"] = all(e.get("quiet") is not False for e in events)
         for key in (*MAX_KEYS, *PEAK_KEYS):
-            values = [e.get(key) for e in events if isinstance(e.get(key), (int, float))]
+            values = [v for e in events if isinstance(v := e.get(key), (int, float))]
             if values and key in merged:
                 merged[key] = max(values)
         self._put(merged)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import queue
 import secrets
 import signal
 import socket
@@ -34,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import IO, Any
 
 import psutil
@@ -41,7 +41,7 @@ import psutil
 from tcprof.profiler.distributed.node_launch import NODE_RANK_ENV, NodeLaunch
 from tcprof.profiler.distributed.node_leader import NodeLeader
 from tcprof.profiler.distributed.rank_merge import RankMerger
-from tcprof.profiler.process.handle import OwnProcess, classify_exit
+from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.local import (
     OUTPUT_TAIL_LINES,
     READER_JOIN_S,
@@ -88,7 +88,7 @@ class DistributedWorker(OwnProcess):
     def __init__(
         self,
         index: int,
-        inbox: queue.Queue,
+        inbox: Inbox,
         nproc: int,
         threads: int,
         extra_env: dict[str, str] | None = None,
@@ -150,7 +150,7 @@ class DistributedWorker(OwnProcess):
         ]
         self._start(self._end_of_channel, name="eof")
 
-    def _start(self, target, *args: Any, name: str) -> threading.Thread:
+    def _start(self, target: Callable[..., object], *args: Any, name: str) -> threading.Thread:
         t = threading.Thread(
             target=target, args=args, daemon=True, name=f"worker{self.index}-{name}"
         )
@@ -341,7 +341,7 @@ class DistributedWorker(OwnProcess):
                 _send(conn, b'{"cmd": "where"}\n')
 
     def _rank_pids(self) -> set[int]:
-        return {who.get("pid") for who in self._merger.identity.values() if who.get("pid")}
+        return {pid for who in self._merger.identity.values() if (pid := who.get("pid"))}
 
     def straggler(self) -> str | None:
         """The rank a stalled arm waits for, in words (after dump_stacks had time to answer)."""
@@ -364,7 +364,8 @@ def _send(conn: socket.socket, data: bytes) -> None:
 
 def _descendants(pid: int) -> list[psutil.Process]:
     try:
-        return psutil.Process(pid).children(recursive=True)
+        children: list[psutil.Process] = psutil.Process(pid).children(recursive=True)
+        return children
     except psutil.Error:
         return []
 

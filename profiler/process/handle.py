@@ -15,13 +15,15 @@ import queue
 import signal
 import subprocess
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from tcprof.profiler.protocol.types import Event
 
 
 class OwnProcess:
     """`alive` and `wait` for a handle whose worker, launcher or ssh client is `self.proc`."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -67,7 +69,9 @@ class WorkerHandle(Protocol):
         ...
 
 
-WorkerFactory = Callable[[int, queue.Queue, dict[str, str]], WorkerHandle]
+# Where a worker puts (its arm index, an event) for the engine to read.
+Inbox: TypeAlias = queue.Queue[tuple[int, Event]]
+WorkerFactory = Callable[[int, Inbox, dict[str, str]], WorkerHandle]
 
 
 def classify_exit(code: int | None, stopped_by_us: bool) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from tcprof.profiler.config import ModelSource
+from tcprof.profiler.process.handle import Inbox
 from tcprof.profiler.process.local import WorkerProcess
 from tcprof.profiler.process.worker_end import end_message, output_details, with_last_words
 from tcprof.profiler.protocol.events import screen_hello
@@ -23,7 +24,7 @@ def _ask(
     cancel: threading.Event | None = None,
 ) -> dict[str, Any]:
     """what: the question in words, for an error ('the inspection of the model file')."""
-    inbox: queue.Queue = queue.Queue()
+    inbox: Inbox = queue.Queue()
     worker = WorkerProcess(0, inbox)
     deadline = time.monotonic() + timeout_s
     try:

@@ -25,12 +25,13 @@ import site
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Any
 
 import tcprof
-from tcprof.profiler.process.handle import OwnProcess, classify_exit
+from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.log_limit import LogLimiter
 from tcprof.profiler.protocol.events import decode
 
@@ -64,15 +65,21 @@ def worker_pythonpath(inherited: str | None) -> str:
     return os.pathsep.join(filter(None, [own, inherited]))
 
 
+# A Popen for the spawner thread: (args, the fd to close after, Popen's options, the answer).
+_Request = tuple[list[str], int | None, dict[str, Any], Future[subprocess.Popen[Any]]]
+
+
 class _Spawner:
     """Runs every Popen of a worker on one daemon thread that lives as long as this process."""
 
     def __init__(self) -> None:
-        self._requests: queue.Queue = queue.Queue()
+        self._requests: queue.Queue[_Request] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
-    def popen(self, args: list[str], close_after: int | None, **kwargs: Any) -> subprocess.Popen:
+    def popen(
+        self, args: list[str], close_after: int | None, **kwargs: Any
+    ) -> subprocess.Popen[Any]:
         """Popen(args, **kwargs) on the spawner thread, which then closes fd `close_after`
         (the child's end of a pipe, if any), also when the caller was interrupted meanwhile."""
         with self._lock:
@@ -81,7 +88,7 @@ class _Spawner:
                     target=self._serve, daemon=True, name="tcprof-worker-spawner"
                 )
                 self._thread.start()
-        started: Future = Future()
+        started: Future[subprocess.Popen[Any]] = Future()
         self._requests.put((args, close_after, kwargs, started))
         try:
             return started.result()
@@ -101,7 +108,7 @@ class _Spawner:
                     os.close(close_after)
 
 
-def _end_abandoned(started: Future) -> None:
+def _end_abandoned(started: Future[subprocess.Popen[Any]]) -> None:
     if started.exception() is None:
         try:
             os.killpg(started.result().pid, signal.SIGKILL)
@@ -129,9 +136,7 @@ def worker_env(extra_env: dict[str, str] | None, command_fd: int | None) -> dict
 class WorkerProcess(OwnProcess):
     """A `WorkerHandle` backed by a `python -m tcprof.profiler.worker` child process."""
 
-    def __init__(
-        self, index: int, inbox: queue.Queue, extra_env: dict[str, str] | None = None
-    ) -> None:
+    def __init__(self, index: int, inbox: Inbox, extra_env: dict[str, str] | None = None) -> None:
         self.index = index
         self._inbox = inbox
         self._threads: list[threading.Thread] = []
@@ -160,7 +165,7 @@ class WorkerProcess(OwnProcess):
         self._reader(self.proc.stdout, self._read_events)
         self._reader(self.proc.stderr, self._read_output)
 
-    def _reader(self, stream: IO[bytes] | None, target) -> None:
+    def _reader(self, stream: IO[bytes] | None, target: Callable[[IO[bytes]], None]) -> None:
         t = threading.Thread(
             target=target, args=(stream,), daemon=True, name=f"worker{self.index}-reader"
         )
@@ -190,7 +195,7 @@ class WorkerProcess(OwnProcess):
             self._output_limit.offer({"type": "log", "stream": "output", "text": text})
         self._output_limit.finish()
 
-    def rebind(self, index: int, inbox: queue.Queue) -> None:
+    def rebind(self, index: int, inbox: Inbox) -> None:
         """Hand a pre-started worker to a run: its events go to the run's queue from now on."""
         self.index, self._inbox = index, inbox
 
@@ -250,7 +255,7 @@ class WorkerProcess(OwnProcess):
         return classify_exit(self.proc.poll(), self.stopped_by_us)
 
 
-def bounded_lines(stream: IO[bytes]):
+def bounded_lines(stream: IO[bytes]) -> Iterator[str]:
     """The stream's lines as text, each cut at MAX_LINE_BYTES (the rest is counted, not kept)."""
     while True:
         line = stream.readline(MAX_LINE_BYTES)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import queue
 import threading
 
+from tcprof.profiler.process.handle import Inbox
 from tcprof.profiler.process.local import WorkerProcess
 
 
 class WorkerPool:
     def __init__(self, size: int = 2) -> None:
         self.size = size
-        self._inbox: queue.Queue = queue.Queue()
+        self._inbox: Inbox = queue.Queue()
         self._lock = threading.Lock()
         self._warming: dict[int, WorkerProcess] = {}
         self._ready: list[WorkerProcess] = []
@@ -56,7 +57,7 @@ class WorkerPool:
             self._collect()
             return len(self._ready)
 
-    def take(self, index: int, inbox: queue.Queue) -> WorkerProcess | None:
+    def take(self, index: int, inbox: Inbox) -> WorkerProcess | None:
         """A warmed worker rebound to a run's queue, or None if none is ready yet."""
         with self._lock:
             self._collect()

@@ -66,7 +66,6 @@ from tcprof.profiler.protocol.session_schema import (
     REPLICATE,
     TEXT,
     TEXTS,
-    WHERE,
 )
 from tcprof.profiler.protocol.shapes import (
     Anything,
@@ -85,7 +84,7 @@ from tcprof.profiler.protocol.shapes import (
 RELAYED = Fields(
     {"type": Text(null=False), "arm": INT, "replicate": REPLICATE, "t": NUM}, required=("type",)
 )
-AT = {"batch_size": Integer(null=False)}  # events about one batch size of a timed process
+BATCH_SIZE = Integer(null=False)  # of the events about one batch size of a timed process
 
 
 UNCHECKED = Anything()  # a declared field no reader relies on
@@ -128,7 +127,7 @@ EVENTS: dict[str, Fields] = {
     "first_step": _event(
         FirstStepEvent,
         required=("batch_size",),
-        **AT,
+        batch_size=BATCH_SIZE,
         ms=NUM,
         loss=NUM,
         grad_norm=NUM,
@@ -139,7 +138,7 @@ EVENTS: dict[str, Fields] = {
     "steps": _event(
         StepsEvent,
         required=("batch_size", "ms"),
-        **AT,
+        batch_size=BATCH_SIZE,
         ms=ListOf(Number(null=False), null=False),
         phase=TEXT,
         start=INT,
@@ -148,7 +147,7 @@ EVENTS: dict[str, Fields] = {
     "memory": _event(
         MemoryEvent,
         required=("batch_size",),
-        **AT,
+        batch_size=BATCH_SIZE,
         step=INT,
         rss_mb=NUM,
         cuda_alloc_mb=NUM,
@@ -157,7 +156,7 @@ EVENTS: dict[str, Fields] = {
     "compile": _event(
         CompileEvent,
         required=("batch_size",),
-        **AT,
+        batch_size=BATCH_SIZE,
         step=Integer(null=False),
         kind=TEXT,
         reason=TEXT,
@@ -171,22 +170,28 @@ EVENTS: dict[str, Fields] = {
         aot_cache_hits=INT,
         aot_cache_misses=INT,
         fail_type=TEXT,
-        **WHERE,
+        file=TEXT,  # where in the user's code, as session_schema.WHERE
+        line=INT,
     ),
     "graph_break": _event(
         GraphBreakEvent,
         required=("batch_size",),
-        **AT,
+        batch_size=BATCH_SIZE,
         step=INT,
         reason=TEXT,
         explanation=TEXT,
         hints=TEXTS,
         text=TEXT,
-        **WHERE,
+        file=TEXT,  # where in the user's code, as session_schema.WHERE
+        line=INT,
     ),
-    "fallback": _event(FallbackEvent, with_fields(FALLBACK, **AT), required=("batch_size",)),
+    "fallback": _event(
+        FallbackEvent, with_fields(FALLBACK, batch_size=BATCH_SIZE), required=("batch_size",)
+    ),
     "cudagraph_skip": _event(
-        CudagraphSkipEvent, with_fields(CUDAGRAPH_SKIP, **AT), required=("batch_size",)
+        CudagraphSkipEvent,
+        with_fields(CUDAGRAPH_SKIP, batch_size=BATCH_SIZE),
+        required=("batch_size",),
     ),
     "explain": _event(ExplainEvent, EXPLAIN),
     "block_done": _event(
@@ -195,7 +200,7 @@ EVENTS: dict[str, Fields] = {
     "bs_done": _event(
         BsDoneEvent,
         required=("batch_size",),
-        **AT,
+        batch_size=BATCH_SIZE,
         last_loss=NUM,
         graphs=INT,
         recompiles=INT,
@@ -210,7 +215,9 @@ EVENTS: dict[str, Fields] = {
         steady_method=TEXT,
     ),
     "accuracy": _event(AccuracyEvent, ACCURACY),
-    "profile": _event(ProfileEvent, with_fields(PROFILE, **AT), required=("batch_size",)),
+    "profile": _event(
+        ProfileEvent, with_fields(PROFILE, batch_size=BATCH_SIZE), required=("batch_size",)
+    ),
     "artifact": _event(ArtifactEvent, ARTIFACT),
     "cache_saved": _event(CacheSavedEvent, also=KEPT_AS_IN_THE_SESSION),
     "cache_loaded": _event(CacheLoadedEvent, also=KEPT_AS_IN_THE_SESSION),

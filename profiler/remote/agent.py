@@ -27,11 +27,14 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tcprof.profiler.protocol.events import PROTOCOL_VERSION, encode
 from tcprof.profiler.remote import frames
 from tcprof.profiler.remote.ssh import tcprof_version, torch_version
+
+if TYPE_CHECKING:
+    from tcprof.profiler.process.handle import Inbox, WorkerHandle
 
 STOP_GRACE_S = 0.5
 # The run's compile caches outlive one agent (later rounds start warm from them): a folder of
@@ -42,7 +45,7 @@ PR_SET_PDEATHSIG = 1
 
 
 class Agent:
-    def __init__(self, stdin, stdout) -> None:
+    def __init__(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         self._in = stdin
         self.out = frames.FrameWriter(stdout)
         self.folder = Path(os.path.realpath(tempfile.mkdtemp(prefix="tcprof-remote-")))
@@ -50,8 +53,8 @@ class Agent:
             name: self.folder / name for name in ("model", "weights", "session", "cache")
         }
         self._receiver = frames.FileReceiver({k: str(v) for k, v in self._roots.items()})
-        self._inbox: queue.Queue = queue.Queue()
-        self._worker = None
+        self._inbox: Inbox = queue.Queue()
+        self._worker: WorkerHandle | None = None
         self._sent: dict[str, tuple[int, int]] = {}  # files sent back, as they were then
         self._named: set[Path] = set()  # files the commands named (a cache artefact)
         self._done = threading.Event()
@@ -204,7 +207,7 @@ _PLACED = re.compile(re.escape(frames.PLACEHOLDER.encode()) + rb"/(\w+)")
 def here(data: bytes, roots: dict[str, Path]) -> bytes:
     """Placeholder paths made this host's: each root's folder."""
 
-    def folder(m: re.Match) -> bytes:
+    def folder(m: re.Match[bytes]) -> bytes:
         root = roots.get(m.group(1).decode())
         return m.group(0) if root is None else str(root).encode()
 

@@ -17,16 +17,16 @@ from __future__ import annotations
 import collections
 import json
 import os
-import queue
 import shlex
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from tcprof.profiler.config import RunConfig
-from tcprof.profiler.process.handle import OwnProcess, classify_exit
+from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.local import (
     OUTPUT_TAIL_LINES,
     READER_JOIN_S,
@@ -48,7 +48,7 @@ class RemoteWorker(OwnProcess):
     def __init__(
         self,
         index: int,
-        inbox: queue.Queue,
+        inbox: Inbox,
         host: str,
         remote_python: str,
         paths: PathMap,
@@ -94,13 +94,16 @@ class RemoteWorker(OwnProcess):
             start_new_session=True,
         )
         self.pid = self.proc.pid
+        assert self.proc.stdin is not None  # stdin=PIPE
         self._out = frames.FrameWriter(self.proc.stdin)
         self._threads = [
             self._thread(self._read_frames, self.proc.stdout, "frames"),
             self._thread(self._read_ssh, self.proc.stderr, "ssh"),
         ]
 
-    def _thread(self, target, stream: IO[bytes] | None, name: str) -> threading.Thread:
+    def _thread(
+        self, target: Callable[[IO[bytes]], None], stream: IO[bytes] | None, name: str
+    ) -> threading.Thread:
         t = threading.Thread(target=target, args=(stream,), daemon=True, name=f"remote-{name}")
         t.start()
         return t
@@ -321,7 +324,7 @@ def remove_remote_cache(config: RunConfig, name: str) -> None:
 def start_remote_worker(
     config: RunConfig,
     index: int,
-    inbox: queue.Queue,
+    inbox: Inbox,
     env: dict[str, str],
     nproc: int,
     cache_root: str | None,

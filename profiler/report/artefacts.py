@@ -35,7 +35,9 @@ def _report_folder(session_dict: dict[str, Any], folder: str | Path | None) -> P
     return Path(recorded) if isinstance(recorded, str) and os.path.isabs(recorded) else None
 
 
-def artefacts(session_dict: dict[str, Any], folder: str | Path | None = None) -> list[dict]:
+def artefacts(
+    session_dict: dict[str, Any], folder: str | Path | None = None
+) -> list[dict[str, Any]]:
     """One entry per file: arm, kind, what (words), batch size, path, href (None: missing)."""
     base = _report_folder(session_dict, folder)
     found: dict[str, dict[str, Any]] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html as _html
 import time
+from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config.paths import resource_path
@@ -37,7 +38,7 @@ def esc(value: Any) -> str:
     return _html.escape("" if value is None else str(value), quote=True)
 
 
-def _resource(path) -> str:
+def _resource(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     # An inlined file must not be able to close the element it is inlined into.
     for closer in ("</script", "</style", "<!--"):

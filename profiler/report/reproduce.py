@@ -288,7 +288,7 @@ def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None)
     batch_sizes = list(config.get("batch_sizes") or [])
     results = arm.get("results") or []
     batch_size = batch_sizes[0] if batch_sizes else (results[0]["batch_size"] if results else 8)
-    first = next((r for r in results if r.get("batch_size") == batch_size), {})
+    first: dict[str, Any] = next((r for r in results if r.get("batch_size") == batch_size), {})
     expected = first.get("first_loss")
     warmup = int(config.get("warmup") or 0)
     steps = int(config.get("steps") or 10)

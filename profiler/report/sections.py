@@ -317,7 +317,9 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
     cfg = session_dict.get("config") or {}
     src = cfg.get("source") or {}
     dbg = cfg.get("debug") or {}
-    loaded = next((a.get("model") for a in session_dict.get("arms") or [] if a.get("model")), {})
+    loaded: dict[str, Any] = next(
+        (a.get("model") for a in session_dict.get("arms") or [] if a.get("model")), {}
+    )
     items = [
         ("model file", src.get("path")),
         ("model", src.get("factory") or src.get("model") or (loaded or {}).get("model")),

@@ -3,6 +3,7 @@ method notes: shared by the terminal, the Markdown and HTML reports and the wind
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tcprof.profiler.analysis.verdict import fmt_memory, mark_partial, status_text
@@ -73,7 +74,7 @@ def fmt_verdict(row: dict[str, Any]) -> str:
     return VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
 
 
-def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt) -> str:
+def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt: Callable[[Any], str]) -> str:
     cold, warm = row.get(cold_key), row.get(warm_key)
     if cold is None and warm is None:
         return "-"
@@ -253,7 +254,7 @@ def _threads_text(session_dict: dict[str, Any]) -> str:
     if not isinstance(threads, int) or threads < 1:
         return ""
     worlds = [a.get("world_size") or 1 for a in session_dict.get("arms") or []]
-    nproc = cfg.get("nproc") if isinstance(cfg.get("nproc"), int) else 1
+    nproc = cfg["nproc"] if isinstance(cfg.get("nproc"), int) else 1
     if not any(w > 1 for w in worlds) or nproc < 1:
         return f", {threads} threads per arm"
     per_rank = threads_per_process(threads, nproc)
@@ -298,7 +299,7 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
         )
     acc = [r["accuracy"] for r in rows if r.get("accuracy")]
     if acc:
-        tol = next((a for a in acc if a.get("rtol") is not None), {})
+        tol: dict[str, Any] = next((a for a in acc if a.get("rtol") is not None), {})
         checked = next((a["checked"] for a in acc if a.get("checked")), None)
         compared = _and(checked) if checked else "outputs and every parameter gradient"
         step = "inference step" if cfg.get("loop") == "inference" else "training step"

@@ -22,7 +22,7 @@ from typing import Any
 
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.process import worker_end
-from tcprof.profiler.process.handle import WorkerFactory, WorkerHandle
+from tcprof.profiler.process.handle import Inbox, WorkerFactory, WorkerHandle
 from tcprof.profiler.process.pool import WorkerPool
 from tcprof.profiler.process.stall_watch import CpuTime, ProgressWatch, process_tree_cpu_s
 from tcprof.profiler.protocol.events import screen_hello
@@ -94,7 +94,7 @@ class ArmSupervisor:
         self.deadline: float | None = None  # on the clock; set when the run starts
         self.replicate: int | str | None = None
         self.arms: list[ArmState] = []
-        self._inbox: queue.Queue = queue.Queue()
+        self._inbox: Inbox = queue.Queue()
         self._held: collections.deque[tuple[int, Event]] = collections.deque()
         self._next_watch = 0.0
 

@@ -30,7 +30,6 @@ listeners receive every event in the caller's thread.
 from __future__ import annotations
 
 import dataclasses
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -46,7 +45,7 @@ from tcprof.profiler.config import (
 )
 from tcprof.profiler.distributed.node_leader import NodeLeader, NodesError
 from tcprof.profiler.distributed.torchrun_worker import DistributedWorker
-from tcprof.profiler.process.handle import WorkerFactory, WorkerHandle
+from tcprof.profiler.process.handle import Inbox, WorkerFactory, WorkerHandle
 from tcprof.profiler.process.local import WorkerProcess
 from tcprof.profiler.process.pool import WorkerPool
 from tcprof.profiler.process.stall_watch import CpuTime, process_tree_cpu_s
@@ -56,7 +55,8 @@ from tcprof.profiler.run.apply_advice import apply_advice
 from tcprof.profiler.run.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from tcprof.profiler.run.cache_plan import CacheFolders, cache_plan
 from tcprof.profiler.run.debug_artifacts import debug_env, render_tlparse
-from tcprof.profiler.session.fold import ACCURACY_PASS, Session
+from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.records import ACCURACY_PASS
 
 
 def split_steps(steps: int, blocks: int) -> list[int]:
@@ -66,7 +66,7 @@ def split_steps(steps: int, blocks: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(blocks)]
 
 
-def start_worker_process(index: int, inbox: queue.Queue, env: dict[str, str]) -> WorkerProcess:
+def start_worker_process(index: int, inbox: Inbox, env: dict[str, str]) -> WorkerProcess:
     """The real WorkerFactory: a fresh `python -m tcprof.profiler.worker`."""
     return WorkerProcess(index, inbox, extra_env=env)
 
@@ -342,18 +342,20 @@ class Runner:
         checks its wrapped step: see profiler/worker/rank_accuracy.py)."""
         return self.config.parallel_of(self._specs[index]) != "none"
 
-    def _start_worker(self, index: int, inbox: queue.Queue, env: dict[str, str]) -> WorkerHandle:
+    def _start_worker(self, index: int, inbox: Inbox, env: dict[str, str]) -> WorkerHandle:
         """The real WorkerFactory: a torchrun job for a distributed arm, else one process;
         either on --host over ssh."""
         if self.config.host:
             nproc = self.config.nproc if self._distributed(index) else 0
-            root = self._caches.root if self._caches is not None else None
+            root = str(self._caches.root) if self._caches is not None else None
             return start_remote_worker(
-                self.config, index, inbox, env, nproc, root and str(root), self._threads(index)
+                self.config, index, inbox, env, nproc, root, self._threads(index)
             )
         if not self._distributed(index):
             return start_worker_process(index, inbox, env)
-        untimed = self._workers.replicate == ACCURACY_PASS  # node 0's ranks alone
+        replicate = self._workers.replicate
+        assert replicate is not None  # workers start within a round (ArmSupervisor.begin)
+        untimed = replicate == ACCURACY_PASS  # node 0's ranks alone
         return DistributedWorker(
             index,
             inbox,
@@ -361,7 +363,7 @@ class Runner:
             self._threads(index) or 1,  # resolved here in __init__: never None off --host
             extra_env=env,
             nodes=None if untimed else self._nodes,
-            replicate=self._workers.replicate,
+            replicate=replicate,
         )
 
     def _start(self, arm: ArmState, cache: str, pooled: bool) -> None:

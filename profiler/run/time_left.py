@@ -11,6 +11,8 @@ from typing import Any
 from tcprof.profiler.protocol.types import Json
 from tcprof.profiler.run.estimate import ACCURACY, Estimate, Unit, fmt_duration
 
+UnitKey = tuple[str, int, int | None, int | str, int]  # kind, arm, batch size, round, id
+
 PACE_RANGE = (0.3, 5.0)  # how far the real pace may correct the estimate
 
 
@@ -26,10 +28,10 @@ class TimeLeft:
         self._last = self.started  # when a unit was last done
 
     @staticmethod
-    def _key(u: Unit) -> tuple:
+    def _key(u: Unit) -> UnitKey:
         return (u.kind, u.arm, u.batch_size, u.replicate, id(u))
 
-    def _take(self, key: tuple | None) -> None:
+    def _take(self, key: UnitKey | None) -> None:
         if key is None or key not in self._remaining:
             return
         seconds = self._remaining.pop(key)
@@ -37,7 +39,7 @@ class TimeLeft:
         self._done += seconds
         self._last = self._clock()
 
-    def _find(self, kind: str, arm: Any, bs: Any, rep: Any) -> tuple | None:
+    def _find(self, kind: str, arm: Any, bs: Any, rep: Any) -> UnitKey | None:
         for key in self._remaining:
             if key[:4] == (kind, arm, bs, rep):
                 return key

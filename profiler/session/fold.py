@@ -120,7 +120,7 @@ class Session(SessionRecord):
         arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
-            rep = _replicate(e)
+            rep = _round(e)
             res.first_steps[rep] = _strip(e, drop=("replicate", "t", "batch_size"))
             if rep == 0:
                 res.first_step_ms, res.first_loss, res.first_grad_norm = (
@@ -134,12 +134,12 @@ class Session(SessionRecord):
         if arm:
             res = arm.result(e["batch_size"])
             if e.get("phase") == "warmup":
-                res.warmup_by_rep.setdefault(_replicate(e), []).extend(e["ms"])
+                res.warmup_by_rep.setdefault(_round(e), []).extend(e["ms"])
                 if _replicate(e) == 0:
                     res.warmup_ms.extend(e["ms"])
                 return
             res.ms.extend(e["ms"])
-            key = (_replicate(e), int(e.get("block") or 0))
+            key = (_round(e), int(e.get("block") or 0))
             res.block_ms.setdefault(key, []).extend(e["ms"])
 
     def _on_block_done(self, e: dict[str, Any]) -> None:
@@ -160,7 +160,7 @@ class Session(SessionRecord):
         arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
-            rep = _replicate(e)
+            rep = _round(e)
             compiles = res.compiles if rep == 0 else res.later_compiles.setdefault(rep, [])
             compiles.append(_strip(e, drop=("replicate",)))
 
@@ -183,7 +183,7 @@ class Session(SessionRecord):
         arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
-            rep = _replicate(e)
+            rep = _round(e)
             res.done_by_replicate[rep] = _strip(e, drop=("replicate",))
             if rep == 0:
                 res.done = _strip(e, drop=("replicate",))
@@ -328,3 +328,10 @@ def _replicate(event: dict[str, Any]) -> int | str:
     """The round an event came from; events of schema 1 sessions have none (one round)."""
     rep = event.get("replicate")
     return 0 if rep is None else rep
+
+
+def _round(event: dict[str, Any]) -> int:
+    """The round of an event from a timed process (`Session._timed`): its replicate, an
+    integer (events of schema 1 sessions have none: one round)."""
+    rep = event.get("replicate")
+    return rep if isinstance(rep, int) else 0

@@ -352,7 +352,7 @@ def _compile_breakdown(res: BatchResult) -> dict[str, Any]:
     """dynamo's own compile-time metrics summed over this batch size's compiles."""
 
     def total(key: str) -> float | None:
-        values = [c.get(key) for c in res.compiles if c.get(key) is not None]
+        values = [v for c in res.compiles if (v := c.get(key)) is not None]
         return float(sum(values)) if values else None
 
     hits, misses = total("fx_cache_hits"), total("fx_cache_misses")
@@ -386,7 +386,7 @@ def _compile_status(compiled: bool, res: BatchResult) -> str:
 
 def dedupe_graph_breaks(arm: ArmRecord) -> list[dict[str, Any]]:
     """Each distinct break (reason, file, line) once, with its count and batch sizes."""
-    merged: dict[tuple, dict[str, Any]] = {}
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     for bs, res in arm.results.items():
         for gb in res.graph_break_events:
             key = (gb.get("reason"), gb.get("file"), gb.get("line"))

@@ -11,11 +11,12 @@ folder whose lock can be taken has no live run. POSIX uses flock, Windows a byte
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 LOCK_FILE = ".lock"
 
-try:
+if sys.platform != "win32":
     import fcntl
 
     def _try_lock(fd: int) -> bool:
@@ -28,7 +29,7 @@ try:
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
-except ImportError:  # Windows
+else:  # Windows
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

@@ -223,7 +223,7 @@ def _run(
         optimizer.step()
 
     (variant.compile_optimizer(opt_step) if variant.compile_optimizer else opt_step)()
-    stepped = {n: _whole(p) for n, p in m.named_parameters()}
+    stepped: Tensors = {n: _whole(p) for n, p in m.named_parameters()}
     return outputs, grads, stepped
 
 

@@ -366,7 +366,7 @@ class ArmWorker(UntimedPasses):
     def _take_insight(self, batch_size: int, step: int) -> list[dict[str, Any]]:
         if self.watcher is None:
             return []
-        compiles = self.watcher.take_compiles()
+        compiles: list[dict[str, Any]] = self.watcher.take_compiles()
         for c in compiles:
             self.ch.emit("compile", batch_size=batch_size, step=step, **c)
         self.bs_compiles.extend(compiles)

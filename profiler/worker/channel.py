@@ -7,6 +7,7 @@ FLUSH_INTERVAL_S so that writing events costs the timed loop nothing measurable.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from typing import Any
@@ -26,7 +27,8 @@ class EventChannel:
         sys.stdout.flush()
         event_fd = os.dup(1)
         os.dup2(2, 1)
-        sys.stdout.reconfigure(line_buffering=True)
+        if isinstance(sys.stdout, io.TextIOWrapper):  # as Python starts it
+            sys.stdout.reconfigure(line_buffering=True)
         return cls(event_fd)
 
     def emit(self, type_: str, **fields: Any) -> None:

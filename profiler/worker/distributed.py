@@ -91,22 +91,24 @@ def connect() -> tuple[SocketChannel, Iterator[str]]:
     }
     sock.sendall((json.dumps(hello) + "\n").encode())
     channel = SocketChannel(sock)
-    commands: queue.Queue = queue.Queue()
+    commands: queue.Queue[str | object] = queue.Queue()  # lines, then _END
     threading.Thread(
         target=_read_commands, args=(sock, commands, channel), daemon=True, name="tcprof-rank-read"
     ).start()
     return channel, _lines(commands)
 
 
-def _lines(commands: queue.Queue) -> Iterator[str]:
+def _lines(commands: queue.Queue[str | object]) -> Iterator[str]:
     while True:
         line = commands.get()
-        if line is _END:
+        if not isinstance(line, str):  # _END
             return
         yield line
 
 
-def _read_commands(sock: socket.socket, commands: queue.Queue, channel: SocketChannel) -> None:
+def _read_commands(
+    sock: socket.socket, commands: queue.Queue[str | object], channel: SocketChannel
+) -> None:
     main_id = threading.main_thread().ident
     with sock.makefile("r", encoding="utf-8") as stream:
         try:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -77,7 +78,8 @@ class CompileWatcher:
         self.ddp_subgraphs: dict[str, int] = {}  # compile id -> DDPOptimizer's subgraphs
         self._requested = set(debug.logs)
         flags = {a: True for a in set(debug.logs) | set(_ALWAYS_CAPTURED)}
-        torch._logging.set_logs(**flags)
+        set_logs: Callable[..., None] = torch._logging.set_logs  # artifacts named at run time
+        set_logs(**flags)
         dropper = _DropUnrequested(self._requested)
         for handler in logging.getLogger("torch").handlers:
             handler.addFilter(dropper)
@@ -219,7 +221,7 @@ def parse_cudagraph_skip(text: str, user_file: str | None) -> dict[str, Any]:
     reason = reason.split("Found from", 1)[0].strip().rstrip(".").strip()
     frames = [(f, int(n)) for f, n in _USER_FRAME.findall(text)]
     mine = [fr for fr in frames if user_file and fr[0] == user_file]
-    file, line = (mine or frames or [(None, None)])[0]
+    file, line = (mine or frames)[0] if frames else (None, None)
     return {"reason": reason or "unknown", "file": file, "line": line, "count": 1}
 
 

@@ -44,8 +44,8 @@ class InputPlan:
 
 @dataclass
 class Batch:
-    args: tuple
-    kwargs: dict
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
     targets: Any  # a tensor, or None
 
 
@@ -216,15 +216,22 @@ class LossOf:
     def __init__(self, seed: int) -> None:
         self.kind: str | None = None
         self._seed = seed
-        self._mse_targets: dict[tuple, torch.Tensor] = {}
+        self._mse_targets: dict[tuple[tuple[int, ...], torch.dtype], torch.Tensor] = {}
 
     def __call__(self, out: Any, batch: Batch) -> torch.Tensor:
         if self.kind is None:
             self.kind = self._decide(out, batch)
         kind = self.kind
         if kind == "returned":
-            return _returned_loss(out)
+            loss = _returned_loss(out)
+            if loss is None:
+                raise InputError(
+                    f"the model's first output held its loss, this {type(out).__name__} holds none"
+                )
+            return loss
         logits = _main_tensor(out)
+        if logits is None:
+            raise InputError(f"the model returned {type(out).__name__}, with no tensor to train on")
         if kind == "cross_entropy":
             t = batch.targets
             if logits.dim() > t.dim():
@@ -279,8 +286,9 @@ def _main_tensor(out: Any) -> torch.Tensor | None:
     if isinstance(out, (tuple, list)):
         return next((o for o in out if isinstance(o, torch.Tensor)), None)
     if isinstance(out, dict):
-        if isinstance(out.get("logits"), torch.Tensor):
-            return out["logits"]
+        logits = out.get("logits")
+        if isinstance(logits, torch.Tensor):
+            return logits
         return next((o for o in out.values() if isinstance(o, torch.Tensor)), None)
     logits = getattr(out, "logits", None)
     return logits if isinstance(logits, torch.Tensor) else None

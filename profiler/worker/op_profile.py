@@ -13,7 +13,7 @@ TOP_OPS = 15
 
 
 def profile_steps(
-    step: Callable[[Any], Any], batches: list, n: int, device: torch.device, trace_path: Path
+    step: Callable[[Any], Any], batches: list[Any], n: int, device: torch.device, trace_path: Path
 ) -> list[dict[str, Any]]:
     from torch.profiler import ProfilerActivity, profile
 

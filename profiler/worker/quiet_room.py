@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import psutil
 
@@ -47,8 +47,8 @@ def wait_for_quiet(
     window_s: float = WINDOW_S,
     max_wait_s: float = MAX_WAIT_S,
     busy_share: float = BUSY_SHARE,
-    clock=time.monotonic,
-    sleep=time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
     exclude: Iterable[int] = (),
 ) -> tuple[bool, float]:
     """(quiet, seconds waited). Quiet when the peers' CPU time advanced by less than

@@ -54,7 +54,7 @@ def check_autocast(device_type: str, amp: str) -> torch.dtype:
 def model_to_channels_last(model: torch.nn.Module) -> int:
     """Convert in place; the number of 4-D parameters now in channels_last (0: nothing to
     convert, e.g. a model without convolutions)."""
-    model.to(memory_format=torch.channels_last)
+    model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # stubs omit it
     return sum(
         1
         for p in model.parameters()
@@ -130,7 +130,7 @@ class StepLoop:
         return stack
 
     # -- the steps --------------------------------------------------------------------------
-    def _autocast(self) -> contextlib.AbstractContextManager:
+    def _autocast(self) -> contextlib.AbstractContextManager[Any]:
         if self.amp_dtype is None:
             return _NO_CONTEXT
         return torch.autocast(device_type=self.device_type, dtype=self.amp_dtype)

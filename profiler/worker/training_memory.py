@@ -77,7 +77,7 @@ def _memory_deltas(prof: profile) -> list[int]:
         if e.name() == MEMORY_EVENT_NAME and e.device_type() in _CPU_DEVICES
     ]
     events.sort(key=lambda e: e.start_ns())  # stable: same-ns records keep recording order
-    return [e.nbytes() for e in events]
+    return [e.nbytes() for e in events]  # type: ignore[attr-defined]  # torch's stubs lack it
 
 
 def training_step_memory(

@@ -8,18 +8,49 @@ batches, step and channel.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import torch
 
+from tcprof.profiler.config import ArmSpec, RunConfig
 from tcprof.profiler.worker import compile_cache, errors, inputs
 from tcprof.profiler.worker.arm_setup import make_optimizer as make_arm_optimizer
+from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.errors import StepFailed
+
+if TYPE_CHECKING:
+    from tcprof.profiler.worker.step_loop import StepLoop
 
 SNAPSHOT_STEPS = 2
 
 
 class UntimedPasses:
+    # What the passes use of ArmWorker's state (set by its __init__ and load).
+    ch: EventChannel
+    cfg: RunConfig | None
+    arm: ArmSpec | None
+    loop: StepLoop | None
+    batches: list[inputs.Batch]
+    next_step: int
+    artifacts: Path | None  # the arm's folder in the session (None: no session folder)
+    data_seed: int
+    parallel: dict[str, Any] | None
+    device: torch.device
+    module: ModuleType
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    plan: inputs.InputPlan
+    user_file: str
+
+    if TYPE_CHECKING:  # ArmWorker's
+
+        def _step(self, batch: inputs.Batch) -> Any: ...
+
+        def _take_insight(self, batch_size: int, step: int) -> list[dict[str, Any]]: ...
+
     def _steady_memory(self, peaks: dict[str, float | None]) -> dict[str, Any]:
         """The training step's steady peak: CUDA's max allocated over the measured steps; on
         CPU the peak of live tensor memory of one untimed step under torch.profiler (RSS after
@@ -87,7 +118,7 @@ class UntimedPasses:
             data_seed, sync_grads = self.data_seed, rank_accuracy.average_grads
             combine = rank_accuracy.combine
 
-        def compile_fn(module: torch.nn.Module):
+        def compile_fn(module: torch.nn.Module) -> Callable[..., Any]:
             if self.parallel:
                 module, _ = distributed.wrap(module, cfg.parallel_of(arm), cfg.block_module)
             if arm.regional:  # compiled as the arm was: each repeated block, in place
@@ -96,10 +127,10 @@ class UntimedPasses:
                 return module
             return torch.compile(module, backend=arm.torch_backend, **options)
 
-        def compile_optimizer_fn(opt_step):
+        def compile_optimizer_fn(opt_step: Callable[[], None]) -> Callable[[], None]:
             return torch.compile(opt_step, backend=arm.torch_backend, fullgraph=False)
 
-        def make_optimizer(params):
+        def make_optimizer(params: Iterator[torch.nn.Parameter]) -> torch.optim.Optimizer:
             return make_arm_optimizer(cfg.optimizer, params, cfg.lr)
 
         for bs in batch_sizes:
@@ -138,6 +169,7 @@ class UntimedPasses:
     def _profile(self, batch_size: int, steps: int) -> None:
         from tcprof.profiler.worker.op_profile import profile_steps
 
+        assert self.artifacts is not None  # finish() profiles only into a session folder
         self.ch.emit("phase", phase="profiling", batch_size=batch_size)
         path = self.artifacts / f"torch-profiler-bs{batch_size}.json"
         try:
