@@ -8,7 +8,7 @@ vanishes on a dark theme), and the order keeps the first arms furthest apart: ea
 blue, the next arms vermillion and reddish purple (the bluish green, close to blue for many
 readers, comes fourth), and the pale yellow, weakest on white, comes last. Every pair differs
 by at least 16 CIELAB units under each simulated colour-vision deficiency
-(tests/report/test_palette.py measures it).
+(tests/profiler/report/test_palette.py measures it).
 """
 
 from __future__ import annotations
