@@ -43,6 +43,25 @@ def add_run_parser(
         "run", help="profile a model file (or a built-in example) and print a summary"
     )
     src = run.add_argument_group("model")
+    _model_options(src)
+    arms = run.add_argument_group("arms")
+    _arms_options(arms)
+    loop = run.add_argument_group("loop")
+    _loop_kind(loop)
+    _schedule(loop)
+    _processes(loop)
+    _training(loop)
+    _checks(loop)
+    add_remote_options(run)
+    dbg = run.add_argument_group("debug (compiled arms)")
+    _debug_options(dbg)
+    out = run.add_argument_group("output")
+    _output_options(out)
+    return run
+
+
+def _model_options(src: argparse._ArgumentGroup) -> None:
+    """The model: a file or an example, the class or factory, its input."""
     src.add_argument("model_file", nargs="?", help="a Python file defining nn.Module classes")
     src.add_argument(
         "--example", help=f"a built-in example instead of a file ({', '.join(examples.ORDER)})"
@@ -54,7 +73,10 @@ def add_run_parser(
     src.add_argument(
         "--input-shape", help="per-sample input shape: 10, 3x64x64, int:128 or int:128:VOCAB"
     )
-    arms = run.add_argument_group("arms")
+
+
+def _arms_options(arms: argparse._ArgumentGroup) -> None:
+    """The arms and what each compiles."""
     arms.add_argument(
         "--arms",
         help="comma-separated backends (the first is the baseline), or per-arm options separated by ';': "
@@ -93,7 +115,10 @@ def add_run_parser(
         help="the class of the model's repeated block, compiled alone by arms with "
         "regional=true (default: the children of the largest nn.ModuleList)",
     )
-    loop = run.add_argument_group("loop")
+
+
+def _loop_kind(loop: argparse._ArgumentGroup) -> None:
+    """What a step is: training or inference, mixed precision, memory format."""
     loop.add_argument(
         "--loop",
         choices=LOOPS,
@@ -118,6 +143,10 @@ def add_run_parser(
         help="compiled arms also compile optimizer.step() (torch.compile(fullgraph=False) with "
         "the arm's backend, as PyTorch's compiled-optimizer recipe does); train only",
     )
+
+
+def _schedule(loop: argparse._ArgumentGroup) -> None:
+    """How steps are measured: batch sizes, warm-up, blocks, rounds, the A/A control."""
     loop.add_argument("--batch-sizes", default="32", help="comma-separated, e.g. 32,64,128")
     loop.add_argument(
         "--warmup", type=int, default=5, help="warm-up steps after the first step (default 5)"
@@ -162,6 +191,10 @@ def add_run_parser(
         action="store_true",
         help="one arm after another, one worker alive at a time",
     )
+
+
+def _processes(loop: argparse._ArgumentGroup) -> None:
+    """Where arms run: the device, ranks per node and several nodes."""
     loop.add_argument("--device", default="cpu", choices=("cpu", "cuda", "mps", "auto"))
     loop.add_argument(
         "--nproc",
@@ -207,9 +240,17 @@ def add_run_parser(
         help="how long the nodes wait for each other at each arm's start (apart from "
         "--stall-timeout; default %(default)g s)",
     )
+
+
+def _training(loop: argparse._ArgumentGroup) -> None:
+    """The training step's optimizer and seed."""
     loop.add_argument("--optimizer", default="sgd", choices=("sgd", "adam", "adamw"))
     loop.add_argument("--lr", type=float, default=0.01)
     loop.add_argument("--seed", type=int, default=0)
+
+
+def _checks(loop: argparse._ArgumentGroup) -> None:
+    """The accuracy check and the run's time limits."""
     loop.add_argument(
         "--no-accuracy",
         action="store_true",
@@ -230,8 +271,10 @@ def add_run_parser(
         help="end an arm whose phase makes no progress for S seconds (a busy compile counts as "
         f"progress; 0: never; default {DEFAULT_STALL_TIMEOUT_S:g})",
     )
-    add_remote_options(run)
-    dbg = run.add_argument_group("debug (compiled arms)")
+
+
+def _debug_options(dbg: argparse._ArgumentGroup) -> None:
+    """Debug settings of the compiled arms."""
     dbg.add_argument(
         "--log", default="", help=f"torch._logging artifacts to print: {', '.join(LOG_ARTIFACTS)}"
     )
@@ -270,7 +313,10 @@ def add_run_parser(
         action="store_true",
         help='torch.compiler.set_stance("fail_on_recompile")',
     )
-    out = run.add_argument_group("output")
+
+
+def _output_options(out: argparse._ArgumentGroup) -> None:
+    """What a run writes and prints."""
     out.add_argument(
         "--out",
         help="folder for session.json, steps.csv and events.jsonl (default: a new session folder)",
@@ -302,7 +348,6 @@ def add_run_parser(
     out.add_argument(
         "--show-output", action="store_true", help="echo the model's own printed output"
     )
-    return run
 
 
 def add_remote_options(run: argparse.ArgumentParser) -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import secrets
 import signal
 import socket
@@ -105,7 +104,6 @@ class DistributedWorker(OwnProcess):
         self._sent: list[bytes] = []
         self._ended = False  # a rank failed or the engine stopped the arm: events are dropped
         self._first_lost: int | None = None
-        self._group_gone = False
         self._rank_readers: list[threading.Thread] = []
         self._threads: list[threading.Thread] = []
         self._output_tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
@@ -285,13 +283,13 @@ class DistributedWorker(OwnProcess):
             self._ended = True
         below = _descendants(self.pid)
         for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-            self._signal_group(sig)
+            self.signal_group(sig)
             try:
                 self.proc.wait(timeout=wait)
                 break
             except subprocess.TimeoutExpired:
                 continue
-        self._signal_group(signal.SIGKILL)
+        self.signal_group(signal.SIGKILL)
         _kill(below)
         self._end_other_nodes()
         self._end_ranks()
@@ -316,16 +314,6 @@ class DistributedWorker(OwnProcess):
                 conn.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-
-    def _signal_group(self, sig: int) -> None:
-        if self._group_gone:
-            return
-        try:
-            os.killpg(self.pid, sig)
-        except ProcessLookupError:
-            self._group_gone = True
-        except PermissionError:
-            pass
 
     def dump_stacks(self) -> None:
         """Every rank prints its stacks (faulthandler) and says where its main thread is."""

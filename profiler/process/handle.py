@@ -11,6 +11,7 @@ schedule with a scripted fake that keeps the same promises.
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import subprocess
@@ -21,9 +22,24 @@ from tcprof.profiler.protocol.types import Event
 
 
 class OwnProcess:
-    """`alive` and `wait` for a handle whose worker, launcher or ssh client is `self.proc`."""
+    """`alive`, `wait` and `signal_group` for a handle whose worker, launcher or ssh client is
+    `self.proc`, started as the leader of its own process group (`pid`)."""
 
     proc: subprocess.Popen[bytes]
+    pid: int
+    _group_gone: bool = False
+
+    def signal_group(self, sig: int) -> None:
+        """Signal the process's whole group (what it started goes too). Once the group is
+        empty its id may be reused by an unrelated process: never again."""
+        if self._group_gone:
+            return
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            self._group_gone = True
+        except PermissionError:
+            pass
 
     def alive(self) -> bool:
         return self.proc.poll() is None

@@ -140,7 +140,6 @@ class WorkerProcess(OwnProcess):
         self.index = index
         self._inbox = inbox
         self._threads: list[threading.Thread] = []
-        self._group_gone = False
         self.stopped_by_us = False
         self._output_tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
         self._output_limit = LogLimiter(self._put)
@@ -213,13 +212,13 @@ class WorkerProcess(OwnProcess):
         if self.proc.poll() is None:
             self.stopped_by_us = True
         for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-            self._signal_group(sig)
+            self.signal_group(sig)
             try:
                 self.proc.wait(timeout=wait)
                 break
             except subprocess.TimeoutExpired:
                 continue
-        self._signal_group(signal.SIGKILL)  # whatever of the group outlived the worker
+        self.signal_group(signal.SIGKILL)  # whatever of the group outlived the worker
         try:
             self._commands.close()
         except OSError:
@@ -228,17 +227,6 @@ class WorkerProcess(OwnProcess):
             t.join(timeout=READER_JOIN_S)
         self._output_limit.finish()
         self._channel_limit.finish()
-
-    def _signal_group(self, sig: int) -> None:
-        # Once the group is empty its id may be reused by an unrelated process: never again.
-        if self._group_gone:
-            return
-        try:
-            os.killpg(self.pid, sig)
-        except ProcessLookupError:
-            self._group_gone = True
-        except PermissionError:
-            pass
 
     def dump_stacks(self) -> None:
         """Ask the worker for its threads' Python stacks (faulthandler, on stderr)."""

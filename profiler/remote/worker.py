@@ -84,7 +84,6 @@ class RemoteWorker(OwnProcess):
         self._ssh_lines: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
         self._output_tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
         self._receiver = frames.FileReceiver(paths.roots)
-        self._group_gone = False
         self.proc = SPAWNER.popen(
             ssh.ssh_argv(host, ssh.agent_command(remote_python)),
             close_after=None,
@@ -234,26 +233,16 @@ class RemoteWorker(OwnProcess):
         waits = ((None, grace_s + AGENT_END_WAIT_S), (signal.SIGTERM, grace_s), (signal.SIGKILL, 5))
         for sig, wait in waits:
             if sig is not None:
-                self._signal_group(sig)
+                self.signal_group(sig)
             try:
                 self.proc.wait(timeout=wait)
                 break
             except subprocess.TimeoutExpired:
                 continue
-        self._signal_group(signal.SIGKILL)
+        self.signal_group(signal.SIGKILL)
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(timeout=READER_JOIN_S)
-
-    def _signal_group(self, sig: int) -> None:
-        if self._group_gone:
-            return
-        try:
-            os.killpg(self.pid, sig)
-        except ProcessLookupError:
-            self._group_gone = True
-        except PermissionError:
-            pass
 
     def output_tail(self) -> list[str]:
         return list(self._output_tail)

@@ -161,29 +161,36 @@ class ArmSupervisor:
     # -- ending ---------------------------------------------------------------------------------
     def close(self, arm: ArmState) -> None:
         """Ask the worker to exit; stop it if it has not within EXIT_WAIT_S."""
-        if arm.worker is None or arm.exited:
+        self._close_together([arm])
+
+    def shutdown(self, force: bool) -> None:
+        """End every worker still running: at once (force), else all asked to exit together."""
+        running = [a for a in self.arms if a.worker is not None and not a.exited]
+        if not force:
+            self._close_together(running)
             return
-        self.send(arm, {"cmd": "exit"})
+        for arm in running:
+            assert arm.worker is not None
+            arm.worker.stop()
+            self._on_worker_gone(arm, by_engine=True)
+
+    def _close_together(self, arms: list[ArmState]) -> None:
+        """Ask each worker to exit, then wait for them all: their interpreters end side by side
+        (ending one with torch loaded takes most of a second), and a worker that has not
+        exited within EXIT_WAIT_S is stopped."""
+        asked = [a for a in arms if a.worker is not None and not a.exited]
+        for arm in asked:
+            self.send(arm, {"cmd": "exit"})
         deadline = self._clock() + EXIT_WAIT_S
-        while not arm.exited and self._clock() < deadline:
+        while any(not a.exited for a in asked) and self._clock() < deadline:
             try:
                 self._handle(*self._take(POLL_S))
             except queue.Empty:
                 continue
-        if not arm.exited:
-            arm.worker.stop()
-            self._on_worker_gone(arm, by_engine=True)
-
-    def shutdown(self, force: bool) -> None:
-        """End every worker still running: at once (force), else each asked to exit."""
-        for arm in self.arms:
-            if arm.worker is None or arm.exited:
-                continue
-            if force:
+        for arm in asked:
+            if not arm.exited and arm.worker is not None:
                 arm.worker.stop()
                 self._on_worker_gone(arm, by_engine=True)
-            else:
-                self.close(arm)
 
     def kill_all(self) -> None:
         """End every worker of the round without a word: the run is failing (perhaps in

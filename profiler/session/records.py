@@ -22,6 +22,10 @@ MAX_LOG_LINES = 20_000
 
 @dataclass
 class BatchResult:
+    """One arm at one batch size: its first step, warm-up and measured steps (per round and
+    block), memory, what TorchDynamo did (compiles, graph breaks, fallbacks, CUDA graph skips),
+    the accuracy verdict and, for a distributed arm, each rank's own figures."""
+
     batch_size: int
     status: str = "running"  # running, ok, error, oom, skipped
     error: dict[str, Any] | None = None
@@ -67,6 +71,10 @@ class BatchResult:
 
 @dataclass
 class ArmRecord:
+    """One arm of the run: its spec (name, backend, options), how its processes went
+    (environment, model, exit, error), its results per batch size, and its artefacts and
+    compile caches."""
+
     index: int
     name: str
     backend: str
