@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
@@ -84,6 +85,7 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
     assert window.results.environment.rowCount() > 3
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtbot):
     configure_fast(window, arms=("eager",), batch_sizes="32", warmup=0, steps=LONG_STEPS)
     phases = []
@@ -118,6 +120,7 @@ def test_stop_mid_run_keeps_what_was_measured_and_a_second_run_works(window, qtb
     assert [r[1] for r in window.results.rows()] == ["16"]
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_closing_the_window_mid_run_asks_then_stops_it_first(make_window, qtbot):
     window = make_window(background=False)
     configure_fast(window, arms=("eager",), batch_sizes="32", warmup=0, steps=LONG_STEPS)

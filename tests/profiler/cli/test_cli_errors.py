@@ -187,6 +187,7 @@ def test_usage_errors_exit_2_before_anything_runs(tmp_path, args, needle):
     assert proc.stderr.count("\n") == 1, "one line"
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_timeout_ends_every_worker_and_keeps_results(tmp_path):
     rc, _, _, s = run_cli(
         [

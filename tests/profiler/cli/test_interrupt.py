@@ -9,8 +9,11 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from tests.support.cli import MODELS
+
+pytestmark = pytest.mark.serial  # timing-sensitive: Ctrl+C must end every worker within seconds
 
 
 def _wait_for(predicate, proc, timeout_s):

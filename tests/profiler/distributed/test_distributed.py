@@ -20,7 +20,10 @@ import pytest
 
 from tests.support.cli import arm, events, fast_args, run_cli
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [
+    pytest.mark.timeout(240),
+    pytest.mark.serial,
+]  # timing-sensitive: two ranks each, a stall timeout of seconds
 
 QUICK = fast_args(batch_sizes="16", steps=4, accuracy=False, quiet=False)
 
@@ -173,6 +176,7 @@ def test_a_rank_that_dies_ends_the_arm_and_is_named(tmp_path):
     _assert_all_gone(_rank_pids(out))
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_a_rank_that_sleeps_forever_is_caught_by_the_stall_timeout_and_named(tmp_path):
     model = _model(tmp_path, "if self.rank == 1 and self.calls == 3:\n    time.sleep(3600)")
     out = tmp_path / "out"
@@ -186,6 +190,7 @@ def test_a_rank_that_sleeps_forever_is_caught_by_the_stall_timeout_and_named(tmp
     _assert_all_gone(_rank_pids(out))
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_stop_during_a_distributed_compile_leaves_no_process_behind(tmp_path):
     out = tmp_path / "out"
     args = ["--example", "mlp", "--arms", "aot_eager", "--nproc", "2", "--parallel", "fsdp"]

@@ -181,6 +181,7 @@ def test_input_in_a_model_fails_at_once_with_a_clear_error(tmp_path):
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_a_forward_that_sleeps_forever_stalls_and_the_other_arm_goes_on(tmp_path):
     marker = tmp_path / "the-first-model-built-sleeps"
     init = f"""\
@@ -209,6 +210,7 @@ def test_a_forward_that_sleeps_forever_stalls_and_the_other_arm_goes_on(tmp_path
 
 
 # -- no orphans ---------------------------------------------------------------------------------
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_children_a_model_starts_end_with_its_worker(tmp_path):
     pids = tmp_path / "children"
     init = f"""\
@@ -223,6 +225,7 @@ def test_children_a_model_starts_end_with_its_worker(tmp_path):
     assert _wait_gone(children) == []
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_a_killed_runner_takes_its_busy_worker_along(tmp_path):
     """A worker computing in silence: it never writes to the dead runner's pipe, so only its
     lifeline can end it."""
@@ -240,6 +243,7 @@ def test_a_killed_runner_takes_its_busy_worker_along(tmp_path):
             proc.wait()
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_sigterm_stops_the_run_like_ctrl_c(tmp_path):
     out = tmp_path / "out"
     proc = _start_run(MODELS / "slow.py", out)
@@ -258,6 +262,7 @@ def test_sigterm_stops_the_run_like_ctrl_c(tmp_path):
     assert _wait_gone([worker]) == []
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_a_worker_whose_parent_is_already_gone_ends_at_once():
     env = {**os.environ, lifeline.PARENT_PID_ENV: "1"}  # not its parent: the engine went
     proc = subprocess.run(
@@ -271,6 +276,7 @@ def test_a_worker_whose_parent_is_already_gone_ends_at_once():
     assert proc.returncode == -signal.SIGKILL
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_the_parent_watchdog_notices_an_orphan():
     orphaned: list[bool] = []
     lifeline.watch(os.getppid() + 1, lambda: orphaned.append(True), poll_s=0.01)

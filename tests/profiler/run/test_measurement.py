@@ -44,6 +44,7 @@ def test_every_worker_uses_the_recorded_thread_count(tmp_path):
     assert {e["threads"] for e in events(tmp_path) if e["type"] == "loaded"} == {1}
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_blocks_last_their_minimum_time(tmp_path):
     args = _without(FAST, "--min-block-ms", "--blocks", "--steps")
     rc, *_ = run_cli(
@@ -62,6 +63,7 @@ def test_blocks_last_their_minimum_time(tmp_path):
     assert block["quiet"] is True
 
 
+@pytest.mark.serial  # timing-sensitive: its deadline of seconds
 def test_the_quiet_room_waits_for_a_busy_peer_and_flags_it():
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     idle = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
