@@ -11,7 +11,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from tcprof.app.common.theme import error_colour, good_colour
-from tcprof.profiler.analysis.verdict import BAD, GOOD, ArmVerdict, session_verdicts
+from tcprof.profiler.analysis.verdict import (
+    BAD,
+    GOOD,
+    ArmVerdict,
+    session_notes,
+    session_verdicts,
+)
 
 
 def tone_colour(tone: str) -> str | None:
@@ -33,6 +39,7 @@ class VerdictBanner(QFrame):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.addWidget(self.label)
         self.verdicts: list[ArmVerdict] = []
+        self.notes: list[str] = []
         self.hide()
 
     def show_session(self, session: dict[str, Any]) -> None:
@@ -42,6 +49,8 @@ class VerdictBanner(QFrame):
             colour = tone_colour(v.tone)
             style = f' style="color: {colour}"' if colour else ""
             lines.append(f"<div{style}><b>{html.escape(v.text)}</b></div>")
+        self.notes = session_notes(session) if self.verdicts else []
+        lines += [f'<div style="font-size: small">{html.escape(n)}</div>' for n in self.notes]
         self.label.setText("".join(lines))
         self.setVisible(bool(self.verdicts))
 

@@ -7,9 +7,24 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QSpinBox,
+    QWidget,
+)
 
-from tcprof.profiler.config import CONTROL_LABEL, DEFAULT_REPLICATES, RunConfig, resolve_threads
+from tcprof.profiler.config import (
+    CONTROL_LABEL,
+    CONTROL_SUFFIX,
+    CONTROLS,
+    DEFAULT_REPLICATES,
+    RunConfig,
+    normalize_control,
+    resolve_threads,
+)
 
 MEASUREMENT_KEYS = (
     "replicates",
@@ -19,6 +34,12 @@ MEASUREMENT_KEYS = (
     "accuracy",
     "stall_timeout_s",
     "apply_advice",
+)
+CONTROL_CHOICES = (  # the combo's text, RunConfig.control
+    ("none", None),
+    ("eager twin", "eager"),
+    ("compiled twin", "compiled"),
+    ("both twins", "both"),
 )
 DEFAULT_STALL_TIMEOUT_S = RunConfig.__dataclass_fields__["stall_timeout_s"].default
 MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
@@ -46,11 +67,16 @@ class MeasurementOptions(QWidget):
             "1 = one process per arm: faster, but the interval leaves that variation out.\n"
             "The first round compiles into an empty cache (cold), later rounds warm."
         )
-        self.control = QCheckBox(f"A/A control ({CONTROL_LABEL})")
+        self.control = QComboBox()
+        for text, value in CONTROL_CHOICES:
+            self.control.addItem(text, value)
         self.control.setToolTip(
-            "RunConfig.control (--control): a second eager arm. Its 'speedup' over eager shows\n"
-            "the noise floor: an arm whose interval contains 1.0 or overlaps the control's is\n"
-            "reported as within noise."
+            "RunConfig.control (--control): A/A controls, identical twins whose true speedup is\n"
+            f"1.00. eager adds {CONTROL_LABEL}, a second eager arm; compiled adds a twin of the\n"
+            f"first compiled arm (its name + {CONTROL_SUFFIX}), which carries what only compiled\n"
+            "processes carry (the compile watcher, inductor's compile workers). A control whose\n"
+            "own interval excludes 1.0 is flagged: the harness itself differs between identical\n"
+            "arms, and an arm whose interval lies inside that bias band is within noise."
         )
         self.threads = QSpinBox()
         self.threads.setRange(0, 1024)
@@ -93,20 +119,21 @@ class MeasurementOptions(QWidget):
         form.addRow("Replicates", self.replicates)
         form.addRow("Threads", self.threads)
         form.addRow("Stall timeout", self.stall_timeout)
-        form.addRow("", self.control)
+        form.addRow("A/A control", self.control)
         form.addRow("", self.warm_cache)
         form.addRow("", self.accuracy)
         form.addRow("", self.apply_advice)
         for spin in (self.replicates, self.threads, self.stall_timeout):
             spin.valueChanged.connect(self.changed)
-        for box in (self.control, self.warm_cache, self.accuracy, self.apply_advice):
+        for box in (self.warm_cache, self.accuracy, self.apply_advice):
             box.toggled.connect(self.changed)
+        self.control.currentIndexChanged.connect(self.changed)
 
     def options(self) -> dict[str, Any]:
         """RunConfig keyword arguments."""
         return {
             "replicates": self.replicates.value(),
-            "control": self.control.isChecked(),
+            "control": self.control.currentData(),
             "threads": self.threads.value() or None,
             "warm_cache": self.warm_cache.isChecked(),
             "accuracy": self.accuracy.isChecked(),
@@ -126,8 +153,12 @@ class MeasurementOptions(QWidget):
             self.stall_timeout.setValue(0.0)
         elif isinstance(stall, (int, float)) and not isinstance(stall, bool) and stall >= 0:
             self.stall_timeout.setValue(float(stall))
+        control = state.get("control")
+        if control is True or control is False or control is None or control in CONTROLS:
+            if "control" in state:
+                index = self.control.findData(normalize_control(control))
+                self.control.setCurrentIndex(max(0, index))
         for key, box in (
-            ("control", self.control),
             ("warm_cache", self.warm_cache),
             ("accuracy", self.accuracy),
             ("apply_advice", self.apply_advice),

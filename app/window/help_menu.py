@@ -43,12 +43,16 @@ HOW_TO_READ = """
 measured after warm-up; lower is better. <b>Throughput</b> is samples per second.</p>
 <p><b>Speedup</b>: the baseline's (first arm's) step time divided by this arm's; 1.21× is 21%
 faster. The interval in brackets, [1.17–1.28], is where the true speedup lies with 95%
-confidence: if it contains 1.0 (or overlaps the A/A control's) the difference is within noise.
-With one replicate it covers step-to-step noise only; three or more replicates also cover
-process-to-process variation.</p>
+confidence: if it contains 1.0 the difference is within noise. From two replicates on it is
+centred on the geometric mean of the rounds' paired ratios and covers process-to-process
+variation; with one it covers step-to-step noise only. An A/A control (an identical twin, truth
+1.00) whose own interval excludes 1.0 is flagged: differences inside its bias band are within
+noise too. Beside the verdict: how many comparisons the run made, and how many of its
+differences hold after Holm's adjustment for that number.</p>
 <p><b>Compile</b>: the one-off time a compiled arm spends compiling. <b>Cold</b> starts from
 empty caches (a new machine); <b>warm</b> reuses the first round's caches (a second run).
-<b>Break-even</b>: how many steps the faster step takes to pay back the compile time.</p>
+<b>Break-even</b>: how many steps the faster step takes to pay back the compile time, with the
+interval the speedup's gives; "within noise" where the speedup's interval contains 1.0.</p>
 <p><b>Memory</b>: peak memory during training against the baseline's, as +14% (uses more) or
 −8% (uses less).</p>
 <p><b>Accuracy</b>: the compiled arm's loss and gradients against eager's on the same batch,

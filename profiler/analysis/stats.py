@@ -1,5 +1,6 @@
 """Statistics over step times: robust summaries, a speedup interval that covers process
-variation, the A/A verdict, break-even.
+variation, the verdict against the A/A control, Holm's adjustment across a run's comparisons,
+break-even with its interval. (The order arms run in is schedule.py's.)
 
 Pure functions over lists of milliseconds; the random generator is injectable so the
 bootstraps are exactly reproducible in tests. The method behind the speedup interval is
@@ -16,14 +17,6 @@ import numpy as np
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_MAX_SAMPLES = 5000  # longer runs are subsampled for the CI: memory and time stay bounded
-HIERARCHICAL_MIN_PROCESSES = 8  # from this many paired processes on, a hierarchical bootstrap
-
-# Two-sided 95% quantiles of Student's t, by degrees of freedom (numpy has no t distribution).
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -105,11 +98,25 @@ def break_even_steps(
     return max(0.0, compile_s) * 1000.0 / saved_ms
 
 
-def t_quantile_975(df: int) -> float:
-    """Student's t at 0.975 (a two-sided 95% interval) for `df` degrees of freedom."""
+def t_quantile(df: int, level: float = 0.95) -> float:
+    """Student's t quantile for a two-sided interval at `level` with `df` degrees of freedom."""
     if df < 1:
         raise ValueError("a t interval needs at least two paired processes")
-    return _T975[df - 1] if df <= len(_T975) else 1.96 + 2.4 / df
+    from scipy.special import stdtrit  # here: the window imports this module, not scipy
+
+    return float(stdtrit(df, 1 - (1 - level) / 2))
+
+
+def t_quantile_975(df: int) -> float:
+    """Student's t at 0.975 (a two-sided 95% interval) for `df` degrees of freedom."""
+    return t_quantile(df, 0.95)
+
+
+def t_two_sided_p(t: float, df: int) -> float:
+    """The two-sided p-value of a t statistic."""
+    from scipy.special import stdtr
+
+    return float(2 * stdtr(df, -abs(t)))
 
 
 Blocks = Sequence[Sequence[float]]  # one process: its measured blocks, each a list of ms
@@ -117,8 +124,11 @@ Blocks = Sequence[Sequence[float]]  # one process: its measured blocks, each a l
 
 def process_median(blocks: Blocks) -> float | None:
     """The median step time of one process (all its measured blocks together)."""
-    steps = [ms for block in blocks for ms in block]
-    return float(np.median(steps)) if steps else None
+    if isinstance(blocks, np.ndarray):  # one array of equal blocks (simulations)
+        return float(np.median(blocks)) if blocks.size else None
+    parts = [np.asarray(block, dtype=np.float64).ravel() for block in blocks]
+    steps = np.concatenate(parts) if parts else np.empty(0)
+    return float(np.median(steps)) if steps.size else None
 
 
 def median_of_medians(processes: Sequence[Blocks]) -> float | None:
@@ -128,17 +138,21 @@ def median_of_medians(processes: Sequence[Blocks]) -> float | None:
 
 @dataclass(frozen=True)
 class SpeedupInterval:
-    """speedup = median of the baseline's process medians / median of the arm's.
+    """A speedup with its 95% interval, both from one estimator.
 
-    method: "paired_t" (a t interval on the per-round log ratios of paired processes),
-    "hierarchical_bootstrap" (rounds, then blocks within each process, resampled), or
-    "steps_bootstrap" (one process per arm: steps resampled, process variation left out)."""
+    method "paired_t": round r's baseline and arm processes ran interleaved and share the
+    machine's state, so each round gives one log ratio of process medians; the speedup is
+    their geometric mean and the interval a t interval around it (docs/methodology.md shows
+    its coverage). "steps_bootstrap": one process per arm, steps resampled (process
+    variation left out). Sessions saved before schema 3 may also say
+    "hierarchical_bootstrap"."""
 
     speedup: float
     low: float
     high: float
     method: str
     processes: int  # paired rounds the interval rests on
+    p_value: float | None = None  # two-sided, of "no difference" (speedup 1.0)
 
     @property
     def covers_process_variation(self) -> bool:
@@ -147,8 +161,8 @@ class SpeedupInterval:
     def contains(self, value: float) -> bool:
         return self.low <= value <= self.high
 
-    def overlaps(self, other: SpeedupInterval) -> bool:
-        return self.low <= other.high and other.low <= self.high
+    def excludes_one(self) -> bool:
+        return not self.contains(1.0)
 
 
 def speedup_interval(
@@ -156,82 +170,99 @@ def speedup_interval(
     arm: Sequence[Blocks | None],
     rng: np.random.Generator | None = None,
     resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
 ) -> SpeedupInterval | None:
-    """The speedup of `arm` over `baseline` with a 95% interval.
+    """The speedup of `arm` over `baseline` with an interval at `level`.
 
     Both are indexed by round (replicate): round r's baseline process ran interleaved with
     round r's arm process, so the pair shares the machine's state at that time. Rounds where
-    either side has no samples are dropped from the pairing."""
-    pairs = [
-        (b, a)
-        for b, a in zip(baseline, arm, strict=False)
-        if b is not None and a is not None and process_median(b) and process_median(a)
-    ]
+    either side has no samples are dropped from the pairing. With two or more pairs, the
+    centre and the width come from the same paired log ratios: centring on a ratio of
+    unpaired medians instead brings back the round-to-round variation that pairing removes,
+    and such an interval covered the truth 80-90% of the time, not 95%."""
+    pairs, base_meds, arm_meds = [], [], []
+    for b, a in zip(baseline, arm, strict=False):
+        mb = process_median(b) if b is not None else None
+        ma = process_median(a) if a is not None else None
+        if b is not None and a is not None and mb and ma:
+            pairs.append((b, a))
+            base_meds.append(mb)
+            arm_meds.append(ma)
     if not pairs:
         return None
-    base_meds = np.array([process_median(b) for b, _ in pairs])
-    arm_meds = np.array([process_median(a) for _, a in pairs])
-    point = float(np.median(base_meds) / np.median(arm_meds))
-    rng = rng if rng is not None else np.random.default_rng(0)
     if len(pairs) == 1:
+        rng = rng if rng is not None else np.random.default_rng(0)
         b_steps = [ms for block in pairs[0][0] for ms in block]
         a_steps = [ms for block in pairs[0][1] for ms in block]
-        ci = speedup_ci(b_steps, a_steps, rng=rng, resamples=resamples)
+        ci = speedup_ci(b_steps, a_steps, rng=rng, resamples=resamples, level=level)
         assert ci is not None
-        return SpeedupInterval(point, min(ci[1], point), max(ci[2], point), "steps_bootstrap", 1)
-    if len(pairs) < HIERARCHICAL_MIN_PROCESSES:
-        logs = np.log(base_meds / arm_meds)
-        half = t_quantile_975(len(logs) - 1) * float(np.std(logs, ddof=1)) / math.sqrt(len(logs))
-        centre = math.log(point)  # the interval's width from the pairs, centred on the estimate
-        return SpeedupInterval(
-            point, math.exp(centre - half), math.exp(centre + half), "paired_t", len(pairs)
-        )
-    ratios = _hierarchical_bootstrap(pairs, rng, resamples)
-    low, high = np.percentile(ratios, [2.5, 97.5])
+        point, low, high = ci
+        return SpeedupInterval(point, min(low, point), max(high, point), "steps_bootstrap", 1)
+    logs = np.log(np.asarray(base_meds) / np.asarray(arm_meds))
+    n = len(logs)
+    centre = float(logs.mean())
+    se = float(np.std(logs, ddof=1)) / math.sqrt(n)
+    half = t_quantile(n - 1, level) * se
+    if se > 0:
+        p = t_two_sided_p(centre / se, n - 1)
+    else:
+        p = 1.0 if centre == 0 else 0.0
     return SpeedupInterval(
-        point, min(float(low), point), max(float(high), point), "hierarchical_bootstrap", len(pairs)
+        math.exp(centre), math.exp(centre - half), math.exp(centre + half), "paired_t", n, p
     )
 
 
-def _hierarchical_bootstrap(
-    pairs: list[tuple[Blocks, Blocks]], rng: np.random.Generator, resamples: int
-) -> np.ndarray:
-    """Resample rounds (keeping each round's pair together), then blocks within each process;
-    a process's median is taken over its resampled blocks' steps."""
-    arrays = [([np.asarray(x) for x in b], [np.asarray(x) for x in a]) for b, a in pairs]
-    n = len(arrays)
-    out = np.empty(resamples)
-    for i in range(resamples):
-        base_meds: list[float] = []
-        arm_meds: list[float] = []
-        for r in rng.integers(0, n, size=n):
-            for blocks, meds in ((arrays[r][0], base_meds), (arrays[r][1], arm_meds)):
-                picked = rng.integers(0, len(blocks), size=len(blocks))
-                meds.append(np.median(np.concatenate([blocks[j] for j in picked])))
-        out[i] = np.median(base_meds) / np.median(arm_meds)
-    return out
+def control_flagged(control: SpeedupInterval | None) -> bool:
+    """An A/A control whose own interval excludes 1.0: the harness itself differs between
+    identical arms, beyond what its interval allows for noise."""
+    return control is not None and control.covers_process_variation and control.excludes_one()
 
 
 def verdict(interval: SpeedupInterval | None, control: SpeedupInterval | None = None) -> str:
-    """ "faster", "slower" or "no_difference": an interval containing 1.0, or overlapping the
-    A/A control's interval (the noise floor), is no difference beyond noise."""
+    """ "faster", "slower" or "no_difference".
+
+    An arm is within noise when its interval contains 1.0, or when a flagged A/A control
+    (control_flagged) shows a harness bias band [min(1, low), max(1, high)] and the arm's
+    interval lies inside it: a difference the harness shows between identical arms explains
+    it. A control whose interval contains 1.0 adds nothing: that width is noise the arm's own
+    interval already carries, so it does not widen the arm's."""
     if interval is None:
         return "unknown"
-    if interval.contains(1.0) or (control is not None and interval.overlaps(control)):
+    if interval.contains(1.0):
         return "no_difference"
+    if control is not None and control_flagged(control):
+        band_low, band_high = min(1.0, control.low), max(1.0, control.high)
+        if band_low <= interval.low and interval.high <= band_high:
+            return "no_difference"
     return "faster" if interval.low > 1.0 else "slower"
 
 
-def round_order(n_arms: int, round_no: int, seed: int = 0) -> list[int]:
-    """The order the arms take within a round: ABBA for two arms (so neither is always first
-    or always right after the other's compile), a seeded shuffle for more."""
-    arms = list(range(n_arms))
-    if n_arms <= 2:
-        return arms if round_no % 2 == 0 else arms[::-1]
-    rng = np.random.default_rng([seed, round_no])
-    return [int(i) for i in rng.permutation(n_arms)]
+def holm(p_values: Sequence[float | None], alpha: float = 0.05) -> list[bool | None]:
+    """Holm's step-down: which of a family of tests reject "no difference" at family-wise
+    level `alpha`; None where a test has no p-value (it is left out of the family)."""
+    ranked = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    out: list[bool | None] = [None if p is None else False for p in p_values]
+    m = len(ranked)
+    for k, (p, i) in enumerate(ranked):
+        if p > alpha / (m - k):
+            break
+        out[i] = True
+    return out
 
 
-def block_order(round_arms: Sequence[int], block_no: int) -> list[int]:
-    """Blocks alternate direction within a round (A B, B A, A B, ...)."""
-    return list(round_arms) if block_no % 2 == 0 else list(round_arms)[::-1]
+def break_even_interval(
+    compile_s: float | None, baseline_median_ms: float, interval: SpeedupInterval
+) -> tuple[float | None, float | None, float | None]:
+    """(steps, low, high) after which the compile has paid for itself, from the speedup and
+    its interval: a step saves baseline * (1 - 1/speedup). steps is None where the speedup is
+    at most 1 (it never pays back); high is None where the interval reaches 1.0 (within noise
+    it may never pay back)."""
+    if compile_s is None or baseline_median_ms <= 0:
+        return None, None, None
+    cost_ms = max(0.0, compile_s) * 1000.0
+
+    def steps(speedup: float) -> float | None:
+        saved = baseline_median_ms * (1.0 - 1.0 / speedup)
+        return cost_ms / saved if saved > 0 else None
+
+    return steps(interval.speedup), steps(interval.high), steps(interval.low)

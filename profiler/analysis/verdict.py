@@ -139,18 +139,34 @@ def _seconds(value: float) -> str:
     return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
 
 
+def _steps(value: float) -> str:
+    return f"{value:,.0f}"
+
+
 def _payback(row: dict[str, Any]) -> str | None:
-    """'pays back its 32 s compile after 14,100 steps' (cold cache) or 'never pays back'."""
+    """'pays back its 32 s compile after 14,100 steps [9,800–25,000]' (cold cache), 'does not
+    pay back its 32 s compile within noise' (the speedup's interval contains 1.0) or 'never
+    pays back' (slower)."""
     compile_s = row.get("compile_cold_s")
-    steps_key = "break_even_cold_steps"
+    steps_key, ci_key = "break_even_cold_steps", "break_even_cold_ci"
     if compile_s is None:
-        compile_s, steps_key = row.get("compile_s"), "break_even_steps"
+        compile_s, steps_key, ci_key = row.get("compile_s"), "break_even_steps", "break_even_ci"
     if compile_s is None:
         return None
-    steps = row.get(steps_key)
+    steps, ci = row.get(steps_key), row.get(ci_key)
+    at = f" at bs {row['batch_size']}" if row.get("_named") else ""
+    if row.get("verdict") == "no_difference":
+        return f"does not pay back its {_seconds(compile_s)} compile within noise{at}"
     if steps is None:
         return f"never pays back its {_seconds(compile_s)} compile"
-    return f"pays back its {_seconds(compile_s)} compile after {steps:,.0f} steps"
+    span = ""
+    if ci and ci[0] is not None:
+        span = (
+            f" [{_steps(ci[0])}–{_steps(ci[1])}]"
+            if ci[1] is not None
+            else f" [{_steps(ci[0])}–never]"
+        )
+    return f"pays back its {_seconds(compile_s)} compile after {_steps(steps)} steps{span}{at}"
 
 
 def _error_text(row: dict[str, Any]) -> str:
@@ -169,26 +185,31 @@ def _classify(row: dict[str, Any]) -> str:
     )
 
 
+EACH_UP_TO = 4  # batch sizes named one by one; more are given as a range
+
+
 def _headline(kind: str, rows: list[dict[str, Any]]) -> str:
-    """The part of the sentence for a group of batch sizes with the same outcome."""
+    """The part of the sentence for a group of batch sizes with the same outcome: every size's
+    figure with its interval, or (beyond EACH_UP_TO sizes) their range; never only the best."""
     if kind in ("faster", "slower"):  # a partial size is named with its steps (_sizes)
-        pick = max if kind == "faster" else min  # the clearest case of the group
-        best = pick(rows, key=lambda r: r["speedup"])
         lo = min(r["speedup"] for r in rows)
         hi = max(r["speedup"] for r in rows)
-        same = _x(lo) == _x(hi)  # one figure, said once
         if kind == "faster":
-            if len(rows) == 1 or same:  # an interval belongs to one size
-                ci = _interval(best) if len(rows) == 1 else ""
-                return f"{_x(best['speedup'])} faster at {_sizes(rows)}{ci}"
-            return (
-                f"{_x(lo)}–{_x(hi)} faster at {_sizes(rows)} "
-                f"({_x(best['speedup'])} at bs {best['batch_size']}{_interval(best)})"
-            )
-        if len(rows) == 1 or same:
-            ci = _interval(best) if len(rows) == 1 else ""
-            return f"slower at {_sizes(rows)} ({_x(best['speedup'])}{ci})"
-        return f"slower at {_sizes(rows)} ({_x(lo)}–{_x(hi)})"
+            if len(rows) > EACH_UP_TO:
+                return f"{_x(lo)}–{_x(hi)} faster at {_sizes(rows)}"
+            if len({(_x(r["speedup"]), _interval(r)) for r in rows}) == 1:  # said once
+                return f"{_x(rows[0]['speedup'])} faster at {_sizes(rows)}{_interval(rows[0])}"
+            first, *rest = rows
+            head = f"{_x(first['speedup'])} faster at {_sizes([first])}{_interval(first)}"
+            tail = [f"{_x(r['speedup'])} at {_sizes([r])}{_interval(r)}" for r in rest]
+            return " and ".join([head, ", ".join(tail)]) if tail else head
+        if len(rows) > EACH_UP_TO:
+            return f"slower at {_sizes(rows)} ({_x(lo)}–{_x(hi)})"
+        if len({(_x(r["speedup"]), _interval(r)) for r in rows}) == 1:  # said once
+            return f"slower at {_sizes(rows)} ({_x(rows[0]['speedup'])}{_interval(rows[0])})"
+        return "slower at " + ", ".join(
+            f"{_sizes([r])} ({_x(r['speedup'])}{_interval(r)})" for r in rows
+        )
     if kind == "noise":
         return f"no difference beyond noise at {_sizes(rows)}"
     if kind == "fell_back":
@@ -218,17 +239,23 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
         groups.setdefault(_classify(r), []).append(r)
     kinds = [k for k in ORDER if k in groups]
     parts = [_headline(k, groups[k]) for k in kinds]
-    if "faster" in groups:
-        lead = max(groups["faster"], key=lambda r: r["speedup"])
-    else:
-        lead = next((groups[k][0] for k in ("slower", "noise") if k in groups), rows[0])
-    extras = [_payback(lead), memory_words(lead)]
+    measured = [r for r in rows if _classify(r) in ("faster", "slower", "noise")]
+    lead = measured[0] if measured else rows[0]  # the first size: payback and memory
+    if len(rows) > 1:
+        lead = {**lead, "_named": True}
+    extras = [_payback(lead), memory_words(lead) and f"{memory_words(lead)}{_at(lead)}"]
     accuracy = [(r.get("accuracy") or {}).get("status") for r in rows]
     failed = [r for r, s in zip(rows, accuracy, strict=True) if s == "fail"]
+    unsure = [r for r, s in zip(rows, accuracy, strict=True) if s == "nondeterministic"]
     if failed:
         extras.append(f"accuracy fail at {_sizes(failed)}")
     elif "pass" in accuracy:
-        extras.append("accuracy pass")
+        extras.append("accuracy pass" + (f" (not judged at {_sizes(unsure)})" if unsure else ""))
+    if unsure and (failed or "pass" not in accuracy):
+        extras.append(
+            f"accuracy not judged at {_sizes(unsure)}: two eager runs differ "
+            "(the model is nondeterministic, not the compiler wrong)"
+        )
     cut = [r for r in rows if is_partial(r)]
     text = f"{name} {VERB.get(kinds[0], '')}" + ", ".join(parts + [e for e in extras if e])
     if cut:
@@ -246,16 +273,60 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
     return ArmVerdict(name, text, tone)
 
 
+def _at(row: dict[str, Any]) -> str:
+    return f" at bs {row['batch_size']}" if row.get("_named") else ""
+
+
+def is_control(arm: dict[str, Any]) -> bool:
+    """An A/A control arm (its rows name the twin they copy)."""
+    return any(r.get("aa_of") for r in arm.get("results") or [])
+
+
 def session_verdicts(session: dict[str, Any]) -> list[ArmVerdict]:
-    """One verdict per compiled arm (the baseline and other eager arms have none)."""
+    """One verdict per compiled arm (the baseline, other eager arms and the A/A controls
+    have none: a control is a check of the harness, whose word is `control_notes`)."""
     arms = session.get("arms") or []
     baseline = session.get("baseline") or (arms[0].get("name") if arms else None)
     stopped = session.get("status") in ("stopped", "timeout", "interrupted")
     return [
         arm_verdict(a, stopped)
         for i, a in enumerate(arms)
-        if i and a.get("backend") != "eager" and a.get("name") != baseline
+        if i and a.get("backend") != "eager" and a.get("name") != baseline and not is_control(a)
     ]
+
+
+def _signed_pct(ratio: float) -> str:
+    change = (ratio - 1.0) * 100
+    return f"{'+' if change >= 0 else MINUS}{abs(change):.0f}%"
+
+
+def control_notes(session: dict[str, Any]) -> list[str]:
+    """A sentence per flagged A/A control row: the harness itself differs between identical
+    arms, so differences below that deserve care."""
+    out = []
+    for arm in session.get("arms") or []:
+        for row in arm.get("results") or []:
+            ci = row.get("aa_ci")
+            if not row.get("aa_flagged") or not ci or row.get("aa_speedup") is None:
+                continue
+            low, high = sorted((ci[0] - 1.0, ci[1] - 1.0), key=abs)
+            out.append(
+                f"the harness itself differs by {_signed_pct(row['aa_speedup'])} "
+                f"[{abs(low) * 100:.0f}%–{abs(high) * 100:.0f}%] between identical arms "
+                f"({arm.get('name')} against {row['aa_of']}, bs {row.get('batch_size')}): "
+                "treat differences below that with care"
+            )
+    return out
+
+
+def session_notes(session: dict[str, Any]) -> list[str]:
+    """What stands beside the verdicts: how many comparisons were made (and what Holm's
+    adjustment kept), flagged controls, and an unbalanced schedule."""
+    from tcprof.profiler.analysis.comparisons import comparisons_text
+
+    notes = [comparisons_text(session.get("comparisons")), *control_notes(session)]
+    notes.append((session.get("schedule") or {}).get("note"))
+    return [n for n in notes if n]
 
 
 def verdict_lines(session: dict[str, Any]) -> list[str]:

@@ -13,6 +13,8 @@ from tcprof.profiler.config import (
     AMP_DTYPES,
     COMPILE_MODES,
     CONTROL_LABEL,
+    CONTROL_SUFFIX,
+    CONTROLS,
     DEBUG_PRESET_BACKEND,
     DEBUG_PRESET_LOGS,
     DEFAULT_RDZV_TIMEOUT_S,
@@ -166,8 +168,13 @@ def _schedule(loop: argparse._ArgumentGroup) -> None:
     )
     loop.add_argument(
         "--control",
-        action="store_true",
-        help=f"add an A/A control: a second eager arm ({CONTROL_LABEL}) that shows the noise floor",
+        nargs="?",
+        const="eager",
+        choices=CONTROLS,
+        metavar="{" + ",".join(CONTROLS) + "}",
+        help=f"add A/A controls, identical twins that show the noise floor: eager (the default "
+        f"when given alone: a second eager arm, {CONTROL_LABEL}), compiled (a twin of the first "
+        f"compiled arm, named after it + {CONTROL_SUFFIX}), or both",
     )
     loop.add_argument(
         "--threads",

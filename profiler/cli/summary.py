@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
-from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report import ladder_section
@@ -20,6 +20,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     verdicts = verdict_lines(session_dict)
     if verdicts:
         parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
+    notes = session_notes(session_dict)
+    if notes:
+        parts.append("\n".join(f"  note: {line}" for line in notes))
     for arm in session_dict["arms"]:
         if arm.get("error"):
             parts.append(

@@ -4,8 +4,12 @@ the usage error every bad input becomes."""
 from __future__ import annotations
 
 DYNAMO_EAGER = "dynamo_eager"
-CONTROL_LABEL = "eager-control"  # reserved: the A/A control arm added by `control`
-DEFAULT_REPLICATES = 5
+CONTROL_LABEL = "eager-control"  # reserved: the eager A/A control arm added by `control`
+CONTROL_SUFFIX = "-control"  # the compiled A/A control is the first compiled arm's name + this
+CONTROLS = ("eager", "compiled", "both")  # the A/A twins `control` can add
+# 6 rounds: the Williams design balances 2 arms (period 2) and 3 (period 6, an A/A control
+# added), and t(5) / sqrt(6) makes the interval 15% narrower than 5 rounds (docs/methodology.md)
+DEFAULT_REPLICATES = 6
 MIN_BLOCK_MS = 100.0
 DEFAULT_REMOTE_PYTHON = "python3"
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"

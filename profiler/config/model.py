@@ -13,6 +13,8 @@ from tcprof.profiler.config.choices import (
     AMP_DTYPES,
     COMPILE_MODES,
     CONTROL_LABEL,
+    CONTROL_SUFFIX,
+    CONTROLS,
     CUDAGRAPH_MODES,
     CUDAGRAPH_WARMUP,
     DEFAULT_RDZV_TIMEOUT_S,
@@ -136,7 +138,9 @@ class RunConfig:
     lr: float = 0.01
     seed: int = 0
     replicates: int = DEFAULT_REPLICATES  # rounds, each with one fresh process per arm
-    control: bool = False  # add an eager A/A control arm (CONTROL_LABEL): the noise floor
+    # A/A twins, the noise floor: "eager" (CONTROL_LABEL), "compiled" (a twin of the first
+    # compiled arm) or "both"; None: none. Sessions before schema 3 hold True / False.
+    control: str | None = None
     threads: int | None = None  # torch.set_num_threads in every worker; None: resolve_threads()
     warm_cache: bool = False  # use the user's compile caches instead of a fresh one per arm
     min_block_ms: float = MIN_BLOCK_MS  # a measured block runs at least this long
@@ -170,6 +174,7 @@ class RunConfig:
     remote_python: str = DEFAULT_REMOTE_PYTHON  # the interpreter on `host`
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "control", normalize_control(self.control))
         validate(self)
 
     @property
@@ -204,8 +209,42 @@ class RunConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def run_arms(arms: tuple[ArmSpec, ...], control: bool) -> tuple[ArmSpec, ...]:
-    return (*arms, ArmSpec("eager", label=CONTROL_LABEL)) if control else arms
+def normalize_control(value: object) -> str | None:
+    """`control` as it is stored now: True (a session before schema 3) is the eager twin."""
+    if value is True:
+        return "eager"
+    if value is False or value is None or value == "":
+        return None
+    if value not in CONTROLS:
+        raise ConfigError(f"--control must be one of {', '.join(CONTROLS)}, not {value!r}")
+    return str(value)
+
+
+def control_arms(arms: tuple[ArmSpec, ...], control: object) -> tuple[ArmSpec, ...]:
+    """The A/A twins `control` adds: eager's (CONTROL_LABEL), and the first compiled arm's
+    (its name + CONTROL_SUFFIX), which carries what only compiled processes carry."""
+    kind = normalize_control(control)
+    out: list[ArmSpec] = []
+    if kind in ("eager", "both"):
+        out.append(ArmSpec("eager", label=CONTROL_LABEL))
+    first = next((a for a in arms if a.compiled), None)
+    if kind in ("compiled", "both") and first is not None:
+        out.append(dataclasses.replace(first, label=first.name + CONTROL_SUFFIX))
+    return tuple(out)
+
+
+def control_twins(arms: tuple[ArmSpec, ...], control: object) -> dict[str, str]:
+    """Each control arm's name -> the name of the arm it is an identical twin of."""
+    first = next((a for a in arms if a.compiled), None)
+    plain = next((a.name for a in arms if not a.compiled), "eager")
+    out = {}
+    for spec in control_arms(arms, control):
+        out[spec.name] = plain if spec.label == CONTROL_LABEL else (first.name if first else "")
+    return out
+
+
+def run_arms(arms: tuple[ArmSpec, ...], control: object) -> tuple[ArmSpec, ...]:
+    return (*arms, *control_arms(arms, control))
 
 
 def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
@@ -215,7 +254,15 @@ def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
     added = tuple(  # arms --apply-advice added after the rounds, indexed after all others
         ArmSpec.from_dict(a) for a in config.get("added_arms") or [] if isinstance(a, dict)
     )
-    return (*run_arms(arms, bool(config.get("control"))), *added)
+    control = config.get("control")
+    return (*run_arms(arms, control if control in (True, *CONTROLS) else None), *added)
+
+
+def controls_of(config: dict[str, Any]) -> dict[str, str]:
+    """A session's A/A control arms (from its config dict) -> the arm each is a twin of."""
+    arms = tuple(ArmSpec.from_dict(a) for a in config.get("arms", []) if isinstance(a, dict))
+    control = config.get("control")
+    return control_twins(arms, control if control in (True, *CONTROLS) else None)
 
 
 def world_size_of(config: dict[str, Any], spec: ArmSpec) -> int:
@@ -252,6 +299,12 @@ def validate(cfg: RunConfig) -> None:
         raise ConfigError(
             f"the label {CONTROL_LABEL!r} is reserved for the A/A control (--control)"
         )
+    if cfg.control in ("compiled", "both") and not any(a.compiled for a in cfg.arms):
+        raise ConfigError("--control compiled needs a compiled arm to be the twin of")
+    twins = {s.name for s in control_arms(cfg.arms, cfg.control)}
+    if any(a.name in twins for a in cfg.arms):
+        taken = sorted(twins & {a.name for a in cfg.arms})
+        raise ConfigError(f"the name {taken[0]!r} is reserved for the A/A control (--control)")
     names = [a.name for a in cfg.arms]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

@@ -214,7 +214,10 @@ EVENTS: dict[str, Fields] = {
         steady_peak_mb=NUM,
         steady_method=TEXT,
     ),
-    "accuracy": _event(AccuracyEvent, ACCURACY),
+    "accuracy": _event(
+        AccuracyEvent,
+        with_fields(ACCURACY, steps=INT, failed_step=INT, failed_quantities=TEXTS),
+    ),
     "profile": _event(
         ProfileEvent, with_fields(PROFILE, batch_size=BATCH_SIZE), required=("batch_size",)
     ),

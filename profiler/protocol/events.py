@@ -58,7 +58,7 @@ from typing import Any, Literal, TypedDict
 
 from tcprof.profiler.protocol.types import Event
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the accuracy check is two steps, may say "nondeterministic"
 
 
 class EventType(str, Enum):
@@ -329,16 +329,21 @@ class BsDoneEvent(Relayed, total=False):
 
 class AccuracyEvent(Relayed, total=False):
     batch_size: int
-    status: Literal["pass", "fail", "skipped"]
+    # nondeterministic: two eager runs differed, so the compiled run was not judged
+    status: Literal["pass", "fail", "skipped", "nondeterministic"]
     worst: dict[str, Any] | None  # name, max_abs_err, max_rel_err
     reason: str | None
     float64: bool
     rtol: float
     atol: float
-    compared: int
-    checked: list[str]  # output, gradients, parameters after one optimizer step
+    compared: int  # tensors compared, over all steps
+    # output, loss, gradients, buffers, parameters after the optimizer step (of those checked)
+    checked: list[str]
     autocast: str | None  # the autocast dtype both runs used, e.g. "torch.bfloat16"
-    ranks_checked: int  # a distributed arm: ranks that each checked their step (else absent)
+    ranks_checked: int  # a distributed arm: ranks that each checked their steps (else absent)
+    steps: int  # training steps each run took, the second from the first's weights (absent: 1)
+    failed_step: int | None  # the first step at which a tensor differed (fail, nondeterministic)
+    failed_quantities: list[str]  # what differed at that step, named as in `checked`
 
 
 class ProfileEvent(Relayed, total=False):

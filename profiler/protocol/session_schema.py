@@ -182,7 +182,7 @@ CONFIG = Fields(
         "lr": NUM,
         "seed": INT,
         "replicates": INT,
-        "control": FLAG,
+        "control": OneOf((FLAG, TEXT)),  # schema 3: "eager" | "compiled" | "both"; before: a flag
         "threads": INT,
         "nproc": INT,
         "nnodes": INT,
@@ -240,8 +240,11 @@ RESULT_NUMBERS = (
     "first_grad_norm",
     "last_loss",
     "speedup",
+    "speedup_p",
+    "aa_speedup",
     "memory_ratio",
 )
+BREAK_EVEN_CI = ListOf(NUM, length=2)  # [low, high]; high null: within noise it may never pay back
 RESULT = Fields(
     {
         "batch_size": Integer(null=False),
@@ -268,6 +271,13 @@ RESULT = Fields(
         "speedup_method": TEXT,
         "interval_covers_processes": FLAG,
         "verdict": TEXT,
+        "holds_after_adjustment": FLAG,
+        "break_even_ci": BREAK_EVEN_CI,
+        "break_even_cold_ci": BREAK_EVEN_CI,
+        "break_even_warm_ci": BREAK_EVEN_CI,
+        "aa_of": TEXT,
+        "aa_ci": ListOf(Number(null=False), length=2),
+        "aa_flagged": FLAG,
         "accuracy": ACCURACY,  # schema 1's (loss, grad norm) has other keys: allowed
         "noisy": FLAG,
         "unquiet_blocks": INT,
@@ -380,6 +390,27 @@ SESSION = Fields(
         "config": CONFIG,
         "baseline": TEXT,
         "rounds": ListOf(Fields({"replicate": REPLICATE, "cache": TEXT, "order": TEXTS})),
+        "schedule": Fields(
+            {
+                "design": TEXT,
+                "period": INT,
+                "rounds": INT,
+                "balanced": FLAG,
+                "note": TEXT,
+                "positions": MapOf(ListOf(INT)),
+            }
+        ),
+        "comparisons": Fields(
+            {
+                "count": INT,
+                "tested": INT,
+                "level": NUM,
+                "adjustment": TEXT,
+                "family_alpha": NUM,
+                "differences": INT,
+                "hold": INT,
+            }
+        ),
         "arms": ListOf(ARM, null=False),
         "errors": ListOf(ERROR),
         "samples": ListOf(SAMPLE),

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.config import loop_text, where_text
 from tcprof.profiler.protocol.compile_terms import resume_explanation
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
@@ -135,6 +135,9 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     verdicts = verdict_lines(session_dict)
     if verdicts:
         out += [*(f"- **{md_text(line)}**" for line in verdicts), ""]
+    notes = session_notes(session_dict)
+    if notes:
+        out += [*(f"- _{md_text(line)}_" for line in notes), ""]
     out.append(table(header, rows) if rows else "_No batch size was measured._")
     out.append("")
     note = " ".join(n[0].upper() + n[1:] + "." for n in method_notes(session_dict))

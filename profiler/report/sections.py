@@ -10,6 +10,7 @@ from tcprof.profiler.analysis.verdict import (
     NEUTRAL,
     memory_title,
     partial_title,
+    session_notes,
     session_verdicts,
     speedup_tone,
     status_text,
@@ -38,7 +39,9 @@ def verdict_list(session_dict: dict[str, Any], esc: Esc) -> str:
         f'<li class="{"" if v.tone == NEUTRAL else v.tone}">{esc(v.text)}</li>'
         for v in session_verdicts(session_dict)
     )
-    return f'<ul class="verdict">{items}</ul>' if items else ""
+    notes = "".join(f"<li>{esc(n)}</li>" for n in session_notes(session_dict))
+    out = f'<ul class="verdict">{items}</ul>' if items else ""
+    return out + (f'<ul class="notes">{notes}</ul>' if notes else "")
 
 
 def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
@@ -56,7 +59,7 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         compile_s = sum(r.get("compile_s") or 0.0 for r in results)
         warm = [r.get("compile_warm_s") for r in results if r.get("compile_warm_s") is not None]
         statuses = {(r.get("accuracy") or {}).get("status") for r in results} - {None}
-        accuracy = "fail" if "fail" in statuses else ("pass" if "pass" in statuses else "n/a")
+        accuracy = next((s for s in ("fail", "pass", "nondeterministic") if s in statuses), "n/a")
         verdicts = {VERDICT_TEXT.get(r.get("verdict") or "", "") for r in results} - {"", "-"}
         compile_text = (
             f"compile cold {compile_s:.2f} s, warm {sum(warm):.2f} s"

@@ -71,7 +71,17 @@ VERDICT_TEXT = {
 
 
 def fmt_verdict(row: dict[str, Any]) -> str:
-    return VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
+    """'faster'; 'faster (not after Holm)' when the run's family-wise adjustment does not keep
+    it; an A/A control's row: 'A/A ok' or 'A/A +4%' (flagged: the harness is biased)."""
+    if row.get("aa_of"):
+        if row.get("aa_flagged") and row.get("aa_speedup") is not None:
+            change = (row["aa_speedup"] - 1) * 100
+            return f"A/A {'+' if change >= 0 else '−'}{abs(change):.0f}% (flagged)"
+        return "A/A ok" if row.get("aa_ci") else "-"
+    text = VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
+    if row.get("holds_after_adjustment") is False and row.get("verdict") in ("faster", "slower"):
+        text += " (not after Holm)"
+    return text
 
 
 def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt: Callable[[Any], str]) -> str:
@@ -88,18 +98,36 @@ def fmt_compile(row: dict[str, Any]) -> str:
     return _cold_warm(row, "compile_cold_s", "compile_warm_s", lambda v: _f(v, ".2f"))
 
 
+def _compact_steps(v: float) -> str:
+    """9,800 / 25k / 1.2M: an interval's ends, short enough for a table cell."""
+    if v >= 1e6:
+        return f"{v / 1e6:.1f}M"
+    return f"{v / 1e3:.0f}k" if v >= 1e4 else f"{v:,.0f}"
+
+
 def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
+    """'14,100 [9,800–25k] / 1,200 [800–2,100]' (cold / warm, each with its interval from the
+    speedup's); 'within noise' where the speedup's interval contains 1.0; 'never' if slower."""
     if is_baseline or row.get("compile_s") is None:
         return "-"
+    if row.get("verdict") == "no_difference" and "break_even_cold_ci" in row:
+        return "within noise"
 
-    def steps(v: float | None) -> str:
-        return "never" if v is None else f"{v:,.0f}"
+    def steps(v: float | None, ci_key: str | None = None) -> str:
+        if v is None:
+            return "never"
+        ci = row.get(ci_key) if ci_key else None
+        if not ci or ci[0] is None:
+            return f"{v:,.0f}"
+        high = "never" if ci[1] is None else _compact_steps(ci[1])
+        return f"{v:,.0f} [{_compact_steps(ci[0])}–{high}]"
 
     if "break_even_cold_steps" not in row:  # schema 1
         return steps(row.get("break_even_steps"))
+    cold = steps(row.get("break_even_cold_steps"), "break_even_cold_ci")
     if row.get("compile_warm_s") is None:
-        return steps(row.get("break_even_cold_steps"))
-    return f"{steps(row.get('break_even_cold_steps'))} / {steps(row.get('break_even_warm_steps'))}"
+        return cold
+    return f"{cold} / {steps(row.get('break_even_warm_steps'), 'break_even_warm_ci')}"
 
 
 def fmt_mb(value: float | None) -> str:
@@ -142,18 +170,24 @@ COLUMN_HELP = {
     "median ms": "median of the per-process medians (one process per arm per round)",
     "p90 ms": "90th percentile over all measured steps",
     "samples/s": "batch size / median step time",
-    "speedup [95% CI]": "median step time of the baseline / that of the arm; the interval covers "
-    "process-to-process variation when there are 2+ replicates",
-    "verdict": "within noise: the interval contains 1.0 or overlaps the A/A control's",
+    "speedup [95% CI]": "the baseline's step time / the arm's: from 2+ rounds the geometric mean "
+    "of the rounds' ratios of process medians, with the paired t interval around it (it covers "
+    "process-to-process variation); from one round a bootstrap of steps",
+    "verdict": "within noise: the interval contains 1.0, or lies inside the bias band of an A/A "
+    "control whose own interval excludes 1.0; '(not after Holm)': a difference the run's "
+    "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
+    "against its identical twin",
     "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
     "round left (warm), minus the one-off first-step cost eager pays too",
-    "break-even cold/warm": "training steps until the compile cost is paid back by faster steps",
+    "break-even cold/warm": "training steps until the compile cost is paid back by faster steps, "
+    "with the interval the speedup's gives; 'within noise': the speedup's interval contains 1.0",
     "train MB": "steady training peak: CUDA max allocated over the measured steps; CPU: live "
     "tensor memory of a training step (torch.profiler profile_memory)",
     "memory": "the arm's train MB against the baseline's: +14% means it uses 14% more memory "
     "than the baseline, −8% that it uses 8% less",
-    "accuracy": "one untimed step per batch size, in its own process: outputs and every "
-    "gradient against eager, a float64 run settling mismatches",
+    "accuracy": "two untimed steps per batch size, in its own process: output, loss, every "
+    "gradient, buffer and updated parameter against eager's after each step, a float64 run "
+    "settling mismatches; two eager runs must agree first (else: nondeterministic)",
     "recompiles": "how many times dynamo compiled the model again at this batch size because a "
     "guard failed (a new shape or value; first round); each costs compile time",
     "breaks": "graph breaks at this batch size (first round): places where dynamo stopped "
@@ -264,6 +298,10 @@ def _threads_text(session_dict: dict[str, Any]) -> str:
     return f", {threads} threads per arm, {ranks} of a distributed arm ({nproc} ranks per node)"
 
 
+def _is_control(arm: dict[str, Any]) -> bool:
+    return any(r.get("aa_of") for r in arm.get("results") or [])
+
+
 def method_notes(session_dict: dict[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     cfg = session_dict.get("config") or {}
@@ -279,23 +317,46 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
     reps = max((r.get("replicates") or 0 for r in rows), default=0)
     methods = {r.get("speedup_method") for r in rows} - {None}
     threads = _threads_text(session_dict)
-    if reps >= 2:
+    version = session_dict.get("schema_version") or 1
+    if reps >= 2 and version >= 3:
+        notes.append(
+            f"speedup: the geometric mean over {reps} rounds of fresh processes{threads} of each "
+            "round's ratio of process medians, with its paired t 95% interval (centre and width "
+            "from the same pairs, covering process-to-process variation)"
+        )
+    elif reps >= 2:
         how = (
             "paired t interval" if methods == {"paired_t"} else "hierarchical bootstrap"
         ) + " over rounds"
         notes.append(
             f"speedup: median of {reps} process medians per arm ({reps} rounds of fresh "
-            f"processes{threads}); 95% interval by {how}, covering process-to-process variation"
+            f"processes{threads}); 95% interval by {how} (measured by session schema "
+            f"{version}'s method)"
         )
     elif rows:
         notes.append(
             f"speedup: one process per arm{threads}; the interval resamples its steps and leaves "
             "process-to-process variation out (use --replicates 3 or more)"
         )
-    if cfg.get("control"):
+    schedule = session_dict.get("schedule") or {}
+    if schedule.get("design") == "williams" and reps >= 2:
+        notes.append(
+            "order: a Williams design over the rounds (each arm in each position, and right "
+            "after each other arm, equally often"
+            + (")" if schedule.get("balanced") else f"; not balanced with {reps} rounds)")
+        )
+    controls = [a.get("name") for a in session_dict.get("arms") or [] if _is_control(a)]
+    if controls:
+        notes.append(
+            f"A/A control{'s' if len(controls) > 1 else ''}: {_and([str(c) for c in controls])}, "
+            "identical twin" + ("s" if len(controls) > 1 else "") + " whose truth is 1.00; an "
+            "arm is within noise when its interval contains 1.0, or lies inside the bias band of "
+            "a control whose own interval excludes 1.0"
+        )
+    elif cfg.get("control"):
         notes.append(
             "A/A control: eager-control is a second eager arm; an arm whose interval contains "
-            "1.0 or overlaps the control's is within noise"
+            "1.0 or overlaps the control's is within noise (session schema 2's rule)"
         )
     acc = [r["accuracy"] for r in rows if r.get("accuracy")]
     if acc:
@@ -304,9 +365,15 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
         compared = _and(checked) if checked else "outputs and every parameter gradient"
         step = "inference step" if cfg.get("loop") == "inference" else "training step"
         autocast = next((a["autocast"] for a in acc if a.get("autocast")), None)
+        two = next((a.get("steps") for a in acc if a.get("steps")), 1)
+        steps_text = f"two untimed {step}s" if two == 2 else f"one untimed {step}"
+        if two == 2:
+            steps_text += " (the second from the weights the first produced)"
+        runs = "eager twice (they must agree, else the model is nondeterministic) against"
         notes.append(
-            f"accuracy: one untimed {step} per batch size in its own process, eager against "
-            f"the arm (fallback_random=True), {compared} compared"
+            f"accuracy: {steps_text} per batch size in its own process, "
+            f"{runs if two == 2 else 'eager against'} the arm (fallback_random=True), "
+            f"{compared} compared"
             + (f" under autocast to {autocast}" if autocast else "")
             + (f" (rtol {tol['rtol']:g}, atol {tol['atol']:g})" if tol else "")
             + ", a float64 run settling mismatches"

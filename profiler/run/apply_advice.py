@@ -50,7 +50,7 @@ def derived_arms(session: dict[str, Any]) -> list[tuple[int, ArmSpec, str]]:
 def follow_up_config(config: RunConfig, arms: list[ArmSpec]) -> RunConfig:
     artifacts = str(Path(config.artifacts_dir) / FOLDER) if config.artifacts_dir else None
     return dataclasses.replace(
-        config, arms=tuple(arms), control=False, artifacts_dir=artifacts, apply_advice=False
+        config, arms=tuple(arms), control=None, artifacts_dir=artifacts, apply_advice=False
     )
 
 

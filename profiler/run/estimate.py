@@ -38,7 +38,7 @@ EXIT_WEIGHT = 3.0  # a worker's last passes (weights, cache artifacts) and its e
 DEFAULT_OVERHEAD_S = 1.0  # a worker's start-up 10 s, a block 1 s, where no history says
 OVERHEAD_S_RANGE = (0.05, 60.0)
 HISTORY_RUNS = 5  # the newest sessions of the model read for prices
-ACCURACY_STEP_FACTOR = 4.0  # the accuracy check runs a float64 reference too
+ACCURACY_STEP_FACTOR = 8.0  # the accuracy check: 2 steps each of eager twice, float64, the arm
 
 ACCURACY = "accuracy"  # the replicate of the untimed accuracy pass's events
 

@@ -3,9 +3,9 @@ untimed accuracy pass, all folded into a Session.
 
 A run is `replicates` rounds. Each round starts one fresh process per arm (so a round's memory
 is that of one process per arm, and process-to-process variation shows up between rounds);
-the arms' order alternates across rounds (stats.round_order). Within a round, for each batch
+the arms' order across rounds follows a balanced (Williams) design (schedule.round_order). Within a round, for each batch
 size, every arm first runs its first (compiling) step and warm-up; only then do the measured
-blocks start, the arms taking turns (stats.block_order) so machine drift hits them alike, and
+blocks start, the arms taking turns (schedule.block_order) so machine drift hits them alike, and
 only one worker computes at any moment (a worker also waits for the others to be idle before
 a block). Where each round's compiles find their caches is cache_plan's job. After the rounds,
 each compiled arm's accuracy is checked in one more, untimed process.
@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tcprof.profiler.analysis import stats
+from tcprof.profiler.analysis import schedule
 from tcprof.profiler.config import (
     RunConfig,
     arm_artifacts_dir,
@@ -222,11 +222,7 @@ class Runner:
     # -- rounds -------------------------------------------------------------------------------
     def _run_round(self, round_no: int, cache: str) -> None:
         arms = self._workers.begin(round_no, self._specs)
-        order = [
-            i
-            for i in stats.round_order(len(arms), round_no, self.config.seed)
-            if i not in self._dead
-        ]
+        order = [i for i in schedule.round_order(len(arms), round_no) if i not in self._dead]
         self._publish(
             {
                 "type": "round_start",
@@ -253,7 +249,7 @@ class Runner:
         for bs in self.config.batch_sizes:
             ready = {arm.index: self._prepare(arm, bs) for arm in arms}  # compiles end first
             for block, n in enumerate(split_steps(self.config.steps, self.config.blocks)):
-                for i in stats.block_order(order, block):
+                for i in schedule.block_order(order, block):
                     if ready[i] and not self._measure(by_index[i], bs, n, block):
                         ready[i] = False
             for arm in arms:

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis.advice import arm_advice
+from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
+from tcprof.profiler.analysis.schedule import schedule_summary
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
@@ -85,9 +87,11 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
         "config": session.config,
         "baseline": session.baseline.name if session.baseline else None,
         "rounds": session.rounds,
+        "schedule": schedule_summary(session.rounds, [a.name for a in session.arms]),
         "arms": [arm_dict(session, a) for a in session.arms],
         "errors": session.errors,
     }
+    out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
     out["regional"] = regional_tradeoffs(out)
     out["ladder"] = ladder_summary(
         out

@@ -15,7 +15,7 @@ from typing import Any
 
 from tcprof.profiler.config import arms_of, world_size_of
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: control is a kind (not a flag), intervals are paired-t centred, schedule and comparisons recorded
 ACCURACY_PASS = "accuracy"  # the `replicate` of events from the untimed accuracy process
 MAX_LOG_LINES = 20_000
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.rank_compiles import compile_figures
-from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP
+from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP, controls_of
 from tcprof.profiler.protocol.types import Json
 
 if TYPE_CHECKING:
@@ -51,6 +51,9 @@ class ResultRow:
     compile_missing: dict[str, str | None] | None = None
     break_even_cold_steps: float | None = None
     break_even_warm_steps: float | None = None
+    # [low, high] from the speedup's interval; high None: within noise it may never pay back
+    break_even_cold_ci: list[float | None] | None = None
+    break_even_warm_ci: list[float | None] | None = None
     dynamo_compile_s: float | None
     graphs: int | None
     recompiles: int
@@ -72,8 +75,11 @@ class ResultRow:
     speedup_method: str | None = None
     interval_covers_processes: bool | None = None
     verdict: str | None = None  # faster | slower | no_difference
+    speedup_p: float | None = None  # two-sided p-value of "no difference" (paired t only)
+    holds_after_adjustment: bool | None = None  # the verdict survives Holm (analysis.comparisons)
     memory_ratio: float | None = None
     break_even_steps: float | None = None
+    break_even_ci: list[float | None] | None = None
     accuracy: Json | None
     noisy: bool
     unquiet_blocks: int
@@ -82,6 +88,10 @@ class ResultRow:
     world_size: int = 1  # a distributed arm's ranks: batch_size is per rank
     global_batch_size: int | None = None  # batch_size x world_size
     ranks: list[Json] | None = None  # a distributed arm: each rank's own figures
+    aa_of: str | None = None  # an A/A control: the arm it is an identical twin of
+    aa_speedup: float | None = None  # ... and its speedup over that twin, truth 1.00
+    aa_ci: list[float] | None = None
+    aa_flagged: bool | None = None  # its interval excludes 1.0: the harness itself differs
 
     def to_dict(self) -> Json:
         """The row as session.json holds it (readers of saved sessions read these dicts)."""
@@ -300,27 +310,41 @@ def _compare_with_baseline(
     base = base_arm.results.get(res.batch_size)
     if base is None:
         return
+    twins = controls_of(session.config or {})
+    if arm.name in twins:
+        _aa(session, twins[arm.name], res, row)
     interval = speedup_interval(session, base, res)
     if interval:
         row.speedup, row.speedup_ci = interval.speedup, [interval.low, interval.high]
         row.speedup_method = interval.method
+        row.speedup_p = interval.p_value
         row.interval_covers_processes = interval.covers_process_variation
-        control = _control_interval(session, arm, res.batch_size)
-        row.verdict = stats.verdict(interval, control)
+        controls = [] if arm.name in twins else _control_intervals(session, arm, res.batch_size)
+        row.verdict = _verdict(interval, controls)
     base_peak = base.done.get("steady_peak_mb")
     arm_peak = res.done.get("steady_peak_mb")
     if base_peak and arm_peak:
         row.memory_ratio = base_peak / arm_peak
     base_median = stats.median_of_medians(list(base.processes().values()))
-    if base_median is not None and row.median_ms is not None:
-        row.break_even_cold_steps = stats.break_even_steps(
-            row.compile_cold_s, base_median, row.median_ms
-        )
-        row.break_even_warm_steps = stats.break_even_steps(
-            row.compile_warm_s, base_median, row.median_ms
-        )
-        if row.compile_s is not None:
-            row.break_even_steps = stats.break_even_steps(row.compile_s, base_median, row.median_ms)
+    if base_median is None or interval is None:
+        return
+    for cost, point, ci in (
+        ("compile_cold_s", "break_even_cold_steps", "break_even_cold_ci"),
+        ("compile_warm_s", "break_even_warm_steps", "break_even_warm_ci"),
+        ("compile_s", "break_even_steps", "break_even_ci"),
+    ):
+        steps, low, high = stats.break_even_interval(getattr(row, cost), base_median, interval)
+        if cost == "compile_s" and getattr(row, cost) is None:
+            continue
+        setattr(row, point, steps)
+        if getattr(row, cost) is not None:
+            setattr(row, ci, [low, high])
+
+
+def _verdict(interval: stats.SpeedupInterval, controls: list[stats.SpeedupInterval]) -> str:
+    """Within noise when the interval contains 1.0 or lies in any flagged control's band."""
+    verdicts = {stats.verdict(interval, c) for c in controls} or {stats.verdict(interval)}
+    return "no_difference" if "no_difference" in verdicts else verdicts.pop()
 
 
 def speedup_interval(
@@ -335,17 +359,35 @@ def speedup_interval(
     )
 
 
-def _control_interval(
-    session: SessionRecord, arm: ArmRecord, batch_size: int
-) -> stats.SpeedupInterval | None:
-    from tcprof.profiler.config import CONTROL_LABEL
+def _aa(session: SessionRecord, twin_name: str, res: BatchResult, row: ResultRow) -> None:
+    """A control's A/A figures: its speedup over its identical twin, whose truth is 1.00."""
+    twin = next((a for a in session.arms if a.name == twin_name), None)
+    twin_res = twin.results.get(res.batch_size) if twin else None
+    row.aa_of = twin_name
+    interval = speedup_interval(session, twin_res, res) if twin_res else None
+    if interval:
+        row.aa_speedup, row.aa_ci = interval.speedup, [interval.low, interval.high]
+        row.aa_flagged = stats.control_flagged(interval)
 
-    control = next((a for a in session.arms if a.name == CONTROL_LABEL), None)
-    base_arm = session.baseline
-    if control is None or control is arm or base_arm is None:
-        return None
-    base, res = base_arm.results.get(batch_size), control.results.get(batch_size)
-    return speedup_interval(session, base, res) if base and res else None
+
+def _control_intervals(
+    session: SessionRecord, arm: ArmRecord, batch_size: int
+) -> list[stats.SpeedupInterval]:
+    """The A/A intervals that bound an arm's noise: the eager control's for every arm, the
+    compiled control's for compiled arms (each against its own twin)."""
+    out = []
+    for name, twin_name in controls_of(session.config or {}).items():
+        control = next((a for a in session.arms if a.name == name), None)
+        twin = next((a for a in session.arms if a.name == twin_name), None)
+        if control is None or twin is None or control is arm:
+            continue
+        if twin.backend != "eager" and arm.backend == "eager":
+            continue  # a compiled twin's bias says nothing about an eager arm
+        twin_res, res = twin.results.get(batch_size), control.results.get(batch_size)
+        interval = speedup_interval(session, twin_res, res) if twin_res and res else None
+        if interval:
+            out.append(interval)
+    return out
 
 
 def _compile_breakdown(res: BatchResult) -> dict[str, Any]:

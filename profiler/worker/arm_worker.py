@@ -30,6 +30,9 @@ from tcprof.profiler.worker.untimed import UntimedPasses
 
 BATCHES_PER_SIZE = 4
 MEASURE_FLUSH_NS = 1_000_000_000  # during a timed block, events wait (at most 1 s) for its end
+# A CUDA block hands on its finished steps early only when it outlasts this share of the stall
+# timeout (and at least MEASURE_FLUSH_NS), so the stall watch, which needs events, sees progress.
+CUDA_PROGRESS_SHARE = 0.25
 
 
 class ArmWorker(UntimedPasses):
@@ -53,6 +56,7 @@ class ArmWorker(UntimedPasses):
         self.data_seed = 0  # the run's seed; plus the rank in a distributed arm (its own data)
         self.parallel: dict[str, Any] | None = None  # a distributed arm's wrapping
         self.threads: int | None = None  # torch's threads in this process, as `load` said
+        self.cuda_ring = timed_loop.CudaEventRing()  # CUDA step timing; no events until used
 
     # -- commands ---------------------------------------------------------------------------
     def load(
@@ -79,13 +83,13 @@ class ArmWorker(UntimedPasses):
         self.ch.emit("hello", **environment.describe(device_name, with_backends=arm.compiled))
         self.ch.emit("phase", phase="loading", batch_size=None)
         arm_setup.check_device(device_name)
-        if arm.compiled:
-            arm_setup.check_backend(arm)
         if ranked:
             device_name = distributed.init_process_group(device_name)
         self.device = torch.device(device_name)
         self.user_file = str(cfg.source.path)
         built = arm_setup.build_model(cfg, self.device, self.user_file)
+        if arm.compiled:  # after the model file: it may register a backend of its own
+            arm_setup.check_backend(arm)
         self.module, self.model, self.plan = built.module, built.model, built.plan
         if ranked:
             self.model, self.parallel = arm_setup.wrap_parallel(
@@ -336,20 +340,30 @@ class ArmWorker(UntimedPasses):
             if watch:
                 self._take_insight(batch_size, start)
 
-        loop = timed_loop.run_cuda if self.device.type == "cuda" else timed_loop.run_cpu
         sync = torch.mps.synchronize if self.device.type == "mps" else None
         assert self.loop is not None
         try:
-            result, ran = loop(
-                self.loop.step,
-                self.batches,
-                n,
-                self.next_step,
-                flush,
-                min_ns=min_ns,
-                flush_ns=flush_ns,
-                sync=sync,
-            )
+            if self.device.type == "cuda":
+                result, ran = self.cuda_ring.run(
+                    self.loop.step,
+                    self.batches,
+                    n,
+                    self.next_step,
+                    flush,
+                    min_ns=min_ns,
+                    progress_ns=self._cuda_progress_ns(),
+                )
+            else:
+                result, ran = timed_loop.run_cpu(
+                    self.loop.step,
+                    self.batches,
+                    n,
+                    self.next_step,
+                    flush,
+                    min_ns=min_ns,
+                    flush_ns=flush_ns,
+                    sync=sync,
+                )
         except Exception as exc:
             self._take_insight(batch_size, self.next_step)
             event = errors.describe(
@@ -357,10 +371,27 @@ class ArmWorker(UntimedPasses):
             )
             self._release_batch_size()
             raise StepFailed(event) from exc
+        if self.device.type == "cuda" and self.cuda_ring.overflow and report:
+            self.ch.emit(
+                "log",
+                stream="tcprof",
+                text=f"note: CUDA timing: a {phase} block at batch size {batch_size} ran {ran} "
+                f"steps, {self.cuda_ring.overflow} more than its ring of timing events held; "
+                "the extra events were made without synchronising (the times stand), and the "
+                f"ring now holds {self.cuda_ring.size} steps",
+            )
         self.last_batch = self.batches[(self.next_step + ran - 1) % len(self.batches)]
         self.next_step += ran
         self.last_result = result
         return ran
+
+    def _cuda_progress_ns(self) -> int | None:
+        """How long a CUDA block runs before it hands on its finished steps (None: never, as
+        without a stall timeout); far longer than a usual block, so blocks send nothing."""
+        stall_s = self.cfg.stall_timeout_s if self.cfg else None
+        if not stall_s:
+            return None
+        return max(MEASURE_FLUSH_NS, int(stall_s * CUDA_PROGRESS_SHARE * 1e9))
 
     # -- insight and memory -------------------------------------------------------------------
     def _take_insight(self, batch_size: int, step: int) -> list[dict[str, Any]]:

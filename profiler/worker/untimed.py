@@ -100,9 +100,10 @@ class UntimedPasses:
         self.ch.emit("cache_saved", **compile_cache.save_artifacts(path))
 
     def check_accuracy(self, batch_sizes: list[int]) -> None:
-        """The untimed accuracy check, in a process of its own (see accuracy.py), of the
-        arm's own loop kind: its mode, autocast dtype, memory format and optimizer step; for
-        a distributed arm on every rank, wrapped as the arm is (see rank_accuracy.py)."""
+        """The untimed accuracy check, in a process of its own (see accuracy.py): two steps
+        of the arm's own loop kind, with its mode, autocast dtype, memory format, optimizer
+        (its learning rate) and optimizer step; for a distributed arm on every rank, wrapped
+        as the arm is (see rank_accuracy.py)."""
         from tcprof.profiler.worker import arm_setup
         from tcprof.profiler.worker.accuracy import check_step
         from tcprof.profiler.worker.blocks import find_repeated_blocks
@@ -110,12 +111,15 @@ class UntimedPasses:
         cfg, arm, loop = self.cfg, self.arm, self.loop
         assert cfg is not None and arm is not None and loop is not None
         options = {k: v for k, v in arm.options().items() if v not in (None, "default")}
-        model, data_seed, sync_grads, combine = self.model, cfg.seed, None, None
+        model, data_seed, combine = self.model, cfg.seed, None
+        sync_grads = sync_buffers = None
         if self.parallel:  # the worker's model is wrapped: check a fresh, plain one
             from tcprof.profiler.worker import distributed, rank_accuracy
 
             model = arm_setup.build_model(cfg, self.device, self.user_file).model
             data_seed, sync_grads = self.data_seed, rank_accuracy.average_grads
+            if cfg.parallel_of(arm) == "ddp":  # DDP takes rank 0's buffers before each forward
+                sync_buffers = rank_accuracy.broadcast_buffers
             combine = rank_accuracy.combine
 
         def compile_fn(module: torch.nn.Module) -> Callable[..., Any]:
@@ -151,9 +155,10 @@ class UntimedPasses:
                     atol=cfg.accuracy_atol,
                     loop=cfg.loop,
                     amp=loop.amp_dtype,
-                    make_optimizer=make_optimizer if loop.optimizer_compiled else None,
+                    make_optimizer=make_optimizer if cfg.loop == "train" else None,
                     compile_optimizer=compile_optimizer_fn if loop.optimizer_compiled else None,
                     sync_grads=sync_grads,
+                    sync_buffers=sync_buffers,
                 )
             except Exception as exc:
                 result = {

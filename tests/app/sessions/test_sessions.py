@@ -280,21 +280,27 @@ def test_measurement_options_map_to_the_config_persist_and_restore(make_window):
     window = make_window(background=False)
     m = window.setup.measurement
     config = window.setup.config()
-    assert config.replicates == 1 and config.control is False and config.threads is None
+    assert config.replicates == 1 and config.control is None and config.threads is None
     assert config.accuracy is True and config.warm_cache is False
     m.replicates.setValue(4)
-    m.control.setChecked(True)
+    m.control.setCurrentIndex(m.control.findData("both"))
     m.threads.setValue(1)
     m.warm_cache.setChecked(True)
     m.accuracy.setChecked(False)
     config = window.setup.config()
-    assert (config.replicates, config.control, config.threads) == (4, True, 1)
+    assert (config.replicates, config.control, config.threads) == (4, "both", 1)
     assert config.warm_cache is True and config.accuracy is False
-    assert [a.name for a in config.run_arms][-1] == "eager-control"
+    names = [a.name for a in config.run_arms]
+    assert names[-2:] == ["eager-control", f"{names[1]}-control"], "the compiled twin too"
     assert "fresh process per arm" in m.replicates.toolTip()
+    assert "excludes 1.0" in m.control.toolTip()
     window.close()
     again = make_window(background=False)
-    assert again.setup.config().replicates == 4 and again.setup.config().control is True
-    again.setup.measurement.set_options({"replicates": "x", "threads": -3, "control": False})
+    assert again.setup.config().replicates == 4 and again.setup.config().control == "both"
+    again.setup.measurement.set_options({"replicates": "x", "threads": -3, "control": "nope"})
     assert again.setup.config().replicates == 4, "malformed values are skipped"
-    assert again.setup.config().control is False
+    assert again.setup.config().control == "both"
+    again.setup.measurement.set_options({"control": True})  # a session saved before schema 3
+    assert again.setup.config().control == "eager"
+    again.setup.measurement.set_options({"control": None})
+    assert again.setup.config().control is None

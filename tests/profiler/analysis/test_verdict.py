@@ -11,6 +11,7 @@ from tcprof.profiler.analysis.verdict import (
     NEUTRAL,
     fmt_memory,
     memory_title,
+    session_notes,
     session_verdicts,
     speedup_tone,
 )
@@ -52,6 +53,61 @@ def _only(session: dict) -> tuple[str, str]:
     return verdict.text, verdict.tone
 
 
+def test_break_even_carries_its_interval():
+    row = _row(8, **{**FASTER, "break_even_cold_ci": [9_800.0, 25_000.0]})
+    text, _tone = _only(_session(row))
+    assert "pays back its 32 s compile after 14,100 steps [9,800–25,000]" in text
+
+
+def test_a_nondeterministic_model_is_not_blamed_on_the_compiler():
+    row = _row(8, **{**FASTER, "accuracy": {"status": "nondeterministic"}})
+    text, tone = _only(_session(row))
+    assert "accuracy not judged at bs 8: two eager runs differ" in text
+    assert "accuracy fail" not in text and tone == GOOD
+
+
+def test_controls_have_no_verdict_and_a_flagged_one_warns():
+    session = _session(_row(8, **FASTER))
+    session["arms"].append(
+        {
+            "name": "inductor-control",
+            "backend": "inductor",
+            "results": [
+                _row(
+                    8,
+                    **FASTER,
+                    aa_of="inductor",
+                    aa_speedup=1.04,
+                    aa_ci=[1.01, 1.07],
+                    aa_flagged=True,
+                )
+            ],
+        }
+    )
+    session["comparisons"] = {
+        "count": 3,
+        "tested": 3,
+        "level": 0.95,
+        "family_alpha": 0.05,
+        "differences": 2,
+        "hold": 1,
+    }
+    session["schedule"] = {"note": "the arms' order is not balanced: 2 round(s) for 3 arms"}
+    assert [v.arm for v in session_verdicts(session)] == ["inductor"]
+    notes = session_notes(session)
+    assert notes[0] == (
+        "3 comparisons, each a 95% interval; 2 differences, 1 hold after Holm's adjustment "
+        "(family-wise 5%)"
+    )
+    assert notes[1].startswith(
+        "the harness itself differs by +4% [1%–7%] between identical arms "
+        "(inductor-control against inductor, bs 8): treat differences below that with care"
+    )
+    assert notes[2].startswith("the arms' order is not balanced")
+    summary = render_summary({**session, "environment": {}})
+    assert all(n in summary for n in notes), "tcprof run prints them beside the verdict"
+
+
 def test_a_faster_arm_reads_as_one_sentence():
     text, tone = _only(_session(_row(8, **FASTER)))
     assert text == (
@@ -67,9 +123,18 @@ def test_slower_noise_fell_back_and_failed_say_so():
     assert text.startswith("inductor is slower at bs 8 (0.80× [0.75–0.85])")
     assert "never pays back its 2.0 s compile" in text
     assert tone == BAD
-    noise = _row(8, speedup=1.01, speedup_ci=[0.95, 1.06], verdict="no_difference")
+    noise = _row(
+        8,
+        speedup=1.01,
+        speedup_ci=[0.95, 1.06],
+        verdict="no_difference",
+        compile_cold_s=3.0,
+        break_even_cold_steps=30_000.0,
+        break_even_cold_ci=[5_000.0, None],
+    )
     text, tone = _only(_session(noise))
     assert text.startswith("inductor shows no difference beyond noise at bs 8")
+    assert "does not pay back its 3.0 s compile within noise" in text and "30,000" not in text
     assert tone == NEUTRAL
     fell = _row(16, fell_back=True, speedup=1.0, speedup_ci=[0.9, 1.1], verdict="no_difference")
     text, tone = _only(_session(_row(8, **FASTER), fell))
@@ -87,8 +152,12 @@ def test_several_sizes_are_summarised_in_one_line_and_partial_runs_say_so():
         _row(16, **{**FASTER, "speedup": 1.4, "speedup_ci": [1.3, 1.5]}),
     ]
     text, _tone = _only(_session(*rows, status="stopped"))
-    assert "1.21×–1.40× faster at bs 8, 16 (1.40× at bs 16 [1.30–1.50])" in text
+    assert "1.21× faster at bs 8 [1.17–1.28] and 1.40× at bs 16 [1.30–1.50]" in text
+    assert "after 14,100 steps at bs 8" in text, "the payback names the size it is of"
     assert "partial" in text
+    many = [_row(bs, **{**FASTER, "speedup": 1.1 + bs / 1000}) for bs in (8, 16, 32, 64, 128)]
+    text, _tone = _only(_session(*many))
+    assert "1.11×–1.23× faster at bs 8, 16, 32, 64, 128" in text, "a range, never the best alone"
     assert len(session_verdicts(_session(*rows))) == 1, "the baseline has no verdict"
 
 

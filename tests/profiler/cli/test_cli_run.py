@@ -21,7 +21,7 @@ def test_simple_eager_vs_aot_eager_writes_everything(tmp_path):
         tmp_path,
     )
     assert rc == 0, stdout
-    assert s["schema_version"] == 2 and s["baseline"] == "eager"
+    assert s["schema_version"] == 3 and s["baseline"] == "eager"
     assert s["environment"]["torch"].startswith("2.") and s["environment"]["device"] == "cpu"
     for key in ("python", "platform", "device_name"):
         assert s["environment"][key]

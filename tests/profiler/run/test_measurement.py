@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tcprof.profiler.config import CONTROL_LABEL, RunConfig
+from tcprof.profiler.config import CONTROL_LABEL, CONTROL_SUFFIX, RunConfig
 from tcprof.profiler.worker.quiet_room import wait_for_quiet
 from tests.support.cli import FAST, FAST_CHECKED, MODELS, arm, events, run_cli
 
@@ -79,21 +79,37 @@ def test_the_quiet_room_waits_for_a_busy_peer_and_flags_it():
             p.wait()
 
 
-def test_the_control_arm_shows_the_noise_floor_and_is_not_stored_as_an_arm(tmp_path):
+def test_both_controls_show_the_noise_floor_and_are_not_stored_as_arms(tmp_path):
     args = _without(FAST, "--replicates")
     rc, stdout, _, s = run_cli(
-        ["--example", "simple", "--arms", "eager,aot_eager", "--control", "--replicates", "2"]
-        + ["--no-accuracy", *args],
+        ["--example", "simple", "--arms", "eager,aot_eager", "--control", "both"]
+        + ["--replicates", "2", "--no-accuracy", *args],
         tmp_path,
     )
     assert rc == 0
-    assert [a["name"] for a in s["arms"]] == ["eager", "aot_eager", CONTROL_LABEL]
-    assert s["config"]["control"] is True and len(s["config"]["arms"]) == 2
-    assert RunConfig.from_dict(s["config"]).run_arms[-1].label == CONTROL_LABEL
-    row = arm(s, CONTROL_LABEL)["results"][0]
-    assert row["replicates"] == 2 and row["speedup_method"] == "paired_t"
-    assert row["verdict"] in ("no_difference", "faster", "slower")
-    assert CONTROL_LABEL in stdout and "A/A control" in stdout
+    twin = "aot_eager" + CONTROL_SUFFIX
+    assert [a["name"] for a in s["arms"]] == ["eager", "aot_eager", CONTROL_LABEL, twin]
+    assert s["config"]["control"] == "both" and len(s["config"]["arms"]) == 2
+    assert [a.name for a in RunConfig.from_dict(s["config"]).run_arms][2:] == [CONTROL_LABEL, twin]
+    for name, of in ((CONTROL_LABEL, "eager"), (twin, "aot_eager")):
+        row = arm(s, name)["results"][0]
+        assert row["replicates"] == 2 and row["speedup_method"] == "paired_t"
+        assert row["aa_of"] == of and len(row["aa_ci"]) == 2 and row["aa_flagged"] in (True, False)
+        assert row["aa_ci"][0] <= row["aa_speedup"] <= row["aa_ci"][1]
+    assert s["comparisons"]["count"] == 1, "controls are checks, not comparisons"
+    assert [r["order"] for r in s["rounds"] if isinstance(r["replicate"], int)] == [
+        ["eager", "aot_eager", twin, CONTROL_LABEL],
+        ["aot_eager", CONTROL_LABEL, "eager", twin],
+    ], "the Williams rows for 4 arms"
+    assert s["schedule"]["period"] == 4 and s["schedule"]["balanced"] is False
+    assert "not balanced" in stdout and "A/A controls" in stdout and "1 comparison" in stdout
+
+
+def test_a_compiled_control_needs_a_compiled_arm(tmp_path):
+    rc, _, stderr, _ = run_cli(
+        ["--example", "simple", "--arms", "eager", "--control", "compiled", *FAST], tmp_path
+    )
+    assert rc == 2 and "needs a compiled arm" in stderr and "Traceback" not in stderr
 
 
 def test_control_label_is_reserved(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
@@ -95,7 +96,7 @@ def test_rows_are_derived_exactly():
     for e in _events([4.0, 4.0, 4.0, 4.0], [2.0, 2.0, 2.0, 2.0]):
         s.apply(e)
     d = s.to_dict()
-    assert d["schema_version"] == 2
+    assert d["schema_version"] == 3
     eager, ind = d["arms"][0]["results"][0], d["arms"][1]["results"][0]
     assert eager["median_ms"] == 4.0 and eager["speedup"] is None and eager["compile_s"] is None
     assert eager["accuracy"] is None, "eager is the reference, not checked"
@@ -239,8 +240,14 @@ def test_replicates_cold_warm_portable_and_the_control():
     assert ind["unquiet_blocks"] == 1
     assert ind["verdict"] == "faster"
     control = d["arms"][2]["results"][0]
-    assert control["speedup"] == pytest.approx(4.0 / (4.0 * 1.01))
+    geometric = float(np.exp(-np.mean(np.log(noise))))  # the centre of the paired interval
+    assert control["speedup"] == pytest.approx(geometric)
     assert control["verdict"] == "no_difference"
     assert control["speedup_ci"][0] < 1.0 < control["speedup_ci"][1]
+    assert (control["aa_of"], control["aa_flagged"]) == ("eager", False)
+    assert control["aa_speedup"] == pytest.approx(geometric) and ind["aa_of"] is None
+    assert ind["break_even_cold_ci"] == pytest.approx([10_000, 10_000])  # no noise: no width
+    assert d["comparisons"]["count"] == 1 and d["comparisons"]["adjustment"] == "holm"
+    assert ind["holds_after_adjustment"] is True and control["holds_after_adjustment"] is None
     samples = next(x for x in d["samples"] if x["arm"] == "inductor")
     assert samples["blocks"] == [[r, b, 2] for r in range(3) for b in range(2)]

@@ -191,7 +191,7 @@ def test_a_run_lock_is_exclusive_and_released(tmp_path):
     assert not is_locked(tmp_path)
 
 
-FULL_DISK_LIMIT = 8192  # events.jsonl passes it after a few blocks; session.json stays below
+FULL_DISK_LIMIT = 16384  # events.jsonl passes it after a few blocks; session.json stays below
 
 
 def _small_files_only() -> None:
@@ -199,10 +199,10 @@ def _small_files_only() -> None:
 
 
 def test_a_full_disk_warns_once_and_the_run_goes_on_to_save_its_session(tmp_path):
-    """RLIMIT_FSIZE stands for a full disk: every write past 8 kB fails (Python ignores
+    """RLIMIT_FSIZE stands for a full disk: every write past 16 kB fails (Python ignores
     SIGXFSZ, so the write fails rather than the process). Every block is an event or three."""
     out = tmp_path / "out"
-    args = ["--warmup", "0", "--steps", "20", "--blocks", "20", "--replicates", "1"]
+    args = ["--warmup", "0", "--steps", "40", "--blocks", "40", "--replicates", "1"]
     args += ["--min-block-ms", "0", "--no-accuracy", "--out", str(out)]
     proc = subprocess.run(
         [sys.executable, "-m", "tcprof.profiler", *RUN, *args],
@@ -220,7 +220,7 @@ def test_a_full_disk_warns_once_and_the_run_goes_on_to_save_its_session(tmp_path
     ]
     assert (out / EVENTS_JSONL).stat().st_size == FULL_DISK_LIMIT
     session = json.loads((out / SESSION_JSON).read_text())
-    assert len(session["samples"][0]["ms"]) == 20, "every measured step is kept"
+    assert len(session["samples"][0]["ms"]) == 40, "every measured step is kept"
     logged = read_events(out / EVENTS_JSONL)  # cut off mid-line: the torn-line rule
     assert len(session["samples"][0]["ms"]) > sum(
         len(e["ms"]) for e in logged if e["type"] == "steps" and e["phase"] == "measure"

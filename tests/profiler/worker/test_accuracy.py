@@ -1,9 +1,11 @@
-"""The untimed accuracy check: compiled against eager, settled by a float64 run."""
+"""The untimed accuracy check: two eager runs that must agree, then two steps compiled against
+eager, settled by a float64 run."""
 
 from __future__ import annotations
 
 import copy
 import importlib.util
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,12 +15,19 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from tcprof.profiler.worker.accuracy import DTYPE_TOLERANCES, check_step
+from tests.support import faulty_backends
+from tests.support.cli import FAST_CHECKED, arm, events, run_cli
 from tests.support.paths import MODELS
+
+pytestmark = pytest.mark.timeout(300)
+
+TRAIN_CHECKED = ["output", "loss", "gradients", "parameters after the optimizer step"]
 
 
 def load_model(file: str, name: str) -> type[nn.Module]:
     spec = importlib.util.spec_from_file_location(f"accuracy_{file}", MODELS / f"{file}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # before exec: dataclasses and pickling look it up there
     spec.loader.exec_module(module)
     return getattr(module, name)
 
@@ -54,12 +63,16 @@ def fresh_dynamo():
 
 
 def test_dropout_passes_against_aot_eager():
+    """Every run is seeded alike before each step, so the two eager runs and the compiled one
+    draw the same dropout masks."""
     model, batch = build(load_model("dropout_model", "DropoutNet"), 4)
     r = check_step(model, batch, mse, compiler("aot_eager"), seed=1)
     assert r["status"] == "pass", r["reason"]
     assert r["float64"] is True
-    assert r["compared"] == 5  # output + fc1/fc2 weight and bias grads
-    assert r["reason"] is None
+    # per step: output, loss, fc1/fc2 weight and bias grads, and the same four after the step
+    assert r["compared"] == 2 * (1 + 1 + 4 + 4)
+    assert r["steps"] == 2 and r["checked"] == TRAIN_CHECKED
+    assert r["reason"] is None and r["failed_step"] is None and r["failed_quantities"] == []
     assert (r["rtol"], r["atol"]) == DTYPE_TOLERANCES[torch.float32]
 
 
@@ -69,7 +82,7 @@ def test_dropout_passes_against_inductor():
     r = check_step(model, batch, mse, compiler("inductor"), seed=1)
     assert r["status"] == "pass", r["reason"]
     assert r["worst"]["max_abs_err"] < 1e-4
-    assert r["compared"] == 5
+    assert r["compared"] == 20
     assert torch._inductor.config.fallback_random is False  # restored
 
 
@@ -90,13 +103,17 @@ def test_relu_fault_injection_fails_and_names_the_worst_tensor():
     r = check_step(model, batch, mse, compiler("relu_accuracy_error_TESTING_ONLY"), seed=1)
     assert r["status"] == "fail"
     assert r["float64"] is True
-    assert r["compared"] == 5
+    assert r["compared"] == 20
     # relu(h) became h + 1: fc2's inputs, so its weight gradient, move the most (rel err ~14).
     assert r["worst"]["name"] == "fc2.weight"
     assert r["worst"]["max_rel_err"] > 1
-    assert r["reason"].startswith("gradient of fc2.weight differs: max abs err")
+    assert r["failed_step"] == 1 and r["failed_quantities"] == TRAIN_CHECKED
+    assert r["reason"].startswith(
+        "step 1: output, loss, gradients and parameters after the optimizer step differ; "
+        "worst: gradient of fc2.weight differs: max abs err"
+    )
     assert "float64 shows the compiled result is further from the truth than eager" in r["reason"]
-    assert r["reason"].endswith("4 more tensor(s) differ")
+    assert r["reason"].endswith("more tensors differ: 9 at step 1, 10 at step 2")
     # A second check finds dynamo's cached graph for this backend and says so (it cannot know
     # whether that graph was compiled with fallback_random).
     again = check_step(model, batch, mse, compiler("relu_accuracy_error_TESTING_ONLY"), seed=1)
@@ -144,8 +161,9 @@ def test_inference_compares_outputs_only():
     model, batch = build(TwoHeads, 4)
     r = check_step(model, batch, mse, compiler("aot_eager"), seed=1, loop="inference")
     assert r["status"] == "pass", r["reason"]
-    assert r["compared"] == 3  # output['logits'], output['extra'][0], output['extra'][1]
-    assert r["float64"] is True
+    # output['logits'], output['extra'][0], output['extra'][1], at each of the two forwards
+    assert r["compared"] == 2 * 3
+    assert r["checked"] == ["output"] and r["float64"] is True
 
 
 def test_float64_settles_a_difference_within_eagers_own_error():
@@ -159,14 +177,16 @@ def test_float64_settles_a_difference_within_eagers_own_error():
 
     r = check_step(model, batch, mse, in_float64, seed=1, rtol=0, atol=0, loop="inference")
     assert r["status"] == "pass"
-    assert "1 tensor(s) differ beyond rtol 0, atol 0, but float64 shows" in r["reason"]
+    assert "2 tensor(s) differ beyond rtol 0, atol 0, but float64 shows" in r["reason"]
+    assert "(largest: step 1: output, max rel err" in r["reason"]
     assert r["worst"]["name"] == "output" and r["worst"]["max_abs_err"] > 0
 
     def nudged(m):
         return lambda x: m(x) * (1 + 1e-5)
 
     r = check_step(model, batch, mse, nudged, seed=1, rtol=0, atol=0, loop="inference")
-    assert r["status"] == "fail"
+    assert r["status"] == "fail" and r["failed_step"] == 1
+    assert r["reason"].startswith("step 1: output differs; worst: output differs")
     assert "float64 shows the compiled result is further from the truth" in r["reason"]
 
 
@@ -197,7 +217,9 @@ def test_unused_parameter_has_no_grad_in_either_run_and_is_not_compared():
     model, batch = build(Unused, 1)
     r = check_step(model, batch, mse, compiler("aot_eager"), seed=1)
     assert r["status"] == "pass"
-    assert r["compared"] == 3  # output, fc.weight, fc.bias
+    # per step: output, loss, fc.weight and fc.bias grads; then all three after the step (the
+    # spare parameter is compared there: it did not move in either run)
+    assert r["compared"] == 2 * (1 + 1 + 2 + 3)
 
 
 def test_explicit_tolerances_are_used_and_none_means_the_dtype_default():
@@ -230,3 +252,101 @@ def test_nothing_to_compare_is_skipped():
     r = check_step(model, batch, mse, compiler("aot_eager"), seed=1)
     assert r["status"] == "skipped" and "no tensor" in r["reason"]
     assert r["compared"] == 0 and r["worst"] is None
+
+
+# -- two steps, buffers, and two eager runs ----------------------------------------------------
+def test_a_backward_only_fault_is_caught_at_the_gradients():
+    """The forward (output, loss) is exact; every gradient is scaled by 1.5."""
+    faulty_backends.register()
+    model, batch = build(load_model("dropout_model", "DropoutNet"), 4)
+    r = check_step(model, batch, mse, compiler(faulty_backends.BACKWARD_FAULT), seed=1)
+    assert r["status"] == "fail"
+    assert r["failed_step"] == 1
+    assert r["failed_quantities"] == ["gradients", "parameters after the optimizer step"]
+    assert r["reason"].startswith(
+        "step 1: gradients and parameters after the optimizer step differ; worst: gradient of "
+    )
+    assert r["worst"]["max_rel_err"] == pytest.approx(faulty_backends.GRADIENT_SCALE - 1, rel=1e-3)
+
+
+def test_stale_weights_are_caught_at_the_second_step():
+    """The compiled step keeps computing with the weights it was compiled with: the first step
+    is exact, the second (from the stepped weights) is not; one step alone would pass."""
+    faulty_backends.register()
+    model, batch = build(load_model("relu_model", "ReluNet"), 1)
+    stale = compiler(faulty_backends.STALE_WEIGHTS)
+    r = check_step(model, batch, mse, stale, seed=1)
+    assert r["status"] == "fail"
+    assert r["failed_step"] == 2 and r["steps"] == 2
+    assert r["failed_quantities"][:2] == ["output", "loss"]
+    assert r["reason"].startswith("step 2 (step 1 agrees): output, loss, gradients and ")
+    torch._dynamo.reset()
+    one = check_step(model, batch, mse, stale, seed=1, steps=1)
+    assert one["status"] == "pass" and one["steps"] == 1, one["reason"]
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_batchnorm_passes_with_its_buffers_compared(backend):
+    model, batch = build(load_model("batchnorm_model", "BatchNormNet"), 4)
+    r = check_step(model, batch, mse, compiler(backend), seed=1)
+    assert r["status"] == "pass", r["reason"]
+    assert r["checked"] == [
+        "output",
+        "loss",
+        "gradients",
+        "buffers",
+        "parameters after the optimizer step",
+    ]
+    # per step: output, loss, 6 gradients, 3 buffers (running_mean, running_var,
+    # num_batches_tracked), 6 parameters after the step
+    assert r["compared"] == 2 * (1 + 1 + 6 + 3 + 6)
+
+
+def test_a_buffer_that_drifts_fails_at_the_buffers():
+    """A compiled run whose BatchNorm updates its running statistics differently: in train
+    mode the output uses the batch's statistics, so only the buffers tell."""
+
+    def drifting(m):
+        m.bn.momentum = 0.2
+        return torch.compile(m, backend="aot_eager")
+
+    model, batch = build(load_model("batchnorm_model", "BatchNormNet"), 4)
+    r = check_step(model, batch, mse, drifting, seed=1)
+    assert r["status"] == "fail"
+    assert r["failed_step"] == 1 and r["failed_quantities"] == ["buffers"]
+    assert r["reason"].startswith("step 1: buffers differ; worst: buffer bn.running_")
+    assert r["worst"]["name"] in ("bn.running_mean", "bn.running_var")
+
+
+def test_a_nondeterministic_model_is_not_blamed_on_the_compiler():
+    """Noise from a generator torch.manual_seed does not reseed: the two eager runs differ, so
+    the status is nondeterministic, naming what differed, and the compiled run is not judged."""
+    model, batch = build(load_model("nondeterministic_model", "NoisyNet"), 4)
+    r = check_step(model, batch, mse, compiler("aot_eager"), seed=1)
+    assert r["status"] == "nondeterministic"
+    assert r["failed_step"] == 1 and r["failed_quantities"] == TRAIN_CHECKED
+    assert r["reason"].startswith(
+        "the two eager runs differ, so the model is nondeterministic (random numbers drawn "
+        "outside torch's seeded generators, or nondeterministic kernels) and the compiled run "
+        "is not judged: step 1: output, loss, gradients and parameters after the optimizer step "
+        "differ; worst: output differs: max abs err "
+    )
+    assert "(the runs must be identical)" in r["reason"]
+    assert r["worst"]["name"] == "output" and r["worst"]["max_abs_err"] > 0
+
+
+def test_a_worker_reports_a_nondeterministic_model(tmp_path):
+    """Through a real accuracy process: the event, with its new fields, reaches the session."""
+    rc, _, stderr, s = run_cli(
+        [str(MODELS / "nondeterministic_model.py"), "--arms", "eager,aot_eager"]
+        + ["--batch-sizes", "4", *FAST_CHECKED],
+        tmp_path,
+    )
+    assert rc == 0, stderr[-3000:]
+    acc = arm(s, "aot_eager")["results"][0]["accuracy"]
+    assert acc["status"] == "nondeterministic"
+    assert (acc["steps"], acc["failed_step"]) == (2, 1)
+    assert "output" in acc["failed_quantities"]
+    assert "the two eager runs differ" in acc["reason"]
+    (event,) = [e for e in events(tmp_path) if e["type"] == "accuracy"]
+    assert event["status"] == "nondeterministic" and event["checked"] == TRAIN_CHECKED

@@ -147,12 +147,15 @@ def test_a_wrong_compiled_optimizer_step_fails_on_the_parameter_it_moved():
 
     ok = check_step(model, Batch(), _mse, lambda m: m, 1, make_optimizer=sgd,
                     compile_optimizer=lambda step: step)  # fmt: skip
-    assert ok["status"] == "pass" and ok["compared"] == 1 + 4 + 4
-    assert ok["checked"] == ["output", "gradients", "parameters after one optimizer step"]
+    assert ok["status"] == "pass" and ok["compared"] == 20  # two steps of 1 + 1 + 4 + 4
+    assert ok["checked"] == ["output", "loss", "gradients", "parameters after the optimizer step"]
     bad = check_step(model, Batch(), _mse, lambda m: m, 1, make_optimizer=sgd,
                      compile_optimizer=nudging)  # fmt: skip
     assert bad["status"] == "fail" and bad["worst"]["name"] == "fc2.bias"
-    assert bad["reason"].startswith("fc2.bias after one optimizer step differs")
+    assert bad["reason"].startswith(
+        "step 1: parameters after the optimizer step differ; "
+        "worst: fc2.bias after the optimizer step differs"
+    )
 
 
 def test_mixed_precision_takes_the_dtypes_tolerances_unless_given():
@@ -234,7 +237,7 @@ def test_training_under_bf16_with_a_compiled_optimizer(tmp_path):
     assert {"forward", "opt_step"} <= frames
     acc = arm(s, "aot_eager")["results"][0]["accuracy"]
     assert acc["status"] == "pass" and acc["rtol"] == 1.6e-2
-    assert acc["checked"] == ["output", "gradients", "parameters after one optimizer step"]
+    assert acc["checked"] == ["output", "loss", "gradients", "parameters after the optimizer step"]
     code = _check_reproducer(s, tmp_path)
     assert "@torch.compile(backend='aot_eager', fullgraph=False)" in code
     assert "        opt_step()" in code
@@ -259,7 +262,7 @@ def test_channels_last_and_fp16_training_with_a_grad_scaler(tmp_path):
     assert rows[0]["last_loss"] == pytest.approx(rows[1]["last_loss"], rel=1e-3)
     acc = rows[1]["accuracy"]
     assert acc["status"] == "pass" and (acc["rtol"], acc["autocast"]) == (1e-3, "torch.float16")
-    assert "parameters after one optimizer step" in acc["checked"]
+    assert "parameters after the optimizer step" in acc["checked"]
 
 
 def test_the_report_configuration_names_the_loop():

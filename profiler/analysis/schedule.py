@@ -1,0 +1,122 @@
+"""The order arms take in each round: a Williams design, so that over a run's rounds every arm
+is in every position equally often and right after every other arm equally often.
+
+An arm that is always first, always last, or always right after another arm's compile carries
+whatever that position does to it (a warmer cache, a neighbour's compile workers still busy)
+into every round, and pairing cannot remove a bias every round shares. A Williams square of
+n rows balances position and first-order carry-over for even n; odd n needs the square and
+its mirror (2n rows). Rounds cycle through the rows, so a run is balanced when its number of
+rounds is a multiple of the design's period (`period`); `balance` says how far from it a run
+is. Within a round, blocks alternate direction (A B, B A, ...), as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+def williams(n: int) -> list[list[int]]:
+    """The rows of a Williams design for n arms (n rows for even n, 2n for odd n)."""
+    if n < 1:
+        return []
+    first = [0]
+    low, high = 1, n - 1
+    while len(first) < n:  # 0, 1, n-1, 2, n-2, ...
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    rows = [[(x + i) % n for x in first] for i in range(n)]
+    if n % 2:
+        rows += [row[::-1] for row in rows]
+    return rows
+
+
+def period(n_arms: int) -> int:
+    """Rounds that make one balanced cycle for n arms."""
+    return len(williams(n_arms)) if n_arms > 1 else 1
+
+
+def round_order(n_arms: int, round_no: int) -> list[int]:
+    """The arms' order in round `round_no` (0-based): the design's rows in turn."""
+    rows = williams(n_arms)
+    return rows[round_no % len(rows)] if rows else []
+
+
+def block_order(round_arms: Sequence[int], block_no: int) -> list[int]:
+    """Blocks alternate direction within a round (A B, B A, A B, ...)."""
+    return list(round_arms) if block_no % 2 == 0 else list(round_arms)[::-1]
+
+
+@dataclass(frozen=True)
+class Balance:
+    """How evenly `rounds` rounds place n arms: positions[arm][k] counts the rounds in which
+    the arm was k-th; after[a][b] the rounds in which arm b came right after arm a."""
+
+    arms: int
+    rounds: int
+    positions: list[list[int]]
+    after: list[list[int]]
+
+    @property
+    def balanced(self) -> bool:
+        if self.arms < 2:
+            return True
+        cells = {c for row in self.positions for c in row}
+        pairs = {self.after[a][b] for a in range(self.arms) for b in range(self.arms) if a != b}
+        return len(cells) == 1 and len(pairs) == 1
+
+    def note(self, names: Sequence[str] | None = None) -> str | None:
+        """None when balanced; else one sentence saying how far from balance the run is."""
+        if self.balanced:
+            return None
+        names = list(names) if names is not None else [f"arm {i + 1}" for i in range(self.arms)]
+        need = period(self.arms)
+        firsts = [row[0] for row in self.positions]
+        most = max(range(self.arms), key=lambda i: firsts[i])
+        fewest = min(firsts)
+        return (
+            f"the arms' order is not balanced: {self.rounds} round(s) for {self.arms} arms "
+            f"(balance needs a multiple of {need}); {names[most]} runs first in "
+            f"{firsts[most]} round(s), another in {fewest}"
+        )
+
+
+def balance(n_arms: int, rounds: int) -> Balance:
+    """The balance of the schedule `round_order` gives over `rounds` rounds."""
+    return balance_of([round_order(n_arms, r) for r in range(rounds)], n_arms)
+
+
+def balance_of(orders: Sequence[Sequence[int]], n_arms: int) -> Balance:
+    """The balance of the orders rounds actually ran in (arm indexes, first to last)."""
+    positions = [[0] * n_arms for _ in range(n_arms)]
+    after = [[0] * n_arms for _ in range(n_arms)]
+    for order in orders:
+        for k, arm in enumerate(order):
+            positions[arm][k] += 1
+        for a, b in zip(order, order[1:], strict=False):
+            after[a][b] += 1
+    return Balance(n_arms, len(orders), positions, after)
+
+
+def schedule_summary(rounds: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    """session.json's `schedule`: the design, and how evenly the recorded rounds (each with
+    its `order` of arm names) placed the arms; positions[name][k]: rounds it ran k-th."""
+    index = {name: i for i, name in enumerate(names)}
+    orders = [
+        [index[n] for n in r.get("order") or [] if n in index]
+        for r in rounds
+        if isinstance(r.get("replicate"), int)
+    ]
+    b = balance_of(orders, len(names))
+    return {
+        "design": "williams",
+        "period": period(len(names)),
+        "rounds": b.rounds,
+        "balanced": b.balanced,
+        "note": b.note(names),
+        "positions": {name: b.positions[i] for i, name in enumerate(names)},
+    }
