@@ -24,8 +24,8 @@ run: $(STAMP)
 # Two passes: what is not timing-sensitive on two processes (one file per process at a time),
 # then the timing-sensitive tests (marked serial) alone, so their deadlines stay honest.
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial"
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m serial
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" --durations=15
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m serial --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -8,6 +8,10 @@ import psutil
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Inductor compiles in its worker's own process: on a 2-core machine its pool of compile
+# sub-processes (each importing torch again) costs more than it saves, and the tests check what
+# a compile does, not how fast. Users' runs keep torch's default.
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 
 @pytest.fixture(autouse=True)

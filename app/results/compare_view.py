@@ -26,7 +26,13 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, good_colour, muted_colour
-from tcprof.profiler.report.compare import HEADER, compare, comparison_cells, when
+from tcprof.profiler.report.compare import (
+    HEADER,
+    compare,
+    comparison_cells,
+    outcome_text,
+    when,
+)
 
 # Which direction colours which columns.
 COLOURED = {
@@ -91,13 +97,17 @@ class CompareDialog(QDialog):
         self.warnings.setStyleSheet(f"color: {error_colour()}")
         self.warnings.setVisible(bool(self.comparison.warnings))
         worse = self.comparison.regressions
-        self.outcome = QLabel(
-            "Worse beyond noise: " + "; ".join(worse)
-            if worse
-            else "Nothing got worse beyond noise."
-        )
+        text = outcome_text(self.comparison)
+        self.outcome = QLabel(text[0].upper() + text[1:] + ".")
         self.outcome.setWordWrap(True)
-        self.outcome.setStyleSheet(f"color: {error_colour() if worse else good_colour()}")
+        colour = (
+            muted_colour()  # nothing compared is neither good nor bad news
+            if self.comparison.compared_nothing
+            else error_colour()
+            if worse
+            else good_colour()
+        )
+        self.outcome.setStyleSheet(f"color: {colour}")
         self.table = QTableWidget(len(self.compared), len(HEADER))
         self.table.setHorizontalHeaderLabels(HEADER)
         for c, h in enumerate(HEADER):
@@ -113,7 +123,7 @@ class CompareDialog(QDialog):
                     item.setForeground(direction_colour(row[key]))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
-        empty = QLabel("The sessions share no arm and batch size to compare.")
+        empty = QLabel("The table is empty: the sessions share no arm and batch size.")
         empty.setVisible(not self.compared)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)

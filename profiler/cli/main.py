@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = sub.add_parser(
         "compare",
         help="compare two saved sessions (the newer is 'after'); exit 1 when a step time or "
-        "speedup got worse beyond noise",
+        "speedup got worse beyond noise, 2 when they share no arm and batch size",
     )
     cmp_.add_argument("before", help="a session folder or session.json (either order)")
     cmp_.add_argument("after", help="the other session folder or session.json")
@@ -201,8 +201,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Exit 1 when a step time or a speedup got worse beyond noise (a CI job can gate on it),
-    0 otherwise, 2 when a session cannot be read."""
-    from tcprof.profiler.report.compare import compare_saved
+    0 otherwise, 2 when a session cannot be read or the sessions share nothing to compare."""
+    from tcprof.profiler.report.compare import NOTHING_COMPARED, compare_saved
 
     try:
         text, comparison = compare_saved(args.before, args.after)
@@ -214,6 +214,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"tcprof: error: cannot compare the sessions: {problem}", file=sys.stderr)
         return EXIT_USAGE
     print(text)  # its warnings included
+    if comparison.compared_nothing:  # a CI gate must not pass on a comparison of nothing
+        print(f"tcprof: error: {NOTHING_COMPARED}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_ERROR if comparison.regressions else EXIT_OK
 
 

@@ -269,6 +269,11 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
 
     @property
+    def compared_nothing(self) -> bool:
+        """The sessions share no arm and batch size: a gate built on this passed vacuously."""
+        return not self.rows
+
+    @property
     def regressions(self) -> list[str]:
         """What got worse beyond noise: a step time or a speedup."""
         out = []
@@ -285,9 +290,28 @@ class Comparison:
 def compare(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
     """Two sessions in either order: the newer is "after"."""
     before, after = newest_last(a, b)
-    return Comparison(
-        before, after, compare_sessions(before, after), comparison_warnings(before, after)
-    )
+    rows = compare_sessions(before, after)
+    warnings = comparison_warnings(before, after) + machine_warnings(before, after, rows)
+    return Comparison(before, after, rows, warnings)
+
+
+def machine_warnings(
+    before: dict[str, Any], after: dict[str, Any], rows: list[dict[str, Any]]
+) -> list[str]:
+    """The same model's baseline arm moved beyond noise: the machine changed, not the code, so
+    every step time moved with it and the speedups are what to read."""
+    baseline = (before.get("arms") or [{}])[0].get("name")
+    if _model(before) != _model(after) or baseline is None:
+        return []
+    moved = [r for r in rows if r["arm"] == baseline and r["time_direction"] in (WORSE, BETTER)]
+    if not moved:
+        return []
+    sizes = ", ".join(f"bs {r['batch_size']} {pct(r['time_change'])}" for r in moved)
+    return [
+        f"the baseline {baseline} itself moved beyond noise ({sizes}) on the same model: the "
+        "machine changed, not the code; read the speedups, which pair each arm with its own "
+        "session's baseline"
+    ]
 
 
 # ---- text ------------------------------------------------------------------------------------
@@ -378,11 +402,19 @@ def render(comparison: Comparison, before_label: str, after_label: str) -> str:
         "speedup: changed when the intervals do not overlap",
     ]
     lines += [f"warning: {w}" for w in comparison.warnings]
-    worse = comparison.regressions
-    lines.append(
-        "worse beyond noise: " + "; ".join(worse) if worse else "nothing got worse beyond noise"
-    )
+    lines.append(outcome_text(comparison))
     return "\n".join(lines)
+
+
+NOTHING_COMPARED = "nothing was compared: the sessions share no arm and batch size"
+
+
+def outcome_text(comparison: Comparison) -> str:
+    """The comparison's last word: what got worse, nothing, or that nothing was compared."""
+    if comparison.compared_nothing:
+        return NOTHING_COMPARED
+    worse = comparison.regressions
+    return "worse beyond noise: " + "; ".join(worse) if worse else "nothing got worse beyond noise"
 
 
 def compare_saved(first: str | Path, second: str | Path) -> tuple[str, Comparison]:

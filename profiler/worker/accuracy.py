@@ -30,24 +30,26 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import math
 import warnings
-from collections.abc import Callable, Iterator, Mapping
-from types import SimpleNamespace
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
 import torch.nn as nn
-from torch.utils._pytree import tree_map
 
-# (rtol, atol) per parameter dtype; bfloat16 keeps only 8 mantissa bits (eps 7.8e-3), so its
-# rtol is two ulps.
-DTYPE_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
-    torch.float32: (1e-4, 1e-5),
-    torch.float16: (1e-3, 1e-5),
-    torch.bfloat16: (1.6e-2, 1e-5),
-    torch.float64: (1e-7, 1e-7),
-}
+from tcprof.profiler.worker.tensor_rules import (
+    DTYPE_TOLERANCES,
+    Row,
+    Tensors,
+    compare,
+    compare_exactly,
+    first_line,
+    leaves,
+    rel_err,
+    to_float64,
+    whole,
+)
+
 STEPS = 2  # the harness's --iterations default: the second step starts from the first's weights
 DEFAULT_LR = 0.01  # a check given no optimizer steps SGD at this rate, as the harness does
 
@@ -66,9 +68,7 @@ NONDETERMINISTIC_HINT = (
     "random numbers drawn outside torch's seeded generators, or nondeterministic kernels"
 )
 
-Tensors = dict[str, torch.Tensor | None]
 Step = dict[str, Tensors]  # one step's tensors: by quantity, then by name
-Row = dict[str, Any]  # one tensor compared: name, label, step, quantity, errors, why, settled
 MakeOptimizer = Callable[[Any], torch.optim.Optimizer]
 CompileOptimizer = Callable[[Callable[[], None]], Callable[[], None]]
 SyncModule = Callable[[nn.Module], None]
@@ -193,12 +193,12 @@ def check_step(
         try:
             truth = dataclasses.replace(eager, amp=None, float64=True)
             ref64: list[Step] | None = _run(
-                model, None, _to_float64(batch), loss_of, seed, truth, steps
+                model, None, to_float64(batch), loss_of, seed, truth, steps
             )
             why64 = None
         except Exception as exc:
             ref64 = None
-            why64 = f"float64 reference not possible: {type(exc).__name__}: {_first_line(exc)}"
+            why64 = f"float64 reference not possible: {type(exc).__name__}: {first_line(exc)}"
         import torch._inductor.config as inductor_config
         from torch._dynamo.utils import counters
 
@@ -215,13 +215,13 @@ def check_step(
     def against_eager(
         name: str, label: str, a: torch.Tensor | None, b: torch.Tensor | None, b64: Any
     ) -> Row:
-        return _compare(name, label, a, b, b64, rtol, atol, why64)
+        return compare(name, label, a, b, b64, rtol, atol, why64)
 
     rows = _rows(res, ref, ref64, against_eager)
-    differ = [r for r in _rows(rerun, ref, None, _compare_exactly) if r["why"]]
+    differ = [r for r in _rows(rerun, ref, None, compare_exactly) if r["why"]]
     failed = [r for r in rows if r["why"]]
     settled = [r for r in rows if r["settled"]]
-    worst = max(rows, key=_rel_err, default=None)
+    worst = max(rows, key=rel_err, default=None)
     result.update(float64=ref64 is not None, compared=len(rows))
     if differ or failed:
         first, worst, quantities, text = _first_difference(differ or failed)
@@ -242,7 +242,7 @@ def check_step(
             )
     elif settled:
         result["status"] = "pass"
-        top = max(settled, key=_rel_err)
+        top = max(settled, key=rel_err)
         result["reason"] = (
             f"{len(settled)} tensor(s) differ beyond rtol {rtol:g}, atol {atol:g}, but float64 "
             f"shows the compiled result is as close to the truth as eager (largest: step "
@@ -314,7 +314,7 @@ def _run(
             variant.sync_buffers(m)
         with variant.forward_mode(device.type):
             out = runner(*batch.args, **batch.kwargs)
-            outputs = _leaves(out)
+            outputs = leaves(out)
             loss = loss_of(out, batch) if train and outputs else None
         if loss is None or optimizer is None:
             record.append({OUTPUT: outputs, BUFFERS: _buffers(m)})
@@ -324,15 +324,15 @@ def _run(
         loss.backward()
         if variant.sync_grads is not None:
             variant.sync_grads(m)
-        grads = {n: None if p.grad is None else _whole(p.grad) for n, p in m.named_parameters()}
+        grads = {n: None if p.grad is None else whole(p.grad) for n, p in m.named_parameters()}
         step_fn()
         record.append(
             {
                 OUTPUT: outputs,
-                LOSS: {"loss": _whole(loss)},
+                LOSS: {"loss": whole(loss)},
                 GRADIENTS: grads,
                 BUFFERS: _buffers(m),
-                PARAMETERS: {n: _whole(p) for n, p in m.named_parameters()},
+                PARAMETERS: {n: whole(p) for n, p in m.named_parameters()},
             }
         )
         optimizer.zero_grad(set_to_none=True)
@@ -340,7 +340,7 @@ def _run(
 
 
 def _buffers(m: nn.Module) -> Tensors:
-    return {n: _whole(b) for n, b in m.named_buffers()}
+    return {n: whole(b) for n, b in m.named_buffers()}
 
 
 def _rows(
@@ -373,7 +373,7 @@ def _first_difference(failed: list[Row]) -> tuple[int, Row, list[str], str]:
     that differ there, and a sentence saying so."""
     first = min(r["step"] for r in failed)
     here = [r for r in failed if r["step"] == first]
-    worst = max(here, key=_rel_err)
+    worst = max(here, key=rel_err)
     quantities = [q for q in QUANTITIES if any(r["quantity"] == q for r in here)]
     agree = (
         "" if first == 1 else " (step 1 agrees)" if first == 2 else f" (steps 1-{first - 1} agree)"
@@ -393,177 +393,3 @@ def _first_difference(failed: list[Row]) -> tuple[int, Row, list[str], str]:
 
 def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _whole(t: torch.Tensor) -> torch.Tensor:
-    """A detached copy; an FSDP2 shard (a DTensor) gathered whole first (a collective: every
-    rank calls it, in the same order)."""
-    t = t.detach()
-    full = getattr(t, "full_tensor", None)
-    return (full() if callable(full) else t).clone()
-
-
-def _leaves(out: Any, name: str = "output") -> Tensors:
-    """Every tensor in the output, named output, output[0], output['logits'], output.loss,
-    copied (a later step may reuse its memory, as a CUDA graph's replay does)."""
-    if isinstance(out, torch.Tensor):
-        return {name: _whole(out)}
-    if isinstance(out, Mapping):
-        items = [(f"{name}[{k!r}]", v) for k, v in out.items()]
-    elif isinstance(out, (tuple, list)):
-        items = [(f"{name}[{i}]", v) for i, v in enumerate(out)]
-    elif dataclasses.is_dataclass(out) and not isinstance(out, type):
-        items = [(f"{name}.{f.name}", getattr(out, f.name)) for f in dataclasses.fields(out)]
-    else:
-        return {}
-    found: Tensors = {}
-    for item_name, item in items:
-        found.update(_leaves(item, item_name))
-    return found
-
-
-def _to_float64(batch: Any) -> SimpleNamespace:
-    def cast(x: Any) -> Any:
-        return x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-
-    return SimpleNamespace(
-        args=tree_map(cast, tuple(batch.args)),
-        kwargs=tree_map(cast, dict(batch.kwargs)),
-        targets=tree_map(cast, batch.targets),
-    )
-
-
-def _compare(
-    name: str,
-    label: str,
-    res: torch.Tensor | None,
-    ref: torch.Tensor | None,
-    ref64: torch.Tensor | None,
-    rtol: float,
-    atol: float,
-    why64: str | None,
-) -> dict[str, Any]:
-    """One tensor: its errors, and `why` it fails (None when close, or settled by float64)."""
-    row = _row(name, label)
-    if res is None or ref is None:
-        return {**row, "why": f"is None in the {'compiled' if res is None else 'eager'} run only"}
-    if res.shape != ref.shape:
-        return {**row, "why": f"has shape {tuple(res.shape)} compiled, {tuple(ref.shape)} eager"}
-    a, b = res.double(), ref.double()
-    row.update(_errors(a, b))
-    if res.dtype != ref.dtype:
-        return {**row, "why": f"has dtype {res.dtype} compiled, {ref.dtype} eager"}
-    if torch.allclose(a, b, rtol=rtol, atol=atol):
-        return row
-    differs = (
-        f"differs: max abs err {row['max_abs_err']:.3g}, max rel err {row['max_rel_err']:.3g} "
-        f"(rtol {rtol:g}, atol {atol:g})"
-    )
-    if ref64 is None or ref64.dtype != torch.float64 or ref64.shape != ref.shape:
-        missing = f" ({why64})" if why64 else ""
-        return {**row, "why": f"{differs}, and no float64 reference to settle it{missing}"}
-    ok, res_err, ref_err, allowed = _float64_rule(res, ref, ref64, max(rtol, atol))
-    if ok:
-        return {**row, "settled": True}
-    truth = (
-        f"float64 shows the compiled result is further from the truth than eager (RMSE to "
-        f"float64: compiled {res_err:.3g}, eager {ref_err:.3g}, allowed {allowed:.3g})"
-    )
-    return {**row, "why": f"{differs}, and {truth}"}
-
-
-def _compare_exactly(
-    name: str,
-    label: str,
-    rerun: torch.Tensor | None,
-    ref: torch.Tensor | None,
-    _ref64: torch.Tensor | None = None,
-) -> dict[str, Any]:
-    """One tensor of the second eager run against the first: they must be identical (NaN
-    where the first has NaN), as the harness's tol=0 `same` wants; `why` they are not."""
-    row = _row(name, label)
-    if rerun is None or ref is None:
-        run = "second" if rerun is None else "first"
-        return {**row, "why": f"is None in the {run} eager run only"}
-    if rerun.shape != ref.shape or rerun.dtype != ref.dtype:
-        return {
-            **row,
-            "why": f"is {rerun.dtype}{tuple(rerun.shape)} in the second eager run, "
-            f"{ref.dtype}{tuple(ref.shape)} in the first",
-        }
-    if torch.equal(rerun, ref):
-        return {**row, "max_abs_err": 0.0, "max_rel_err": 0.0}
-    row.update(_errors(rerun.double(), ref.double()))
-    if (rerun.is_floating_point() or rerun.is_complex()) and bool(
-        ((rerun == ref) | (rerun.isnan() & ref.isnan())).all()
-    ):
-        return {**row, "max_abs_err": 0.0, "max_rel_err": 0.0}  # NaN in the same places
-    return {
-        **row,
-        "why": f"differs: max abs err {row['max_abs_err']:.3g}, max rel err "
-        f"{row['max_rel_err']:.3g} (the runs must be identical)",
-    }
-
-
-def _row(name: str, label: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "label": label,
-        "settled": False,
-        "why": None,
-        "max_abs_err": math.inf,
-        "max_rel_err": math.inf,
-    }
-
-
-def _errors(a: torch.Tensor, b: torch.Tensor) -> dict[str, float]:
-    """The largest absolute difference, and that over b's largest magnitude."""
-    if not a.numel():
-        return {"max_abs_err": 0.0, "max_rel_err": 0.0}
-    diff = (a - b).abs().max().item()
-    scale = b.abs().max().item()
-    return {"max_abs_err": diff, "max_rel_err": diff / scale if scale else diff}
-
-
-def _float64_rule(
-    res: torch.Tensor, ref: torch.Tensor, ref64: torch.Tensor, tol: float
-) -> tuple[bool, float, float, float]:
-    """torch 2.13 torch._dynamo.utils.same, its fp64 branch with default flags: pass when
-    RMSE(res, fp64) <= multiplier * RMSE(ref, fp64) + tol / 10. `same` takes one tol for rtol
-    and atol alike; we pass the larger of ours. Its bigger multipliers for small tensors (10
-    for <= 10 elements, 8 for <= 500) sit behind the opt-in use_larger_multiplier_for_smaller_tensor
-    flag; by default a tensor under 1000 elements gets 3.0."""
-    res64, ref_as64 = res.double(), ref.double()
-    # same(): eager produced NaN where compiled and float64 agree (loosely) -> compiled is better.
-    if (
-        not ref64.isnan().any()
-        and not res64.isnan().any()
-        and ref_as64.isnan().any()
-        and torch.allclose(ref64.to(res.dtype).double(), res64, rtol=4e-2, atol=4e-2)
-    ):
-        return True, 0.0, math.nan, 0.0
-    ref_err = _rmse(ref64, ref_as64)
-    res_err = _rmse(ref64, res64)
-    multiplier = 3.0 if res.dtype in (torch.float16, torch.bfloat16) else 2.0
-    if (
-        ref64.numel() < 1000
-        or (ref.ndim == 4 and ref.shape[-1] == ref.shape[-2] == 1)  # 1x1 kernels: noisy
-        or tol >= 2e-2
-    ):
-        multiplier = 3.0
-    allowed = multiplier * ref_err + tol / 10.0
-    return res_err <= allowed, res_err, ref_err, allowed
-
-
-def _rmse(a: torch.Tensor, b: torch.Tensor) -> float:
-    return torch.sqrt(torch.mean(torch.square(a - b))).item()
-
-
-def _rel_err(row: dict[str, Any]) -> float:
-    """Sort key: a NaN error is the worst of all."""
-    return math.inf if math.isnan(row["max_rel_err"]) else row["max_rel_err"]
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else ""

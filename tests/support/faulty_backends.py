@@ -7,9 +7,10 @@ stale_weights: runs dynamo's graph with the parameters as they were when it was 
 the first step is exact and every later one computes with the initial weights (the gradients
 still reach the live parameters, so the optimizer keeps stepping them).
 
-Use them as torch.compile(m, backend=backward_fault), or by name after register(). A worker
-process checks an arm's backend before it imports the model file, so these names reach only
-in-process checks, not `--arms`.
+Use them as torch.compile(m, backend=backward_fault), or by name after register(); a model
+file that calls register() when it is imported (tests/support/models/stale_backend_model.py)
+makes them names `--arms` accepts, since a worker checks an arm's backend after loading the
+model file.
 """
 
 from __future__ import annotations

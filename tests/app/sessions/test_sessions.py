@@ -11,6 +11,7 @@ import shutil
 import time
 from pathlib import Path
 
+from tcprof.app.common.theme import muted_colour
 from tcprof.app.results.compare_view import CompareDialog, direction_colour
 from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import list_sessions, synthesise_events
@@ -196,6 +197,19 @@ def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
     assert dialog.table.item(1, 4).foreground().color() == direction_colour("better")
     assert dialog.table.item(1, 10).foreground().color() == direction_colour("worse")
     assert direction_colour("better") != direction_colour("worse")
+
+
+def test_compare_view_of_sessions_sharing_nothing_says_so_in_a_neutral_colour(qtbot, tmp_path):
+    before = write_session(tmp_path / "before", 1.0, median=2.0, rss=100.0)
+    after = copy.deepcopy(before)
+    for arm in after["arms"]:
+        arm["name"] += "-renamed"
+    dialog = CompareDialog(before, after, "before", "after")
+    qtbot.addWidget(dialog)
+    assert dialog.rows() == []
+    assert dialog.outcome.text().startswith("Nothing was compared")
+    assert "Nothing got worse" not in dialog.outcome.text()
+    assert muted_colour() in dialog.outcome.styleSheet()
 
 
 def test_interrupted_session_is_recovered_and_the_user_told(make_window, qtbot, private_home):

@@ -199,7 +199,7 @@ def test_timeout_ends_every_worker_and_keeps_results(tmp_path):
             "--warmup",
             "0",
             "--timeout",
-            "20",
+            "12",
             "--quiet",
         ],
         tmp_path,

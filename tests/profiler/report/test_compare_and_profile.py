@@ -101,6 +101,24 @@ def test_compare_command_exit_codes(tmp_path, capsys):
     assert "nothing got worse beyond noise" in capsys.readouterr().out
     assert main(["compare", str(a), str(tmp_path / "missing.json")]) == 2
     assert "cannot read session" in capsys.readouterr().err
+    d = tmp_path / "d.json"
+    d.write_text(json.dumps(_session(2.0, name="inductor", started=4.0)))
+    assert main(["compare", str(a), str(d)]) == 2, "comparing nothing is not a pass"
+    out = capsys.readouterr()
+    assert "nothing got worse" not in out.out
+    assert out.err.strip() == (
+        "tcprof: error: nothing was compared: the sessions share no arm and batch size"
+    )
+
+
+def test_a_moved_baseline_says_the_machine_changed():
+    slow = compare(_session(2.0, started=1.0), _session(3.0, started=2.0))
+    assert any("the baseline eager itself moved beyond noise (bs 8 +50.0%)" in w
+               for w in slow.warnings)  # fmt: skip
+    other_model = compare(_session(2.0, started=1.0), _session(3.0, started=2.0, model="B"))
+    assert not any("itself moved" in w for w in other_model.warnings), "a code change"
+    steady = compare(_session(2.0, started=1.0), _session(2.0, started=2.0))
+    assert not any("itself moved" in w for w in steady.warnings)
 
 
 def test_torch_profiler_pass_writes_a_trace_and_top_ops(tmp_path):

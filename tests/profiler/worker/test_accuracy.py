@@ -14,7 +14,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tcprof.profiler.worker.accuracy import DTYPE_TOLERANCES, check_step
+from tcprof.profiler.worker.accuracy import check_step
+from tcprof.profiler.worker.tensor_rules import DTYPE_TOLERANCES
 from tests.support import faulty_backends
 from tests.support.cli import FAST_CHECKED, arm, events, run_cli
 from tests.support.paths import MODELS
@@ -350,3 +351,17 @@ def test_a_worker_reports_a_nondeterministic_model(tmp_path):
     assert "the two eager runs differ" in acc["reason"]
     (event,) = [e for e in events(tmp_path) if e["type"] == "accuracy"]
     assert event["status"] == "nondeterministic" and event["checked"] == TRAIN_CHECKED
+
+
+def test_a_stale_weight_backend_registered_by_the_model_file_fails_at_step_2(tmp_path):
+    """End to end through `tcprof run`: the model file registers the wrong backend, `--arms`
+    names it, and the accuracy process catches it at the second step, not the first."""
+    rc, _, stderr, s = run_cli(
+        [str(MODELS / "stale_backend_model.py"), "--arms", "eager,stale_weights_TESTING_ONLY"]
+        + ["--batch-sizes", "4", *FAST_CHECKED],
+        tmp_path,
+    )
+    assert rc == 0, stderr[-3000:]
+    acc = arm(s, "stale_weights_TESTING_ONLY")["results"][0]["accuracy"]
+    assert acc["status"] == "fail" and acc["failed_step"] == 2, acc
+    assert "step 2 (step 1 agrees)" in acc["reason"]

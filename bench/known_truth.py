@@ -1,0 +1,248 @@
+"""Does the default 95% interval keep its promise? tcprof's default run on a workload whose true
+speedups are fixed by construction, many times, on a quiet machine and under a neighbour's load.
+
+The workload (bench/models/known_truth_model.py): a compiled arm whose backend runs the graph
+dynamo captured twice (`repeat2`: forward and backward do twice eager's work, the training is
+eager's), with both A/A twins (`--control both`: eager-control, repeat2-control), whose truth is
+1.00 exactly. The repeated work dominates the per-step costs that are not repeated; what remains
+of those is measured first in one process (`truth`): eager, repeat1 and repeat2 steps of the same
+training step, interleaved step by step over many rounds, so the truth of repeat2 against eager
+is known to within a fraction of a percent, independently of tcprof's multi-process method.
+
+Then `--runs` default runs of `tcprof run` (the default seed first, then seeds 1, 2, ...), each
+with the defaults (rounds, steps, blocks, the accuracy check off to save time). Under `--load`,
+the benchmark itself starts a busy process on one core and switches it on and off every
+`--period` seconds (SIGSTOP / SIGCONT), so the machine's state changes between and within rounds.
+It prints, per condition:
+
+  * coverage: how many 95% intervals contain the truth (repeat2 against eager, and each twin);
+  * bias: the geometric mean of point / truth over the runs, with its 95% t interval;
+  * width: the median half-width of the interval;
+  * position: each arm's process median by its position in the round, against its run median.
+
+Run: .venv/bin/python -m bench.known_truth [--runs 30] [--load off,on] [--period 3]
+About a minute per run on a 2-core machine. Run nothing else meanwhile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "bench" / "models" / "known_truth_model.py"
+BATCH = 64
+ARMS = "eager, repeat2"
+TWINS = {"eager-control": "eager", "repeat2-control": "repeat2"}
+
+
+# -- the truth, in one process ------------------------------------------------------------------
+def measure_truth(pairs: int = 2000) -> dict[str, float]:
+    """repeat2 against eager (and repeat1 against eager: dynamo's own fixed cost), from steps
+    alternated one by one within one process (eager, repeat1, repeat2, eager, ...), so that the
+    steps compared are milliseconds apart and the machine's drift cancels; the truth is the
+    geometric mean of the `pairs` adjacent ratios, with its 95% interval."""
+    import torch
+
+    sys.path.insert(0, str(MODEL.parent))
+    import known_truth_model as ktm  # registers repeat2 / repeat3
+
+    torch.manual_seed(0)
+    variants: dict[str, Any] = {}
+    for name in ("eager", "repeat1", "repeat2"):
+        model = ktm.KnownTruth()
+        if name != "eager":
+            model.compile(backend=ktm.repeat_backend(int(name[-1])))
+        variants[name] = (model, torch.optim.SGD(model.parameters(), lr=0.01))
+    x = torch.randn(BATCH, ktm.WIDTH)
+    y = torch.randn(BATCH, ktm.WIDTH)
+
+    def step(model: Any, opt: Any) -> int:
+        t0 = time.perf_counter_ns()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return time.perf_counter_ns() - t0
+
+    for model, opt in variants.values():  # compile and warm up
+        for _ in range(10):
+            step(model, opt)
+    times: dict[str, list[int]] = {name: [] for name in variants}
+    names = list(variants)
+    for i in range(pairs):
+        for name in names if i % 2 == 0 else names[::-1]:
+            times[name].append(step(*variants[name]))
+    out: dict[str, float] = {}
+    for name in ("repeat1", "repeat2"):
+        logs = [math.log(e / a) for e, a in zip(times["eager"], times[name], strict=True)]
+        mean = statistics.fmean(logs)
+        half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs))
+        out[name] = math.exp(mean)
+        out[f"{name}_half_pct"] = (math.exp(half) - 1) * 100
+    out["eager_ms"] = statistics.median(times["eager"]) / 1e6
+    out["repeat2_ms"] = statistics.median(times["repeat2"]) / 1e6
+    return out
+
+
+# -- a neighbour that comes and goes -------------------------------------------------------------
+class Neighbour:
+    """A busy process on one core, switched on and off every `period` seconds."""
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._toggle, daemon=True)
+        self._thread.start()
+
+    def _toggle(self) -> None:
+        on = True
+        while not self._stop.wait(self.period):
+            on = not on
+            os.kill(self.proc.pid, signal.SIGCONT if on else signal.SIGSTOP)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        os.kill(self.proc.pid, signal.SIGCONT)
+        self.proc.kill()
+        self.proc.wait()
+
+
+# -- tcprof's default run ------------------------------------------------------------------------
+def tcprof_run(seed: int, extra: list[str]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="tcprof-known-truth-") as out:
+        cmd = [sys.executable, "-m", "tcprof.profiler", "run", str(MODEL), "--arms", ARMS]
+        cmd += ["--batch-sizes", str(BATCH), "--control", "both", "--no-accuracy"]
+        cmd += ["--seed", str(seed), "--quiet", "--out", out, *extra]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"tcprof run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+        return json.loads((Path(out) / "session.json").read_text())
+
+
+def figures(session: dict[str, Any]) -> dict[str, Any]:
+    rows = {a["name"]: a["results"][0] for a in session["arms"]}
+    out: dict[str, Any] = {"repeat2": (rows["repeat2"]["speedup"], rows["repeat2"]["speedup_ci"])}
+    for twin in TWINS:
+        out[twin] = (rows[twin]["aa_speedup"], rows[twin]["aa_ci"])
+    # position: each arm's process median in each round against that arm's median over rounds
+    order = [r["order"] for r in session["rounds"] if isinstance(r.get("replicate"), int)]
+    positions: dict[int, list[float]] = {}
+    for name, row in rows.items():
+        medians = row["process_medians_ms"]
+        centre = statistics.median(m for m in medians if m)
+        for r, names in enumerate(order):
+            if r < len(medians) and medians[r] and name in names:
+                positions.setdefault(names.index(name), []).append(math.log(medians[r] / centre))
+    out["positions"] = positions
+    return out
+
+
+def summarise(label: str, runs: list[dict[str, Any]], truth: float) -> list[str]:
+    lines = [f"\n## {label}: {len(runs)} runs"]
+    for name, true in (("repeat2", truth), ("eager-control", 1.0), ("repeat2-control", 1.0)):
+        pairs = [r[name] for r in runs if r[name][0] is not None]
+        covered = sum(ci[0] <= true <= ci[1] for _, ci in pairs)
+        logs = [math.log(point / true) for point, _ in pairs]
+        mean = statistics.fmean(logs)
+        half = (
+            _t975(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+            if len(logs) > 1
+            else math.inf
+        )
+        widths = [(ci[1] / ci[0]) ** 0.5 - 1 for _, ci in pairs]
+        lines.append(
+            f"{name:16s} truth {true:.4f}: coverage {covered}/{len(pairs)} "
+            f"({covered / len(pairs):.0%}); bias {_pct(math.exp(mean))} "
+            f"[{_pct(math.exp(mean - half))}, {_pct(math.exp(mean + half))}]; "
+            f"median half-width {statistics.median(widths) * 100:.1f}%"
+        )
+    pooled: dict[int, list[float]] = {}
+    for r in runs:
+        for k, v in r["positions"].items():
+            pooled.setdefault(k, []).extend(v)
+    lines.append(
+        "position effect (process median against the arm's run median): "
+        + ", ".join(
+            f"{k + 1}{'st' if k == 0 else 'nd' if k == 1 else 'rd' if k == 2 else 'th'} "
+            f"{_pct(math.exp(statistics.fmean(v)))} (n={len(v)})"
+            for k, v in sorted(pooled.items())
+        )
+    )
+    return lines
+
+
+def _pct(ratio: float) -> str:
+    return f"{(ratio - 1) * 100:+.1f}%"
+
+
+def _t975(df: int) -> float:
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.975))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--load", default="off,on", help="off, on, or off,on")
+    parser.add_argument("--period", type=float, default=3.0, help="the neighbour's on/off, s")
+    parser.add_argument("--truth-pairs", type=int, default=2000)
+    parser.add_argument("extra", nargs="*", help="more `tcprof run` options (after --)")
+    args = parser.parse_args()
+    t0 = time.time()
+    truth = measure_truth(args.truth_pairs)
+    print(
+        f"truth (one process, {args.truth_pairs} steps of each, alternated): repeat2 against eager "
+        f"{truth['repeat2']:.4f} ±{truth['repeat2_half_pct']:.2f}%, repeat1 "
+        f"{truth['repeat1']:.4f} ±{truth['repeat1_half_pct']:.2f}% (eager "
+        f"{truth['eager_ms']:.2f} ms, repeat2 {truth['repeat2_ms']:.2f} ms a step)",
+        flush=True,
+    )
+    report: list[str] = []
+    for condition in args.load.split(","):
+        neighbour = Neighbour(args.period) if condition == "on" else None
+        runs = []
+        try:
+            for i in range(args.runs):
+                session = tcprof_run(i, args.extra)
+                runs.append(figures(session))
+                f = runs[-1]
+                print(
+                    f"[load {condition}] run {i + 1}/{args.runs} (seed {i}): repeat2 "
+                    f"{f['repeat2'][0]:.3f} [{f['repeat2'][1][0]:.3f}-{f['repeat2'][1][1]:.3f}], "
+                    + ", ".join(
+                        f"{t} {f[t][0]:.3f} [{f[t][1][0]:.3f}-{f[t][1][1]:.3f}]" for t in TWINS
+                    ),
+                    flush=True,
+                )
+        finally:
+            if neighbour:
+                neighbour.close()
+        label = (
+            "quiet machine" if condition == "off" else f"a neighbour on/off every {args.period:g} s"
+        )
+        report += summarise(label, runs, truth["repeat2"])
+    after = measure_truth(args.truth_pairs)
+    report.append(
+        f"\ntruth again after the runs: {after['repeat2']:.4f} ±{after['repeat2_half_pct']:.2f}%"
+    )
+    report.append(f"took {(time.time() - t0) / 60:.1f} min")
+    print("\n".join(report))
+
+
+if __name__ == "__main__":
+    main()
