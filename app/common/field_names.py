@@ -33,6 +33,7 @@ FLAG_FIELDS = {
     "--profile-steps": "the torch.profiler steps field",
     "--log": "the Debug logs",
     "--trace": "the TORCH_TRACE + tlparse debug option",
+    "--suppress-errors": "the suppress errors debug option",
     "--parallel": "the Parallel field",
     "--nproc": "the Processes per node field",
     "--nproc-per-node": "the Processes per node field",

@@ -47,6 +47,14 @@ class Preferences:
     def set_setup(self, state: dict[str, Any]) -> None:
         self._s.setValue("setup", json.dumps(state))
 
+    # -- the Summary's hidden columns -----------------------------------------------------------
+    def hidden_columns(self, default: list[str]) -> list[str]:
+        value = self._get_json("summary_hidden_columns", default)
+        return [c for c in value if isinstance(c, str)] if isinstance(value, list) else default
+
+    def set_hidden_columns(self, columns: list[str]) -> None:
+        self._s.setValue("summary_hidden_columns", json.dumps(columns))
+
     # -- recent hosts (--host) -------------------------------------------------------------------
     def recent_hosts(self) -> list[str]:
         value = self._get_json("recent_hosts", [])

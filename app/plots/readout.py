@@ -1,15 +1,16 @@
-"""The plots' crosshair: on hover, a vertical line through the hovered step on every plot and,
-on each, a readout of every arm's value there (step time, throughput, memory).
+"""The plots' crosshair: on hover, a vertical line through the hovered step (or moment, on the
+time axis) on every plot and, on each, a readout of every shown arm's value there (step time,
+throughput, memory).
 
 Work happens only when the mouse moves: a binary search per arm and series, and one text per
 plot. The readout sits beside the line, on the side with room, so it never hides the point
-being read.
+being read, and below what `reserved_top` keeps (the compile-wait line), so it never hides that.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
@@ -17,6 +18,7 @@ from PySide6.QtGui import QColor
 
 from tcprof.app.common.theme import muted_colour
 from tcprof.app.plots.live_data import LiveData
+from tcprof.app.plots.x_axis import XAxis
 
 # What each plot reads: (series key, short name, unit, how many steps back a value still holds)
 STEP_READ = (("step_ms", "", "ms", 0.5),)
@@ -30,7 +32,7 @@ CUDA_MEMORY_READ = (
 GAP = 10  # px between the line and its readout
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     if abs(value) >= 100:
         return f"{value:,.0f}"
     return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3f}"
@@ -44,7 +46,11 @@ class Crosshair:
         self.data: LiveData | None = None
         self.colours: list[QColor] = []
         self.cuda = False
-        self.step: int | None = None
+        self.step: float | None = None
+        self.axis = XAxis()
+        self.hidden: set[int] = set()  # arms the legend hid
+        # Pixels at the top of plot i the readout stays under (0: none).
+        self.reserved_top: Callable[[int], float] = lambda index: 0.0
         pen = pg.mkPen(muted_colour(), width=1, style=Qt.PenStyle.DotLine)
         foreground = pg.getConfigOption("foreground")
         background = QColor(pg.getConfigOption("background"))
@@ -78,21 +84,24 @@ class Crosshair:
             return []
         rows = []
         for arm, trace in enumerate(self.data.arms):
+            if arm in self.hidden:
+                continue
             parts = []
             for key, short, unit, within in self.reads()[plot_index]:
-                value = self.data.value_at(arm, key, step, within)
+                value = self.axis.value_at(self.data, arm, key, step, within)
                 if value is not None:
-                    parts.append(f"{short} {_number(value)}".strip())
+                    parts.append(f"{short} {number_text(value)}".strip())
                     last_unit = unit
             if parts:
                 rows.append((trace.name, " · ".join(parts) + f" {last_unit}"))
         return rows
 
     def show_at(self, step: float) -> None:
-        """The line at the nearest whole step on every plot, with each plot's readout."""
+        """The line at the nearest whole step (or at the moment) on every plot, with each plot's
+        readout."""
         if self.data is None:
             return
-        self.step = round(step)
+        self.step = self.axis.snap(step)
         names = [t.name for t in self.data.arms]
         for index, (plot, line, text) in enumerate(
             zip(self.plots, self.lines, self.texts, strict=True)
@@ -100,7 +109,8 @@ class Crosshair:
             line.setPos(self.step)
             line.show()
             rows = self.readout(index, self.step)
-            parts = [f'<span style="color:{muted_colour()}">step {self.step:,}</span>']
+            where = html.escape(self.axis.position_text(self.step))
+            parts = [f'<span style="color:{muted_colour()}">{where}</span>']
             for name, value in rows:
                 colour = self.colours[names.index(name)].name() if name in names else ""
                 parts.append(
@@ -111,16 +121,16 @@ class Crosshair:
             text.setHtml('<span style="font-size:8pt">' + " &nbsp; ".join(parts) + "</span>")
             if text.boundingRect().width() > plot.vb.width():
                 text.setTextWidth(plot.vb.width())
-            self._place(plot, text)
+            self._place(plot, text, self.reserved_top(index))
             text.show()
 
-    def _place(self, plot: pg.PlotItem, text: pg.TextItem) -> None:
+    def _place(self, plot: pg.PlotItem, text: pg.TextItem, top: float = 0.0) -> None:
         """Beside the line, on the right unless the readout would run off the view box."""
         vb = plot.vb
         x = vb.mapViewToScene(QPointF(self.step, 0)).x() - vb.sceneBoundingRect().left()
         width = text.boundingRect().width()
         left = x + GAP if x + GAP + width <= vb.width() else x - GAP - width
-        text.setPos(max(0.0, left), 2.0)
+        text.setPos(max(0.0, left), 2.0 + top)
 
     def hide(self) -> None:
         self.step = None

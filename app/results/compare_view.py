@@ -41,7 +41,7 @@ COLOURED = {
     "time": "time_direction",
     "speedup": "speedup_direction",
     "speedup change": "speedup_direction",
-    "train MB": "memory_direction",
+    "tensor peak": "memory_direction",
     "memory": "memory_direction",
 }
 
@@ -54,7 +54,7 @@ COLUMN_HELP = {
     "speedup change": "better / worse when the two speedup intervals do not overlap",
     "compile s cold": "compile time with an empty cache, before → after",
     "compile s warm": "compile time with the cache the cold round left, before → after",
-    "train MB": "steady training peak, before → after (change)",
+    "tensor peak": "the training tensors' steady peak, before → after (change)",
     "memory": "better / worse when the training peak moved by more than 2%",
 }
 

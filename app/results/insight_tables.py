@@ -23,13 +23,16 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.common.theme import error_colour, is_dark
+from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.protocol.compile_terms import (
+    BACKWARD_PART,
     COMPILE_COST,
     OTHER_HELP,
     compile_parts,
     frame_label,
     frame_text,
     resume_explanation,
+    split_problem,
 )
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report.table import fmt_break_even
@@ -49,6 +52,7 @@ PART_COLUMNS = {
     "AOT + backend s": "AOTAutograd and backend",
     "lowering s": "Inductor lowering",
     "code gen s": "Inductor code generation",
+    "backward s": BACKWARD_PART,
     "other s": "other",
 }
 TIMES_HEADER = [
@@ -165,7 +169,9 @@ def matrix_item(arm: dict[str, Any], row: dict[str, Any] | None, bs: int) -> QTa
     if row is None:
         return item("error" if arm.get("error") else "-")
     status = "error" if row["status"] in ("error", "oom") else row.get("compile_status") or "-"
-    reasons = [rc["reason"] for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs]
+    reasons = [
+        plain_reason(rc) or "?" for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs
+    ]
     tip = "\n".join(reasons) if reasons else None
     if status == "error" and row.get("error"):
         tip = row["error"].get("message")
@@ -201,7 +207,10 @@ def recompile_cells(rc: dict[str, Any]) -> list[Cell]:
         (frame_label(frame), frame_text(frame) if resume_explanation(frame) else None),
         (_where(rc), None),
         (_secs(rc.get("seconds")), None),
-        (rc.get("reason"), rc.get("reason")),
+        (
+            plain_reason(rc),
+            f"torch's words: {rc.get('reason')}",
+        ),
     ]
 
 
@@ -210,10 +219,12 @@ def compile_time_cells(row: dict[str, Any]) -> list[Cell]:
     missing = row.get("compile_missing") or {}
     first_ms = row.get("first_step_ms")
     parts = {name: (seconds, help_text) for name, seconds, help_text in compile_parts(row)}
+    problem = split_problem(row)
     part_cells: list[Cell] = []
     for part in PART_COLUMNS.values():
         seconds, help_text = parts.get(part, (None, None))
-        part_cells.append((_secs(seconds), f"{part}: {help_text}" if help_text else None))
+        tip = f"{part}: {help_text}" if help_text else problem
+        part_cells.append((_secs(seconds), tip))
     return [
         (row["batch_size"], None),
         (STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")), None),

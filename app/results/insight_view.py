@@ -47,6 +47,7 @@ from tcprof.profiler.protocol.compile_terms import (
     frame_text,
     parts_text,
     resume_explanation,
+    split_problem,
 )
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report.source_context import source_context  # regular files under 1 MB only
@@ -297,8 +298,8 @@ class InsightView(QWidget):
         self.parts.setText(
             f"bs {row.get('batch_size')}: {text} s (hover for what other is)"
             if text
-            else "torch recorded no compile timers for this batch size: its compile cost "
-            "cannot be split into parts."
+            else f"bs {row.get('batch_size')}: no split of the compile cost: "
+            f"{split_problem(row) or 'torch recorded no compile timer for this batch size'}."
             if row
             else ""
         )

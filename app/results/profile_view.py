@@ -30,7 +30,12 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
-from tcprof.profiler.report.top_ops import comparable, op_comparison
+from tcprof.profiler.report.top_ops import (
+    comparable,
+    comparison_problem,
+    op_comparison,
+    profile_note,
+)
 
 HEADER = ["arm", "bs", "operator", "calls/step", "self ms/step", "total ms/step"]
 ALL = None
@@ -175,10 +180,22 @@ class ProfileView(QWidget):
             for r in a.get("results") or []
             if r.get("profile")
         }
+        flagged = [
+            f"{a.get('name')} bs {r.get('batch_size')}"
+            for a in session.get("arms") or []
+            for r in a.get("results") or []
+            if (r.get("profile") or {}).get("mismatch")
+        ]
         self.note.setText(
             f"Top operators by self time per step, from a separate torch.profiler pass of "
             f"{', '.join(str(s) for s in sorted(steps, key=str))} step(s) per arm and batch size "
             "after the measured steps (not part of the timings)."
+            + (
+                f" ⚠ Flagged ({', '.join(flagged)}): the profiled steps do not match the "
+                "measured step, so their operator times are not the step's (hover a row)."
+                if flagged
+                else ""
+            )
             if rows
             else EMPTY
         )
@@ -204,15 +221,20 @@ class ProfileView(QWidget):
                 item = QTableWidgetItem(text)
                 if c == 0:
                     item.setForeground(session_arm_colour(self.session, arm_index))
-                if path:
-                    item.setToolTip(f"trace: {path}")
+                note = profile_note(self._profile(arm_index, bs))
+                item.setToolTip(f"{note}\ntrace: {path}" if path else note)
+                if c in (4, 5) and "Flagged" in note:  # times that are not the step's
+                    item.setForeground(QColor(error_colour()))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
 
     def _fill_comparison(self) -> None:
         pair = self.pair.currentData()
         found = op_comparison(self.session, *pair) if pair else []
-        self.comparison_note.setVisible(not found)
+        problem = comparison_problem(self.session, *pair) if pair else None
+        self.comparison_note.setText(f"{problem}." if problem and found else NO_PAIR)
+        self.comparison_note.setStyleSheet(f"color: {error_colour()};" if problem else "")
+        self.comparison_note.setVisible(not found or bool(problem))
         self.comparison.setVisible(bool(found))
         baseline = self.session.get("baseline") or "eager"
         if pair:
@@ -230,10 +252,15 @@ class ProfileView(QWidget):
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c == 3 and moved:
+                if c == 3 and moved and not problem:  # a mismatched profile saves nothing
                     item.setForeground(QColor(good_colour() if moved < 0 else error_colour()))
                 self.comparison.setItem(r, c, item)
         self.comparison.resizeColumnsToContents()
+
+    def _profile(self, arm_index: int, bs: Any) -> dict[str, Any]:
+        arms = self.session.get("arms") or []
+        results = arms[arm_index].get("results") or [] if arm_index < len(arms) else []
+        return next((r.get("profile") or {} for r in results if r.get("batch_size") == bs), {})
 
     def rows(self) -> list[list[str]]:
         return table_text(self.table)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
 from tcprof.app.results.code_view import CodeView
@@ -29,6 +30,7 @@ from tcprof.app.results.insight_view import InsightView
 from tcprof.app.results.log_panel import LogPanel
 from tcprof.app.results.profile_view import ProfileView
 from tcprof.app.results.ranks_view import RanksView
+from tcprof.app.results.summary_columns import SummaryColumns
 from tcprof.app.results.verdict_banner import VerdictBanner
 from tcprof.app.results.weights_view import WeightsView
 from tcprof.profiler.analysis.verdict import (
@@ -77,6 +79,7 @@ class ResultsView(QTabWidget):
         super().__init__(parent)
         self.summary = _table(1)
         self.summary.setAlternatingRowColors(False)  # banded by batch size instead
+        self.columns = SummaryColumns(self.summary)
         self.verdict = VerdictBanner()
         summary_tab = QWidget()
         summary_layout = QVBoxLayout(summary_tab)
@@ -121,8 +124,11 @@ class ResultsView(QTabWidget):
         self.summary.setHorizontalHeaderLabels(header)
         for c, h in enumerate(header):
             if h in COLUMN_HELP:
-                self.summary.horizontalHeaderItem(c).setToolTip(COLUMN_HELP[h])
-        self.summary.setToolTip("\n".join(method_notes(session)))
+                self.summary.horizontalHeaderItem(c).setToolTip(
+                    f"{COLUMN_HELP[h]}\n(right-click the header to choose the columns shown)"
+                )
+        # the engine's notes name CLI flags; the window names its own fields
+        self.summary.setToolTip(in_app_terms("\n".join(method_notes(session))))
         self.summary.setRowCount(len(rows))
         results = summary_results(session)
         shade = self.summary.palette().alternateBase()
@@ -157,8 +163,11 @@ class ResultsView(QTabWidget):
                         item.setToolTip(str(result["error"].get("message")))
                 if text.endswith("(partial)") or (header[c] == "status" and is_partial(result)):
                     item.setToolTip(partial_title(result))
+                if not item.toolTip():
+                    item.setToolTip(text)  # an elided cell's whole text
                 self.summary.setItem(r, c, item)
         self.summary.resizeColumnsToContents()
+        self.columns.apply()
 
     def rows(self) -> list[list[str]]:
         """The table's text (tests and exports read it)."""

@@ -33,10 +33,13 @@ class RunEstimate(QLabel):
         config: Callable[[], RunConfig],
         read_prices: Callable[[dict[str, Any]], Prices] = history_prices,
         parent: QWidget | None = None,
+        probe: Callable[[], dict[str, Any] | None] = lambda: None,
     ) -> None:
         """config: the setup's RunConfig (ConfigError while it is invalid); read_prices: the
-        model's earlier sessions as prices (tests give their own sessions folder)."""
+        model's earlier sessions as prices (tests give their own sessions folder); probe: the
+        inspection's step probe of the chosen model, which prices what history cannot."""
         super().__init__(parent)
+        self._probe = probe
         self.setObjectName("run_estimate")
         self.setContentsMargins(6, 0, 6, 0)
         self._config = config
@@ -45,6 +48,7 @@ class RunEstimate(QLabel):
         self._pending: tuple[tuple, Future] | None = None
         self._prices: dict[tuple, Prices] = {}
         self._shown: dict[str, Any] | None = None
+        self._shown_probe: dict[str, Any] | None = None
         self.current: Estimate | None = None
         self._action: QAction | None = None  # its place in the toolbar, once put there
         self._closed = False
@@ -63,7 +67,10 @@ class RunEstimate(QLabel):
     def for_config(self, config: RunConfig) -> Estimate:
         """The estimate of a run about to start (guesses if its history is still being read)."""
         data = config.to_dict()
-        return estimate(data, self._prices.get(model_key(data)) or Prices())
+        return estimate(data, self._priced(self._prices.get(model_key(data)) or Prices()))
+
+    def _priced(self, prices: Prices) -> Prices:
+        return prices.with_probe(self._probe())
 
     def refresh(self) -> None:
         """Recompute when the setup or the model's history changed."""
@@ -79,8 +86,10 @@ class RunEstimate(QLabel):
             prices = self._prices.get(key)
         if prices is None:
             return  # the history is being read; the next tick shows it
-        if config != self._shown or self.current is None:
-            est = estimate(config, prices)
+        probe = self._probe()
+        if (config, probe) != (self._shown, self._shown_probe) or self.current is None:
+            est = estimate(config, prices.with_probe(probe))
+            self._shown_probe = probe
             self._show(config, est.text(), est)
 
     def _load(self, key: tuple, config: dict[str, Any]) -> None:

@@ -145,6 +145,8 @@ class RunController(QObject):
             kind = event.get("type")
             if kind == "summary":
                 self.summary = event["session"]
+                if self.data is not None:  # the markers' share of each compile cost, live
+                    self.data.apply(event)
             elif kind == "hello" and self.environment is None:
                 self.environment = {k: v for k, v in event.items() if k not in ("type", "arm", "t")}
             elif self.data is not None:

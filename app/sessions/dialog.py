@@ -1,5 +1,8 @@
 """The Sessions list: every saved session under the sessions folder, newest first.
 
+Each row: date, status and the best compiled arm's speedup first (they stay in sight), then
+model, arms (no wider than WIDE_COLUMN unless dragged: their text is the tooltip) and folder.
+
 Non-modal, so the user can keep it open beside the window. Open one (its plots, tables and
 insight come back as they were); compare any two (select both) or one with the session the
 window shows; rename, delete (to the system trash where there is one) or show a folder in the
@@ -36,7 +39,13 @@ from tcprof.app.sessions import folders as session_folders
 from tcprof.app.sessions.store import SavedSession, list_sessions
 from tcprof.profiler.config.paths import sessions_dir
 
-HEADER = ["date", "model", "arms", "status", "name (folder)"]
+HEADER = ["date", "status", "speedup", "model", "arms", "name (folder)"]
+COLUMN = {name: c for c, name in enumerate(HEADER)}
+SPEEDUP_TIP = (
+    "The best speedup of a compiled arm over the baseline (the baseline's step time / the\n"
+    "arm's), with its arm and batch size; hover a cell for every compiled arm's"
+)
+WIDE_COLUMN = 260  # model and arms: wider than this by dragging (the full text is the tooltip)
 
 
 def _when(started: float | None) -> str:
@@ -62,7 +71,12 @@ class SessionsDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)  # a long model name is cut short with …, whole in its tooltip
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.horizontalHeaderItem(COLUMN["speedup"]).setToolTip(SPEEDUP_TIP)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)  # the folder's name
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.doubleClicked.connect(lambda _index: self._open())
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.open_button = QPushButton("Open")
@@ -114,19 +128,40 @@ class SessionsDialog(QDialog):
         self.sessions = list_sessions()
         self.table.setRowCount(len(self.sessions))
         for r, s in enumerate(self.sessions):
-            cells = [_when(s.started_at), s.model, ", ".join(s.arms), s.status_text, s.folder.name]
+            cells = {
+                "date": _when(s.started_at),
+                "status": s.status_text,
+                "speedup": s.speedup,
+                "model": s.model,
+                "arms": ", ".join(s.arms),
+                "name (folder)": s.folder.name,
+            }
             tip = f"{s.folder}\n{s.problem}" if s.problem else str(s.folder)
-            for c, text in enumerate(cells):
+            for name, text in cells.items():
                 item = QTableWidgetItem(text)
-                item.setToolTip(tip)
+                item.setToolTip(s.speedups if name == "speedup" and s.speedups else tip)
+                if name in ("model", "arms") and text:
+                    item.setToolTip(f"{text}\n{tip}")
                 if s.problem:
                     item.setForeground(QColor(error_colour()))
-                self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
+                self.table.setItem(r, COLUMN[name], item)
+        self._fit_columns()
         if self.sessions:  # through the selection model: selectRow obeys held modifier keys
             self.table.clearSelection()
             self.select_folders([self.sessions[0].folder])
         self._update_buttons()
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as its text, but the model's and the arms', which stop at
+        WIDE_COLUMN so a long model name never pushes the rest out of sight."""
+        self.table.resizeColumnsToContents()
+        for name in ("model", "arms"):
+            c = COLUMN[name]
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), WIDE_COLUMN))
+
+    def row_text(self, row: int) -> dict[str, str]:
+        """A row's cells by column name (tests read them)."""
+        return {name: self.table.item(row, c).text() for name, c in COLUMN.items()}
 
     def set_can_compare(self, can: bool) -> None:
         """Comparing one session needs another in the window (a finished run or an opened one)."""

@@ -1,4 +1,5 @@
-"""The saved sessions the window lists: model, arms, date and status of each, read cheaply.
+"""The saved sessions the window lists: model, arms, date, status and best speedup of each,
+read cheaply.
 
 Qt-free on purpose (cheap to test, usable off the GUI thread). Opening a session, its files and
 the events that restore its plots belong to the engine's profiler/store/files.py; the names
@@ -62,6 +63,11 @@ def status_text(status: str) -> str:
 
 
 HEAD_BYTES = 65536  # session.json puts status and times first: the head is enough to list it
+# ...and its arms (with their speedups) before the samples and logs, which make it large: the
+# list reads up to the arms, from this much on (twice as much each time, up to the limit).
+ARMS_FIRST_READ = 256 << 10
+ARMS_READ_LIMIT = 16 << 20
+_DECODER = json.JSONDecoder(parse_constant=lambda _c: None)
 _HEAD_FIELDS = re.compile(r'"(status|started_at)":\s*("(?:[^"\\]|\\.)*"|[-\d.eE+]+|null)')
 
 
@@ -75,6 +81,8 @@ class SavedSession:
     arms: tuple[str, ...]
     status: str
     problem: str | None = None
+    speedup: str = ""  # the best compiled arm's: '1.84x inductor bs 32' ('' if none)
+    speedups: str = ""  # every compiled arm's, one line each (the cell's tooltip)
 
     @property
     def path(self) -> Path:
@@ -148,13 +156,98 @@ def _summary_of(folder: Path) -> SavedSession:
     model = source.get("factory") or source.get("model") or ""
     arms = tuple(str(a.get("label") or a.get("backend") or "?") for a in config.get("arms") or [])
     started = fields.get("started_at")
+    best, every = speedups(_top_level(folder / SESSION, "arms"))
     return SavedSession(
         folder=folder,
         started_at=float(started) if _is_time(started) else None,
         model=f"{model} ({path.name})" if model else path.name,
         arms=arms,
         status=str(fields.get("status") or "?"),
+        speedup=best,
+        speedups=every,
     )
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _value_in(text: str, key: str) -> Any:
+    """The value of a top-level key of the JSON object `text` begins, parsing only the keys
+    before it; ValueError or IndexError if the text ends first (or is not such an object)."""
+    i = _skip_space(text, 0)
+    if text[i] != "{":
+        raise ValueError("not an object")
+    i += 1
+    while True:
+        i = _skip_space(text, i)
+        if text[i] == "}":
+            return None
+        name, i = _DECODER.raw_decode(text, i)
+        i = _skip_space(text, i)
+        if text[i] != ":":
+            raise ValueError("no ':' after a key")
+        i = _skip_space(text, i + 1)
+        value, i = _DECODER.raw_decode(text, i)
+        if name == key:
+            return value
+        i = _skip_space(text, i)
+        if text[i] == ",":
+            i += 1
+
+
+def _top_level(path: Path, key: str) -> Any:
+    """A top-level value of session.json, read from its start up to that key (session.json
+    puts the arms before the samples and logs); None if it cannot be read within
+    ARMS_READ_LIMIT."""
+    want = ARMS_FIRST_READ
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            data = b""
+            while True:
+                data += f.read(want - len(data))
+                try:
+                    return _value_in(data.decode("utf-8", errors="replace"), key)
+                except (ValueError, IndexError):
+                    if len(data) >= size or want >= ARMS_READ_LIMIT:
+                        return None
+                    want = min(want * 2, ARMS_READ_LIMIT)
+                except RecursionError:
+                    return None
+    except OSError:
+        return None
+
+
+def _x(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def speedups(arms: Any) -> tuple[str, str]:
+    """(the best compiled arm's speedup over the baseline, with its arm and batch size; every
+    compiled arm's, a line each), from session.json's arms; ('', '') if none was measured."""
+    best: tuple[float, str] | None = None
+    lines = []
+    for arm in arms if isinstance(arms, list) else []:
+        if not isinstance(arm, dict) or arm.get("backend") == "eager":
+            continue
+        name = str(arm.get("name") or arm.get("backend") or "?")
+        measured = []
+        results = arm.get("results")
+        for row in results if isinstance(results, list) else []:
+            if not isinstance(row, dict) or row.get("aa_of"):
+                continue  # an A/A control's row: its twin's speed, not compile's
+            value = row.get("speedup")
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                where = f"bs {row.get('batch_size')}"
+                measured.append(f"{where} {_x(value)}")
+                if best is None or value > best[0]:
+                    best = (float(value), f"{_x(value)} {name} {where}")
+        if measured:
+            lines.append(f"{name}: {', '.join(measured)}")
+    return (best[1] if best else "", "\n".join(lines))
 
 
 def _is_time(value: Any) -> bool:

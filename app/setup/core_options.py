@@ -22,6 +22,7 @@ from tcprof.app.setup.arms_editor import ArmsEditor
 from tcprof.app.setup.debug_options import DebugOptionsBox
 from tcprof.app.setup.model_picker import ModelPicker
 from tcprof.profiler.config import (
+    MIN_BLOCK_MS,
     OPTIMIZERS,
     ArmSpec,
     ConfigError,
@@ -55,6 +56,17 @@ WEIGHTS_TIP = (
     "tied to torch/dynamo internals and to your code's import paths, needs\n"
     "torch.load(weights_only=False) (it runs code), and its state_dict keys carry\n"
     "'_orig_mod.', so they do not load into the plain model. Share the plain state_dict."
+)
+STEPS_TIP = (
+    "RunConfig.steps (--steps): the measured steps asked for per batch size and process:\n"
+    "forward, loss, loss.backward(), optimizer.step(), optimizer.zero_grad(), timed with\n"
+    "time.perf_counter_ns (CUDA: torch.cuda.Event).\n\n"
+    "They run as timed blocks (RunConfig.blocks), and each block runs at least the minimum\n"
+    f"block time (RunConfig.min_block_ms, --min-block-ms; {MIN_BLOCK_MS:g} ms by default), so\n"
+    "that short steps are timed over a span a clock measures well: a block of fast steps goes\n"
+    "on past its share until it has lasted that long, and a process may measure more steps\n"
+    "than asked here. The reports (report.html, report.md) and tcprof run's summary give\n"
+    'the steps each process actually measured ("steps: … measured 5,744–8,292 per process").'
 )
 PROFILE_TIP = (
     "RunConfig.profile_steps: after the measured steps of each batch size, a separate pass of\n"
@@ -98,10 +110,7 @@ class CoreOptions(QObject):
         self.steps = QSpinBox()
         self.steps.setRange(1, 10_000_000)
         self.steps.setValue(50)
-        self.steps.setToolTip(
-            "Measured steps per batch size: forward, loss, loss.backward(), optimizer.step(),\n"
-            "optimizer.zero_grad(), timed with time.perf_counter_ns (CUDA: torch.cuda.Event)."
-        )
+        self.steps.setToolTip(STEPS_TIP)
         self.optimizer = QComboBox()
         self.optimizer.addItems(OPTIMIZERS)
         self.optimizer.setToolTip("torch.optim.SGD / torch.optim.Adam / torch.optim.AdamW")

@@ -20,6 +20,7 @@ and confirms. Until then the file is neither imported nor watched.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from tcprof.profiler.config.examples import example_for
 from tcprof.profiler.process.inspection import inspect_model
 
 RELOADED_MESSAGE_MS = 10_000
+SHAPE_PLACEHOLDER = "inferred"
 NEEDS_ARGUMENTS_FIX = (
     "give a factory in the Factory field, or default values for the constructor's arguments"
 )
@@ -61,6 +63,16 @@ def build_problem(error: dict[str, Any] | None) -> str | None:
     if error.get("needs_arguments"):
         return f"{error.get('cause') or error.get('message')}{where}: {NEEDS_ARGUMENTS_FIX}"
     return f"the model cannot be built: {in_app_terms(str(error.get('message')))}{where}"
+
+
+def error_line(error: dict[str, Any]) -> str:
+    """'syntax error in model.py, line 3: …' : the error's kind, then its message in the
+    window's terms, the kind said once (the worker's message may already start with it)."""
+    kind = str(error.get("kind") or "")
+    message = in_app_terms(str(error.get("message") or "")).strip()
+    if kind and message.lower().startswith(f"{kind.lower()} error"):
+        return message
+    return f"{kind} error: {message}" if kind else message
 
 
 def path_label(path: str) -> str:
@@ -85,6 +97,7 @@ class ModelPicker(QWidget):
     openRequested = Signal()
     inspectRequested = Signal()  # Inspect pressed on a model not yet trusted: confirm first
     inspected = Signal()  # an inspection answered (or was answered from the cache)
+    fileChosen = Signal(str)  # a file picked in the File list: the user's choice, as Open…
     reinspected = Signal(str)  # the file changed on disk and was inspected again: the message
 
     def __init__(self, background: BackgroundCalls | None, parent: QWidget | None = None):
@@ -96,6 +109,7 @@ class ModelPicker(QWidget):
         self.trusted = False  # whether the current file may be inspected (see the module doc)
         self._reloading = False  # the inspection under way is for a change on disk
         self._inspected_shape: str | None = None  # the input shape the last answer is for
+        self._current = ""  # the file chosen (the list shows another while one is picked)
         self.watch = ModelFileWatch(self)
         self.watch.changedOnDisk.connect(self._on_changed_on_disk)
         self.path = QComboBox()
@@ -138,7 +152,7 @@ class ModelPicker(QWidget):
         )
         self.factory.editingFinished.connect(self._inspect)
         self.input_shape = QLineEdit()
-        self.input_shape.setPlaceholderText("inferred")
+        self.input_shape.setPlaceholderText(SHAPE_PLACEHOLDER)
         self.input_shape.setToolTip(
             "Per-sample input shape, without the batch dimension: 10 -> torch.randn(B, 10);\n"
             "3x64x64 -> torch.randn(B, 3, 64, 64); int:128 -> torch.randint(..., (B, 128)).\n"
@@ -165,13 +179,14 @@ class ModelPicker(QWidget):
 
     # -- file -----------------------------------------------------------------------------------
     def current_path(self) -> str:
-        return self.path.currentData() or ""
+        return self._current
 
     def set_recent(self, paths: list[str]) -> None:
         self._recent = list(paths)
         self._fill_paths(self.current_path())
 
     def _fill_paths(self, current: str) -> None:
+        self._current = current or ""
         self.path.blockSignals(True)
         self.path.clear()
         for p in [current, *[r for r in self._recent if r != current]]:
@@ -182,10 +197,15 @@ class ModelPicker(QWidget):
         self.path.blockSignals(False)
 
     def _choose(self, path: str) -> None:
-        """A file picked in the list: the user's choice (the current one picked again is no
-        change, so an untrusted file stays untrusted)."""
-        if path and path != self.current_path():
+        """A file picked in the list: the user's choice, trusted and inspected as a file
+        opened with Open… is (the window makes it the most recent file). The current one
+        picked again is no change, so an untrusted file stays untrusted. The list has already
+        moved to the file picked when this runs: the file chosen until now is `_current`."""
+        if path and path != self._current:
             self.set_path(path)
+            self.fileChosen.emit(path)
+        else:
+            self._fill_paths(self._current)  # the list shows the current file again
 
     def set_path(
         self,
@@ -205,6 +225,8 @@ class ModelPicker(QWidget):
             self.candidate.setCurrentIndex(1)
         self.factory.setText(factory)
         self.input_shape.setText(shape)
+        self.input_shape.setPlaceholderText(SHAPE_PLACEHOLDER)  # the last file's is not this one's
+        self.summary.clear()
         self.info = None
         self.trusted = trusted
         self._reloading = False
@@ -269,7 +291,8 @@ class ModelPicker(QWidget):
                 _CACHE[_cache_key(source)] = answer
             self._show_answer(generation, answer)
 
-        self._background.submit(inspect_model, done, source)
+        # the step probe prices the run estimate of a model never run before
+        self._background.submit(partial(inspect_model, probe=True), done, source)
 
     def _valid_shape(self) -> str:
         """The input shape as typed, or '' while it is empty or malformed."""
@@ -305,12 +328,14 @@ class ModelPicker(QWidget):
                 index = self.candidate.count() - 1
             self.candidate.setCurrentIndex(index)
         error = answer.get("error")
+        self.input_shape.setPlaceholderText(
+            f"inferred: {answer.get('input')}"
+            if answer.get("input") and not error
+            else SHAPE_PLACEHOLDER
+        )
         if error:
             self.summary.setStyleSheet(f"color: {error_colour()}")
-            self.summary.setText(
-                build_problem(error)
-                or f"{error.get('kind')} error: {in_app_terms(str(error.get('message')))}"
-            )
+            self.summary.setText(build_problem(error) or error_line(error))
         elif answer:
             params = answer.get("params")
             self.summary.setStyleSheet("")
@@ -319,7 +344,6 @@ class ModelPicker(QWidget):
                 if isinstance(params, int)
                 else str(answer.get("chosen") or "")
             )
-            self.input_shape.setPlaceholderText(f"inferred: {answer.get('input')}")
         else:
             self.summary.setText("")
         self.changed.emit()
@@ -357,7 +381,7 @@ class ModelPicker(QWidget):
             return self.shape_error.text()
         error = (self.info or {}).get("error")
         if error and error.get("kind") == "syntax":
-            return f"the model file has a syntax error: {error.get('message')}"
+            return f"the model file has a {error_line(error)}"
         if error and error.get("stage") == "input" and self._valid_shape() != self._inspected_shape:
             return None  # an answer for another shape: Enter in the field inspects this one
         return build_problem(error)

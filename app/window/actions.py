@@ -78,7 +78,7 @@ def make_actions(window: QMainWindow) -> WindowActions:
             "Diagnose…",
             "Ctrl+Shift+R",
             "Run the backend ladder on this model: which compiler stage costs speed, memory "
-            "or accuracy",
+            "or accuracy (asks first, with its stages and how long it should take)",
         ),
         stop=_action(window, "■ Stop", "Esc", "Stop the run, keeping what was measured"),
         sessions=_action(

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -28,12 +29,17 @@ from tcprof.app.window.traceback_frames import user_frames
 
 
 def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
+    """'inductor at bs 16: oom error: …': who, where, the kind said once (a worker's message
+    may start with it already: 'syntax error in model.py, line 3: …')."""
     arm = error.get("arm")
     who = arm_names[arm] if isinstance(arm, int) and 0 <= arm < len(arm_names) else "run"
     bs = f" at bs {error['batch_size']}" if error.get("batch_size") is not None else ""
     where = f" ({error['file']}:{error['line']})" if error.get("file") else ""
     message = in_app_terms(str(error.get("message") or "")).strip().splitlines()
-    return f"{who}{bs}: {error.get('kind')} error: {message[0] if message else '?'}{where}"
+    first = message[0] if message else "?"
+    kind = f"{error.get('kind')} error"
+    said = first if first.lower().startswith(kind.lower()) else f"{kind}: {first}"
+    return f"{who}{bs}: {said}{where}"
 
 
 def details_text(error: dict[str, Any], line: str, all_frames: bool) -> str:
@@ -62,6 +68,9 @@ class ErrorBanner(QFrame):
         self.message.setWordWrap(True)
         self.message.setStyleSheet(f"color: {error_colour()}; font-weight: bold")
         self.message.setTextInteractionFlags(self.message.textInteractionFlags())
+        # A long word (a path) is clipped, not a minimum width for the window's right side:
+        # the whole line is in the tooltip and the traceback.
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.details_button = QPushButton("Show traceback")
         self.details_button.setCheckable(True)
         self.details_button.toggled.connect(self._toggle)
@@ -95,13 +104,32 @@ class ErrorBanner(QFrame):
 
     def add(self, error: dict[str, Any], arm_names: list[str]) -> None:
         self.errors.append(error)
-        lines = [one_line(e, arm_names) for e in self.errors]
+        self._lines.append(one_line(error, arm_names))
+        self._show_lines()
+        self.show()
+
+    def drop(self, kinds: tuple[str, ...]) -> None:
+        """Take away the errors of these kinds (no longer so); hidden if none is left."""
+        kept = [
+            (e, line)
+            for e, line in zip(self.errors, self._lines, strict=True)
+            if e.get("kind") not in kinds
+        ]
+        if len(kept) == len(self.errors):
+            return
+        if not kept:
+            self.clear()
+            return
+        self.errors = [e for e, _line in kept]
+        self._lines = [line for _e, line in kept]
+        self._show_lines()
+
+    def _show_lines(self) -> None:
+        lines = self._lines
         extra = f"  (+{len(lines) - 1} more)" if len(lines) > 1 else ""
         self.message.setText(lines[0] + extra)
         self.message.setToolTip("\n".join(lines))
-        self._lines = lines
         self._fill_details()
-        self.show()
 
     def _fill_details(self) -> None:
         all_frames = self.all_frames.isChecked()

@@ -1,20 +1,24 @@
 """The window's layout: setup on the left (collapsible), plots above results on the right.
 
-Sizes are chosen so that every part stays legible from 1024x640 up: the plots keep enough
-height for their ticks and titles (plots_slot.MIN_HEIGHT) and the results enough for Compile
-insight's matrix and sub-tabs (RESULTS_MIN_HEIGHT); no splitter child can be dragged to
-nothing. The setup panel scrolls when the window is short, and can be hidden (View menu, or
-the ◀ button on its header; ▶ brings it back). The splitters' states and the panel's
-visibility are saved in Preferences and restored at start; a state that cannot be read, or
-one saved by an older layout, gives way to the defaults, which View → Reset layout restores.
+Sizes are chosen so that every part stays legible from 1024x640 up, with or without the error
+banner: the plots keep enough height for their ticks and titles (plots_slot.MIN_HEIGHT) and
+the results never less than their own content needs (Compile insight's matrix, its Arm row and
+sub-tabs with a few rows of their tables), at least RESULTS_MIN_HEIGHT; no part is squeezed
+below that, so nothing overlaps. When the window is too short for them all, the right side
+scrolls (as the setup panel does) rather than the window refusing to be that short; no
+splitter child can be dragged to nothing. The setup panel can be hidden (View menu, or the ◀
+button on its header; ▶ brings it back). The splitters' states and the panel's visibility are
+saved in Preferences and restored at start; a state that cannot be read, or one saved by an
+older layout, gives way to the defaults, which View → Reset layout restores.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -29,10 +33,23 @@ from tcprof.app.common.settings import Preferences
 
 SETUP_MIN_WIDTH = 300
 SETUP_SHARE = 0.3  # of the window's width at most, by default
-RESULTS_MIN_HEIGHT = 250  # Compile insight: its sub-tabs and a few matrix rows
+RESULTS_MIN_HEIGHT = 250  # at least; more where the results' own content needs it
 RESULTS_SHARE = 0.5  # of the right side's height, by default...
 RESULTS_MAX_DEFAULT_HEIGHT = 440  # ...up to this: a tall window gives the rest to the plots
 LAYOUT_VERSION = 2  # bump when the splitters' children change: older states are dropped
+
+
+class AtLeast(QWidget):
+    """A box whose minimum height is its content's, and never under `height`: a fixed
+    minimum (setMinimumHeight) would override the content's and let it be squeezed."""
+
+    def __init__(self, height: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.at_least = height
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), max(hint.height(), self.at_least))
 
 
 class WindowLayout(QObject):
@@ -67,11 +84,10 @@ class WindowLayout(QObject):
         for widget in above_plots:
             top_layout.addWidget(widget)
         top_layout.addWidget(plots_slot, 1)
-        results.setMinimumHeight(RESULTS_MIN_HEIGHT)
         self.stale_notice = QLabel()  # above the verdict, where it is read; see stale_results.py
         self.stale_notice.setWordWrap(True)
         self.stale_notice.hide()
-        results_box = QWidget()
+        results_box = self.results_box = AtLeast(RESULTS_MIN_HEIGHT)
         results_layout = QVBoxLayout(results_box)
         results_layout.setContentsMargins(0, 0, 0, 0)
         results_layout.setSpacing(0)
@@ -83,7 +99,7 @@ class WindowLayout(QObject):
         self.right.addWidget(results_box)
         self.right.setStretchFactor(0, 1)
         self.right.setStretchFactor(1, 1)
-        right_pane = self.right
+        right_pane = self.right_scroll = self._scrolling(self.right)
         self.main = QSplitter(Qt.Orientation.Horizontal)
         self.main.setObjectName("main_split")
         self.main.addWidget(self.setup_box)
@@ -101,6 +117,24 @@ class WindowLayout(QObject):
         central_layout.addWidget(self.main, 1)
         window.setCentralWidget(central)
         self.apply_default_sizes()
+
+    @staticmethod
+    def _scrolling(right: QSplitter) -> QScrollArea:
+        """The right side in a scroll area: it fills the window, and scrolls when the window is
+        shorter (or narrower) than the plots' and the results' minimums."""
+        scroll = QScrollArea()
+        scroll.setObjectName("right_scroll")
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(right)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        return scroll
+
+    def results_min_height(self) -> int:
+        """The least height the results box is given: its content's, at least
+        RESULTS_MIN_HEIGHT."""
+        return self.results_box.minimumSizeHint().height()
 
     def _setup_box(self, setup: QWidget) -> QWidget:
         scroll = QScrollArea()
@@ -155,7 +189,7 @@ class WindowLayout(QObject):
         height = self.right.height() if self.right.isVisible() else 0
         height = height or sum(self.right.sizes()) or 600
         results = int(height * RESULTS_SHARE)
-        results = max(RESULTS_MIN_HEIGHT, min(results, RESULTS_MAX_DEFAULT_HEIGHT))
+        results = max(self.results_min_height(), min(results, RESULTS_MAX_DEFAULT_HEIGHT))
         self.right.setSizes([height - results, results])
         width = self.main.width() if self.main.isVisible() else 0
         width = width or sum(self.main.sizes()) or 1250

@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
 OPENABLE = (".py", ".json", ".jsonl")
 DEFAULT_EXAMPLE = "simple"
 RUN_TEXT = "▶ Run"
+MODEL_LOAD_ERRORS = ("load", "syntax")  # the error kinds a model that loads makes stale
 INSPECT_AND_RUN_TEXT = "▶ Inspect and run…"
 
 
@@ -115,7 +116,9 @@ class MainWindow(QMainWindow):
         self.consent = ModelConsent(self.setup.model, self.notice, self)
         self._lay_out()
         self.commands = make_actions(self)
-        self.run_estimate = RunEstimate(self.setup.config)
+        self.run_estimate = RunEstimate(
+            self.setup.config, probe=lambda: (self.setup.model.info or {}).get("probe")
+        )
         self.run_estimate.place_after(self.commands.toolbar, self.commands.stop)
         self.close_guard = CloseGuard(self, lambda: self.controller.running, self.status.activity)
         self._connect()
@@ -134,7 +137,8 @@ class MainWindow(QMainWindow):
             self, self.setup, [self.notice, self.banner], self.plots_slot, self.results
         )
         self.stale = StaleResults(self.setup, self.window_layout.stale_notice, self.results)
-        self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addWidget(self.status, 1)  # the text a button's hint covers a while
+        self.statusBar().addPermanentWidget(self.status.indicator)  # what a run does: never covered
 
     def _connect(self) -> None:
         """Each part's signals to the window's slots: the parts never call each other."""
@@ -152,6 +156,8 @@ class MainWindow(QMainWindow):
         self.plots_slot.built.connect(self._on_plots_built)
         self.setup.validityChanged.connect(self._update_actions)
         self.setup.model.openRequested.connect(self.open_file_dialog)
+        self.setup.model.fileChosen.connect(self._on_file_chosen)  # a recent file, from its list
+        self.setup.model.inspected.connect(self._on_model_inspected)
         self.setup.model.inspectRequested.connect(lambda: self.consent.ask(then_run=False))
         self.setup.model.changed.connect(self._on_model_changed)
         self.consent.confirmed.connect(
@@ -241,6 +247,18 @@ class MainWindow(QMainWindow):
             return
         self.setup.model.set_path(path, model, factory, shape)
         self._set_recent(self.prefs.add_recent_file(path))
+
+    def _on_file_chosen(self, path: str) -> None:
+        """A file picked in the setup's File list: inspected there as load_model would; here
+        it becomes the most recent file, as a file opened with Open… does."""
+        self._set_recent(self.prefs.add_recent_file(path))
+
+    def _on_model_inspected(self) -> None:
+        """The model loads now (fixed on disk, another factory, another file): an error
+        saying it could not be loaded is no longer so."""
+        info = self.setup.model.info
+        if info and not info.get("error") and not self.controller.running:
+            self.banner.drop(MODEL_LOAD_ERRORS)
 
     def _on_model_changed(self) -> None:
         self._update_actions()

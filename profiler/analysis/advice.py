@@ -5,13 +5,28 @@ TorchDynamo says why it recompiled ("tensor 'x' size mismatch at index 0. expect
 lines and the one change that removes them. Each piece of advice is
 `{kind, message, fix, evidence, apply}`; `apply` is an arm option tcprof can add itself to verify
 the fix (`mark_dynamic=0`), or None when the fix is the user's to make.
+
+Advice is in the user's words: TorchDynamo's internal names (`___stack0`, `L['x']`,
+`___check_obj_id`) become the user's expressions (`x.sum().item()`, `x`; see user_words), and a
+changed size is told as the arm's `dynamic=` makes it happen: False compiles every new size,
+None (torch's default) compiles the second size once more with the dimension dynamic.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
+
+from tcprof.profiler.analysis.user_words import (
+    BREAKING_METHODS,
+    STACK,
+    plain_guard,
+    plain_source,
+    resume_line,
+    stack_value,
+)
+from tcprof.profiler.protocol.compile_terms import frame_label
 
 SIZE_GUARD = re.compile(
     r"tensor '(?P<tensor>[^']+)' size mismatch at index (?P<dim>\d+)\. "
@@ -30,15 +45,76 @@ def _first_line(reason: Any) -> str:
     return re.sub(r"^\d+/\d+: ", "", text[0]).split("  #")[0].strip() if text else ""
 
 
+def _example(rc: dict[str, Any]) -> str:
+    """A recompile's failed guard, in the user's words (tcprof.profiler.analysis.user_words)."""
+    return plain_guard(_first_line(rc.get("reason")), rc)
+
+
 def _where(item: dict[str, Any]) -> str:
     file, line = item.get("file"), item.get("line")
     return f"{file}:{line}" if file else str(item.get("frame") or "?")
 
 
+def _per_frame(matches: list[tuple[dict[str, Any], re.Match[str]]]) -> int:
+    """The most size recompiles any one frame (forward, a resume function) had."""
+    frames = Counter((rc.get("frame"), rc.get("file"), rc.get("line")) for rc, _ in matches)
+    return max(frames.values(), default=0)
+
+
+def _size_words(
+    dynamic: bool | None, per_frame: int, sizes: list[int], dim: int
+) -> tuple[str, str, bool]:
+    """(what happened after the size changed, the fix, whether mark_dynamic would help) under
+    the arm's dynamic= option: False compiles each new size; None (torch's default, automatic
+    dynamic shapes) compiles the second size once more with the dimension dynamic, and later
+    sizes reuse it; True compiles it dynamic from the start, unless something specialized it."""
+    mark = f"torch._dynamo.mark_dynamic(x, {dim})"
+    special = (
+        "sizes 0 and 1 are always compiled apart"
+        + (", and this run has size 1" if 1 in sizes else "")
+        + "; a size the code uses as a Python number (a condition, a shape computed in Python) "
+        "is specialized too"
+    )
+    if dynamic is False:
+        return (
+            "and with dynamic=False each new size compiled again",
+            "compile with dynamic=True, or mark the dimension dynamic before the call: "
+            f"{mark}; or leave dynamic unset (torch's default: the second size compiles once "
+            "more with the dimension dynamic, and later sizes reuse it)",
+            True,
+        )
+    if dynamic is True:
+        return (
+            f"although dynamic=True, so the dimension was specialized ({special})",
+            "avoid the specializing size or use, and find it with TORCH_LOGS=+dynamic (the "
+            "guard on that size); mark_dynamic would only turn it into an error naming the line",
+            False,
+        )
+    if per_frame <= 1:
+        return (
+            "and under dynamic=None (torch's default, automatic dynamic shapes) the second size "
+            "compiled once more with the dimension dynamic; later sizes reuse that graph",
+            "to save that second compile, mark the dimension dynamic before the first call: "
+            f"{mark}, or compile with dynamic=True",
+            True,
+        )
+    return (
+        "and under dynamic=None (torch's default) the second size made the dimension dynamic, "
+        f"yet new sizes compiled again, up to {per_frame} times in one frame ({special})",
+        f"mark the dimension dynamic before the first call: {mark} (or compile with "
+        "dynamic=True); if sizes still recompile, find what specializes them with "
+        "TORCH_LOGS=+dynamic",
+        True,
+    )
+
+
 def _size_advice(
-    matches: list[tuple[dict[str, Any], re.Match[str]]], batch_dim: bool
+    matches: list[tuple[dict[str, Any], re.Match[str]]],
+    batch_dim: bool,
+    dynamic: bool | None,
+    run_sizes: set[int],
 ) -> dict[str, Any]:
-    tensors = sorted({m["tensor"] for _, m in matches})
+    tensors = sorted({plain_source(m["tensor"]) for _, m in matches})
     sizes: list[int] = []
     for _, m in matches:
         for size in (int(m["expected"]), int(m["actual"])):
@@ -47,58 +123,112 @@ def _size_advice(
     dims = sorted({int(m["dim"]) for _, m in matches})
     what = "the batch dimension (0)" if batch_dim else f"dimension {', '.join(map(str, dims))}"
     chain = " → ".join(map(str, sizes))
+    seen = sorted({*sizes, *run_sizes}) if batch_dim else sizes
+    happened, fix, helps = _size_words(dynamic, _per_frame(matches), seen, dims[0])
     return {
         "kind": "batch_size_guard" if batch_dim else "shape_guard",
         "message": f"{len(matches)} recompile(s): {what} of {', '.join(tensors)} changed size "
-        f"({chain}), and each new size compiled again",
-        "fix": (
-            "compile with dynamic=True, or mark the dimension dynamic before the call: "
-            f"torch._dynamo.mark_dynamic(x, {dims[0]})"
-        ),
+        f"({chain}), {happened}",
+        "fix": fix,
         "evidence": {
             "count": len(matches),
             "sizes": sizes,
-            "examples": [_first_line(rc.get("reason")) for rc, _ in matches[:EXAMPLES]],
+            "dynamic": dynamic,
+            "examples": [_example(rc) for rc, _ in matches[:EXAMPLES]],
             "where": sorted({_where(rc) for rc, _ in matches}),
         },
-        "apply": "mark_dynamic=0" if batch_dim else None,
+        "apply": "mark_dynamic=0" if batch_dim and helps else None,
     }
 
 
-def _value_advice(name: str, items: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+def _number_words(name: str, items: list[tuple[dict[str, Any], str]]) -> tuple[str, str]:
+    """(the number in the user's words, the fix): a `.item()` result handed on at a graph break
+    (TorchDynamo's `___stackN`) by its expression, a Python flag as a flag."""
+    values = {v for _, v in items}
+    if STACK.fullmatch(name):
+        value = stack_value(items[0][0])
+        what = f"that {value.text} returns (after the graph break at {value.where})"
+        expr = value.expression
+        method = next((m for m in BREAKING_METHODS if expr and expr.endswith(f".{m}()")), None)
+        if expr and method:
+            tensor = expr[: -len(f".{method}()")]
+            return what, (
+                f"keep it a tensor: use {tensor} in tensor arithmetic instead of calling "
+                f".{method}(), or set torch._dynamo.config.capture_scalar_outputs = True so "
+                f"TorchDynamo traces .{method}() instead of breaking the graph there"
+            )
+        return what, (
+            "keep it a tensor rather than a Python number, so its value is data, not part of "
+            "the compiled code; for .item(), torch._dynamo.config.capture_scalar_outputs = True "
+            "traces it instead of breaking the graph"
+        )
+    words = plain_source(name)
+    if values <= {"True", "False"}:
+        return words, (
+            f"expected if {words} changes on purpose (model.train() and .eval(): one graph per "
+            "value, compiled once each); otherwise keep it fixed while the model runs, or make "
+            "it a tensor and choose with torch.where"
+        )
+    return words, (
+        f"make {words} a tensor (torch.tensor(value), updated in place with .fill_()) so its "
+        "value is data, not part of the compiled code"
+    )
+
+
+def _value_advice(
+    name: str, items: list[tuple[dict[str, Any], str]], dynamic: bool | None = None
+) -> dict[str, Any]:
     values = list(dict.fromkeys(v for _, v in items))
     hint = next(
         (m["hint"] for rc, _ in items if (m := TORCH_HINT.search(str(rc.get("reason"))))), None
     )
-    fix = (
-        f"make {name} a tensor (torch.tensor(value), updated in place with .fill_()) so its "
-        "value is data, not part of the compiled code"
-    )
+    what, fix = _number_words(name, items)
     if hint:
-        fix += f"; PyTorch's hint: {hint.strip()}"
+        fix += f"; PyTorch's hint: {plain_guard(hint.strip(), items[0][0])}"
+    flag = set(values) <= {"True", "False"}
+    frames = Counter((rc.get("frame"), rc.get("file"), rc.get("line")) for rc, _ in items)
+    if dynamic is None and not flag and max(frames.values()) <= 1:
+        # automatic dynamic: the value it guarded changed once, and the next compile took the
+        # number as an input (seen on torch 2.13 for an .item() result handed on at a break)
+        happened = (
+            "TorchDynamo compiled its first value into the graph, and under dynamic=None "
+            "(torch's default) the second value compiled once more with the number dynamic"
+        )
+    else:
+        happened = "TorchDynamo compiled its value into the graph"
     return {
         "kind": "python_number",
-        "message": f"{len(items)} recompile(s): the Python number {name} changed value "
-        f"({', '.join(values[:6])}{', …' if len(values) > 6 else ''}), and TorchDynamo "
-        "compiled its value into the graph",
+        "message": f"{len(items)} recompile(s): the Python {'flag' if flag else 'number'} "
+        f"{what} changed value "
+        f"({', '.join(values[:6])}{', …' if len(values) > 6 else ''}), and {happened}",
         "fix": fix,
         "evidence": {
             "count": len(items),
             "values": values,
-            "examples": [_first_line(rc.get("reason")) for rc, _ in items[:EXAMPLES]],
+            "examples": [_example(rc) for rc, _ in items[:EXAMPLES]],
             "where": sorted({_where(rc) for rc, _ in items}),
         },
         "apply": None,
     }
 
 
+def _number_key(name: str, rc: dict[str, Any]) -> str:
+    """One piece of advice per Python number: a `___stackN` is a different value in each resume
+    function, so it is told apart by where the graph broke."""
+    if STACK.fullmatch(name):
+        return f"{name}@{rc.get('file')}:{resume_line(rc.get('frame')) or rc.get('line')}"
+    return name
+
+
 def recompile_advice(
-    recompiles: list[dict[str, Any]], batch_sizes: list[int]
+    recompiles: list[dict[str, Any]], batch_sizes: list[int], dynamic: bool | None = None
 ) -> list[dict[str, Any]]:
-    """Group recompiles by cause: batch-size guards, other shape guards, Python numbers, rest."""
+    """Group recompiles by cause: batch-size guards, other shape guards, Python numbers, rest.
+    `dynamic` is the arm's torch.compile(dynamic=...): None is torch's default."""
     batch: list[tuple[dict[str, Any], re.Match[str]]] = []
     shape: list[tuple[dict[str, Any], re.Match[str]]] = []
     numbers: dict[str, list[tuple[dict[str, Any], str]]] = defaultdict(list)
+    names: dict[str, str] = {}
     other: dict[str, list[dict[str, Any]]] = defaultdict(list)
     sizes = set(batch_sizes)
     for rc in recompiles:
@@ -111,15 +241,17 @@ def recompile_advice(
             )
             (batch if is_batch else shape).append((rc, size))
         elif value:
-            numbers[value["name"]].append((rc, value["value"]))
+            key = _number_key(value["name"], rc)
+            names[key] = value["name"]
+            numbers[key].append((rc, value["value"]))
         else:
-            other[_first_line(reason) or "no reason recorded"].append(rc)
+            other[_example(rc) or "no reason recorded"].append(rc)
     out = []
     if batch:
-        out.append(_size_advice(batch, batch_dim=True))
+        out.append(_size_advice(batch, batch_dim=True, dynamic=dynamic, run_sizes=sizes))
     if shape:
-        out.append(_size_advice(shape, batch_dim=False))
-    out += [_value_advice(name, items) for name, items in numbers.items()]
+        out.append(_size_advice(shape, batch_dim=False, dynamic=dynamic, run_sizes=sizes))
+    out += [_value_advice(names[key], items, dynamic) for key, items in numbers.items()]
     for reason, items in other.items():
         out.append(
             {
@@ -138,7 +270,8 @@ def fallback_advice(fallbacks: list[dict[str, Any]], limit: int | None) -> list[
     """The recompile limit reached: which frames and batch sizes ran eagerly from then on."""
     if not fallbacks:
         return []
-    frames = sorted({str(f.get("frame")) for f in fallbacks})
+    # a resume function as `forward after line 14`, not torch_dynamo_resume_in_forward_at_14
+    frames = sorted({frame_label(f.get("frame")) for f in fallbacks})
     sizes = sorted({f["batch_size"] for f in fallbacks if isinstance(f.get("batch_size"), int)})
     which = (
         f"torch._dynamo.config.recompile_limit ({limit})"
@@ -232,9 +365,15 @@ def arm_advice(
     """All advice for one arm of a session dict (its recompiles, fallbacks and graph breaks)."""
     if arm.get("backend") == "eager":
         return []
+    options = arm.get("options") or {}
+    dynamic = options.get("dynamic")
     return (
-        recompile_advice(arm.get("recompiles") or [], batch_sizes)
+        recompile_advice(
+            arm.get("recompiles") or [],
+            batch_sizes,
+            dynamic if isinstance(dynamic, bool) else None,
+        )
         + fallback_advice(arm.get("fallbacks") or [], limit)
         + library_break_advice(arm.get("graph_breaks") or [], user_file)
-        + cudagraph_advice(arm.get("cudagraph_skips") or [], (arm.get("options") or {}).get("mode"))
+        + cudagraph_advice(arm.get("cudagraph_skips") or [], options.get("mode"))
     )

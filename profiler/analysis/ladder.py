@@ -5,6 +5,11 @@ captured), AOTAutograd traces the backward (`aot_eager`), decomposes and partiti
 (`aot_eager_decomp_partition`), and Inductor generates code (`inductor`). Running each stage as
 an arm on the same model shows what each one adds; the first stage whose accuracy check fails is
 where a divergence starts, and that decides which minifier can shrink it.
+
+A stage whose compiled code never ran (every frame fell back to eager: the recompile limit, a
+compile that failed under suppress_errors) compared eager with eager: its accuracy says nothing
+of the compiler, so it reads "fell back" and is never the first divergence, and a ladder whose
+every stage fell back says so instead of "every stage matched".
 """
 
 from __future__ import annotations
@@ -42,10 +47,26 @@ def minifier_command(stage: str, forward_only: bool) -> str:
     return f'TORCHDYNAMO_REPRO_AFTER="{after}" TORCHDYNAMO_REPRO_LEVEL=4 python reproduce.py'
 
 
+def _fell_back(row: dict[str, Any]) -> bool:
+    """Whether a batch size ran eagerly instead of compiled (tcprof.profiler.session.rows)."""
+    return bool(row.get("fell_back")) or row.get("compile_status") == "fell_back"
+
+
+def _ran(row: dict[str, Any]) -> bool:
+    return row.get("status") == "ok" or row.get("median_ms") is not None
+
+
 def _accuracy(arm: dict[str, Any]) -> tuple[str, bool]:
-    """(worst status over batch sizes, whether only the output diverged)."""
+    """(worst status over the batch sizes that ran compiled, whether only the output
+    diverged); "fell back" when every batch size that ran fell back to eager."""
+    results = arm.get("results") or []
+    ran = [r for r in results if _ran(r)]
+    if ran and all(_fell_back(r) for r in ran):
+        return "fell back", False
     checks = [
-        r.get("accuracy") for r in arm.get("results") or [] if isinstance(r.get("accuracy"), dict)
+        r.get("accuracy")
+        for r in results
+        if isinstance(r.get("accuracy"), dict) and not _fell_back(r)
     ]
     failed = [c for c in checks if c.get("status") == "fail"]
     if failed:
@@ -86,6 +107,9 @@ def ladder_summary(session: dict[str, Any]) -> dict[str, Any] | None:
             "accuracy": status,
             "forward_only": forward_only,
             "error": (arm.get("error") or {}).get("message"),
+            "fell_back": [r.get("batch_size") for r in arm.get("results") or [] if _fell_back(r)]
+            if spec.compiled
+            else [],
             "per_batch_size": [
                 {
                     "batch_size": bs,
@@ -102,8 +126,11 @@ def ladder_summary(session: dict[str, Any]) -> dict[str, Any] | None:
         stages.append(stage)
         previous = arm
     first = next((s for s in stages if s["accuracy"] == "fail"), None)
+    compiled = [s for s in stages if s["accuracy"] != "baseline"]
     return {
         "stages": stages,
+        # every compiled stage ran eagerly: nothing compiled was compared with eager
+        "all_fell_back": bool(compiled) and all(s["accuracy"] == "fell back" for s in compiled),
         "first_divergence": first["stage"] if first else None,
         "minifier": minifier_command(first["stage"], first["forward_only"]) if first else None,
     }

@@ -1,10 +1,10 @@
 """The verdict: one sentence per compiled arm that says what compiling bought, read before any
-table ("inductor is 1.21× faster at bs 8 [1.17–1.28], pays back its 32 s compile after 14,100
-steps, uses 14% more memory, accuracy pass").
+table ("inductor is 1.21× faster at bs 8 [1.17–1.28], pays back its 32.00 s compile after 14,100
+steps, uses 14% more tensor memory, accuracy pass").
 
 Also the rules every view shares so the window, `tcprof run` and the reports agree: when a
 speedup is coloured good or bad (`speedup_tone`) and how memory against the baseline reads
-("+14%", with "uses 14% more memory than eager" spelled out). Qt-free and torch-free.
+("+14%", with "uses 14% more tensor memory than eager" spelled out). Qt-free and torch-free.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any
+
+from tcprof.profiler.protocol.compile_terms import seconds_text
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads as a number, "-8%" as a dash
 
@@ -30,10 +32,11 @@ def speedup_tone(row: dict[str, Any]) -> str:
     return NEUTRAL
 
 
-def memory_change(row: dict[str, Any]) -> float | None:
-    """The arm's training memory against the baseline's, as a fraction (+0.14: 14% more).
-    memory_ratio in session.json is baseline / arm, which reads backwards."""
-    ratio = row.get("memory_ratio")
+def memory_change(row: dict[str, Any], key: str = "memory_ratio") -> float | None:
+    """The arm's training-tensor memory (or with key="rss_ratio" its process's peak RSS)
+    against the baseline's, as a fraction (+0.14: 14% more). The ratios in session.json are
+    baseline / arm, which reads backwards."""
+    ratio = row.get(key)
     if not isinstance(ratio, (int, float)) or not math.isfinite(ratio) or ratio <= 0:
         return None  # not measured, or a value JSON could not hold
     return 1.0 / ratio - 1.0
@@ -53,22 +56,43 @@ def fmt_memory(row: dict[str, Any]) -> str:
     return ("+" if change > 0 else MINUS) + _pct(change)
 
 
-def memory_words(row: dict[str, Any]) -> str | None:
-    """'uses 14% more memory', 'uses 8% less memory', 'uses the same memory'."""
+RSS_NOTICE = 0.05  # an RSS change this large is named beside a tensor figure that differs
+
+
+def _change_words(change: float, what: str) -> str:
+    if round(change * 100) == 0:
+        return f"the same {what}"
+    return f"{_pct(change)} {'more' if change > 0 else 'less'} {what}"
+
+
+def memory_words(row: dict[str, Any], baseline: str | None = None) -> str | None:
+    """'uses 14% more tensor memory', 'uses the same tensor memory (than eager), its process
+    19% more RSS (the compiler and its code)': the training tensors, and the process's peak RSS
+    (what the memory plot shows on CPU) wherever it tells another story."""
     change = memory_change(row)
     if change is None:
         return None
-    if round(change * 100) == 0:
-        return "uses the same memory"
-    return f"uses {_pct(change)} {'more' if change > 0 else 'less'} memory"
+    words = f"uses {_change_words(change, 'tensor memory')}"
+    words += f" than {baseline}" if baseline else ""
+    rss = memory_change(row, "rss_ratio")
+    if rss is not None and abs(rss - change) >= RSS_NOTICE:
+        words += f", its process {_change_words(rss, 'peak RSS')}"
+        words += " (the compiler and its code)" if rss > change else ""
+    return words
 
 
 def memory_title(row: dict[str, Any], baseline: str | None) -> str:
-    """The memory cell's tooltip: the direction spelled out."""
-    words = memory_words(row)
+    """The memory cell's tooltip: each memory figure named, against the baseline."""
+    words = memory_words(row, baseline or "the baseline")
     if words is None:
         return "not measured"
-    return f"{words} than {baseline or 'the baseline'} (steady training peak)"
+    lines = [words]
+    lines.append("tensor memory: the training tensors' steady peak")
+    if row.get("peak_rss_mb") is not None:
+        lines.append(f"process peak RSS: {row['peak_rss_mb']:,.0f} MB (includes the compiler)")
+    if row.get("compile_peak_mb") is not None:
+        lines.append(f"peak while compiling (first step): {row['compile_peak_mb']:,.0f} MB")
+    return "\n".join(lines)
 
 
 # ---- partial rows --------------------------------------------------------------------------
@@ -123,6 +147,8 @@ def _x(value: float) -> str:
 
 
 def _interval(row: dict[str, Any]) -> str:
+    if row.get("interval_covers_processes") is False:
+        return " (one round: no interval yet)"  # report.table.ONE_ROUND
     ci = row.get("speedup_ci")
     return f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci and None not in ci else ""
 
@@ -136,7 +162,7 @@ def _sizes(rows: list[dict[str, Any]]) -> str:
 
 
 def _seconds(value: float) -> str:
-    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+    return seconds_text(value)
 
 
 def _steps(value: float) -> str:
@@ -144,8 +170,8 @@ def _steps(value: float) -> str:
 
 
 def _payback(row: dict[str, Any]) -> str | None:
-    """'pays back its 32 s compile after 14,100 steps [9,800–25,000]' (cold cache), 'does not
-    pay back its 32 s compile within noise' (the speedup's interval contains 1.0) or 'never
+    """'pays back its 32.00 s compile after 14,100 steps [9,800–25,000]' (cold cache), 'does not
+    pay back its 32.00 s compile within noise' (the speedup's interval contains 1.0) or 'never
     pays back' (slower)."""
     compile_s = row.get("compile_cold_s")
     steps_key, ci_key = "break_even_cold_steps", "break_even_cold_ci"
@@ -326,7 +352,27 @@ def session_notes(session: dict[str, Any]) -> list[str]:
 
     notes = [comparisons_text(session.get("comparisons")), *control_notes(session)]
     notes.append((session.get("schedule") or {}).get("note"))
+    notes.append(contention_note(session))
     return [n for n in notes if n]
+
+
+def contention_note(session: dict[str, Any]) -> str | None:
+    """'eager at bs 8: 4 of 30 blocks ran while other processes kept the machine busy …'."""
+    hit = [
+        (arm.get("name"), r.get("batch_size"), slowed, r.get("blocks_measured") or "?")
+        for arm in session.get("arms") or []
+        for r in arm.get("results") or []
+        if (slowed := max(r.get("contended_blocks") or 0, r.get("unquiet_blocks") or 0))
+    ]
+    if not hit:
+        return None
+    where = ", ".join(f"{name} at bs {bs}: {n}/{of}" for name, bs, n, of in hit[:4])
+    more = f" and {len(hit) - 4} more" if len(hit) > 4 else ""
+    return (
+        f"blocks contended ({where}{more}): other processes kept the machine busy while they "
+        "ran, which slows steps unevenly; the intervals include them, a quieter machine gives "
+        "tighter ones"
+    )
 
 
 def verdict_lines(session: dict[str, Any]) -> list[str]:

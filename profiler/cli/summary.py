@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
+from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report import ladder_section
-from tcprof.profiler.report.table import _f, method_notes, render_table, table_rows
+from tcprof.profiler.report.table import _f, method_notes, render_table, steps_text, table_rows
 from tcprof.profiler.run.apply_advice import before_after
 
 
@@ -51,6 +52,8 @@ def render_summary(session_dict: dict[str, Any]) -> str:
         parts.append(
             f"\ntorch {env.get('torch')} · python {env.get('python')} · {env.get('device')} ({env.get('device_name')})"
         )
+    if (session_dict.get("config") or {}).get("steps"):
+        parts.append(f"steps: {steps_text(session_dict)}")
     parts += method_notes(session_dict)
     return "\n".join(parts)
 
@@ -80,7 +83,7 @@ def render_insight(session_dict: dict[str, Any]) -> str:
         for rc in recompiles:
             lines.append(
                 f"  recompile at bs={rc['batch_size']} ({frame_text(rc.get('frame'))}, "
-                f"{_f(rc.get('seconds'), '.2f')} s by torch's compile timer): {rc['reason']}"
+                f"{_f(rc.get('seconds'), '.2f')} s by torch's compile timer): {plain_reason(rc)}"
             )
         for fb in fallbacks:
             lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")

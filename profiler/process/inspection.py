@@ -60,11 +60,16 @@ def _ask(
 
 
 def inspect_model(
-    source: ModelSource, timeout_s: float = 120.0, cancel: threading.Event | None = None
+    source: ModelSource,
+    timeout_s: float = 120.0,
+    cancel: threading.Event | None = None,
+    probe: bool = False,
 ) -> dict[str, Any]:
-    """candidates, chosen, params, input, or error: the worker's `model_info` event.
-    Setting `cancel` (from any thread) ends the worker within ~0.3 s."""
-    command = {"cmd": "inspect", "source": source.to_dict()}
+    """candidates, chosen, params, input, or error: the worker's `model_info` event; with
+    `probe`, the eager step timed at two small batch sizes (worker/step_probe.py), for the
+    estimate of a model with no earlier run. Setting `cancel` (from any thread) ends the
+    worker within ~0.3 s."""
+    command = {"cmd": "inspect", "source": {**source.to_dict(), "probe": probe}}
     return _ask(command, "model_info", "the inspection of the model file", timeout_s, cancel)
 
 

@@ -63,25 +63,28 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def seconds_text(value: float) -> str:
+    """A compile figure as every view writes it ('7.88 s'), so the verdict, the tables, the
+    report cards and the terminal quote the same digits."""
+    return f"{value:.2f} s"
+
+
 def compile_figure(row: dict[str, Any]) -> float | None:
     """The compile cost of one batch size: the cold one, or the only one a session has."""
     cold = _num(row.get("compile_cold_s"))
     return cold if cold is not None else _num(row.get("compile_s"))
 
 
-def compile_parts(row: dict[str, Any]) -> list[tuple[str, float, str]]:
-    """(part, seconds, what it is) adding up to `compile_figure(row)`.
+SPLIT_TOLERANCE_S = 0.01  # a part this far below zero is rounding; further, the split is wrong
 
-    torch's timers nest (the frame's compile holds the backend's, which holds Inductor's, which
-    holds code generation), so each part is one timer less the one inside it. The last part,
-    "other", is the cost outside every timer; it is negative when eager's own first-step excess
-    (subtracted from the cost) is larger than what the timers left over. Empty when the row has
-    no compile cost or torch recorded no timer."""
+
+def _timers(row: dict[str, Any]) -> tuple[float | None, list[tuple[str, float, str]]]:
+    """(the cost, the timers' parts) before the remainder is taken."""
     total = compile_figure(row)
     b = row.get("compile_breakdown") or {}
     dynamo = _num(b.get("dynamo_s"))
     if total is None or dynamo is None:
-        return []
+        return None, []
     backend = _num(b.get("backend_s"))
     inductor = _num(b.get("inductor_s"))
     code_gen = _num(b.get("code_gen_s"))
@@ -101,8 +104,61 @@ def compile_parts(row: dict[str, Any]) -> list[tuple[str, float, str]]:
         for name, outer, inner, help_text in nested
         if outer is not None
     ]
-    parts.append(("other", total - dynamo, OTHER_HELP))
-    return [(name, round(seconds, 6), help_text) for name, seconds, help_text in parts]
+    backward = _num(b.get("backward_s"))
+    if backward:
+        parts.append((BACKWARD_PART, backward, BACKWARD_HELP))
+    return total, parts
+
+
+BACKWARD_PART = "backward compile"
+BACKWARD_HELP = (
+    "AOTAutograd compiles the backward lazily, during the first backward; torch times it apart "
+    "from the frame's compile"
+)
+
+
+def compile_parts(row: dict[str, Any]) -> list[tuple[str, float, str]]:
+    """(part, seconds, what it is) adding up to `compile_figure(row)`, none negative.
+
+    torch's timers nest (the frame's compile holds the backend's, which holds Inductor's, which
+    holds code generation), so each part is one timer less the one inside it; the backward's
+    lazy compile is timed apart and is a part of its own. The last part, "other", is the cost
+    outside every timer. Empty when the row has no compile cost, torch recorded no timer, or
+    the split cannot be made (`split_problem` says why)."""
+    total, parts = _timers(row)
+    if total is None or not parts:
+        return []
+    parts.append(("other", total - sum(seconds for _n, seconds, _h in parts), OTHER_HELP))
+    if any(seconds < -SPLIT_TOLERANCE_S for _n, seconds, _h in parts):
+        return []
+    return [(name, round(max(0.0, seconds), 6), help_text) for name, seconds, help_text in parts]
+
+
+def timer_seconds(row: dict[str, Any]) -> float | None:
+    """What torch's compile timers measured for this batch size: the frames' compiles and
+    their lazy backward compiles (the sum the Logs' compile lines add up to)."""
+    _total, parts = _timers(row)
+    return sum(seconds for _n, seconds, _h in parts) if parts else None
+
+
+def split_problem(row: dict[str, Any]) -> str | None:
+    """Why the compile cost has no split, in one sentence (None when it has one)."""
+    total, parts = _timers(row)
+    if total is None:
+        return None
+    if not parts:
+        return "torch recorded no compile timer for this batch size"
+    timed = sum(seconds for _n, seconds, _h in parts)
+    if any(seconds < -SPLIT_TOLERANCE_S for _n, seconds, _h in parts):
+        return "torch's nested compile timers disagree with each other (an inner one is longer)"
+    if total - timed < -SPLIT_TOLERANCE_S:
+        return (
+            f"{COMPILE_TIMER} ({timed:.2f} s) is longer than the {COMPILE_COST} ({total:.2f} s): "
+            "the cost is the first step's excess less eager's own first-step excess, and that "
+            "one-off work (lazy initialisation, first allocations) runs inside the compiled "
+            "arm's timer too, so the cost cannot be split into timers and a remainder"
+        )
+    return None
 
 
 def parts_text(row: dict[str, Any]) -> str:
@@ -113,6 +169,5 @@ def parts_text(row: dict[str, Any]) -> str:
     if not parts or figure is None:
         return ""
     timed = figure - parts[-1][1]  # what torch's timers measured: the Logs' compile lines
-    return f"{COMPILE_COST} {figure:.2f} s ({COMPILE_TIMER} {timed:.2f} s of it) = " + " + ".join(
-        f"{name} {seconds:.2f}" for name, seconds, _help in parts
-    )
+    head = f"{COMPILE_COST} {seconds_text(figure)} ({COMPILE_TIMER} {timed:.2f} s of it) = "
+    return head + " + ".join(f"{name} {seconds:.2f}" for name, seconds, _help in parts)

@@ -165,6 +165,7 @@ EVENTS: dict[str, Fields] = {
         backend_s=NUM,
         inductor_s=NUM,
         code_gen_s=NUM,
+        backward_s=NUM,
         fx_cache_hits=INT,
         fx_cache_misses=INT,
         aot_cache_hits=INT,
@@ -195,7 +196,14 @@ EVENTS: dict[str, Fields] = {
     ),
     "explain": _event(ExplainEvent, EXPLAIN),
     "block_done": _event(
-        BlockDoneEvent, batch_size=INT, block=INT, steps=INT, quiet=FLAG, waited_s=NUM
+        BlockDoneEvent,
+        batch_size=INT,
+        block=INT,
+        steps=INT,
+        quiet=FLAG,
+        waited_s=NUM,
+        busy_elsewhere=NUM,
+        contended=FLAG,
     ),
     "bs_done": _event(
         BsDoneEvent,

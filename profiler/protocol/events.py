@@ -254,6 +254,7 @@ class CompileEvent(Relayed, total=False):
     backend_s: float | None
     inductor_s: float | None
     code_gen_s: float | None
+    backward_s: float | None  # the lazy backward compile, at the first backward
     fx_cache_hits: int | None
     fx_cache_misses: int | None
     ddp_subgraphs: int | None  # DDPOptimizer split this frame's graph at bucket boundaries
@@ -309,6 +310,8 @@ class BlockDoneEvent(Relayed, total=False):
     steps: int  # steps run (a block runs at least min_block_ms)
     quiet: bool  # whether the other processes were idle when it started
     waited_s: float
+    busy_elsewhere: float  # cores the rest of the machine kept busy, on average, meanwhile
+    contended: bool  # busy_elsewhere beyond what CPU-time ticks could misread (quiet_room)
 
 
 class BsDoneEvent(Relayed, total=False):
@@ -351,6 +354,9 @@ class ProfileEvent(Relayed, total=False):
     steps: int
     path: str
     top_ops: list[dict[str, Any]]
+    step_ms: float  # wall time per profiled step, the profiler's overhead included
+    quiet: bool  # whether the other processes were idle when it started
+    mismatch: str | None  # the session's: why it does not describe the step (never the worker's)
 
 
 class ArtifactEvent(Relayed, total=False):
@@ -383,6 +389,7 @@ class ModelInfoEvent(Relayed, total=False):
     input: str | None
     has_make_batch: bool
     error: dict[str, Any]  # kind, message, file, line, traceback
+    probe: dict[str, Any]  # eager step ms per small batch size, leaf modules (step_probe.py)
 
 
 class LogEvent(Relayed, total=False):

@@ -110,7 +110,16 @@ ACCURACY = Fields(
     also=_tolerances_together,
 )
 TOP_OP = Fields({"name": TEXT, "calls": NUM, "self_ms_per_step": NUM, "total_ms_per_step": NUM})
-PROFILE = Fields({"steps": INT, "path": TEXT, "top_ops": ListOf(TOP_OP)})
+PROFILE = Fields(
+    {
+        "steps": INT,
+        "path": TEXT,
+        "top_ops": ListOf(TOP_OP),
+        "step_ms": NUM,  # the profiled steps' wall time each
+        "quiet": FLAG,
+        "mismatch": TEXT,  # why it does not describe the measured step (analysis.profile_check)
+    }
+)
 ARTIFACT = Fields(
     {
         "kind": TEXT,
@@ -243,6 +252,7 @@ RESULT_NUMBERS = (
     "speedup_p",
     "aa_speedup",
     "memory_ratio",
+    "rss_ratio",
 )
 BREAK_EVEN_CI = ListOf(NUM, length=2)  # [low, high]; high null: within noise it may never pay back
 RESULT = Fields(
@@ -252,6 +262,7 @@ RESULT = Fields(
         "error": ERROR_BRIEF,
         "steps_planned": INT,
         "steps_measured": INT,
+        "steps_per_process": ListOf(INT),
         "partial": FLAG,  # sessions saved before it have none: not partial
         **{name: NUM for name in RESULT_NUMBERS},
         "process_medians_ms": ListOf(NUM),
@@ -281,6 +292,8 @@ RESULT = Fields(
         "accuracy": ACCURACY,  # schema 1's (loss, grad norm) has other keys: allowed
         "noisy": FLAG,
         "unquiet_blocks": INT,
+        "contended_blocks": INT,
+        "blocks_measured": INT,
         "compile_breakdown": Fields(
             {
                 "compiles": INT,
@@ -288,6 +301,7 @@ RESULT = Fields(
                 "backend_s": NUM,
                 "inductor_s": NUM,
                 "code_gen_s": NUM,
+                "backward_s": NUM,
                 "fx_cache_hits": INT,
                 "fx_cache_misses": INT,
                 "fx_cache": TEXT,

@@ -250,7 +250,7 @@ def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[s
         which = "both sessions have" if len(single) == 2 else f"the {single[0]} session has"
         out.append(
             f"{which} a single replicate: intervals leave process-to-process variation out "
-            "(run with --replicates 3 or more)"
+            "(run 3 or more rounds: --replicates)"
         )
     note = method_note(before, after)
     if note:
@@ -354,7 +354,7 @@ HEADER = [
     "speedup change",
     "compile s cold",
     "compile s warm",
-    "train MB",
+    "tensor peak",
     "memory",
 ]
 

@@ -47,20 +47,72 @@ def _resource(path: Path) -> str:
     return text
 
 
+STEP_AXIS = "step within the batch size (as the worker counts: 0 the first step)"
+
+
+def _step_runs(sample: dict[str, Any], warmup: int) -> list[list[int]]:
+    """Where each measured step is drawn: [round, x of its first step, index in `ms`, count]
+    per block. x counts steps as the worker does, as memory readings and markers do: 0 the
+    first (compiling) step, 1..warmup the warm-up, then per block one discarded step and the
+    block's steps. Without `blocks` (older sessions), the steps follow the warm-up."""
+    ms = sample.get("ms") or []
+    blocks = sample.get("blocks") or []
+    runs: list[list[int]] = []
+    index = 0
+    x_of: dict[int, int] = {}  # each round's next step
+    for entry in blocks:
+        if not (isinstance(entry, list) and len(entry) == 3):
+            continue
+        rep, _block, n = entry
+        if not (isinstance(rep, int) and isinstance(n, int)) or n <= 0:
+            continue
+        n = min(n, len(ms) - index)
+        if n <= 0:
+            break
+        x0 = x_of.get(rep, 1 + warmup) + 1  # after the block's discarded step
+        runs.append([rep, x0, index, n])
+        x_of[rep] = x0 + n
+        index += n
+    if not runs and ms:
+        runs.append([0, 1 + len(sample.get("warmup_ms") or []), 0, len(ms)])
+    return runs
+
+
+def _x_ranges(samples: list[dict[str, Any]]) -> dict[str, list[int]]:
+    """One x range per batch size, shared by every chart of it (step time, throughput,
+    memory) in every round: from the first step to the last step or memory reading of any arm,
+    so the charts end at the same x."""
+    ends: dict[str, int] = {}
+    for s in samples:
+        key = str(s["batch_size"])
+        last = len(s["warmup_ms"])
+        for _rep, x0, _i, n in s["runs"]:
+            last = max(last, x0 + n - 1)
+        for reading in s["memory"]:
+            if reading and isinstance(reading[0], (int, float)):
+                last = max(last, int(reading[0]))
+        ends[key] = max(ends.get(key, 0), last)
+    return {key: [0, end] for key, end in ends.items()}
+
+
 def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
-    """The compact data the charts draw from."""
+    """The compact data the charts draw from. Every step-based chart of a batch size draws
+    against one x axis (`x`): the worker's step count, over one range per batch size."""
     config = session_dict.get("config") or {}
     arms = session_dict.get("arms") or []
+    warmup = int(config.get("warmup") or 0)
     samples = [
         {
             "arm": s.get("arm"),
             "batch_size": s.get("batch_size"),
             "warmup_ms": s.get("warmup_ms") or [],
             "ms": s.get("ms") or [],
+            "runs": _step_runs(s, warmup),
             "memory": s.get("memory") or [],
         }
         for s in session_dict.get("samples") or []
     ]
+    rounds = max([1] + [r[0] + 1 for s in samples for r in s["runs"]])
     order = list(config.get("batch_sizes") or [])
     seen = {s["batch_size"] for s in samples} | {
         r.get("batch_size") for a in arms for r in a.get("results") or []
@@ -107,6 +159,8 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
         "batch_sizes": batch_sizes,
         "warmup": config.get("warmup") or 0,
         "samples": samples,
+        "x": {"label": STEP_AXIS, "ranges": _x_ranges(samples)},
+        "rounds": rounds,
         "summary": summary,
         "markers": markers,
         "cuda": cuda,

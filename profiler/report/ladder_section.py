@@ -2,7 +2,9 @@
 
 One row per stage and batch size: what the stage adds over the one before (step time), its
 compile time, memory and accuracy; below, the first stage that diverged and the minifier command
-that fits it. Only ladder sessions (`--ladder`) have it.
+that fits it, or, when no stage diverged, whether each stage matched eager or fell back to eager
+(its compiled code never ran, so nothing compiled was compared). Only ladder sessions
+(`--ladder`) have it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,40 @@ def _num(value: Any, fmt: str) -> str:
     return format(value, fmt) if isinstance(value, (int, float)) else "-"
 
 
+def _accuracy_text(stage: dict[str, Any], batch_size: Any) -> str:
+    if stage.get("accuracy") == "fell back" or batch_size in (stage.get("fell_back") or []):
+        return "fell back to eager (not compared)"
+    return str(stage.get("accuracy"))
+
+
+def _names(stages: list[dict[str, Any]]) -> str:
+    names = [str(s.get("stage")) for s in stages]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _no_divergence(ladder: dict[str, Any]) -> str:
+    """No stage diverged: which stages matched eager, and which fell back to eager and so
+    compared nothing compiled."""
+    stages = [s for s in ladder.get("stages") or [] if s.get("accuracy") != "baseline"]
+    whole = [s for s in stages if s.get("accuracy") == "fell back"]
+    some = [s for s in stages if s not in whole and s.get("fell_back")]
+    if ladder.get("all_fell_back") or (stages and len(whole) == len(stages)):
+        return (
+            "Every stage fell back to eager: no compiled code ran, so nothing compiled was "
+            "compared with eager (see the fallbacks: the recompile limit, or compiles that "
+            "failed under --suppress-errors)."
+        )
+    if not whole and not some:
+        return "Every stage matched eager within the accuracy tolerance."
+    parts = ["No stage that ran compiled code diverged from eager"]
+    if whole:
+        parts.append(f"{_names(whole)} fell back to eager and compared nothing compiled")
+    for stage in some:
+        sizes = ", ".join(str(b) for b in stage.get("fell_back") or [])
+        parts.append(f"{stage.get('stage')} fell back to eager at batch size(s) {sizes}")
+    return "; ".join(parts) + "."
+
+
 def rows(session_dict: dict[str, Any]) -> list[list[str]]:
     ladder = session_dict.get("ladder") or {}
     out = []
@@ -41,7 +77,7 @@ def rows(session_dict: dict[str, Any]) -> list[list[str]]:
                     _num(per.get("added_ms"), "+.3f"),
                     _num(per.get("compile_s"), ".2f"),
                     _num(per.get("steady_peak_mb"), ".1f"),
-                    str(stage.get("accuracy")),
+                    _accuracy_text(stage, per.get("batch_size")),
                 ]
             )
     return out
@@ -53,7 +89,7 @@ def verdict(session_dict: dict[str, Any]) -> str | None:
         return None
     first = ladder.get("first_divergence")
     if not first:
-        return "Every stage matched eager within the accuracy tolerance."
+        return _no_divergence(ladder)
     return (
         f"The first stage to diverge from eager is {first}. Shrink it to a minimal repro with "
         f"the minifier: {ladder.get('minifier')}"

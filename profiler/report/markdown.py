@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.config import loop_text, where_text
 from tcprof.profiler.protocol.compile_terms import resume_explanation
@@ -23,6 +24,7 @@ from tcprof.profiler.report.table import (
     NUMERIC_COLUMNS,
     accuracy_title,
     method_notes,
+    steps_text,
     table_rows,
 )
 
@@ -72,7 +74,7 @@ def _insight(session_dict: dict[str, Any]) -> list[str]:
         for rc in arm.get("recompiles") or []:
             items.append(
                 f"- **{name}**: recompile at bs={md_text(rc.get('batch_size'))} in "
-                f"{md_code(rc.get('frame') or '?')}{_resume(rc.get('frame'))}: {md_text(rc.get('reason'))}"
+                f"{md_code(rc.get('frame') or '?')}{_resume(rc.get('frame'))}: {md_text(plain_reason(rc))}"
             )
         for fb in arm.get("fallbacks") or []:
             items.append(f"- **{name}**: {md_text(recompile_limit_hit(fb.get('frame')))}")
@@ -118,7 +120,7 @@ def _environment_line(session_dict: dict[str, Any]) -> str:
         if cfg.get("host"):
             parts.append(f"on {where_text(cfg)}")
         parts.append(f"{cfg.get('optimizer')} lr={cfg.get('lr')}")
-        parts.append(f"{cfg.get('warmup')} warm-up + {cfg.get('steps')} measured steps")
+        parts.append(steps_text(session_dict))
         parts.append(f"seed {cfg.get('seed')}")
         if cfg.get("weights"):
             parts.append(f"weights {Path(str(cfg['weights'])).name}")

@@ -25,11 +25,23 @@ def fmt_ms(value: float | None) -> str:
     return f"{value:.3f}"
 
 
+ONE_ROUND = "one round: no interval yet"
+
+
+def one_round(row: dict[str, Any]) -> bool:
+    """A speedup from a single round: its interval resamples steps of one process per arm, so
+    it leaves out the process-to-process variation a second round would show (it read
+    '0.42x [0.42–0.42]', certain of what it cannot know)."""
+    return row.get("interval_covers_processes") is False
+
+
 def fmt_speedup(row: dict[str, Any]) -> str:
     if row.get("speedup") is None:
         return "-"
     ci = row.get("speedup_ci")
     text = f"{row['speedup']:.2f}x"
+    if one_round(row):
+        return f"{text} ({ONE_ROUND})"
     if ci:
         text += f" [{ci[0]:.2f}-{ci[1]:.2f}]"
     return text
@@ -131,9 +143,16 @@ def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
 
 
 def fmt_mb(value: float | None) -> str:
+    """A size in MB written with its unit, keeping small figures' precision: '1,204 MB',
+    '3.25 MB', '420 KB', '1.31 KB', '96 B' (an 11-parameter model's tensors are not '0.000')."""
     if value is None:
         return "-"
-    return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.3f}"
+    if value >= 1:
+        return f"{value:,.0f} MB" if value >= 100 else f"{value:.2f} MB"
+    kb = value * 1024
+    if kb >= 1:
+        return f"{kb:,.0f} KB" if kb >= 100 else f"{kb:.2f} KB"
+    return f"{kb * 1024:.0f} B"
 
 
 def training_mb(row: dict[str, Any]) -> float | None:
@@ -152,7 +171,7 @@ NUMERIC_COLUMNS = frozenset(
         "samples/s",
         "compile s cold/warm",
         "break-even cold/warm",
-        "train MB",
+        "tensor peak",
         "memory",
         "recompiles",
         "breaks",
@@ -166,7 +185,9 @@ COLUMN_HELP = {
     "bs": "batch size: the rows of one batch size sit together, arm beside arm",
     "status": "ok: measured; stopped at 12/50: cut short after 12 of the 50 steps asked of "
     "each process (its figures, marked partial, are from fewer steps); error / oom: the "
-    "arm failed at this batch size; fell back: dynamo gave up compiling and ran eagerly",
+    "arm failed at this batch size; fell back: dynamo gave up compiling and ran eagerly; "
+    "(3/30 blocks contended): blocks during which other processes kept the machine busy, "
+    "which slows their steps (rerun on a quieter machine)",
     "median ms": "median of the per-process medians (one process per arm per round)",
     "p90 ms": "90th percentile over all measured steps",
     "samples/s": "batch size / median step time",
@@ -181,10 +202,12 @@ COLUMN_HELP = {
     "round left (warm), minus the one-off first-step cost eager pays too",
     "break-even cold/warm": "training steps until the compile cost is paid back by faster steps, "
     "with the interval the speedup's gives; 'within noise': the speedup's interval contains 1.0",
-    "train MB": "steady training peak: CUDA max allocated over the measured steps; CPU: live "
-    "tensor memory of a training step (torch.profiler profile_memory)",
-    "memory": "the arm's train MB against the baseline's: +14% means it uses 14% more memory "
-    "than the baseline, −8% that it uses 8% less",
+    "tensor peak": "the training tensors' steady peak: CUDA max allocated over the measured "
+    "steps; CPU: live tensor memory of a training step (torch.profiler profile_memory). Not "
+    "the process's RSS (the memory plot on CPU), which also holds the compiler and its code",
+    "memory": "the arm's tensor peak against the baseline's: +14% means its training tensors "
+    "take 14% more memory than the baseline's, −8% 8% less; the tooltip adds the process's "
+    "peak RSS and the compile's peak",
     "accuracy": "two untimed steps per batch size, in its own process: output, loss, every "
     "gradient, buffer and updated parameter against eager's after each step, a float64 run "
     "settling mismatches; two eager runs must agree first (else: nondeterministic)",
@@ -231,7 +254,7 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "verdict",
         "compile s cold/warm",
         "break-even cold/warm",
-        "train MB",
+        "tensor peak",
         "memory",
         "accuracy",
         "recompiles",
@@ -240,6 +263,7 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
     rows = []
     for arm_index, arm, r in summary_results(session_dict):
         status = status_text(r)  # "stopped at 12/50": its figures are marked partial
+        status += contention_text(r)
         if r.get("fell_back"):
             status += f" ({FELL_BACK})"
         elif r.get("compiled_while_measuring"):
@@ -264,6 +288,65 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
             ]
         )
     return header, rows
+
+
+def steps_text(session_dict: dict[str, Any]) -> str:
+    """'1 first step + 5 warm-up + 50 asked per process (5 blocks of 10); measured 5,744–8,292
+    per process: each block runs at least 100 ms': the steps a process really measured, and
+    why a block grew, beside what was asked."""
+    cfg = session_dict.get("config") or {}
+    steps, blocks = cfg.get("steps"), cfg.get("blocks")
+    text = f"1 first step + {cfg.get('warmup')} warm-up + {steps} measured asked per process"
+    if isinstance(steps, int) and isinstance(blocks, int) and blocks > 1:
+        text += f" ({blocks} blocks of about {max(1, steps // blocks)})"
+    counts = [
+        n
+        for arm in session_dict.get("arms") or []
+        for r in arm.get("results") or []
+        for n in r.get("steps_per_process") or []
+        if isinstance(n, int)
+    ]
+    if not counts:
+        return text
+    low, high = min(counts), max(counts)
+    measured = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+    text += f"; measured {measured} per process"
+    min_block = cfg.get("min_block_ms")
+    if isinstance(steps, int) and high > steps and isinstance(min_block, (int, float)):
+        text += f": each block runs at least {min_block:g} ms, so short steps run more of them"
+    return text
+
+
+def tolerance_text(session_dict: dict[str, Any]) -> str:
+    """'rtol 0.0001, atol 1e-05 (the dtype's default)': the tolerance the accuracy check used,
+    not the unset option ('rtol=None')."""
+    cfg = session_dict.get("config") or {}
+    used: dict[str, Any] = next(
+        (
+            r["accuracy"]
+            for arm in session_dict.get("arms") or []
+            for r in arm.get("results") or []
+            if (r.get("accuracy") or {}).get("rtol") is not None
+        ),
+        {},
+    )
+    rtol = cfg.get("accuracy_rtol", None)
+    atol = cfg.get("accuracy_atol", None)
+    rtol = used.get("rtol") if rtol is None else rtol
+    atol = used.get("atol") if atol is None else atol
+    if rtol is None and atol is None:
+        return "the dtype's default (no accuracy check ran)"
+    default = cfg.get("accuracy_rtol") is None and cfg.get("accuracy_atol") is None
+    return f"rtol {rtol:g}, atol {atol:g}" + (" (the dtype's default)" if default else "")
+
+
+def contention_text(row: dict[str, Any]) -> str:
+    """' (3/30 blocks contended)': blocks a neighbour slowed (the machine busy elsewhere while
+    they ran, or the run's other processes busy when they began); empty when none was."""
+    slowed = max(row.get("contended_blocks") or 0, row.get("unquiet_blocks") or 0)
+    if not slowed:
+        return ""
+    return f" ({slowed}/{row.get('blocks_measured') or '?'} blocks contended)"
 
 
 def render_table(header: list[str], rows: list[list[str]]) -> str:
@@ -336,7 +419,7 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
     elif rows:
         notes.append(
             f"speedup: one process per arm{threads}; the interval resamples its steps and leaves "
-            "process-to-process variation out (use --replicates 3 or more)"
+            "process-to-process variation out (run 3 or more rounds: --replicates)"
         )
     schedule = session_dict.get("schedule") or {}
     if schedule.get("design") == "williams" and reps >= 2:

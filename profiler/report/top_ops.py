@@ -72,6 +72,24 @@ def op_comparison(session_dict: dict[str, Any], arm_name: Any, bs: Any) -> list[
     return sorted(rows, key=lambda r: -abs(r["moved_ms"]))
 
 
+def comparison_problem(session_dict: dict[str, Any], arm_name: Any, bs: Any) -> str | None:
+    """Why the two profiles' operator times cannot be read as time saved or added (either
+    side does not describe its measured step), or None."""
+    for name in (session_dict.get("baseline"), arm_name):
+        mismatch = (_profile_of(session_dict, name, bs) or {}).get("mismatch")
+        if mismatch:
+            return f"{name}: {mismatch}; the moves below are not savings"
+    return None
+
+
+def profile_note(prof: dict[str, Any]) -> str:
+    """'5 profiled step(s), 0.412 ms each (measured median 0.398 ms)' and any mismatch."""
+    text = f"{prof.get('steps')} profiled step(s)"
+    if isinstance(prof.get("step_ms"), (int, float)):
+        text += f", {prof['step_ms']:.3f} ms each"
+    return text + (f". Flagged: {prof['mismatch']}" if prof.get("mismatch") else "")
+
+
 def _ms(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, (int, float)) else "-"
 
@@ -97,7 +115,8 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
         trace = Path(str(prof.get("path"))).name if prof.get("path") else "-"
         parts.append(
             f"<h3>{esc(name)} · bs {esc(bs)}</h3>"
-            f'<p class="muted">{esc(prof.get("steps"))} profiled step(s); trace '
+            f'<p class="{"bad" if prof.get("mismatch") else "muted"}">'
+            f"{esc(profile_note(prof))}; trace "
             f'<span class="mono">{esc(trace)}</span></p>'
             '<div class="table-wrap"><table><thead><tr><th>operator</th>'
             '<th class="num">calls/step</th><th class="num">self ms/step</th>'
@@ -111,19 +130,26 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
 
 
 def _comparison_html(session_dict: dict[str, Any], arm_name: str, bs: Any, esc: Esc) -> str:
+    problem = comparison_problem(session_dict, arm_name, bs)
+
+    def tone(moved: float) -> str:
+        return "" if problem or not moved else "good" if moved < 0 else "bad"
+
     rows = "".join(
         f'<tr><td class="mono wrap">{esc(r["name"])}</td>'
         f'<td class="num">{esc(_ms(r["eager_ms"]))}</td>'
         f'<td class="num">{esc(_ms(r["compiled_ms"]))}</td>'
-        f'<td class="num {"good" if r["moved_ms"] < 0 else "bad" if r["moved_ms"] > 0 else ""}">'
+        f'<td class="num {tone(r["moved_ms"])}">'
         f"{esc(format(r['moved_ms'], '+.3f'))}</td></tr>"
         for r in op_comparison(session_dict, arm_name, bs)
     )
+    warning = f'<p class="bad">{esc(problem)}.</p>' if problem else ""
     baseline = session_dict.get("baseline")
     return (
         f"<h3>{esc(baseline)} against {esc(arm_name)} · bs {esc(bs)}</h3>"
         '<p class="muted">Self ms per step of each top operator; moved = compiled less eager '
         "(an operator missing from one side's top list counts as 0 there).</p>"
+        f"{warning}"
         '<div class="table-wrap"><table><thead><tr><th>operator</th>'
         f'<th class="num">{esc(baseline)} ms</th><th class="num">{esc(arm_name)} ms</th>'
         f'<th class="num">moved ms</th></tr></thead><tbody>{rows}</tbody></table></div>'
@@ -141,5 +167,6 @@ def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) 
             f"{md_text(op.get('name'))} {_ms(op.get('self_ms_per_step'))}"
             for op in (prof.get("top_ops") or [])[:MD_TOP]
         )
-        out.append(f"- **{md_text(name)}** bs={md_text(bs)}: {ops}")
+        flag = f" (flagged: {md_text(prof['mismatch'])})" if prof.get("mismatch") else ""
+        out.append(f"- **{md_text(name)}** bs={md_text(bs)}: {ops}{flag}")
     return [*out, ""]

@@ -8,14 +8,19 @@ prices come from earlier sessions of the same model (same file and class or fact
 sessions folder: compile seconds and step times per arm (by label, else by backend) and batch
 size, and the run's own costs (worker start-up, each block's quiet-machine wait) from the wall
 time the steps and compiles leave unexplained. Without history they are
-conservative guesses per backend, and the estimate says "rough: no earlier run of this model":
-a figure is never presented as measured when it is not.
+guesses, and the estimate says "rough: no earlier run of this model": a figure is never
+presented as measured when it is not. The guesses rest on what the window's inspection saw of
+the model (worker/step_probe.py): its eager step timed at two small batch sizes, and its leaf
+modules, which a compile's cost grows with; and on what torch will compile: under dynamic=None
+the second batch size compiles once more with dynamic shapes and later sizes reuse it, under
+dynamic=False each size compiles, and a warm cache's compile is a fraction of the cold one.
 
 While it runs, profiler/run/time_left.py takes each unit's price off as its event arrives.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,17 +30,25 @@ from typing import Any
 from tcprof.profiler.config import MIN_BLOCK_MS, arms_of
 from tcprof.profiler.protocol.types import Json
 
-# Guesses for a model never run before: generous, so the real run rarely takes longer.
-DEFAULT_COMPILE_S = {"eager": 0.0, "aot_eager": 5.0, "inductor": 60.0}
-DEFAULT_OTHER_COMPILE_S = 30.0
-WARM_COMPILE_SHARE = 0.5  # a warm cache's compile, as a share of the cold one (no history)
-DEFAULT_STEP_MS = 50.0
+# Guesses for a model never run before (bench/estimate_error.py measures how far they are):
+# a cold compile costs a fixed part plus a part per leaf module of the model.
+COMPILE_GUESS = {"aot_eager": (2.0, 0.2), "inductor": (10.0, 1.5)}  # (s, s per leaf module)
+OTHER_COMPILE_GUESS = (10.0, 1.5)  # a backend tcprof does not know: priced as inductor
+DEFAULT_MODULES = 20  # leaf modules, where the inspection saw none
+DEFAULT_COMPILE_S = {  # the guess for a model of DEFAULT_MODULES leaf modules
+    name: base + per * DEFAULT_MODULES for name, (base, per) in COMPILE_GUESS.items()
+}
+WARM_COMPILE_SHARE = 0.1  # a warm cache's compile, as a share of the cold one (no history)
+RECOMPILE_SHARE = {None: 0.5, False: 0.8, True: 0.05}  # the 2nd size's compile, by dynamic=
+ACCURACY_COMPILE_SHARE = 0.3  # the accuracy process's compiles (float64 ones cold), of a cold
+LATER_SIZE_SHARE = {None: 0.05, False: 0.8, True: 0.05}  # the 3rd and later sizes'
+DEFAULT_STEP_MS = 10.0
 # The run's own costs besides the model's steps, in units of `overhead_s`: starting a worker
 # (import torch, build the model) weighs PROCESS_WEIGHT; a measured block (waiting for a quiet
 # machine, starting and ending it) or a batch size's first step and finishing passes one.
 PROCESS_WEIGHT = 10.0
-EXIT_WEIGHT = 3.0  # a worker's last passes (weights, cache artifacts) and its exit
-DEFAULT_OVERHEAD_S = 1.0  # a worker's start-up 10 s, a block 1 s, where no history says
+EXIT_WEIGHT = 0.3  # a worker's last passes (weights, cache artifacts) and its exit
+DEFAULT_OVERHEAD_S = 0.4  # a worker's start-up 4 s, a block 0.4 s, where no history says
 OVERHEAD_S_RANGE = (0.05, 60.0)
 HISTORY_RUNS = 5  # the newest sessions of the model read for prices
 ACCURACY_STEP_FACTOR = 8.0  # the accuracy check: 2 steps each of eager twice, float64, the arm
@@ -66,6 +79,34 @@ class Prices:
     overhead_s: float = DEFAULT_OVERHEAD_S  # seconds per unit of the run's own costs
     runs: int = 0  # earlier sessions these come from (0: guesses)
     model: str = ""
+    probe_ms: dict[int, float] = field(default_factory=dict)  # eager step ms at small sizes
+    modules: int | None = None  # the model's leaf modules (the inspection's)
+
+    def with_probe(self, probe: Json | None) -> Prices:
+        """These prices with the inspection's step probe (worker/step_probe.py) for guesses."""
+        if not isinstance(probe, dict):
+            return self
+        sizes = probe.get("ms_at")
+        sizes = sizes if isinstance(sizes, dict) else {}
+        ms = {int(b): float(v) for b, v in sizes.items() if _number(v) is not None}
+        modules = probe.get("modules")
+        return dataclasses.replace(
+            self, probe_ms=ms, modules=modules if isinstance(modules, int) else self.modules
+        )
+
+    def _probe_step(self, bs: int) -> float | None:
+        """The eager step at `bs`, a fixed cost plus a cost per sample fitted to the probe."""
+        if not self.probe_ms:
+            return None
+        sizes = sorted(self.probe_ms)
+        if len(sizes) == 1:
+            return self.probe_ms[sizes[0]] * max(1.0, bs / sizes[0])
+        (b0, m0), (b1, m1) = (
+            (sizes[0], self.probe_ms[sizes[0]]),
+            (sizes[-1], self.probe_ms[sizes[-1]]),
+        )
+        per = max(0.0, (m1 - m0) / (b1 - b0))
+        return max(m0 - per * b0, 0.0) + per * bs
 
     @staticmethod
     def _lookup(
@@ -83,19 +124,38 @@ class Prices:
         return None
 
     def step(self, keys: tuple[str, ...], bs: int) -> float:
-        """Milliseconds per step; from another batch size, scaled with the batch."""
+        """Milliseconds per step; from another batch size, scaled with the batch; without
+        history, the probe's eager step (a compiled step is priced as eager's)."""
         found = self._lookup(self.step_ms, keys, bs)
-        return DEFAULT_STEP_MS if found is None else found[0] * bs / found[1]
+        if found is not None:
+            return found[0] * bs / found[1]
+        probed = self._probe_step(bs)
+        return DEFAULT_STEP_MS if probed is None else probed
 
-    def compile(self, keys: tuple[str, ...], backend: str, bs: int, warm: bool) -> float:
+    def compile(
+        self,
+        keys: tuple[str, ...],
+        backend: str,
+        bs: int,
+        warm: bool,
+        nth: int = 0,
+        dynamic: bool | None = None,
+    ) -> float:
+        """A first step's compile at the `nth` batch size of the run (0: the first)."""
         if backend == "eager":
             return 0.0
         found = self._lookup(self.warm_compile_s if warm else self.compile_s, keys, bs)
-        if found is not None:
+        if found is not None:  # measured: at this size, else at the nearest one
             return found[0]
         if warm:
-            return self.compile(keys, backend, bs, warm=False) * WARM_COMPILE_SHARE
-        return DEFAULT_COMPILE_S.get(backend, DEFAULT_OTHER_COMPILE_S)
+            cold = self.compile(keys, backend, bs, warm=False, nth=nth, dynamic=dynamic)
+            return cold * WARM_COMPILE_SHARE
+        base, per = COMPILE_GUESS.get(backend, OTHER_COMPILE_GUESS)
+        first = base + per * (self.modules if self.modules is not None else DEFAULT_MODULES)
+        if nth == 0:
+            return first
+        shares = RECOMPILE_SHARE if nth == 1 else LATER_SIZE_SHARE
+        return first * shares.get(dynamic, 1.0)
 
 
 @dataclass(frozen=True)
@@ -127,9 +187,12 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
         for i, arm in enumerate(arms):
             keys = (arm.name, arm.backend)
             sized = []
-            for bs in sizes:
+            for nth, bs in enumerate(sizes):
                 step_s = prices.step(keys, bs) / 1000.0
-                first = prices.compile(keys, arm.backend, bs, warm=rep > 0) + step_s
+                first = prices.compile(
+                    keys, arm.backend, bs, warm=rep > 0, nth=nth, dynamic=arm.dynamic
+                )
+                first += step_s
                 sized.append(
                     [Unit("first_step", i, bs, rep, first + warmup * step_s + over)]
                     + [
@@ -146,8 +209,11 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
                 continue
             keys = (arm.name, arm.backend)
             units.append(Unit("process", i, None, ACCURACY, PROCESS_WEIGHT * over))
-            for bs in sizes:
-                check = prices.compile(keys, arm.backend, bs, warm=True)
+            for nth, bs in enumerate(sizes):
+                cold = prices.compile(
+                    keys, arm.backend, bs, warm=False, nth=nth, dynamic=arm.dynamic
+                )
+                check = cold * ACCURACY_COMPILE_SHARE
                 check += ACCURACY_STEP_FACTOR * prices.step(keys, bs) / 1000.0
                 units.append(Unit("accuracy", i, bs, ACCURACY, check + over))
             units.append(Unit("exit", i, None, ACCURACY, EXIT_WEIGHT * over))

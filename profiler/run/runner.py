@@ -293,7 +293,9 @@ class Runner:
 
     def _finish(self, arm: ArmState, bs: int, round_no: int) -> None:
         """A batch size's peaks and insight; the untimed extras only in the first round."""
-        self._workers.command(arm, {"cmd": "finish", "batch_size": bs, "detail": round_no == 0})
+        command = {"cmd": "finish", "batch_size": bs, "detail": round_no == 0}
+        # the torch.profiler pass waits for a quiet machine, as a timed block does
+        self._workers.command(arm, {**command, "peers": self._workers.peer_pids(arm)})
 
     def _after_round(self, arm: ArmState, round_no: int, cache: str) -> None:
         """Portable cache artifacts after the cold round, weights after the last; then exit."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tcprof.profiler.analysis import stats
+from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP, controls_of
 from tcprof.profiler.protocol.types import Json
@@ -31,6 +32,7 @@ class ResultRow:
     error: Json | None
     steps_planned: int | None = None  # measured steps asked of each process (config.steps)
     steps_measured: int | None = None  # the fewest any process measured (the one cut short)
+    steps_per_process: list[int] | None = None  # each round's measured steps (blocks may grow)
     partial: bool = False  # a process was cut short: the figures are from fewer steps
     first_step_ms: float | None
     median_ms: float | None
@@ -77,12 +79,15 @@ class ResultRow:
     verdict: str | None = None  # faster | slower | no_difference
     speedup_p: float | None = None  # two-sided p-value of "no difference" (paired t only)
     holds_after_adjustment: bool | None = None  # the verdict survives Holm (analysis.comparisons)
-    memory_ratio: float | None = None
+    memory_ratio: float | None = None  # baseline / arm, training tensors' steady peak
+    rss_ratio: float | None = None  # baseline / arm, the process's peak RSS (compiler included)
     break_even_steps: float | None = None
     break_even_ci: list[float | None] | None = None
     accuracy: Json | None
     noisy: bool
     unquiet_blocks: int
+    contended_blocks: int  # blocks the rest of the machine kept busy while they ran
+    blocks_measured: int
     compile_breakdown: Json | None = None
     profile: Json | None = None
     world_size: int = 1  # a distributed arm's ranks: batch_size is per rank
@@ -118,6 +123,7 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         error=res.error,
         steps_planned=planned,
         steps_measured=measured,
+        steps_per_process=[sum(len(b) for b in processes[r]) for r in sorted(processes)],
         partial=partial,
         first_step_ms=res.first_step_ms,
         median_ms=median,
@@ -151,8 +157,10 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         accuracy=res.accuracy if compiled else None,
         noisy=bool(s and s.n >= 5 and s.relative_iqr > 0.1),
         unquiet_blocks=sum(1 for b in res.blocks if b.get("quiet") is False),
+        contended_blocks=sum(1 for b in res.blocks if b.get("contended") is True),
+        blocks_measured=len(res.blocks),
         compile_breakdown=_compile_breakdown(res) if compiled else None,
-        profile=res.profile,
+        profile=_checked_profile(res),
         world_size=arm.world_size,
         global_batch_size=res.batch_size * arm.world_size,
         ranks=rank_rows(arm, res, compiled) if arm.world_size > 1 else None,
@@ -210,10 +218,17 @@ def _excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> fl
     first = (res.first_steps.get(replicate) or {}).get("ms")
     blocks = res.processes().get(replicate)
     median = stats.process_median(blocks) if blocks else None
+    warmup = res.warmup_by_rep.get(replicate, [])[recording_steps:]
+    if median is None and warmup:
+        # stopped before a block: the warm-up's steady steps stand in, so the compile already
+        # measured is not dropped
+        median = float(np.median(warmup))
     if first is None or median is None:
         return None
     later = sum(
-        (c.get("seconds") or 0.0) for c in res.compiles_of(replicate) if (c.get("step") or 0) > 0
+        (c.get("seconds") or 0.0) + (c.get("backward_s") or 0.0)
+        for c in res.compiles_of(replicate)
+        if (c.get("step") or 0) > 0
     )
     recording = sum(
         max(0.0, ms - median) for ms in res.warmup_by_rep.get(replicate, [])[:recording_steps]
@@ -325,6 +340,9 @@ def _compare_with_baseline(
     arm_peak = res.done.get("steady_peak_mb")
     if base_peak and arm_peak:
         row.memory_ratio = base_peak / arm_peak
+    base_rss, arm_rss = base.done.get("peak_rss_mb"), res.done.get("peak_rss_mb")
+    if base_rss and arm_rss:
+        row.rss_ratio = base_rss / arm_rss
     base_median = stats.median_of_medians(list(base.processes().values()))
     if base_median is None or interval is None:
         return
@@ -390,6 +408,15 @@ def _control_intervals(
     return out
 
 
+def _checked_profile(res: BatchResult) -> Json | None:
+    """The torch.profiler pass with, when it does not describe the measured step, why."""
+    if not res.profile:
+        return res.profile
+    blocks = list(res.processes().values())
+    median = stats.median_of_medians(blocks) if blocks else None
+    return {**res.profile, "mismatch": profile_mismatch(res.profile, median)}
+
+
 def _compile_breakdown(res: BatchResult) -> dict[str, Any]:
     """dynamo's own compile-time metrics summed over this batch size's compiles."""
 
@@ -404,6 +431,7 @@ def _compile_breakdown(res: BatchResult) -> dict[str, Any]:
         "backend_s": total("backend_s"),
         "inductor_s": total("inductor_s"),
         "code_gen_s": total("code_gen_s"),
+        "backward_s": total("backward_s"),
         "fx_cache_hits": int(hits) if hits is not None else None,
         "fx_cache_misses": int(misses) if misses is not None else None,
         "fx_cache": None

@@ -221,6 +221,7 @@ class ArmWorker(UntimedPasses):
         self._run(batch_size, 1, "discard")
         gc.freeze()
         gc.disable()
+        watch = quiet_room.BlockWatch(exclude=own_job)
         try:
             ran = self._run(
                 batch_size,
@@ -234,6 +235,7 @@ class ArmWorker(UntimedPasses):
         finally:
             gc.enable()
             gc.unfreeze()
+        elsewhere, contended = watch.read()
         self.ch.emit(
             "block_done",
             batch_size=batch_size,
@@ -241,16 +243,18 @@ class ArmWorker(UntimedPasses):
             steps=ran,
             quiet=quiet,
             waited_s=round(waited_s, 3),
+            busy_elsewhere=round(elsewhere, 3),
+            contended=contended,
         )
 
-    def finish(self, batch_size: int, detail: bool = True) -> None:
+    def finish(self, batch_size: int, detail: bool = True, peers: list[int] | None = None) -> None:
         """After a batch size's blocks: its peaks and insight; with `detail` (one round per
         run), the untimed extras: training memory on CPU, the profiler pass, a CUDA snapshot."""
         self._take_insight(batch_size, self.next_step)
         peaks = self.memory.peaks()  # before any untimed extra step
         steady = self._steady_memory(peaks) if detail else {}
         if detail and self.cfg and self.cfg.profile_steps and self.artifacts is not None:
-            self._profile(batch_size, self.cfg.profile_steps)
+            self._profile(batch_size, self.cfg.profile_steps, peers)
         last = self.loop.loss_value(self.last_result, self.last_batch) if self.loop else None
         self.ch.emit(
             "bs_done",

@@ -69,7 +69,7 @@ def _measure(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> N
 
 
 def _finish(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    worker.finish(cmd["batch_size"], cmd.get("detail", True))
+    worker.finish(cmd["batch_size"], cmd.get("detail", True), cmd.get("peers"))
 
 
 def _save_weights(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:

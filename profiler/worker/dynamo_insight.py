@@ -117,13 +117,20 @@ class CompileWatcher:
                 self.artifact_logs.append({"artifact": artifact, "text": record.getMessage()})
 
     def take_compiles(self) -> list[dict[str, Any]]:
-        """Compile records since the last call (forward frames only; backward compiles are folded in)."""
+        """Compile records since the last call: one per forward frame, its lazy backward compile
+        (`backward_s`) folded in."""
         records = dynamo_utils.get_compilation_metrics()
         dynamo_utils.clear_compilation_metrics()
-        out = []
+        out: list[dict[str, Any]] = []
+        backward: dict[str, float] = {}
         for rec in records:
             d = dataclasses.asdict(rec) if dataclasses.is_dataclass(rec) else dict(vars(rec))
             if not d.get("co_name"):
+                # AOTAutograd compiles the backward lazily, at the first backward: torch
+                # records it apart, with no frame, under the forward's compile id.
+                if d.get("is_forward") is False and d.get("duration_us") is not None:
+                    key = str(d.get("compile_id"))
+                    backward[key] = backward.get(key, 0.0) + d["duration_us"] / 1e6
                 continue
             out.append(
                 {
@@ -146,8 +153,11 @@ class CompileWatcher:
                     "ddp_subgraphs": self.ddp_subgraphs.pop(str(d.get("compile_id")), None),
                     "fail_type": d.get("fail_type"),
                     "fail_reason": d.get("fail_reason"),
+                    "backward_s": None,
                 }
             )
+        for c in out:
+            c["backward_s"] = backward.pop(str(c["compile_id"]), None)
         return out
 
     def take_graph_breaks(self) -> list[dict[str, Any]]:
@@ -180,6 +190,30 @@ class CompileWatcher:
         return out
 
 
+_WRAPPED = "Encountered graph break when attempting to trace"
+_REASON_ENDS = ("Explanation:", "Hint:", "Developer debug context:", "For more details")
+
+
+def _break_reason(first: str, rest: list[str]) -> str:
+    """What broke the graph. torch 2.13 wraps the reason of a break inside a bytecode ("CALL: a
+    function call, e.g. f(x, y):") around the real one, on the lines after it ("Unsupported
+    Tensor.item() call with capture_scalar_outputs=False"): the innermost line is the reason."""
+    reason = first
+    for raw in rest:
+        s = raw.strip()
+        if not s:
+            continue
+        if s.startswith(_REASON_ENDS) or s == "User code traceback:":
+            break
+        if reason.startswith(_WRAPPED):
+            reason = s
+        else:
+            break
+    if reason.startswith(_WRAPPED):  # no inner reason given: the bytecode it was tracing
+        reason = reason.removesuffix(":").split(" trace ", 1)[-1]
+    return reason
+
+
 def parse_graph_break(text: str) -> dict[str, Any]:
     lines = text.splitlines()
     file = line = None
@@ -188,10 +222,10 @@ def parse_graph_break(text: str) -> dict[str, Any]:
         file, line = m.group(1), int(m.group(2))
     reason = explanation = None
     hints = []
-    for raw in lines[1:]:
+    for i, raw in enumerate(lines[1:], start=1):
         s = raw.strip()
-        if s.startswith("Graph Break Reason:"):
-            reason = s.split(":", 1)[1].strip()
+        if s.startswith("Graph Break Reason:") and reason is None:
+            reason = _break_reason(s.split(":", 1)[1].strip(), lines[i + 1 :])
         elif s.startswith("Explanation:") and explanation is None:
             explanation = s.split(":", 1)[1].strip()
         elif s.startswith("Hint:"):

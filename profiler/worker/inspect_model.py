@@ -38,7 +38,12 @@ def inspect_source(channel: EventChannel, source: dict[str, Any]) -> None:
         info["chosen"] = how
         info["params"] = model_source.count_parameters(model)
         stage = "input"
-        info["input"] = inputs.plan_inputs(model, module, source.get("input_shape")).describe()
+        plan = inputs.plan_inputs(model, module, source.get("input_shape"))
+        info["input"] = plan.describe()
+        if source.get("probe"):  # the window's estimate of a model with no earlier run
+            from tcprof.profiler.worker.step_probe import probe_step
+
+            info["probe"] = probe_step(model, module, plan)
     except inputs.InputError as exc:
         info["error"] = {"kind": "load", "message": str(exc), "stage": stage}
     except Exception as exc:

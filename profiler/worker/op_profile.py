@@ -1,8 +1,10 @@
 """An optional torch.profiler pass: a few extra steps after the measured ones, profiled in a
-separate pass so the profiler's overhead never enters the reported timings."""
+separate pass so the profiler's overhead never enters the reported timings. It times its own
+steps too (one discarded first), so the engine can compare them with the measured step."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,20 +16,27 @@ TOP_OPS = 15
 
 def profile_steps(
     step: Callable[[Any], Any], batches: list[Any], n: int, device: torch.device, trace_path: Path
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], float]:
+    """(top operators, wall ms per profiled step, the profiler's overhead included)."""
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
+    cuda = device.type == "cuda"
+    step(batches[0])  # after a pipe round trip the first step is not representative
+    if cuda:
+        torch.cuda.synchronize()
     with profile(activities=activities, record_shapes=False) as prof:
+        began = time.perf_counter()
         for i in range(n):
             step(batches[i % len(batches)])
-        if device.type == "cuda":
+        if cuda:
             torch.cuda.synchronize()
+        step_ms = (time.perf_counter() - began) * 1000.0 / max(1, n)
     trace_path.parent.mkdir(parents=True, exist_ok=True)
     prof.export_chrome_trace(str(trace_path))
-    return top_ops(prof, device, n)
+    return top_ops(prof, device, n), step_ms
 
 
 def top_ops(prof: Any, device: torch.device, steps: int) -> list[dict[str, Any]]:

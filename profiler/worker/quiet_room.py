@@ -67,3 +67,38 @@ def wait_for_quiet(
             return True, waited
         if waited >= max_wait_s:
             return False, waited
+
+
+CONTENDED_CORES = 0.5  # other processes busy on more than half a core, on average, over a block
+TICK_S = 0.01  # the resolution of the kernel's CPU times (USER_HZ = 100)
+
+
+class BlockWatch:
+    """How busy the rest of the machine was while a block ran: the whole machine's CPU time
+    less this process's (and its own job's, for a rank), over the block's wall time. The quiet
+    room only checks the start of a block; a neighbour that wakes during it (another user's
+    job: eager's steps went from 9 to 620 ms) shows here."""
+
+    def __init__(self, exclude: Iterable[int] = ()) -> None:
+        self._exclude = [p for p in exclude if p and p != os.getpid()]
+        self._start = self._sample()
+
+    def _sample(self) -> tuple[float, float, float]:
+        machine = psutil.cpu_times()
+        busy = sum(machine) - machine.idle - getattr(machine, "iowait", 0.0)
+        own = psutil.Process().cpu_times()
+        mine = own.user + own.system + _cpu_seconds(self._exclude)
+        return time.monotonic(), busy, mine
+
+    def read(self) -> tuple[float, bool]:
+        """(cores the rest of the machine kept busy on average since the watch began, whether
+        that is contention). CPU times tick every 10 ms on each core, so a short block on a
+        large machine reads a core or more either way: contention must exceed that error."""
+        t1, busy1, mine1 = self._sample()
+        t0, busy0, mine0 = self._start
+        wall = t1 - t0
+        if wall <= 0:
+            return 0.0, False
+        elsewhere = max(0.0, ((busy1 - busy0) - (mine1 - mine0)) / wall)
+        tick_error = ((psutil.cpu_count() or 1) + 1) * TICK_S / wall
+        return elsewhere, elsewhere > CONTENDED_CORES + tick_error

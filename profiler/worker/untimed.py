@@ -171,14 +171,19 @@ class UntimedPasses:
             self.ch.emit("accuracy", batch_size=bs, **result)
         self.ch.emit("phase", phase="idle", batch_size=None)
 
-    def _profile(self, batch_size: int, steps: int) -> None:
+    def _profile(self, batch_size: int, steps: int, peers: list[int] | None = None) -> None:
+        """The torch.profiler pass, in the quiet room like a timed block (a busy neighbour
+        stretched a profiled step 24 times over the measured one), with its own wall time per
+        step so the engine can tell whether it describes the measured step."""
+        from tcprof.profiler.worker import quiet_room
         from tcprof.profiler.worker.op_profile import profile_steps
 
         assert self.artifacts is not None  # finish() profiles only into a session folder
         self.ch.emit("phase", phase="profiling", batch_size=batch_size)
         path = self.artifacts / f"torch-profiler-bs{batch_size}.json"
+        quiet, _waited = quiet_room.wait_for_quiet(peers or [])
         try:
-            ops = profile_steps(self._step, self.batches, steps, self.device, path)
+            ops, step_ms = profile_steps(self._step, self.batches, steps, self.device, path)
         except Exception as exc:
             self.ch.emit(
                 "log",
@@ -187,7 +192,15 @@ class UntimedPasses:
             )
             return
         self._take_insight(batch_size, self.next_step)
-        self.ch.emit("profile", batch_size=batch_size, steps=steps, path=str(path), top_ops=ops)
+        self.ch.emit(
+            "profile",
+            batch_size=batch_size,
+            steps=steps,
+            path=str(path),
+            top_ops=ops,
+            step_ms=round(step_ms, 6),
+            quiet=quiet,
+        )
         self.ch.emit("artifact", kind="torch_profiler_trace", batch_size=batch_size, path=str(path))
 
     def save_weights(self, fmt: str) -> None:

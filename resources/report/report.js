@@ -1,6 +1,8 @@
 /* tcprof report.html charts (inlined at render time). Reads the JSON in #tcprof-data and draws
-   step time, throughput and memory per arm with uPlot: drag to zoom, double-click to reset,
-   hover for values. Everything shown comes from textContent / canvas text, never innerHTML. */
+   step time, throughput and memory per arm with uPlot: drag to zoom (every step chart follows),
+   double-click to reset, hover for values. The step charts of a batch size share one x axis and
+   range (D.x), so they end at the same step; a round can be chosen when there are several.
+   Everything shown comes from textContent / canvas text, never innerHTML. */
 (function () {
   "use strict";
   var dataEl = document.getElementById("tcprof-data");
@@ -15,7 +17,7 @@
   var shade = cssVar("--shade") || "rgba(130,130,130,0.1)";
 
   var plots = [];
-  var state = { bs: D.batch_sizes.length ? D.batch_sizes[0] : null, log: false };
+  var state = { bs: D.batch_sizes.length ? D.batch_sizes[0] : null, log: false, round: 0 };
 
   function fmt(v, digits, unit) {
     if (v == null || !isFinite(v)) return "-";
@@ -41,45 +43,62 @@
     }
     return null;
   }
-  // Steps of one batch size: x = step index (1.. warm-up, then measured), y per arm.
-  function stepSeries(bs, perStep) {
-    var cols = [], maxLen = 0, warm = 0;
-    D.arms.forEach(function (arm) {
-      var s = sample(arm.name, bs), ys = [];
-      if (s) {
-        warm = Math.max(warm, (s.warmup_ms || []).length);
-        (s.warmup_ms || []).concat(s.ms || []).forEach(function (ms) { ys.push(perStep(ms)); });
-      }
-      cols.push(ys);
-      maxLen = Math.max(maxLen, ys.length);
-    });
-    var x = [];
-    for (var i = 1; i <= maxLen; i++) x.push(i);
-    var data = [x].concat(cols.map(function (ys) {
-      var out = ys.slice();
-      while (out.length < maxLen) out.push(null);
-      return out;
-    }));
-    return { data: data, warm: warm, empty: maxLen === 0 };
+  // Every step-based chart of a batch size shares one x axis (D.x): the step as the worker
+  // counts it (0 the first, compiling step; memory readings and markers count the same way),
+  // over one range per batch size, so the step chart and the memory chart end at the same x.
+  function xRange(bs) {
+    var r = D.x && D.x.ranges ? D.x.ranges[String(bs)] : null;
+    return r && r.length === 2 ? r : [0, 0];
   }
+  function xLabel() { return D.x && D.x.label ? D.x.label : "step"; }
+  // Steps of one batch size in the chosen round: a column per arm over the whole x range
+  // (null where the arm has no step: the first step, the discarded step before each block).
+  function stepSeries(bs, perStep) {
+    var range = xRange(bs), lo = range[0], len = range[1] - range[0] + 1;
+    var x = [], warm = 0, any = false;
+    for (var i = 0; i < len; i++) x.push(lo + i);
+    var cols = D.arms.map(function (arm) {
+      var col = new Array(len).fill(null), s = sample(arm.name, bs);
+      if (!s) return col;
+      function put(step, ms) {
+        var at = step - lo;
+        if (at >= 0 && at < len && ms != null) { col[at] = perStep(ms); any = true; }
+      }
+      if (state.round === 0) {
+        warm = Math.max(warm, (s.warmup_ms || []).length);
+        (s.warmup_ms || []).forEach(function (ms, k) { put(1 + k, ms); });
+      }
+      (s.runs || []).forEach(function (run) {
+        if (run[0] !== state.round) return;
+        for (var k = 0; k < run[3]; k++) put(run[1] + k, s.ms[run[2] + k]);
+      });
+      return col;
+    });
+    return { data: [x].concat(cols), warm: warm, empty: !any, range: range };
+  }
+  // Memory readings (the first round's) at their steps, with the range's ends so the chart
+  // spans the same x as the step charts.
   function memorySeries(bs) {
-    var steps = {}, perArm = [];
+    var range = xRange(bs), steps = {}, perArm = [], any = false;
+    steps[range[0]] = true;
+    steps[range[1]] = true;
     D.arms.forEach(function (arm) {
       var s = sample(arm.name, bs), m = {};
       (s ? s.memory || [] : []).forEach(function (r) {
         var v = D.cuda ? r[2] : r[1];
-        if (r[0] != null && v != null) { m[r[0]] = v; steps[r[0]] = true; }
+        if (r[0] != null && v != null) { m[r[0]] = v; steps[r[0]] = true; any = true; }
       });
       perArm.push(m);
     });
     var x = Object.keys(steps).map(Number).sort(function (a, b) { return a - b; });
     var data = [x].concat(perArm.map(function (m) { return x.map(function (k) { return k in m ? m[k] : null; }); }));
-    return { data: data, warm: D.warmup, empty: x.length === 0 };
+    return { data: data, warm: D.warmup, empty: !any, range: range };
   }
   // Draws the warm-up band and the recompile markers of the chosen batch size.
-  function overlay(warm, showMarkers) {
+  function overlay(warm, showMarkers, note) {
     return {
       hooks: {
+        setScale: [syncX],
         drawClear: [function (u) {
           if (!warm) return;
           var x0 = u.valToPos(0.5, "x", true), x1 = u.valToPos(warm + 0.5, "x", true);
@@ -94,6 +113,13 @@
           u.ctx.restore();
         }],
         draw: [function (u) {
+          if (note) {
+            u.ctx.save();
+            u.ctx.fillStyle = fg;
+            u.ctx.font = 11 * devicePixelRatio + "px sans-serif";
+            u.ctx.fillText(note, u.bbox.left + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+            u.ctx.restore();
+          }
           if (!showMarkers) return;
           (D.markers || []).forEach(function (mk) {
             if (mk.batch_size !== state.bs) return;
@@ -126,13 +152,24 @@
       };
     });
   }
-  function makePlot(el, opts, data) {
+  // Zooming one step chart zooms the others to the same x.
+  var syncing = false;
+  function syncX(u, key) {
+    if (key !== "x" || syncing) return;
+    syncing = true;
+    plots.forEach(function (p) {
+      if (p.u !== u && p.sync) p.u.setScale("x", { min: u.scales.x.min, max: u.scales.x.max });
+    });
+    syncing = false;
+  }
+  function makePlot(el, opts, data, sync) {
     var width = Math.max(300, el.clientWidth - 4);
     opts.width = width;
     opts.height = 260;
-    var u = new uPlot(opts, data, el);
-    plots.push({ el: el, u: u });
-    return u;
+    var entry = { el: el, u: null, sync: !!sync };
+    plots.push(entry);
+    entry.u = new uPlot(opts, data, el);
+    return entry.u;
   }
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
   function empty(el, text) {
@@ -148,26 +185,29 @@
     var yScale = { y: { distr: state.log ? 3 : 1 } };
     var cursor = { sync: { key: "tcprof-steps" }, drag: { x: true, y: false } };
     var stepX = {
-      label: "step", stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 },
-      incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000],
+      label: xLabel(), stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 },
+      incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000],
     };
+    var later = state.round > 0 ? "memory: round 1 (the only one recorded)" : null;
     var specs = [
       { id: "chart-step-time", title: "ms", series: stepSeries(bs, function (ms) { return ms; }), unit: " ms", digits: null, markers: true },
       { id: "chart-throughput", title: "samples/s", series: stepSeries(bs, function (ms) { return ms > 0 ? bs * 1000 / ms : null; }), unit: "/s", digits: 0, markers: true },
-      { id: "chart-memory", title: D.cuda ? "CUDA allocated MB" : "process RSS MB", series: memorySeries(bs), unit: " MB", digits: 1, markers: false },
+      { id: "chart-memory", title: D.cuda ? "CUDA allocated MB" : "process RSS MB", series: memorySeries(bs), unit: " MB", digits: 1, markers: false, note: later },
     ];
     specs.forEach(function (spec) {
       var el = document.getElementById(spec.id);
       if (!el) return;
       clear(el);
       if (spec.series.empty) { empty(el, "no samples for this batch size"); return; }
+      var range = spec.series.range;
+      var xScale = { x: { time: false, range: function () { return [range[0], range[1]]; } } };
       makePlot(el, {
-        scales: Object.assign({ x: { time: false } }, spec.id === "chart-memory" ? {} : yScale),
+        scales: Object.assign(xScale, spec.id === "chart-memory" ? {} : yScale),
         cursor: cursor,
         axes: [stepX, axis(spec.title)],
         series: [{ label: "step", value: function (u, v) { return v == null ? "-" : String(v); } }].concat(armSeries(spec.unit, spec.digits)),
-        plugins: [overlay(spec.id === "chart-memory" ? 0 : spec.series.warm, spec.markers)],
-      }, spec.series.data);
+        plugins: [overlay(spec.id === "chart-memory" ? 0 : spec.series.warm, spec.markers, spec.note)],
+      }, spec.series.data, true);
     });
     drawScaling();
   }
@@ -211,6 +251,34 @@
         });
         box.appendChild(b);
       });
+    }
+    var controls = document.querySelector("#charts .controls");
+    if (controls && (D.rounds || 1) > 1) {  // which round the step charts show
+      var group = document.createElement("div");
+      group.className = "group";
+      var label = document.createElement("span");
+      label.className = "muted";
+      label.textContent = "round";
+      group.appendChild(label);
+      var rounds = document.createElement("span");
+      rounds.className = "group";
+      rounds.id = "round-buttons";
+      for (var r = 0; r < D.rounds; r++) {
+        (function (round) {
+          var b = document.createElement("button");
+          b.type = "button";
+          b.textContent = String(round + 1);
+          b.setAttribute("aria-pressed", String(round === state.round));
+          b.addEventListener("click", function () {
+            state.round = round;
+            Array.prototype.forEach.call(rounds.children, function (c) { c.setAttribute("aria-pressed", String(c === b)); });
+            drawStepCharts();
+          });
+          rounds.appendChild(b);
+        })(r);
+      }
+      group.appendChild(rounds);
+      controls.insertBefore(group, controls.children[1] || null);
     }
     var log = document.getElementById("log-scale");
     if (log) log.addEventListener("change", function () { state.log = log.checked; drawStepCharts(); });

@@ -321,7 +321,16 @@ class FakeWorker:
         self._next_step += 1  # the discarded step
         wanted = math.ceil(self._config.min_block_ms / self.script.step_ms)
         ran = self._steps(bs, max(cmd["steps"], wanted), "measure", block=block)
-        self._emit("block_done", batch_size=bs, block=block, steps=ran, quiet=True, waited_s=0.0)
+        self._emit(
+            "block_done",
+            batch_size=bs,
+            block=block,
+            steps=ran,
+            quiet=True,
+            waited_s=0.0,
+            busy_elsewhere=0.0,
+            contended=False,
+        )
 
     def finish(self, cmd: dict[str, Any], fault: Fault | None) -> None:
         bs = cmd["batch_size"]

@@ -55,8 +55,11 @@ def test_zero_ms_steps_give_zero_throughput():
 
 
 def test_plots_keep_their_features_and_cheap_settings(plots):
+    from tcprof.app.plots.x_axis import ROW
+
     data = _data()
     plots.start(data)
+    plots.set_x_axis(ROW)  # every section in a row: both sections' lines and labels show
     assert len(plots.plots) == 3
     assert plots._extras == [], "a section's line appears when the section begins"
     for plot in plots.plots:
@@ -83,8 +86,11 @@ def test_plots_keep_their_features_and_cheap_settings(plots):
     # Batch-size phases: one line per section in each plot, labelled in the first.
     lines = [item for _plot, item in plots._extras]
     assert len(lines) == 3 * len(data.batch_sizes)
-    labels = [line.label.format for line in lines if getattr(line, "label", None) is not None]
+    labels = [label.toPlainText() for label in plots.labels]
     assert labels == ["bs=64", "bs=32"], "sections in the order they began"
+    assert all(
+        label.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for label in plots.labels
+    )
 
 
 def test_sections_follow_rounds_and_make_room_for_longer_blocks():

@@ -78,7 +78,8 @@ def test_resume_functions_are_explained(view):
 
 def test_the_compile_time_parts_add_up_to_the_cold_compile(view):
     row = dict(zip(TIMES_HEADER, table_text(view.times)[0], strict=True))
-    parts = [float(row[c]) for c in PART_COLUMNS]
+    parts = [float(row[c]) for c in PART_COLUMNS if row[c] != "-"]
+    assert row["backward s"] == "-", "no lazy backward compile recorded: not a zero"
     assert row["cold s"] == "12.46" and sum(parts) == pytest.approx(12.46, abs=0.011)
     assert row["other s"] == "4.04"
     other = view.times.item(0, TIMES_HEADER.index("other s")).toolTip()
@@ -91,7 +92,7 @@ def test_the_compile_time_parts_add_up_to_the_cold_compile(view):
     assert "guard building" in view.parts.toolTip()
     view.times.selectRow(1)
     assert table_text(view.times)[1][TIMES_HEADER.index("other s")] == "-", "no timers, no parts"
-    assert view.parts.text().startswith("torch recorded no compile timers for this batch size")
+    assert "no split of the compile cost: torch recorded no compile timer" in view.parts.text()
 
 
 def test_apply_and_rerun_shows_only_for_advice_tcprof_can_apply(view, qtbot):

@@ -33,3 +33,28 @@ def test_profile_empty_states(qtbot):
     view.show_session(session)
     assert not view.views.isHidden() and not view.comparison_note.isHidden()
     assert view.comparison_note.text() == NO_PAIR and view.comparison_rows() == []
+
+
+def test_a_profile_that_does_not_describe_the_step_is_flagged_not_read_as_savings(qtbot):
+    from PySide6.QtGui import QColor
+
+    from tcprof.app.common.theme import good_colour
+
+    view = ProfileView()
+    qtbot.addWidget(view)
+    session = profiled_session()
+    view.show_session(session)
+    moved = view.comparison.item(0, 3)
+    assert moved.foreground().color() == QColor(good_colour()), "an honest pair is coloured"
+    eager = next(r for r in session["arms"][0]["results"] if r["batch_size"] == 8)
+    eager["profile"]["mismatch"] = (
+        "the profile does not describe the measured step: its steps took 230.000 ms each "
+        "against a measured median of 9.170 ms"
+    )
+    view.show_session(session)
+    assert "Flagged (eager bs 8)" in view.note.text()
+    assert not view.comparison_note.isHidden()
+    assert "not savings" in view.comparison_note.text()
+    moved = view.comparison.item(0, 3)
+    assert moved.foreground().color() != QColor(good_colour())
+    assert view.comparison_rows()[0][3] == "-0.500", "the figure stays, uncoloured"

@@ -63,8 +63,12 @@ def test_the_summary_groups_by_size_colours_speedups_and_explains_every_column(q
     assert view.summary.item(1, speed).foreground().color().name() == good_colour()
     assert view.summary.item(2, speed).foreground().color().name() == error_colour()
     assert (rows[1][memory], rows[2][memory]) == ("+14%", "−8%")
-    assert view.summary.item(1, memory).toolTip().startswith("uses 14% more memory than eager")
-    assert view.summary.item(2, memory).toolTip().startswith("uses 8% less memory than eager")
+    assert (
+        view.summary.item(1, memory).toolTip().startswith("uses 14% more tensor memory than eager")
+    )
+    assert (
+        view.summary.item(2, memory).toolTip().startswith("uses 8% less tensor memory than eager")
+    )
     assert "guard failed" in COLUMN_HELP["recompiles"] and "graphs" in COLUMN_HELP["breaks"]
 
 
@@ -75,7 +79,7 @@ def test_the_reports_open_with_the_same_verdict_and_memory_text():
         assert "aot_eager is 1.21× faster at bs 8, 16" in text
     assert '<ul class="verdict"><li class="good">' in html
     assert "+14%" in md and "−8%" in md
-    assert 'title="uses 14% more memory than eager' in html
+    assert 'title="uses 14% more tensor memory than eager' in html
 
 
 def test_an_arm_keeps_its_plot_colour_in_the_summary_when_eager_is_not_first(qtbot):
@@ -90,3 +94,53 @@ def test_an_arm_keeps_its_plot_colour_in_the_summary_when_eager_is_not_first(qtb
         for r in range(view.summary.rowCount())
     }
     assert colours == {"eager": ARM_COLOURS[0].lower(), "aot_eager": ARM_COLOURS[1].lower()}
+
+
+def test_the_summarys_notes_name_the_windows_fields_not_cli_flags(qtbot):
+    from tcprof.app.results.results_view import ResultsView
+
+    view = ResultsView()
+    qtbot.addWidget(view)
+    session = _session()
+    for arm in session["arms"]:
+        for r in arm["results"]:
+            r["process_medians_ms"] = [r.get("median_ms") or 1.0]
+    session["config"]["replicates"] = 1
+    view.show_session(session)
+    tip = view.summary.toolTip()
+    assert "--replicates" not in tip
+    assert "the Replicates field" in tip, tip
+
+
+def test_the_summarys_important_columns_fit_at_1280_px_and_the_rest_can_be_chosen(qtbot):
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.resize(1280 - 16, 300)  # the window's width less its frame
+    view.show()
+    session = _session()
+    for arm in session["arms"]:  # the widest cells a run shows
+        for r in arm["results"]:
+            r.update(contended_blocks=3, blocks_measured=30)
+    session["arms"][1]["results"][0]["interval_covers_processes"] = False
+    view.show_session(session)
+    header = [
+        view.summary.horizontalHeaderItem(c).text() for c in range(view.summary.columnCount())
+    ]
+    shown = [c for c in range(len(header)) if not view.summary.isColumnHidden(c)]
+    for name in ("memory", "accuracy", "recompiles", "breaks", "speedup [95% CI]"):
+        assert header.index(name) in shown, name
+    width = sum(view.summary.columnWidth(c) for c in shown)
+    assert width <= view.summary.viewport().width(), (width, view.summary.viewport().width())
+    # a hidden column comes back from the header's menu, and the choice is remembered
+    p90 = header.index("p90 ms")
+    assert view.summary.isColumnHidden(p90)
+    action = next(a for a in view.columns.menu().actions() if a.text() == "p90 ms")
+    action.setChecked(True)
+    assert not view.summary.isColumnHidden(p90)
+    again = ResultsView()
+    qtbot.addWidget(again)
+    again.show_session(session)
+    assert not again.summary.isColumnHidden(p90)
+    # an elided cell keeps its whole text in its tooltip
+    status = header.index("status")
+    assert "blocks contended" in view.summary.item(0, status).toolTip()

@@ -57,7 +57,8 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
         assert window.commands.stop.isEnabled() and not window.commands.run.isEnabled()
     assert ended.args == ["completed"]
     rows = window.results.rows()
-    assert [(r[0], r[1], r[2]) for r in rows] == [  # grouped by batch size
+    # grouped by batch size ("ok (2/4 blocks contended)" on a busy machine is still ok)
+    assert [(r[0], r[1], r[2].split(" (")[0]) for r in rows] == [
         ("eager", "32", "ok"),
         ("aot_eager", "32", "ok"),
         ("eager", "64", "ok"),
@@ -65,7 +66,8 @@ def test_click_through_eager_vs_aot_eager_fills_the_summary(window, qtbot, priva
     ]
     header = [window.results.summary.horizontalHeaderItem(c).text() for c in range(len(rows[0]))]
     speedup = rows[1][header.index("speedup [95% CI]")]
-    assert speedup.endswith("]") and "x [" in speedup
+    # one round: a ratio, and no interval until a second round shows the processes' spread
+    assert speedup.endswith("x (one round: no interval yet)"), speedup
     assert rows[1][header.index("accuracy")] == "pass"
     assert rows[3][header.index("recompiles")] == "1"  # bs 64 recompiles (dynamic=None)
     # Saved under $TCPROF_HOME/sessions/<id>/.

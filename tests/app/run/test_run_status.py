@@ -3,6 +3,9 @@ and event text: the same words as the terminal."""
 
 from __future__ import annotations
 
+from PySide6.QtGui import QStatusTipEvent
+from PySide6.QtWidgets import QApplication
+
 from tcprof.app.results.log_panel import LogPanel
 from tcprof.app.run.estimate import RunEstimate
 from tcprof.app.run.status import RunStatus
@@ -27,7 +30,8 @@ def test_the_status_bar_shows_round_arm_batch_size_phase_and_progress(qtbot):
     qtbot.addWidget(status)
     status.start(["eager", "aot_eager"], _config())
     assert status.text().startswith("starting workers… ")
-    assert status.progress.maximum() == 2 * 1 * (2 + 1) * 2
+    assert status.model.total == 2 * 1 * (2 + 1) * 2
+    assert status.busy() and status.progress.maximum() == 0, "nothing to count yet: busy"
     status.update_from(
         [
             {"type": "round_start", "replicate": 0, "cache": "cold"},
@@ -37,9 +41,14 @@ def test_the_status_bar_shows_round_arm_batch_size_phase_and_progress(qtbot):
         ]
     )
     assert status.text().startswith("round 1/2 · aot_eager · bs 8 · compiling (first step)… ")
-    assert status.progress.value() == 2
+    assert status.busy()
+    status.update_from(
+        [{"type": "phase", "arm": 1, "replicate": 0, "phase": "measuring", "batch_size": 8}]
+    )
+    assert not status.busy()
+    assert status.progress.maximum() == 12 and status.progress.value() == 2
     status.finish("Run completed")
-    assert status.text() == "Run completed" and status.progress.isHidden()
+    assert status.text() == "Run completed" and status.indicator.isHidden()
 
 
 def test_the_log_panel_writes_the_shared_lines(qtbot):
@@ -107,3 +116,37 @@ def test_an_unreadable_history_leaves_a_rough_estimate(qtbot):
     label.timer.setInterval(10)
     qtbot.waitUntil(lambda: label.text().endswith("rough: no earlier run of this model"))
     label.shutdown()
+
+
+def test_the_run_indicator_outlasts_a_hovered_buttons_hint_and_counts_seconds(make_window, qtbot):
+    """The compile wait's sign is a permanent widget of the status bar: a toolbar button's
+    status tip (a temporary message) covers the ordinary status text, never the indicator."""
+    window = make_window(background=False)
+    status = window.status
+    now = [1000.0]
+    status.clock = lambda: now[0]
+    status.start(["eager", "inductor"], _config())
+    assert status.indicator.isVisible()
+    status.update_from(
+        [{"type": "phase", "arm": 1, "replicate": 0, "phase": "compiling", "batch_size": 16}]
+    )
+    assert status.phase.text() == "compiling inductor, bs 16 · 0 s"
+    assert status.busy() and status.progress.maximum() == 0, "busy, not stuck at 1%"
+
+    hovered = window.commands.toolbar.widgetForAction(window.commands.diagnose)
+    QApplication.sendEvent(hovered, QStatusTipEvent("Run the backend ladder"))
+    bar = window.statusBar()
+    assert bar.currentMessage() == "Run the backend ladder", "the hint is shown..."
+    assert not status.label.isVisible(), "...over the ordinary status text"
+    assert status.indicator.isVisible() and status.phase.isVisible()
+    assert status.phase.text() == "compiling inductor, bs 16 · 0 s"
+    bar.showMessage("model.py changed on disk: re-inspected", 10_000)
+    assert status.indicator.isVisible()
+
+    now[0] += 12.4  # the compile goes on, with no event: the timer redraws the seconds
+    qtbot.waitUntil(lambda: status.phase.text() == "compiling inductor, bs 16 · 12 s", timeout=2000)
+    now[0] += 1.0
+    qtbot.waitUntil(lambda: status.phase.text().endswith(" · 13 s"), timeout=2000)
+    assert bar.currentMessage(), "still hovered: the indicator was redrawn under the hint"
+    status.finish("Run completed")
+    assert status.indicator.isHidden()

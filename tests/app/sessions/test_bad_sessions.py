@@ -63,9 +63,10 @@ def test_the_sessions_list_shows_unreadable_folders_and_lists_the_rest(private_h
 
     dialog = SessionsDialog()
     qtbot.addWidget(dialog)
+    columns = ["date", "model", "arms", "status"]
     rows = {
-        dialog.table.item(r, 4).text(): [dialog.table.item(r, c).text() for c in range(4)]
-        for r in range(dialog.table.rowCount())
+        cells["name (folder)"]: [cells[c] for c in columns]
+        for cells in (dialog.row_text(r) for r in range(dialog.table.rowCount()))
     }
     assert rows["good-new"][2:] == ["eager, aot_eager", "completed"]
     assert rows["deep"] == ["?", reasons["deep"][0], "", UNREADABLE]

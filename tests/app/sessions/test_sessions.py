@@ -167,7 +167,7 @@ def test_sessions_list_is_newest_first(private_home, qtbot):
     assert "simple.py" in listed[0].model
     dialog = SessionsDialog()
     qtbot.addWidget(dialog)
-    assert [dialog.table.item(r, 4).text() for r in range(3)] == [
+    assert [dialog.row_text(r)["name (folder)"] for r in range(3)] == [
         "a-newest",
         "b-middle",
         "c-oldest",

@@ -12,7 +12,8 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox
 
 from tcprof.app.sessions.actions import SessionActions
-from tcprof.app.sessions.dialog import SessionsDialog
+from tcprof.app.sessions.dialog import COLUMN, SessionsDialog
+from tcprof.app.sessions.store import ARMS_FIRST_READ, list_sessions
 from tcprof.profiler.store.run_lock import RunLock
 from tests.app.conftest import write_session
 
@@ -63,8 +64,8 @@ def test_the_list_shows_arm_labels_and_readable_statuses(qtbot, private_home):
     session["status"] = "completed_with_errors"
     (root / "partial" / "session.json").write_text(json.dumps(session))
     dialog = _dialog(qtbot)
-    assert dialog.table.item(0, 2).text() == "eager, inductor-max"
-    assert dialog.table.item(0, 3).text() == "completed with errors"
+    assert dialog.row_text(0)["arms"] == "eager, inductor-max"
+    assert dialog.row_text(0)["status"] == "completed with errors"
 
 
 def test_rename_renames_the_folder_and_refuses_a_clash(qtbot, private_home):
@@ -145,3 +146,69 @@ def test_reveal_opens_the_folder_in_the_file_manager(qtbot, private_home):
     finally:
         QDesktopServices.unsetUrlHandler("file")
     assert [u.toLocalFile() for u in manager.opened] == [str(root / "s")]
+
+
+def _with_speedups(folder, started_at, speedups, model="SimpleModel", logs=0):
+    """A session whose compiled arms have these speedups per batch size; logs: that many
+    bytes of log after the arms (a long run's session.json)."""
+    arms = [{"backend": "eager"}, *({"backend": name} for name in speedups)]
+    session = write_session(
+        folder, started_at, config={"arms": arms, "source": {"path": "/x/m.py", "model": model}}
+    )
+    base = session["arms"][0]
+    session["arms"] = [base]
+    for index, (name, by_bs) in enumerate(speedups.items(), start=1):
+        rows = [
+            {**base["results"][0], "batch_size": bs, "speedup": value, "compile_status": "compiled"}
+            for bs, value in by_bs.items()
+        ]
+        session["arms"].append(
+            {**base, "index": index, "name": name, "backend": name, "results": rows}
+        )
+    session["logs"] = [{"text": "x" * 1000} for _ in range(logs // 1000)]
+    (folder / "session.json").write_text(json.dumps(session, indent=1))
+
+
+def test_the_list_shows_status_and_the_best_speedup_in_sight(qtbot, private_home):
+    root = private_home / "sessions"
+    _with_speedups(
+        root / "fast", 3.0, {"aot_eager": {8: 1.21, 16: 1.5}, "inductor": {8: 1.84, 16: 0.9}}
+    )
+    _with_speedups(
+        root / "long-logs", 2.0, {"inductor": {8: 2.5}}, logs=4 * ARMS_FIRST_READ
+    )  # its arms in the first read, the rest not read at all
+    _with_speedups(
+        root / "long-name", 1.0, {"inductor": {8: None}}, model="VeryLong" * 30
+    )  # no speedup measured (an arm that failed)
+    listed = {s.folder.name: s for s in list_sessions()}
+    assert listed["fast"].speedup == "1.84x inductor bs 8"
+    assert (
+        listed["fast"].speedups
+        == "aot_eager: bs 8 1.21x, bs 16 1.50x\ninductor: bs 8 1.84x, bs 16 0.90x"
+    )
+    assert listed["long-logs"].speedup == "2.50x inductor bs 8"
+    assert listed["long-name"].speedup == "" and listed["long-name"].speedups == ""
+
+    dialog = _dialog(qtbot)
+    dialog.resize(900, 440)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    header = dialog.table.horizontalHeader()
+    assert [dialog.table.horizontalHeaderItem(c).text() for c in range(6)][:3] == [
+        "date",
+        "status",
+        "speedup",
+    ]
+    assert dialog.row_text(0)["speedup"] == "1.84x inductor bs 8"
+    assert dialog.table.item(0, COLUMN["speedup"]).toolTip() == listed["fast"].speedups
+    assert dialog.row_text(2)["status"] == "completed" and dialog.row_text(2)["speedup"] == ""
+    viewport = dialog.table.viewport().width()
+    for name in ("date", "status", "speedup"):  # in sight, whatever the model's name
+        c = COLUMN[name]
+        assert header.sectionViewportPosition(c) + header.sectionSize(c) <= viewport, name
+        assert header.sectionSize(c) >= dialog.table.sizeHintForColumn(c), name
+    model = dialog.table.item(2, COLUMN["model"])
+    assert header.sectionSize(COLUMN["model"]) < dialog.fontMetrics().horizontalAdvance(
+        model.text()
+    )
+    assert model.toolTip().startswith(model.text()), "the whole name is its tooltip"

@@ -87,3 +87,14 @@ def test_every_loop_widget_names_its_pytorch_api(panel):
     }
     for name, api in tips.items():
         assert api in getattr(panel.loop, name).toolTip(), name
+
+
+def test_the_steps_field_says_a_process_may_measure_more_steps_than_asked(panel):
+    from tcprof.profiler.config import MIN_BLOCK_MS, RunConfig
+
+    tip = panel.steps.toolTip()
+    assert tip == panel.core.steps.toolTip() and "RunConfig.steps" in tip
+    assert "min_block_ms" in tip and f"{MIN_BLOCK_MS:g} ms" in tip
+    assert RunConfig.min_block_ms == MIN_BLOCK_MS, "the default the tooltip names"
+    assert "may measure more steps" in tip.replace("\n", " ")
+    assert "actually measured" in tip and "reports" in tip

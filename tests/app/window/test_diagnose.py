@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tcprof.app.window.diagnose import CONFIRM_FIRST
-from tcprof.profiler.analysis.ladder import DEFAULT_STAGES
+from tcprof.app.window.diagnose import CONFIRM_FIRST, ladder_config
+from tcprof.profiler.analysis.ladder import DEFAULT_STAGES, STAGE_TEXT
 from tcprof.profiler.config import DYNAMO_EAGER
 from tcprof.profiler.config.examples import example_path
 from tcprof.profiler.run.runner import Runner
@@ -31,11 +31,57 @@ def fake_window(make_window, tmp_path, monkeypatch):
     return window
 
 
+def _asked(window, qtbot):
+    """Diagnose… pressed: its question, with nothing started yet."""
+    window.commands.diagnose.trigger()
+    dialog = window.variants.dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible, timeout=2000)
+    assert not window.controller.running and window.configs == [], "nothing runs unasked"
+    return dialog
+
+
+def test_diagnose_asks_first_with_the_stages_and_the_estimate(fake_window, qtbot):
+    window = fake_window
+    dialog = _asked(window, qtbot)
+    assert dialog.isModal() and dialog.parent() is window
+    stages = dialog.stage_rows()
+    assert [row[0] for row in stages] == [
+        "eager",
+        DYNAMO_EAGER,
+        "aot_eager",
+        "aot_eager_decomp_partition",
+        "inductor",
+    ]
+    assert stages[0][1] == "the baseline: not compiled"
+    assert stages[-1][1] == STAGE_TEXT["inductor"]
+    assert all(row[2].endswith(" s") or "min" in row[2] for row in stages), stages
+    assert "5 arms" in dialog.intro.text() and "batch size 8:" in dialog.intro.text()
+    expected = window.run_estimate.for_config(ladder_config(window.setup.config()))
+    assert dialog.estimate.text() == f"<b>Estimated duration: {expected.text()}</b>"
+    assert expected.seconds > 0 and expected.text().startswith("about ")
+    assert [dialog.start_button.text(), dialog.cancel_button.text()] == ["Start", "Cancel"]
+    window.commands.diagnose.trigger()  # asked again while it is open: the same question
+    assert window.variants.dialog is dialog
+
+    dialog.cancel_button.click()
+    qtbot.waitUntil(lambda: window.variants.dialog is None, timeout=2000)
+    qtbot.wait(100)
+    assert not window.controller.running and window.configs == [], "Cancel runs nothing"
+    assert not window.variants.config(window.setup.config).ladder, "nothing left pending"
+
+    dialog = _asked(window, qtbot)
+    dialog.reject()  # Escape, or the window's close button
+    qtbot.wait(100)
+    assert window.configs == [] and window.variants.dialog is None
+
+
 def test_diagnose_runs_the_ladder_and_shows_it(fake_window, qtbot):
     window = fake_window
     assert window.commands.diagnose in window.commands.toolbar.actions()
+    dialog = _asked(window, qtbot)
     with qtbot.waitSignal(window.controller.runEnded, timeout=30_000):
-        window.commands.diagnose.trigger()
+        dialog.start_button.click()
     (config,) = window.configs
     assert config.ladder and not config.apply_advice
     assert [a.backend for a in config.arms] == list(DEFAULT_STAGES)
@@ -76,6 +122,7 @@ def test_a_model_from_a_session_is_confirmed_before_diagnose_runs_it(fake_window
     window.setup.model.set_path(str(example_path("simple")), trusted=False)
     window.commands.diagnose.trigger()
     assert not window.controller.running and window.configs == []
+    assert window.variants.dialog is None, "confirmed first, asked after"
     assert [b.text() for b in window.notice.buttons] == ["Inspect"], "inspect only, no run"
     assert window.status.label.text() == CONFIRM_FIRST
     window.notice.dismiss.click()

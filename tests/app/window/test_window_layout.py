@@ -4,7 +4,10 @@ results marked once the setup changes. Windows without background workers."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray
+import json
+
+import pytest
+from PySide6.QtCore import QByteArray, QPoint, QRect
 
 from tcprof.app.common.settings import qsettings
 from tcprof.app.plots.plots_slot import MIN_HEIGHT as PLOTS_MIN_HEIGHT
@@ -114,3 +117,72 @@ def test_results_are_marked_once_the_setup_changes(make_window, qtbot, tmp_path)
     assert notice.isVisible() and window.plots.stale
     window.open_path(str(tmp_path / "s1"))  # a session shown again: what it shows is current
     qtbot.waitUntil(lambda: not notice.isVisible(), timeout=2000)
+
+
+ADVICE = [
+    {
+        "message": f"{n} recompile(s): dim 0 of x changed size",
+        "fix": "torch._dynamo.mark_dynamic(x, 0) before the first call",
+        "apply": "mark_dynamic=0" if n == 2 else None,
+    }
+    for n in (2, 3, 4, 5)
+]
+
+
+def _with_advice(tmp_path):
+    session = write_session(tmp_path / "advised", started_at=1.0)
+    session["arms"][1]["advice"] = ADVICE
+    (tmp_path / "advised" / "session.json").write_text(json.dumps(session))
+    return tmp_path / "advised"
+
+
+def _in_window(widget, window) -> QRect:
+    return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1280, 720), (1600, 1000)])
+def test_the_window_holds_from_1024x640_with_the_error_banner(make_window, qtbot, tmp_path, size):
+    """Nothing overlaps and nothing is squeezed to nothing: the right side scrolls when the
+    plots' and the results' minimums do not fit, and the window may be that short."""
+    window = _shown(make_window, qtbot, *size)
+    assert window.open_path(str(_with_advice(tmp_path)))
+    message = "cannot import /home/someone/projects/a-rather-long-folder-name/model.py: "
+    window.banner.add({"kind": "load", "message": message + "name 'nn' is not defined"}, [])
+    window.results.setCurrentWidget(window.results.insight)
+    insight = window.results.insight
+    insight.details.setCurrentWidget(insight.advice_page)
+    qtbot.waitUntil(lambda: insight.advice.isVisible(), timeout=2000)
+    window.resize(*size)
+    qtbot.wait(50)
+    assert window.minimumSizeHint().height() <= 640
+    assert (window.width(), window.height()) == size, "the window takes the size asked"
+    matrix = _in_window(insight.matrix, window)
+    for widget in (insight.arm_picker, insight.summary, insight.details):
+        assert not matrix.intersects(_in_window(widget, window)), widget
+    arm = _in_window(insight.arm_picker, window)
+    assert arm.top() >= matrix.bottom() and arm.height() >= insight.arm_picker.sizeHint().height()
+    row = insight.advice.rowHeight(0)
+    assert insight.advice.rowCount() == 4 and row > 0
+    assert insight.advice.viewport().height() >= 3 * row, "at least three rows of advice"
+    assert window.plots_slot.height() >= PLOTS_MIN_HEIGHT
+    assert window.results.height() >= window.results.minimumSizeHint().height()
+    scroll = window.window_layout.right_scroll
+    room = scroll.viewport().width()
+    for part in (window.results, window.banner):  # neither widens the right side
+        assert part.minimumSizeHint().width() <= room, part
+    if size != (1024, 640):  # (at 1024 wide, the plots' controls row alone may be wider)
+        assert scroll.horizontalScrollBar().maximum() == 0, "no sideways scrolling"
+    if size == (1600, 1000):
+        assert scroll.verticalScrollBar().maximum() == 0, "a tall window does not scroll"
+    else:  # everything can be scrolled to: the advice's last row, the plots' step axis
+        bar = scroll.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        qtbot.wait(20)
+        advice = _in_window(insight.advice, window)
+        assert advice.bottom() <= _in_window(scroll.viewport(), window).bottom()
+    window.banner.clear()
+    qtbot.wait(20)
+    assert insight.advice.viewport().height() >= 3 * row
+    window.banner.add({"kind": "load", "message": "no such file: /" + "long-folder/" * 30}, [])
+    qtbot.wait(20)
+    assert window.banner.minimumSizeHint().width() <= room, "a long path does not widen it"

@@ -145,3 +145,102 @@ def test_apply_advice_adds_the_fixed_arm_and_it_removes_the_recompiles(tmp_path)
     rebuilt = Session.from_events(iter_events(out / "events.jsonl")).to_dict(include_samples=False)
     assert [a["name"] for a in rebuilt["arms"]] == names
     assert rebuilt["arms"][2]["results"][0]["median_ms"] == after["results"][0]["median_ms"]
+
+
+# A resume function's guard on the Python number `.item()` returned at a graph break, as torch
+# 2.13 records it: TorchDynamo calls the value ___stack0.
+ITEM_MODEL = MODELS / "item_break_model.py"
+STACK_GUARD = (
+    "1/0: ___stack0 == -2.4685003757476807                         # return y * scale  # "
+    "tests/support/models/item_break_model.py:15 in torch_dynamo_resume_in_forward_at_14\n"
+    "User stack trace:\n"
+    f'  File "{ITEM_MODEL}", line 15, in torch_dynamo_resume_in_forward_at_14\n'
+    "    return y * scale"
+)
+
+
+def _resume_rc(reason, file=str(ITEM_MODEL)):
+    frame = "torch_dynamo_resume_in_forward_at_14"
+    return {"reason": reason, "batch_size": 4, "frame": frame, "file": file, "line": 14}
+
+
+def _text(advice):
+    return " ".join(
+        [advice["message"], advice["fix"], *map(str, advice["evidence"].get("examples", []))]
+    )
+
+
+def test_an_item_result_is_named_by_the_users_expression_never_by_stack0():
+    values = [STACK_GUARD, STACK_GUARD.replace("-2.4685003757476807", "0.5")]
+    (advice,) = recompile_advice([_resume_rc(r) for r in values], [4])
+    text = _text(advice)
+    assert "___stack" not in text
+    assert "x.sum().item()" in advice["message"] and "item_break_model.py:14" in advice["message"]
+    assert "use x.sum() in tensor arithmetic" in advice["fix"]
+    assert "capture_scalar_outputs = True" in advice["fix"]
+    assert advice["evidence"]["examples"][0] == "x.sum().item() == -2.4685003757476807"
+
+
+def test_an_item_result_from_a_file_not_here_still_has_no_internal_name():
+    (advice,) = recompile_advice([_resume_rc(STACK_GUARD, "/elsewhere/model.py")], [4])
+    assert "___stack" not in _text(advice)
+    assert "where the graph broke (model.py:14)" in advice["message"]
+
+
+def test_guard_sources_and_helpers_are_said_as_the_user_writes_them():
+    reasons = [
+        "0/1: ___check_obj_id(L['self']._modules['act'], 140234)",
+        "0/2: not ___dict_contains('b', L['self'].cfg)",
+        "0/3: L['self']._modules['d'].training == True",
+        "0/4: L['self']._modules['d'].training == False",
+    ]
+    advice = recompile_advice([_rc(r) for r in reasons], [16])
+    text = " ".join(_text(a) for a in advice)
+    assert "___" not in text and "L['" not in text and "_modules" not in text
+    assert "self.act is the same object" in text and "'b' not in self.cfg" in text
+    flag = next(a for a in advice if a["kind"] == "python_number")
+    assert "the Python flag self.d.training changed value (True, False)" in flag["message"]
+    assert "model.train()" in flag["fix"] and "a tensor (torch.tensor" not in flag["fix"]
+
+
+def _size_rcs():
+    """One size recompile per frame (forward and the rest after its graph break), 4 -> 8."""
+    return [
+        _rc("0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8", 8),
+        {
+            **_rc("1/0: tensor 'y' size mismatch at index 0. expected 4, actual 8", 8),
+            "frame": "torch_dynamo_resume_in_forward_at_14",
+            "line": 14,
+        },
+    ]
+
+
+def test_under_dynamic_none_the_second_size_compiles_dynamic_not_each_size():
+    # the arm's options decide (dynamic absent or None: torch's default)
+    arm = {"backend": "aot_eager", "options": {"dynamic": None}, "recompiles": _size_rcs()}
+    (advice,) = arm_advice(arm, [4, 8, 16], None)
+    assert "each new size compiled again" not in advice["message"]
+    assert "under dynamic=None" in advice["message"]
+    assert "the second size compiled once more with the dimension dynamic" in advice["message"]
+    assert "later sizes reuse that graph" in advice["message"]
+    assert "mark_dynamic(x, 0)" in advice["fix"] and advice["apply"] == "mark_dynamic=0"
+    assert recompile_advice(_size_rcs(), [4, 8, 16])[0]["message"] == advice["message"]
+
+
+def test_under_dynamic_false_each_new_size_compiles_and_under_true_it_was_specialized():
+    static = {"backend": "aot_eager", "options": {"dynamic": False}, "recompiles": _size_rcs()}
+    (advice,) = arm_advice(static, [4, 8, 16], None)
+    assert "with dynamic=False each new size compiled again" in advice["message"]
+    assert "dynamic=True" in advice["fix"] and advice["apply"] == "mark_dynamic=0"
+    dynamic = {**static, "options": {"dynamic": True}}
+    (advice,) = arm_advice(dynamic, [1, 4, 8], None)
+    assert "although dynamic=True" in advice["message"] and "specialized" in advice["message"]
+    assert "this run has size 1" in advice["message"]
+    assert "each new size compiled again" not in advice["message"] and advice["apply"] is None
+
+
+def test_a_recompile_limit_in_a_resume_function_names_the_users_function():
+    fb = {"frame": "torch_dynamo_resume_in_forward_at_14", "file": "m.py", "line": 14}
+    (advice,) = fallback_advice([{**fb, "batch_size": 16}], 8)
+    assert "reached in forward after line 14" in advice["message"]
+    assert "torch_dynamo_resume" not in advice["message"]

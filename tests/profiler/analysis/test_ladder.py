@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tcprof.profiler.analysis.ladder import DEFAULT_STAGES, ladder_arms, minifier_command
+from tcprof.profiler.analysis.ladder import (
+    DEFAULT_STAGES,
+    ladder_arms,
+    ladder_summary,
+    minifier_command,
+)
 from tcprof.profiler.config import DYNAMO_EAGER, ConfigError
+from tcprof.profiler.report import ladder_section
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tests.support.cli import FAST, FAST_CHECKED, MODELS, run_cli
@@ -73,3 +79,86 @@ def test_a_diverging_stage_is_named_with_its_minifier_and_reproducer(tmp_path):
     assert command in stdout and command in render_markdown(s)
     assert 'id="ladder"' in render_html(s)
     assert "backend='relu_accuracy_error_TESTING_ONLY'" in (out / "reproduce.py").read_text()
+
+
+def _ladder_session(stage_rows):
+    """A ladder session as session.json holds it: eager, then one compiled stage per entry,
+    each with its result rows."""
+    stages = ["eager", *stage_rows]
+    arms = [
+        {
+            "index": i,
+            "results": stage_rows.get(name)
+            or [{"batch_size": 4, "status": "ok", "median_ms": 1.0, "accuracy": None}],
+        }
+        for i, name in enumerate(stages)
+    ]
+    config = {"ladder": True, "arms": [{"backend": name} for name in stages]}
+    return {"config": config, "arms": arms}
+
+
+def _row(bs, fell_back, status="pass"):
+    return {
+        "batch_size": bs,
+        "status": "ok",
+        "median_ms": 1.0,
+        "fell_back": fell_back,
+        "compile_status": "fell_back" if fell_back else "compiled",
+        "accuracy": {"status": status, "worst": {"name": "output"}},
+    }
+
+
+def _verdict(session):
+    return ladder_section.verdict({**session, "ladder": ladder_summary(session)})
+
+
+def test_a_ladder_whose_every_stage_fell_back_says_so_not_that_they_matched():
+    session = _ladder_session(
+        {DYNAMO_EAGER: [_row(4, True)], "aot_eager": [_row(4, True), _row(8, True)]}
+    )
+    ladder = ladder_summary(session)
+    assert [st["accuracy"] for st in ladder["stages"]] == ["baseline", "fell back", "fell back"]
+    assert ladder["all_fell_back"] and ladder["first_divergence"] is None
+    text = _verdict(session)
+    assert "matched" not in text
+    assert "Every stage fell back to eager" in text and "nothing compiled was compared" in text
+    found = ladder_section.rows({**session, "ladder": ladder})
+    assert found[1][-1] == "fell back to eager (not compared)"
+    lines = ladder_section.text_lines({**session, "ladder": ladder})
+    assert "Every stage fell back to eager" in lines[-1]
+
+
+def test_a_stage_that_fell_back_is_named_apart_from_those_that_matched():
+    session = _ladder_session(
+        {DYNAMO_EAGER: [_row(4, False)], "aot_eager": [_row(4, True)], "inductor": [_row(4, False)]}
+    )
+    assert not ladder_summary(session)["all_fell_back"]
+    text = _verdict(session)
+    assert not text.startswith("Every stage matched")
+    assert "aot_eager fell back to eager and compared nothing compiled" in text
+    # a stage that fell back at one batch size only: the other compared, that one did not
+    partly = _ladder_session({"aot_eager": [_row(4, False), _row(8, True)]})
+    assert ladder_summary(partly)["stages"][1]["accuracy"] == "pass"
+    assert "aot_eager fell back to eager at batch size(s) 8" in _verdict(partly)
+    # and a divergence at a stage that ran eagerly is eager against eager, not the compiler's
+    noisy = _ladder_session({"aot_eager": [_row(4, True, status="fail")]})
+    assert ladder_summary(noisy)["first_divergence"] is None
+
+
+def test_a_ladder_with_nothing_fallen_back_still_matches():
+    session = _ladder_session({DYNAMO_EAGER: [_row(4, False)], "aot_eager": [_row(4, False)]})
+    assert _verdict(session) == "Every stage matched eager within the accuracy tolerance."
+
+
+def test_the_ladder_of_a_stage_that_fails_to_compile_under_suppress_errors_fell_back(tmp_path):
+    rc, stdout, stderr, s = run_cli(
+        [str(MODELS / "relu_model.py"), "--ladder", "relu_compile_error_TESTING_ONLY"]
+        + ["--suppress-errors", "--batch-sizes", "4", *FAST_CHECKED],
+        tmp_path / "run",
+    )
+    assert s is not None, stdout + stderr
+    ladder = s["ladder"]
+    assert [st["accuracy"] for st in ladder["stages"]] == ["baseline", "fell back"], ladder
+    assert ladder["all_fell_back"] and ladder["first_divergence"] is None
+    assert "Every stage matched" not in stdout
+    assert "Every stage fell back to eager" in stdout

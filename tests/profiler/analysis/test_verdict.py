@@ -56,7 +56,7 @@ def _only(session: dict) -> tuple[str, str]:
 def test_break_even_carries_its_interval():
     row = _row(8, **{**FASTER, "break_even_cold_ci": [9_800.0, 25_000.0]})
     text, _tone = _only(_session(row))
-    assert "pays back its 32 s compile after 14,100 steps [9,800–25,000]" in text
+    assert "pays back its 32.00 s compile after 14,100 steps [9,800–25,000]" in text
 
 
 def test_a_nondeterministic_model_is_not_blamed_on_the_compiler():
@@ -111,8 +111,8 @@ def test_controls_have_no_verdict_and_a_flagged_one_warns():
 def test_a_faster_arm_reads_as_one_sentence():
     text, tone = _only(_session(_row(8, **FASTER)))
     assert text == (
-        "inductor is 1.21× faster at bs 8 [1.17–1.28], pays back its 32 s compile after "
-        "14,100 steps, uses 14% more memory, accuracy pass"
+        "inductor is 1.21× faster at bs 8 [1.17–1.28], pays back its 32.00 s compile after "
+        "14,100 steps, uses 14% more tensor memory, accuracy pass"
     )
     assert tone == GOOD
 
@@ -121,7 +121,7 @@ def test_slower_noise_fell_back_and_failed_say_so():
     slower = _row(8, speedup=0.8, speedup_ci=[0.75, 0.85], verdict="slower", compile_s=2.0)
     text, tone = _only(_session(slower))
     assert text.startswith("inductor is slower at bs 8 (0.80× [0.75–0.85])")
-    assert "never pays back its 2.0 s compile" in text
+    assert "never pays back its 2.00 s compile" in text
     assert tone == BAD
     noise = _row(
         8,
@@ -134,7 +134,7 @@ def test_slower_noise_fell_back_and_failed_say_so():
     )
     text, tone = _only(_session(noise))
     assert text.startswith("inductor shows no difference beyond noise at bs 8")
-    assert "does not pay back its 3.0 s compile within noise" in text and "30,000" not in text
+    assert "does not pay back its 3.00 s compile within noise" in text and "30,000" not in text
     assert tone == NEUTRAL
     fell = _row(16, fell_back=True, speedup=1.0, speedup_ci=[0.9, 1.1], verdict="no_difference")
     text, tone = _only(_session(_row(8, **FASTER), fell))
@@ -165,8 +165,8 @@ def test_memory_reads_as_a_signed_change_with_the_direction_spelled_out():
     more, less = {"memory_ratio": 1 / 1.14}, {"memory_ratio": 1 / 0.92}
     assert fmt_memory(more) == "+14%" and fmt_memory(less) == "−8%"
     assert fmt_memory({}) == "-" and fmt_memory({"memory_ratio": float("nan")}) == "-"
-    assert memory_title(more, "eager").startswith("uses 14% more memory than eager")
-    assert memory_title(less, "eager").startswith("uses 8% less memory than eager")
+    assert memory_title(more, "eager").startswith("uses 14% more tensor memory than eager")
+    assert memory_title(less, "eager").startswith("uses 8% less tensor memory than eager")
 
 
 def test_speedups_are_coloured_by_their_interval():

@@ -11,6 +11,8 @@ from tcprof.profiler.protocol.compile_terms import (
     frame_text,
     parts_text,
     resume_explanation,
+    seconds_text,
+    split_problem,
 )
 from tcprof.profiler.protocol.event_text import describe
 from tcprof.profiler.report.html import esc
@@ -53,9 +55,12 @@ def test_the_parts_add_up_to_the_compile_cost_and_name_the_rest():
     assert parts_text(ROW).startswith(
         "compile cost 12.46 s (torch's compile timer 8.42 s of it) = TorchDynamo tracing 2.42 + "
     )
-    # torch's timers beyond the cost (eager's excess subtracted): the remainder goes negative
+    # torch's timers beyond the cost (eager's excess subtracted): no negative part, the split
+    # says why it cannot be made
     over = {**ROW, "compile_cold_s": 8.0}
-    assert sum(s for _, s, _ in compile_parts(over)) == pytest.approx(8.0)
+    assert compile_parts(over) == [] and parts_text(over) == ""
+    assert "cannot be split" in (split_problem(over) or "")
+    assert "8.42 s" in (split_problem(over) or "") and split_problem(ROW) is None
     # only the outer timer: tracing is all of it; no timer or no cost: no parts
     assert [
         n for n, *_ in compile_parts({"compile_s": 2.0, "compile_breakdown": {"dynamo_s": 1.5}})
@@ -98,3 +103,41 @@ def test_the_reports_explain_resume_functions_and_show_the_parts():
     )
     md = render_markdown(session)
     assert "(the rest of forward after the graph break at line 16, compiled as its own graph)" in md
+
+
+def test_the_lazy_backward_compile_is_a_part_of_its_own_and_no_part_is_negative():
+    row = {**ROW, "compile_breakdown": {**ROW["compile_breakdown"], "backward_s": 3.0}}
+    parts = dict((n, s) for n, s, _ in compile_parts(row))
+    assert parts["backward compile"] == pytest.approx(3.0)
+    assert parts["other"] == pytest.approx(12.46 - 8.42 - 3.0)
+    assert sum(parts.values()) == pytest.approx(12.46)
+    assert min(parts.values()) >= 0
+    # a rounding-sized negative remainder reads as zero, not as a wrong split
+    tight = {**row, "compile_cold_s": 8.42 + 3.0 - 0.004}
+    assert dict((n, s) for n, s, _ in compile_parts(tight))["other"] == 0.0
+
+
+def test_every_view_writes_a_compile_figure_with_the_same_digits():
+    from tcprof.profiler.analysis.verdict import arm_verdict
+    from tcprof.profiler.report.sections import _compile_card
+    from tcprof.profiler.report.table import fmt_compile
+
+    row = {
+        **ROW,
+        "compile_cold_s": 9.8812,
+        "speedup": 1.2,
+        "speedup_ci": [1.1, 1.3],
+        "verdict": "faster",
+        "break_even_cold_steps": 1000.0,
+        "break_even_cold_ci": [900.0, 1200.0],
+    }
+    second = {**row, "batch_size": 16, "compile_cold_s": 0.7}
+    assert seconds_text(9.8812) == "9.88 s"
+    assert fmt_compile(row).startswith("9.88")
+    assert "9.88 s" in parts_text(row)
+    text = arm_verdict({"name": "inductor", "results": [row, second]}, stopped=False).text
+    assert "its 9.88 s compile" in text, text
+    # the report's card quotes each batch size's figure, never a sum the table does not show
+    card = _compile_card([row, second])
+    assert "cold 9.88 s at bs 8" in card and "cold 0.70 s at bs 16" in card
+    assert "10.58" not in card

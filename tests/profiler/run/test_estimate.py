@@ -86,8 +86,10 @@ def test_time_left_falls_as_progress_arrives():
         for a in (0, 1)
     ]
     events += [{"type": "worker_exit", "arm": a, "replicate": 0} for a in (0, 1)]
-    for event in events:
-        now[0] += 2.0
+    prices = {(u.kind, u.arm): u.seconds for u in est.units}
+    kinds = {"loaded": "process", "first_step": "first_step", "block_done": "block"}
+    for event in events:  # every unit takes its price
+        now[0] += prices[(kinds.get(event["type"], "exit"), event["arm"])]
         left.apply(event)
         seen.append(left.seconds())
     assert all(b < a for a, b in zip(seen, seen[1:], strict=False)), seen
@@ -106,3 +108,42 @@ def test_an_overrunning_compile_does_not_make_the_run_almost_done():
     now[0] += 3600.0  # inductor's first step compiles for an hour
     assert 0 < left.seconds() <= after_compile
     assert left.text() != "time left: almost done"
+
+
+def test_the_workers_pace_is_not_applied_to_the_compiles_after_them():
+    """Workers that start four times faster than priced leave the compiles' price alone."""
+    now = [0.0]
+    config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), replicates=1, accuracy=False)
+    est = estimate(config, Prices())
+    left = TimeLeft(est, clock=lambda: now[0])
+    process = next(u.seconds for u in est.units if u.kind == "process")
+    compiles = sum(u.seconds for u in est.units if u.kind == "first_step")
+    for arm in (0, 1):
+        now[0] += process / 4
+        left.apply({"type": "loaded", "arm": arm, "replicate": 0})
+    assert left.pace("process") == 0.3  # 0.25, within PACE_RANGE
+    assert left.pace("first_step") == 1.0
+    assert left.seconds() >= compiles, "the compiles keep their price"
+
+
+def test_without_history_the_inspections_probe_and_torchs_compile_rules_price_the_run():
+    from tcprof.profiler.run.estimate import COMPILE_GUESS, WARM_COMPILE_SHARE
+
+    prices = Prices().with_probe({"ms_at": {"2": 1.0, "8": 4.0}, "modules": 10})
+    keys = ("inductor", "inductor")
+    assert prices.step(keys, 32) == 16.0  # 0.5 ms per sample, no fixed cost
+    base, per = COMPILE_GUESS["inductor"]
+    first = base + per * 10
+    assert prices.compile(keys, "inductor", 32, warm=False) == first
+    # dynamic=None: the second size compiles once more, dynamic; the third reuses it
+    second = prices.compile(keys, "inductor", 64, warm=False, nth=1, dynamic=None)
+    third = prices.compile(keys, "inductor", 128, warm=False, nth=2, dynamic=None)
+    static = prices.compile(keys, "inductor", 128, warm=False, nth=2, dynamic=False)
+    assert third < second < first and static > second
+    warm = prices.compile(keys, "inductor", 32, warm=True)
+    assert warm == first * WARM_COMPILE_SHARE
+    # a larger model is priced longer to compile and to step
+    big = Prices().with_probe({"ms_at": {"2": 10.0, "8": 40.0}, "modules": 40})
+    config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), batch_sizes=(32, 64))
+    assert estimate(config, big).seconds > estimate(config, prices).seconds
+    assert Prices().with_probe(None) == Prices()

@@ -131,3 +131,18 @@ def _fake_fields() -> dict[str, Any]:
         "threads": 1,
         "accuracy": False,
     }
+
+
+def test_a_run_stopped_after_a_compile_keeps_the_compile_already_measured():
+    """Stopped after the compiled arm's first step and warm-up, before any block: its cold
+    compile is the first step less the warm-up's steady step, not dropped."""
+    s = Session()
+    s.apply({"type": "run_start", "config": _config(warmup=3), "wall_time": 1_700_000_000.0})
+    s.apply({"type": "first_step", "arm": 0, "batch_size": 8, "ms": 12.0})
+    s.apply({"type": "steps", "arm": 0, "batch_size": 8, "phase": "warmup", "ms": [2.0] * 3})
+    s.apply({"type": "first_step", "arm": 1, "batch_size": 8, "ms": 4012.0})
+    s.apply({"type": "steps", "arm": 1, "batch_size": 8, "phase": "warmup", "ms": [1.0] * 3})
+    s.apply({"type": "run_end", "status": "stopped", "wall_time": 1_700_000_010.0})
+    compiled = s.to_dict()["arms"][1]["results"][0]
+    # 4012 - 1 = 4011 ms of excess, less eager's own 12 - 2 = 10 ms
+    assert compiled["compile_cold_s"] == 4.001

@@ -1,0 +1,115 @@
+"""The small row of plot controls beside the legend: the x axis, the section shown, smoothing,
+a log y axis for step time, and a button that shows everything again after a zoom.
+
+Plain Qt widgets and their signals; `LivePlots` acts on them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QWidget,
+)
+
+from tcprof.app.common.theme import muted_colour
+from tcprof.app.plots.live_data import Section
+from tcprof.app.plots.smoothing import MAX_WEIGHT
+from tcprof.app.plots.x_axis import LABELS, MODES, SECTION
+
+LATEST = "running"
+
+
+class PlotControls(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.x_axis = QComboBox()
+        for mode in MODES:
+            self.x_axis.addItem(LABELS[mode], mode)
+        self.x_axis.setToolTip(
+            "What the plots' x axis counts:\n"
+            "step in batch size: every arm from the first (compiling) step of one batch size, "
+            "so the same x is the same step of the same phase;\n"
+            "wall-clock time: seconds since the run began, compiles drawn as spans;\n"
+            "batch sizes in a row: every batch size and round one after another, by step"
+        )
+        self.section = QComboBox()
+        self.section.addItem(LATEST, None)
+        self.section.setToolTip(
+            "Which batch size (and round) 'step in batch size' shows: the one running, or one"
+        )
+        # narrow combos (their lists open at full width): the row fits beside the setup at 1024
+        short = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        for combo, letters in ((self.x_axis, 12), (self.section, 10)):
+            combo.setSizeAdjustPolicy(short)
+            combo.setMinimumContentsLength(letters)
+        self.smoothing = QDoubleSpinBox()
+        self.smoothing.setRange(0.0, MAX_WEIGHT)
+        self.smoothing.setSingleStep(0.1)
+        self.smoothing.setDecimals(2)
+        self.smoothing.setSpecialValueText("off")
+        self.smoothing.setKeyboardTracking(False)
+        self.smoothing.setToolTip(
+            "Exponential moving average of step time and throughput (0: off, 0.99: smoothest), "
+            "as in W&B and TensorBoard; the raw points stay, faint, under the smoothed line"
+        )
+        self.log_y = QCheckBox("log y")
+        self.log_y.setToolTip("A logarithmic step-time axis")
+        self.fit = QToolButton()
+        self.fit.setText("fit")
+        self.fit.setToolTip(
+            "Show the whole x range again after a zoom (the wheel zooms x; drag pans it)"
+        )
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 8, 0)
+        layout.setSpacing(4)
+        for label, widget in (
+            ("x", self.x_axis),
+            ("", self.section),
+            ("smooth", self.smoothing),
+            ("", self.log_y),
+            ("", self.fit),
+        ):
+            if label:
+                text = QLabel(label)
+                text.setStyleSheet(f"color: {muted_colour()};")
+                layout.addWidget(text)
+            layout.addWidget(widget)
+        for widget in (self.x_axis, self.section, self.smoothing, self.log_y, self.fit):
+            widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.section.setVisible(self.mode() == SECTION)
+
+    def mode(self) -> str:
+        return str(self.x_axis.currentData())
+
+    def chosen_section(self) -> Section | None:
+        """The section chosen (None: the one running)."""
+        return _section(self.section.currentData())
+
+    def set_sections(self, sections: list[tuple[Section, str]], chosen: Section | None) -> None:
+        """The sections there are to choose from (after 'running')."""
+        have = [_section(self.section.itemData(i)) for i in range(1, self.section.count())]
+        keys = [key for key, _label in sections]
+        self.section.blockSignals(True)
+        try:
+            if have != keys:
+                while self.section.count() > 1:
+                    self.section.removeItem(1)
+                for (rep, bs), label in sections:
+                    self.section.addItem(label, f"{rep}:{bs}")  # Qt keeps a string as it is
+            index = keys.index(chosen) + 1 if chosen in keys else 0
+            self.section.setCurrentIndex(index)
+        finally:
+            self.section.blockSignals(False)
+
+
+def _section(data: object) -> Section | None:
+    if not isinstance(data, str) or ":" not in data:
+        return None
+    rep, bs = data.split(":")
+    return int(rep), int(bs)

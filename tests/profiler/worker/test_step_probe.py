@@ -1,0 +1,37 @@
+"""The inspection's step probe: a few eager steps at two small batch sizes, and the leaf
+modules, so a model never run before is priced from itself."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tcprof.profiler.worker import inputs  # noqa: E402
+from tcprof.profiler.worker.step_probe import SIZES, probe_step  # noqa: E402
+
+
+@pytest.mark.timeout(60)
+def test_the_probe_times_each_size_and_counts_leaf_modules():
+    model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
+    plan = inputs.plan_inputs(model, None, "16")
+    before = [p.detach().clone() for p in model.parameters()]
+    probe = probe_step(model, None, plan)
+    assert probe["modules"] == 3 and "error" not in probe
+    assert set(probe["ms_at"]) == set(SIZES) and all(v > 0 for v in probe["ms_at"].values())
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+@pytest.mark.timeout(60)
+def test_a_model_that_cannot_step_leaves_the_probe_empty_not_failed():
+    class Broken(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            raise RuntimeError("no")
+
+    model = Broken()
+    probe = probe_step(model, None, inputs.plan_inputs(model, None, "4"))
+    assert probe["ms_at"] == {} and "RuntimeError: no" in probe["error"]
