@@ -66,13 +66,12 @@ def test_diagnose_asks_first_with_the_stages_and_the_estimate(fake_window, qtbot
 
     dialog.cancel_button.click()
     qtbot.waitUntil(lambda: window.variants.dialog is None, timeout=2000)
-    qtbot.wait(100)
     assert not window.controller.running and window.configs == [], "Cancel runs nothing"
     assert not window.variants.config(window.setup.config).ladder, "nothing left pending"
 
     dialog = _asked(window, qtbot)
     dialog.reject()  # Escape, or the window's close button
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: window.variants.dialog is None, timeout=2000)
     assert window.configs == [] and window.variants.dialog is None
 
 

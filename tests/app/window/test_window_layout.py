@@ -153,7 +153,13 @@ def test_the_window_holds_from_1024x640_with_the_error_banner(make_window, qtbot
     insight.details.setCurrentWidget(insight.advice_page)
     qtbot.waitUntil(lambda: insight.advice.isVisible(), timeout=2000)
     window.resize(*size)
-    qtbot.wait(50)
+    qtbot.waitUntil(  # the size taken and the layout settled under it
+        lambda: (
+            (window.width(), window.height()) == size
+            and window.results.height() >= window.results.minimumSizeHint().height()
+        ),
+        timeout=2000,
+    )
     assert window.minimumSizeHint().height() <= 640
     assert (window.width(), window.height()) == size, "the window takes the size asked"
     matrix = _in_window(insight.matrix, window)
@@ -177,12 +183,11 @@ def test_the_window_holds_from_1024x640_with_the_error_banner(make_window, qtbot
     else:  # everything can be scrolled to: the advice's last row, the plots' step axis
         bar = scroll.verticalScrollBar()
         bar.setValue(bar.maximum())
-        qtbot.wait(20)
+        qtbot.waitUntil(lambda: bar.value() == bar.maximum(), timeout=2000)
         advice = _in_window(insight.advice, window)
         assert advice.bottom() <= _in_window(scroll.viewport(), window).bottom()
     window.banner.clear()
-    qtbot.wait(20)
-    assert insight.advice.viewport().height() >= 3 * row
+    qtbot.waitUntil(lambda: insight.advice.viewport().height() >= 3 * row, timeout=2000)
     window.banner.add({"kind": "load", "message": "no such file: /" + "long-folder/" * 30}, [])
-    qtbot.wait(20)
+    qtbot.waitUntil(window.banner.isVisible, timeout=2000)
     assert window.banner.minimumSizeHint().width() <= room, "a long path does not widen it"
