@@ -146,9 +146,12 @@ def _x(value: float) -> str:
     return f"{value:.2f}×"
 
 
+ONE_ROUND = "one round: no interval yet"  # a single round's speedup, in every view
+
+
 def _interval(row: dict[str, Any]) -> str:
     if row.get("interval_covers_processes") is False:
-        return " (one round: no interval yet)"  # report.table.ONE_ROUND
+        return f" ({ONE_ROUND})"
     ci = row.get("speedup_ci")
     return f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci and None not in ci else ""
 

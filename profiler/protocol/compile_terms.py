@@ -134,13 +134,6 @@ def compile_parts(row: dict[str, Any]) -> list[tuple[str, float, str]]:
     return [(name, round(max(0.0, seconds), 6), help_text) for name, seconds, help_text in parts]
 
 
-def timer_seconds(row: dict[str, Any]) -> float | None:
-    """What torch's compile timers measured for this batch size: the frames' compiles and
-    their lazy backward compiles (the sum the Logs' compile lines add up to)."""
-    _total, parts = _timers(row)
-    return sum(seconds for _n, seconds, _h in parts) if parts else None
-
-
 def split_problem(row: dict[str, Any]) -> str | None:
     """Why the compile cost has no split, in one sentence (None when it has one)."""
     total, parts = _timers(row)

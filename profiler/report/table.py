@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tcprof.profiler.analysis.verdict import fmt_memory, mark_partial, status_text
+from tcprof.profiler.analysis.verdict import ONE_ROUND, fmt_memory, mark_partial, status_text
 from tcprof.profiler.config import threads_per_process
 from tcprof.profiler.protocol.event_text import FELL_BACK
 
@@ -23,9 +23,6 @@ def fmt_ms(value: float | None) -> str:
     if value >= 1:
         return f"{value:.2f}"
     return f"{value:.3f}"
-
-
-ONE_ROUND = "one round: no interval yet"
 
 
 def one_round(row: dict[str, Any]) -> bool:
