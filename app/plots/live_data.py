@@ -22,7 +22,9 @@ Each point is kept with three coordinates, so the plots can switch x axes withou
 A line breaks (a NaN point) where a section begins and where an arm's steps skip (the discarded
 step before a timed block), so blocks and phases are not joined. Events of the untimed accuracy
 pass are not plotted. Compiles become markers (`Marker`: where, how long, and the text shown on
-hover); `phase` events say which arm waits on a compile (`waits`).
+hover); `phase` events say which arm waits on a compile (`waits`). A timed block that other
+processes slowed (`block_done` with `contended`) is kept as a `Contended` span, so the plots can
+shade the steps whose times a neighbour inflated.
 """
 
 from __future__ import annotations
@@ -147,6 +149,27 @@ class Marker:
 
 
 @dataclass
+class Contended:
+    """A timed block during which the rest of the machine was busy (its steps read slow)."""
+
+    section: Section
+    step0: int  # its first and last step, within its section
+    step1: int
+    x0: float  # the same, in "all batch sizes in a row"
+    x1: float
+    t0: float | None  # the run's time its first step began and its last ended (s)
+    t1: float | None
+    busy_elsewhere: float  # cores the rest of the machine kept busy, on average
+
+    @property
+    def text(self) -> str:
+        return (
+            f"contended block (steps {self.step0:,}–{self.step1:,}): other processes kept "
+            f"{self.busy_elsewhere:.1f} cores busy meanwhile, so these steps may read slow"
+        )
+
+
+@dataclass
 class ArmTrace:
     name: str
     eager: bool = False  # runs the uncompiled model (takes the palette's first colour)
@@ -161,6 +184,12 @@ class ArmTrace:
     slowest_ms: Series = field(default_factory=Series)
     markers: list[Marker] = field(default_factory=list)
     markers_version: int = 0
+    contended: list[Contended] = field(default_factory=list)
+    contended_version: int = 0
+    # Each measured block's first step and when it began: (section, block) -> (step, t).
+    _block_start: dict[tuple[Section, int], tuple[int, float | None]] = field(
+        default_factory=dict, repr=False
+    )
     section: Section | None = None  # the (round, batch size) its last steps were in
     next_start: int = 0  # the step after its last one (a later start is a skip: a line break)
     # What its worker is doing (a `phase` event): the phase, its batch size, when it began
@@ -503,7 +532,15 @@ class LiveData:
             if isinstance(session, dict):
                 self.set_compile_costs(session)
             return
-        if kind not in ("steps", "memory", "compile", "phase", "first_step", "worker_exit"):
+        if kind not in (
+            "steps",
+            "memory",
+            "compile",
+            "phase",
+            "first_step",
+            "worker_exit",
+            "block_done",
+        ):
             return
         trace = self._trace(event)
         if trace is None:
@@ -531,6 +568,10 @@ class LiveData:
             trace.next_start = start + len(ms)
             if trace.phase in WAIT_PHASES:
                 trace.phase = "steps"
+            block = event.get("block")
+            if isinstance(block, int) and (section, block) not in trace._block_start:
+                began = None if t is None else t - float(np.sum(ms)) / 1000.0
+                trace._block_start[(section, block)] = (start, began)
             trace.add_steps(x0, ms, event["batch_size"], t)
             fastest = event.get("ms_fastest")
             if isinstance(fastest, list) and fastest:
@@ -545,8 +586,42 @@ class LiveData:
                 if value is not None:
                     getattr(trace, key).append(x, float(value), t, section)
             self._reach(int(x), section, step)
+        elif kind == "block_done":
+            self._on_block_done(trace, event, offset, section, t)
         else:
             self._on_compile(trace, event, offset, section, t)
+
+    def _on_block_done(
+        self,
+        trace: ArmTrace,
+        event: dict[str, Any],
+        offset: int,
+        section: Section,
+        t: float | None,
+    ) -> None:
+        """A contended block becomes a span over its steps (from its first steps event)."""
+        if event.get("contended") is not True:
+            return
+        steps = int(event.get("steps") or 0)
+        block = event.get("block")
+        first = trace._block_start.get((section, block)) if isinstance(block, int) else None
+        step1 = trace.next_start - 1 if trace.section == section else None
+        if first is None or step1 is None or steps <= 0:
+            return  # its steps never came (a stopped run): nothing to shade
+        step0, t0 = first
+        trace.contended.append(
+            Contended(
+                section=section,
+                step0=step0,
+                step1=max(step0, step1),
+                x0=float(offset + step0),
+                x1=float(offset + max(step0, step1)),
+                t0=t0,
+                t1=t,
+                busy_elsewhere=float(event.get("busy_elsewhere") or 0.0),
+            )
+        )
+        trace.contended_version += 1
 
     def _on_phase(self, trace: ArmTrace, event: dict[str, Any]) -> None:
         kind = event.get("type")

@@ -58,6 +58,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import arm_qcolours, configure_pyqtgraph, muted_colour
 from tcprof.app.plots.band import band_item, band_path
+from tcprof.app.plots.contention import ContendedShading
 from tcprof.app.plots.controls import PlotControls
 from tcprof.app.plots.decimation import sample, visible_peaks, visible_range
 from tcprof.app.plots.legend import PlotLegend
@@ -229,6 +230,7 @@ class LivePlots(QWidget):
         self._clips: list[dict[int, pg.ScatterPlotItem]] = []
         self._spans: list[list[pg.LinearRegionItem]] = []
         self._wait_spans: list[pg.LinearRegionItem] = []
+        self.contention = ContendedShading(self.plots[0])
         self._bands: list = []
         self._band_seen: dict[int, int] = {}
         self._seen: dict[tuple[int, str], int] = {}
@@ -312,6 +314,7 @@ class LivePlots(QWidget):
         self._limits = None
         self._guides_key = None
         self._marker_seen = [-1] * len(self._marker_seen)
+        self.contention.invalidate()
         self._invalidate()
         for spans in self._spans:
             for span in spans:
@@ -386,7 +389,7 @@ class LivePlots(QWidget):
             return []
         items = [*self._curves[arm].values(), *self._smooth[arm].values()]
         items += [self._markers[arm], *self._clips[arm].values(), self._bands[arm]]
-        items += [*self._spans[arm], self._wait_spans[arm]]
+        items += [*self._spans[arm], self._wait_spans[arm], *self.contention.items(arm)]
         return items
 
     # -- run lifecycle ------------------------------------------------------------------------
@@ -532,6 +535,7 @@ class LivePlots(QWidget):
             self.plots[0].removeItem(span)
         for band in self._bands:
             self.plots[0].removeItem(band)
+        self.contention.clear()
         self._remove_guides()
         self.legend.set_arms([], [])
         self.crosshair.follow(None, [], False)
@@ -710,6 +714,8 @@ class LivePlots(QWidget):
                 self._band_seen[i] = trace.fastest_ms.version
                 self._draw_band(i, x0, x1)
                 changed = True
+        if index == 0:
+            changed |= self.contention.draw(self.data, self.axis, self.colours, self.hidden)
         if drawn and index in ROBUST:
             self._fit_y(index, x0, x1)
         if index == 2 and self.data.device is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tcprof.app.plots.live_data import LiveData, Marker, Section, Series
+from tcprof.app.plots.live_data import Contended, LiveData, Marker, Section, Series
 
 SECTION = "section"
 WALL = "wall"
@@ -88,6 +88,19 @@ class XAxis:
         if self.mode == ROW:
             return marker.x
         return marker.step if marker.section == self.section(data) else None
+
+    def region(self, data: LiveData, block: Contended) -> tuple[float, float] | None:
+        """Where a contended block's steps lie on this axis (None: not on it); half a step
+        either side, so a block covers its points."""
+        if self.mode == WALL:
+            if block.t0 is None or block.t1 is None:
+                return None
+            return block.t0, block.t1
+        if self.mode == ROW:
+            return block.x0 - 0.5, block.x1 + 0.5
+        if block.section != self.section(data):
+            return None
+        return block.step0 - 0.5, block.step1 + 0.5
 
     def guides(self, data: LiveData) -> list[tuple[float, str]]:
         """(x, label) of the vertical lines: where each section began, or (one section) where

@@ -150,10 +150,25 @@ ONE_ROUND = "one round: no interval yet"  # a single round's speedup, in every v
 
 
 def _interval(row: dict[str, Any]) -> str:
+    """' [1.02–1.18]'; ' [1.02–1.18] (not after Holm)' when the run's family-wise adjustment
+    does not keep the difference, as the table says beside the same figure."""
     if row.get("interval_covers_processes") is False:
         return f" ({ONE_ROUND})"
     ci = row.get("speedup_ci")
-    return f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci and None not in ci else ""
+    text = f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci and None not in ci else ""
+    if not holds_after_adjustment(row):
+        text += f" ({NOT_AFTER_HOLM})"
+    return text
+
+
+NOT_AFTER_HOLM = "not after Holm"
+
+
+def holds_after_adjustment(row: dict[str, Any]) -> bool:
+    """False for a faster or slower verdict that the family-wise adjustment does not keep."""
+    return not (
+        row.get("holds_after_adjustment") is False and row.get("verdict") in ("faster", "slower")
+    )
 
 
 def _sizes(rows: list[dict[str, Any]]) -> str:
@@ -293,9 +308,9 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
         text += " (partial: the run was stopped before every step was measured)"
     if failed or "failed" in groups:
         tone = BAD  # a faster arm that is wrong or broken somewhere is not a win
-    elif "faster" in groups:
-        tone = GOOD
-    elif "slower" in groups or "fell_back" in groups:
+    elif any(holds_after_adjustment(r) for r in groups.get("faster", [])):
+        tone = GOOD  # a win only where it survives the run's family-wise adjustment
+    elif any(holds_after_adjustment(r) for r in groups.get("slower", [])) or "fell_back" in groups:
         tone = BAD
     else:
         tone = NEUTRAL

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tcprof.profiler.analysis.verdict import ONE_ROUND, fmt_memory, mark_partial, status_text
+from tcprof.profiler.analysis.verdict import (
+    NOT_AFTER_HOLM,
+    ONE_ROUND,
+    fmt_memory,
+    holds_after_adjustment,
+    mark_partial,
+    status_text,
+)
 from tcprof.profiler.config import threads_per_process
 from tcprof.profiler.protocol.event_text import FELL_BACK
 
@@ -88,8 +95,8 @@ def fmt_verdict(row: dict[str, Any]) -> str:
             return f"A/A {'+' if change >= 0 else '−'}{abs(change):.0f}% (flagged)"
         return "A/A ok" if row.get("aa_ci") else "-"
     text = VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
-    if row.get("holds_after_adjustment") is False and row.get("verdict") in ("faster", "slower"):
-        text += " (not after Holm)"
+    if not holds_after_adjustment(row):
+        text += f" ({NOT_AFTER_HOLM})"
     return text
 
 

@@ -165,3 +165,47 @@ def test_a_distributed_arm_shows_its_rank_spread_under_the_slowest_curve(plots):
     assert "fastest to slowest rank" in plots.legend.text()
     no_spread = _run(plots)
     assert no_spread and plots._bands[0].path().isEmpty()
+
+
+def test_a_contended_block_is_shaded_over_its_steps_on_every_axis(plots):
+    """A block the rest of the machine slowed (block_done, contended) is a hatched region over
+    exactly its steps, with the reason on hover; a quiet block is not shaded."""
+    from tcprof.app.plots.x_axis import ROW, WALL
+
+    data = LiveData(["eager", "inductor"], [8], warmup=2, steps=10, device="cpu")
+    plots.start(data)
+    plots.timer.stop()
+    for block, contended in ((0, False), (1, True)):
+        start = 3 + block * 11  # warm-up 1..2, a discarded step before each block
+        ms = [2.0] * 10
+        t = 1.0 + block
+        event = {"type": "steps", "arm": 1, "batch_size": 8, "start": start, "ms": ms}
+        data.apply({**event, "phase": "measure", "block": block, "t": t})
+        data.apply(
+            {
+                "type": "block_done",
+                "arm": 1,
+                "batch_size": 8,
+                "block": block,
+                "steps": 10,
+                "busy_elsewhere": 1.4,
+                "contended": contended,
+                "t": t,
+            }
+        )
+    plots.refresh()
+    (region,) = plots.contention.items(1)
+    assert region.getRegion() == (13.5, 23.5)  # steps 14..23
+    assert "contended block (steps 14–23)" in region.toolTip()
+    assert "1.4 cores" in region.toolTip()
+    assert plots.contention.items(0) == []
+    plots.axis.mode = WALL
+    plots._axis_changed()
+    (region,) = plots.contention.items(1)
+    assert region.getRegion() == pytest.approx((1.98, 2.0))
+    plots.axis.mode = ROW
+    plots._axis_changed()
+    (region,) = plots.contention.items(1)
+    assert region.getRegion() == (13.5, 23.5)
+    plots.legend.set_shown(1, False)  # hiding the arm hides its shading
+    assert not region.isVisible()

@@ -193,3 +193,20 @@ def test_tcprof_run_prints_the_verdict_under_the_table():
     session = _session(_row(8, **FASTER))
     text = render_summary(session)
     assert "verdict:\n  inductor is 1.21× faster at bs 8" in text
+
+
+def test_a_difference_holm_does_not_keep_is_said_so_and_not_coloured_as_a_win():
+    """The sentence says what the table says beside the same figure: a faster (or slower) verdict
+    that the run's family-wise adjustment does not keep is named, and its tone stays neutral."""
+    kept, _ = _only(_session(_row(8, **FASTER, holds_after_adjustment=True)))
+    assert "(not after Holm)" not in kept
+    row = _row(8, **FASTER, holds_after_adjustment=False)
+    text, tone = _only(_session(row))
+    assert "1.21× faster at bs 8 [1.17–1.28] (not after Holm)" in text
+    assert tone == NEUTRAL
+    header, cells = table_rows(_session(row))
+    (table_row,) = [r for r in cells if r[0] == "inductor"]
+    assert table_row[header.index("verdict")] == "faster (not after Holm)"
+    slower = {**FASTER, "speedup": 0.8, "speedup_ci": [0.7, 0.9], "verdict": "slower"}
+    text, tone = _only(_session(_row(8, **slower, holds_after_adjustment=False)))
+    assert "(not after Holm)" in text and tone == NEUTRAL
