@@ -25,7 +25,7 @@ run: $(STAMP)
 # then the timing-sensitive tests (marked serial) alone, so their deadlines stay honest.
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" --durations=15
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m serial --durations=10
+	QT_QPA_PLATFORM=offscreen TCPROF_FORK_WORKERS=untimed $(BIN)/python -m pytest -q -m serial --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

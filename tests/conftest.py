@@ -12,6 +12,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # sub-processes (each importing torch again) costs more than it saves, and the tests check what
 # a compile does, not how fast. Users' runs keep torch's default.
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+# Timed arms forked too (profiler/process/forked.py): a forked worker's steps do not time as a
+# fresh one's, but these tests check behaviour, and torch's import is most of a short run's
+# CPU. The timing-sensitive pass (make test's second) keeps the default: timed arms fresh.
+os.environ.setdefault("TCPROF_FORK_WORKERS", "all")
 
 
 @pytest.fixture(autouse=True)
@@ -24,15 +28,13 @@ def private_home(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def no_leaked_workers():
     """Fail a test that leaves a worker process (or its compile sub-processes) running."""
-    me = psutil.Process()
+    from tests.support.processes import worker_processes
+
     yield
-    leaked = []
-    for child in me.children(recursive=True):
-        try:
-            if "tcprof.profiler.worker" in " ".join(child.cmdline()):
-                leaked.append(child)
-        except psutil.Error:
-            continue
+    leaked = worker_processes()
     for child in leaked:
-        child.kill()
+        try:
+            child.kill()
+        except psutil.Error:
+            pass
     assert not leaked, f"worker processes left running: {[c.pid for c in leaked]}"

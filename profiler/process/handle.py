@@ -21,11 +21,22 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 from tcprof.profiler.protocol.types import Event
 
 
+class Proc(Protocol):
+    """What OwnProcess uses of its process: a `subprocess.Popen`, or a forked worker's
+    stand-in (profiler/process/forked.py)."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
 class OwnProcess:
     """`alive`, `wait` and `signal_group` for a handle whose worker, launcher or ssh client is
     `self.proc`, started as the leader of its own process group (`pid`)."""
 
-    proc: subprocess.Popen[bytes]
+    proc: Proc
     pid: int
     _group_gone: bool = False
 

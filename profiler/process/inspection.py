@@ -25,7 +25,7 @@ def _ask(
 ) -> dict[str, Any]:
     """what: the question in words, for an error ('the inspection of the model file')."""
     inbox: Inbox = queue.Queue()
-    worker = WorkerProcess(0, inbox)
+    worker = WorkerProcess(0, inbox, timed=False)
     deadline = time.monotonic() + timeout_s
     try:
         worker.send(command)

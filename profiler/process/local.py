@@ -1,7 +1,8 @@
 """A worker process as the engine sees it: start, send commands, read events, stop, classify.
 
-Workers are fresh interpreters (never forked: CUDA cannot be re-initialised in a fork) in their
-own session, so Stop ends the worker *and* whatever it started (inductor's compile
+Timed workers are fresh interpreters; untimed ones (inspection, the accuracy pass) are forked
+from the engine's fork server (forked.py: torch imported once, never CUDA) when that starts
+them in the same state. Either way each leads its own session, so Stop ends the worker *and* whatever it started (inductor's compile
 sub-processes, a model's own children): the whole process group is killed whenever a worker
 ends, normally or not. Commands go through a private pipe (its fd number in TCPROF_COMMAND_FD);
 the model's stdin is /dev/null and breakpoint() is off, so a model that reads input fails at
@@ -31,6 +32,12 @@ from pathlib import Path
 from typing import IO, Any
 
 import tcprof
+from tcprof.profiler.process.forked import (
+    START_TIMEOUT_S,
+    ForkedChild,
+    fork_server,
+    may_fork,
+)
 from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.log_limit import LogLimiter
 from tcprof.profiler.protocol.events import decode
@@ -46,6 +53,7 @@ WORKER_COMMAND = [
     "-m",
     "tcprof.profiler.worker",
 ]
+FORK_SERVER_COMMAND = WORKER_COMMAND[:-1] + ["tcprof.profiler.worker.zygote"]
 # Read by profiler/worker/__main__.py and profiler/worker/lifeline.py (no import: no torch here).
 COMMAND_FD_ENV = "TCPROF_COMMAND_FD"
 PARENT_PID_ENV = "TCPROF_PARENT_PID"
@@ -136,7 +144,17 @@ def worker_env(extra_env: dict[str, str] | None, command_fd: int | None) -> dict
 class WorkerProcess(OwnProcess):
     """A `WorkerHandle` backed by a `python -m tcprof.profiler.worker` child process."""
 
-    def __init__(self, index: int, inbox: Inbox, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        index: int,
+        inbox: Inbox,
+        extra_env: dict[str, str] | None = None,
+        wait_for_fork_server: bool = True,
+        timed: bool = True,
+    ) -> None:
+        """timed=False: no figure is read from its steps, so it may be forked (forked.py);
+        wait_for_fork_server=False: spawn fresh rather than wait for a fork server still
+        importing torch (the window's pre-started workers, filled from the GUI thread)."""
         self.index = index
         self._inbox = inbox
         self._threads: list[threading.Thread] = []
@@ -144,21 +162,28 @@ class WorkerProcess(OwnProcess):
         self._output_tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
         self._output_limit = LogLimiter(self._put)
         self._channel_limit = LogLimiter(self._put)
-        read_fd, write_fd = os.pipe()
-        try:
-            self.proc = SPAWNER.popen(
-                WORKER_COMMAND,
-                close_after=read_fd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(read_fd,),
-                start_new_session=True,
-                env=worker_env(extra_env, read_fd),
-            )
-        except BaseException:
-            os.close(write_fd)
-            raise
+        self.proc: subprocess.Popen[bytes] | ForkedChild
+        forked = _forked(extra_env, wait_for_fork_server) if may_fork(timed) else None
+        if forked is not None:
+            self.proc = forked
+            write_fd = forked.commands_fd
+        else:
+            read_fd, write_fd = os.pipe()
+            try:
+                self.proc = SPAWNER.popen(
+                    WORKER_COMMAND,
+                    close_after=read_fd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    pass_fds=(read_fd,),
+                    start_new_session=True,
+                    env=worker_env(extra_env, read_fd),
+                )
+            except BaseException:
+                os.close(write_fd)
+                raise
+        self.forked = forked is not None
         self._commands = os.fdopen(write_fd, "wb")
         self.pid = self.proc.pid
         self._reader(self.proc.stdout, self._read_events)
@@ -241,6 +266,20 @@ class WorkerProcess(OwnProcess):
 
     def classify_exit(self) -> dict[str, Any]:
         return classify_exit(self.proc.poll(), self.stopped_by_us)
+
+
+def _forked(extra_env: dict[str, str] | None, wait: bool) -> ForkedChild | None:
+    """A worker forked from the fork server, when it starts as a fresh one would; else None."""
+    server = fork_server(FORK_SERVER_COMMAND, worker_env(None, None), SPAWNER.popen)
+    env = worker_env(extra_env, None)
+    if server is None or not server.serves(env):
+        return None
+    if not server.wait_ready(START_TIMEOUT_S if wait else 0.0):
+        return None
+    try:
+        return server.fork(env, os.getcwd())
+    except OSError:
+        return None
 
 
 def bounded_lines(stream: IO[bytes]) -> Iterator[str]:

@@ -33,7 +33,7 @@ class WorkerPool:
             self._collect()
             missing = self.size - len(self._ready) - len(self._warming)
             for _ in range(max(0, missing)):
-                worker = WorkerProcess(self._next_id, self._inbox)
+                worker = WorkerProcess(self._next_id, self._inbox, wait_for_fork_server=False)
                 worker.send({"cmd": "warm"})
                 self._warming[self._next_id] = worker
                 self._next_id -= 1

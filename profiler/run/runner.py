@@ -66,9 +66,11 @@ def split_steps(steps: int, blocks: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(blocks)]
 
 
-def start_worker_process(index: int, inbox: Inbox, env: dict[str, str]) -> WorkerProcess:
-    """The real WorkerFactory: a fresh `python -m tcprof.profiler.worker`."""
-    return WorkerProcess(index, inbox, extra_env=env)
+def start_worker_process(
+    index: int, inbox: Inbox, env: dict[str, str], timed: bool = True
+) -> WorkerProcess:
+    """The real WorkerFactory: a `python -m tcprof.profiler.worker` (forked when untimed)."""
+    return WorkerProcess(index, inbox, extra_env=env, timed=timed)
 
 
 class Runner:
@@ -350,7 +352,8 @@ class Runner:
                 self.config, index, inbox, env, nproc, root, self._threads(index)
             )
         if not self._distributed(index):
-            return start_worker_process(index, inbox, env)
+            timed = self._workers.replicate != ACCURACY_PASS
+            return start_worker_process(index, inbox, env, timed=timed)
         replicate = self._workers.replicate
         assert replicate is not None  # workers start within a round (ArmSupervisor.begin)
         untimed = replicate == ACCURACY_PASS  # node 0's ranks alone

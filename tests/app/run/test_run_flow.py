@@ -7,26 +7,19 @@ import json
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
 from tcprof.app.window.close_guard import question_text, stop_and_close
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
+from tests.support.processes import worker_processes
 
 LONG_STEPS = 1_000_000
 
 
 def _worker_pids() -> list[int]:
-    pids = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if "tcprof.profiler.worker" in " ".join(child.cmdline()):
-                pids.append(child.pid)
-        except psutil.Error:
-            continue
-    return pids
+    return [p.pid for p in worker_processes()]
 
 
 def _press_run(qtbot, window) -> None:

@@ -284,6 +284,8 @@ def test_a_dropped_connection_keeps_what_was_measured(tmp_path, monkeypatch):
 
 def test_stop_during_a_compile_leaves_no_remote_process(tmp_path, monkeypatch):
     _shim(monkeypatch, "local")
+    # A fresh remote worker, so its CPU time includes torch's import (a forked one's does not).
+    monkeypatch.setenv("TCPROF_FORK_WORKERS", "0")
     model = _model(tmp_path / "m", forward="time.sleep(300)")
     config = _config(model, arms=(ArmSpec("aot_eager"),))
     inbox: queue.Queue = queue.Queue()
