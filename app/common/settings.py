@@ -55,6 +55,14 @@ class Preferences:
     def set_hidden_columns(self, columns: list[str]) -> None:
         self._s.setValue("summary_hidden_columns", json.dumps(columns))
 
+    # -- the plots' choices (x axis, smoothing, log y) -----------------------------------------
+    def plot_choices(self) -> dict[str, Any]:
+        value = self._get_json("plot_choices", {})
+        return value if isinstance(value, dict) else {}
+
+    def set_plot_choices(self, choices: dict[str, Any]) -> None:
+        self._s.setValue("plot_choices", json.dumps(choices))
+
     # -- recent hosts (--host) -------------------------------------------------------------------
     def recent_hosts(self) -> list[str]:
         value = self._get_json("recent_hosts", [])
