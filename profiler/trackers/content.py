@@ -20,6 +20,9 @@ from tcprof.profiler.report.table import table_rows
 from tcprof.profiler.store.steps_csv import STEPS_HEADER, steps_rows
 
 Param = str | int | float | bool
+# The per-step series' names (then `/bs<batch size>`), the same in every tracker.
+STEP_MS = "step_ms"
+THROUGHPUT = "throughput"  # samples per second of each step (a headline's samples_per_s apart)
 # steps.csv's memory columns, logged per step where the first round read them.
 MEMORY_COLUMNS = ("rss_mb", "cuda_alloc_mb", "cuda_reserved_mb")
 # A result row's figures logged per batch size (name -> the row's key or an interval's end).
@@ -51,7 +54,7 @@ class StepSeries:
     batch_size: int
     steps: list[int]
     ms: list[float]
-    samples_per_s: list[float]
+    throughput: list[float]
     memory: dict[str, list[tuple[int, float]]]
 
 
@@ -172,7 +175,7 @@ def step_series(session: dict[str, Any]) -> dict[str, list[StepSeries]]:
                 batch_size=bs,
                 steps=[int(r[col["step"]]) for r in rows],
                 ms=ms,
-                samples_per_s=[samples * 1000.0 / m for m in ms],
+                throughput=[samples * 1000.0 / m for m in ms],
                 memory=memory,
             )
         )

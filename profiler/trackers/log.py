@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tcprof.profiler.store.files import load_session
 from tcprof.profiler.trackers.content import SessionLog, session_log
@@ -33,14 +34,19 @@ def tensorboard_dir(spec: TrackerSpec, folder: Path) -> Path:
     return folder / DEFAULT_TENSORBOARD_DIR
 
 
-def _log_one(spec: TrackerSpec, log: SessionLog, mlflow_experiment: str | None) -> str:
+def _log_one(
+    spec: TrackerSpec, log: SessionLog, session: dict[str, Any], mlflow_experiment: str | None
+) -> str:
     """Log to one tracker; the line that says where it went."""
     if spec.kind == "tensorboard":
         from tcprof.profiler.trackers.tensorboard_log import write_tensorboard
 
         written = write_tensorboard(log, tensorboard_dir(spec, log.folder))
         return f"logged to TensorBoard: {written} (tensorboard --logdir {written.parent})"
-    raise ValueError(f"--log-to {spec}: not a tracker tcprof logs to")
+    from tcprof.profiler.trackers.mlflow_log import log_mlflow
+
+    assert spec.target, "parse_spec fills mlflow's URI"
+    return log_mlflow(log, session, spec.target, mlflow_experiment)
 
 
 def log_session(
@@ -60,7 +66,7 @@ def log_session(
     warnings: list[str] = []
     for spec in parsed:
         try:
-            where = _log_one(spec, log, mlflow_experiment)
+            where = _log_one(spec, log, loaded.session, mlflow_experiment)
         except Exception as exc:  # a tracker's failure of any kind: the session stays saved
             warnings.append(f"could not log to {spec}: {one_line(exc)}")
             continue

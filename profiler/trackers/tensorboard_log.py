@@ -1,7 +1,7 @@
 """A session as TensorBoard runs: `DIR/<session folder>/<arm>`, one run per arm.
 
 Written with TensorBoard's own event-file writer and summary protos (no TensorFlow, no torch):
-scalars (`step_ms/bs8`, `samples_per_s/bs8`, `rss_mb/bs8` ... per measured step, steps.csv's step
+scalars (`step_ms/bs8`, `throughput/bs8`, `rss_mb/bs8` ... per measured step, steps.csv's step
 numbers; `headline/<figure>` with the batch size as the step), text (`compile/bs8` at the step
 that compiled, `summary/table`, `summary/verdict`, and the whole session's `session/table` and
 `session/verdict` in the baseline's run) and the configuration as hparams. Imported only when a
@@ -20,7 +20,7 @@ from tensorboard.plugins.scalar.summary_v2 import scalar_pb
 from tensorboard.plugins.text.summary_v2 import text_pb
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from tcprof.profiler.trackers.content import ArmLog, SessionLog
+from tcprof.profiler.trackers.content import STEP_MS, THROUGHPUT, ArmLog, SessionLog
 
 EVENT_FILE_PREFIX = "events.out.tfevents."
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=,()+\-]+")
@@ -70,9 +70,9 @@ class _Run:
 def _write_arm(run: _Run, arm: ArmLog, log: SessionLog) -> None:
     for series in arm.series:
         bs = series.batch_size
-        for step, ms, rate in zip(series.steps, series.ms, series.samples_per_s, strict=True):
-            run.scalar(tag_of("step_ms", bs), ms, step)
-            run.scalar(tag_of("samples_per_s", bs), rate, step)
+        for step, ms, rate in zip(series.steps, series.ms, series.throughput, strict=True):
+            run.scalar(tag_of(STEP_MS, bs), ms, step)
+            run.scalar(tag_of(THROUGHPUT, bs), rate, step)
         for column, points in series.memory.items():
             for step, value in points:
                 run.scalar(tag_of(column, bs), value, step)

@@ -53,7 +53,7 @@ def test_step_time_throughput_and_memory_per_step_are_steps_csv(logged, saved_se
     for (arm, bs), rows in _steps_csv(saved_session).items():
         acc = accumulator(runs / arm)
         step_ms = series(acc, f"step_ms/bs{bs}")
-        rate = series(acc, f"samples_per_s/bs{bs}")
+        rate = series(acc, f"throughput/bs{bs}")
         assert sorted(step_ms) == [int(r["step"]) for r in rows]  # every measured step
         for r in rows:
             step, ms = int(r["step"]), float(r["ms"])
