@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -223,3 +225,21 @@ def test_a_server_that_fails_every_request_is_one_warning(session_copy, monkeypa
     assert warnings[0].startswith(f"could not log to mlflow:{uri}: ")
     assert "\n" not in warnings[0] and len(warnings[0]) <= 400
     assert (session_copy / "session.json").is_file()
+
+
+def test_the_log_to_command_into_a_named_experiment(server, session_copy):
+    server.wait_ready()
+    done = subprocess.run(
+        [sys.executable, "-m", "tcprof.profiler", "log-to", f"mlflow:{server.uri}"]
+        + [str(session_copy), "--mlflow-experiment", "from-the-cli"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""  # MLflow's own "View run" lines are hushed
+    client = MlflowClient(tracking_uri=server.uri)
+    parent, children = _runs(client, "from-the-cli", session_copy.name)
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"tcprof: logged to MLflow: run {parent.info.run_id} in experiment")
+    assert len(children) == len(_session(session_copy)["arms"])
