@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import posixpath
+import re
 import socket
 import tempfile
 import urllib.parse
@@ -40,7 +42,17 @@ PROBE_TIMEOUT_S = 5.0
 # The files uploaded with the session's run, and the format that renders each when it is missing.
 ARTIFACTS = {SESSION_JSON: "json", STEPS_CSV: "csv", REPORT_HTML: "html", REPORT_MD: "md"}
 
+MAX_KEY_CHARS = 250
+_NOT_IN_A_KEY = re.compile(r"[^\w.\- /]+")  # what MLflow refuses in a param or metric name
+
 T = TypeVar("T")
+
+
+def mlflow_key(name: str) -> str:
+    """A name MLflow takes as a param or metric key: a session from elsewhere may hold config
+    keys with any characters, and one refused key would refuse the whole batch."""
+    key = posixpath.normpath(_NOT_IN_A_KEY.sub("_", name)).lstrip("/.") or "_"
+    return key[:MAX_KEY_CHARS]
 
 
 def experiment_name(given: str | None) -> str:
@@ -71,7 +83,8 @@ def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
 
 
 def _params(values: dict[str, Any]) -> list[Param]:
-    return [Param(k, str(v)[:MAX_PARAM_CHARS]) for k, v in values.items()]
+    keyed = {mlflow_key(k): str(v)[:MAX_PARAM_CHARS] for k, v in values.items()}
+    return [Param(k, v) for k, v in keyed.items()]
 
 
 def _tag(text: str) -> str:

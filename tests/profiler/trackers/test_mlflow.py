@@ -243,3 +243,32 @@ def test_the_log_to_command_into_a_named_experiment(server, session_copy):
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"tcprof: logged to MLflow: run {parent.info.run_id} in experiment")
     assert len(children) == len(_session(session_copy)["arms"])
+
+
+def test_config_keys_mlflow_refuses_are_renamed_not_fatal(server, session_copy):
+    """A session from elsewhere may hold config keys with any characters."""
+    server.wait_ready()
+    session = _session(session_copy)
+    session["config"]["odd key!"] = 1
+    session["config"]["plugin"] = {"a//b": "x"}
+    (session_copy / "session.json").write_text(json.dumps(session))
+    assert log_session(session_copy, [f"mlflow:{server.uri}"], mlflow_experiment="odd") == []
+    parent, _ = _runs(MlflowClient(tracking_uri=server.uri), "odd", session_copy.name)
+    assert parent.data.params["odd key_"] == "1"
+    assert parent.data.params["plugin.a/b"] == "x"
+
+
+def test_a_run_whose_logging_fails_half_way_is_marked_failed(session_copy, tmp_path):
+    """A local store (no server) whose experiment keeps its artifacts under a file: the runs
+    are made, the upload fails, and the session's run says FAILED instead of running on."""
+    uri = f"sqlite:///{tmp_path / 'local.db'}"
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    client = MlflowClient(tracking_uri=uri)
+    client.create_experiment("broken", artifact_location=str(blocked / "artifacts"))
+    warnings = log_session(session_copy, [f"mlflow:{uri}"], mlflow_experiment="broken")
+    assert len(warnings) == 1 and warnings[0].startswith(f"could not log to mlflow:{uri}: ")
+    parent, children = _runs(client, "broken", session_copy.name)
+    assert parent.info.status == "FAILED"
+    assert {r.info.status for r in children.values()} == {"FINISHED"}  # they were logged
+    assert (session_copy / "session.json").is_file()
