@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QToolButton
 from tcprof.app.sessions.actions import SessionActions
 from tcprof.app.sessions.tracker_dialog import TrackerDialog
 from tests.app.conftest import write_session
-from tests.profiler.trackers.tb_read import accumulator, series
+from tests.support.tensorboard_read import accumulator, series
 
 pytestmark = [pytest.mark.tracker, pytest.mark.timeout(120)]
 
@@ -54,6 +54,7 @@ def test_logging_to_tensorboard_in_the_background(actions, shown, qtbot, tmp_pat
     assert medians == {8: pytest.approx(actions.session["arms"][1]["results"][0]["median_ms"])}
 
 
+@pytest.mark.serial  # a deadline of seconds: the GUI thread's longest pause
 def test_a_tracker_that_hangs_never_freezes_the_window(actions, shown, qtbot, monkeypatch):
     """A server that takes the connection and never answers: the window's event loop runs
     on (a timer keeps ticking) until MLflow's timeout makes it one warning."""

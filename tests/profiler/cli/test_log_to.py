@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from tcprof.profiler.cli.main import build_parser
-from tests.profiler.trackers.mlflow_server import free_port
-from tests.profiler.trackers.tb_read import accumulator, series
 from tests.support.cli import FAST
+from tests.support.mlflow_server import free_port
+from tests.support.tensorboard_read import accumulator, series
 
 pytestmark = [pytest.mark.tracker, pytest.mark.timeout(240)]
 FAIL_FAST = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0", "MLFLOW_HTTP_REQUEST_TIMEOUT": "3"}

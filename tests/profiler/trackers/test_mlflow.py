@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
+from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
-from tests.profiler.trackers.mlflow_server import MlflowServer, free_port
+from tests.support.mlflow_server import MlflowServer, free_port
 
 pytestmark = [pytest.mark.tracker, pytest.mark.timeout(300)]
 EXPERIMENT = "tcprof-tests"
@@ -84,7 +86,14 @@ def test_one_run_per_session_and_a_nested_run_per_arm(logged, saved_session, ser
         f"logged to MLflow: run {run_id} in experiment '{EXPERIMENT}' at {server.uri} "
         f"({server.uri}/#/experiments/{parent.info.experiment_id}/runs/{run_id})"
     ]
-    assert "slower" in parent.data.tags["mlflow.note.content"]  # the verdict as its description
+    note = parent.data.tags["mlflow.note.content"]  # its description: verdict and table
+    assert md_text(verdict_lines(session)[0]) in note
+    assert "| arm | bs |" in note
+    for arm in session["arms"]:
+        arm_note = children[arm["name"]].data.tags["mlflow.note.content"]
+        assert sum(line.startswith(f"| {arm['name']} |") for line in arm_note.splitlines()) == len(
+            arm["results"]
+        )
 
 
 def test_the_configuration_as_params(logged, saved_session):

@@ -14,7 +14,7 @@ import pytest
 from tcprof.profiler.analysis.verdict import session_verdicts
 from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
-from tests.profiler.trackers.tb_read import accumulator, hparams, series, tags
+from tests.support.tensorboard_read import accumulator, hparams, series, tags
 
 pytestmark = [pytest.mark.tracker, pytest.mark.timeout(240)]
 
