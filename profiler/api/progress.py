@@ -47,6 +47,11 @@ ProgressCallback = Callable[[Progress], object]
 ProgressChoice = bool | ProgressCallback | None
 
 
+def check_progress(progress: object) -> None:
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise ValueError(f"progress= is True, False or a callable, not {progress!r}")
+
+
 class _NotebookProgress(TerminalProgress):
     """The CLI's progress wording (which events are worth a line), drawn in a cell."""
 
@@ -91,8 +96,7 @@ class RunProgress:
                 if in_notebook()
                 else TerminalProgress(config, names, show_output=show_output)
             )
-        elif progress not in (None, False):
-            raise ValueError(f"progress= is True, False or a callable, not {progress!r}")
+        check_progress(progress)
 
     def __call__(self, event: Event) -> None:
         if self._shown is not None:

@@ -23,7 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.api import options as run_options
-from tcprof.profiler.api.progress import ProgressChoice, RunProgress, TcprofWarning
+from tcprof.profiler.api.progress import (
+    ProgressChoice,
+    RunProgress,
+    TcprofWarning,
+    check_progress,
+)
 from tcprof.profiler.api.session import Session, load
 from tcprof.profiler.api.shipping import Shipment, pack
 from tcprof.profiler.cli.main import save_reports
@@ -109,6 +114,7 @@ def run_parsed(
 ) -> Session:
     """A run from `tcprof run`'s parsed arguments (tcprof.run's, or the %tcprof magic's);
     `model` a Python object to ship instead of a model file."""
+    check_progress(progress)
     config, shipment = _config(args, model, make_batch)
     label = (
         shipment.name if shipment else args.example or Path(args.model_file).stem  # as the CLI

@@ -6,20 +6,24 @@ cloudpickle into the run's folder (config.PICKLED_MODEL_FILE), where a worker lo
 
 from __future__ import annotations
 
+import contextlib
 import keyword
-from collections.abc import Callable
+import site
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from tcprof.profiler.config import PICKLED_MODEL_FILE
 
 # What cloudpickle cannot carry, in the one line an error and the docs give.
 CANNOT_SHIP = (
-    "classes and functions defined in a notebook or __main__ travel by value with the globals "
-    "they use; what they capture of live process state (open files, sockets, locks, threads, "
-    "a CUDA context) cannot travel, and modules imported from files travel by name, so the "
-    "workers must be able to import them"
+    "classes and functions defined in a notebook, a script or a module of your own travel by "
+    "value with the globals they use; what they capture of live process state (open files, "
+    "sockets, locks, threads, a CUDA context) cannot travel, and what they import from "
+    "installed packages travels by name, so the workers must be able to import it"
 )
 DEFAULT_NAME = "make_model"
 
@@ -46,6 +50,43 @@ class Shipment:
         return path
 
 
+def _installed(module: ModuleType) -> bool:
+    """A module the workers import by name: built in, or under a site-packages folder (an
+    installed package, tcprof and torch included)."""
+    file = getattr(module, "__file__", None)
+    if not file:
+        return True
+    path = Path(file).resolve()
+    roots = [*site.getsitepackages(), site.getusersitepackages(), sys.base_prefix, sys.prefix]
+    if module.__name__.partition(".")[0] in ("tcprof", "torch"):
+        return True
+    return any(path.is_relative_to(Path(r).resolve()) for r in roots if r)
+
+
+@contextlib.contextmanager
+def _by_value(objects: list[Any]) -> Iterator[None]:
+    """The user's own modules that define `objects` pickled by value while they are packed
+    (a pytest file, a module beside a script: the workers could not import them by name;
+    __main__, a notebook's cells included, is pickled by value already)."""
+    import cloudpickle
+
+    modules = {
+        module.__name__: module
+        for obj in objects
+        if (module := sys.modules.get(getattr(obj, "__module__", None) or "")) is not None
+        and module.__name__ != "__main__"
+        and module.__name__ not in cloudpickle.list_registry_pickle_by_value()
+        and not _installed(module)
+    }
+    for module in modules.values():
+        cloudpickle.register_pickle_by_value(module)
+    try:
+        yield
+    finally:
+        for name in modules:
+            cloudpickle.unregister_pickle_by_value(sys.modules[name])
+
+
 def pack(model: Callable[..., Any], make_batch: Callable[..., Any] | None = None) -> Shipment:
     """The factory (and make_batch) pickled by value. ValueError (one line, with
     CANNOT_SHIP) when cloudpickle cannot pickle them."""
@@ -54,7 +95,8 @@ def pack(model: Callable[..., Any], make_batch: Callable[..., Any] | None = None
     name = factory_name(model)
     payload = {"name": name, "make_model": model, "make_batch": make_batch}
     try:
-        data = cloudpickle.dumps(payload)
+        with _by_value([model, make_batch]):
+            data = cloudpickle.dumps(payload)
     except Exception as exc:
         what = getattr(model, "__name__", type(model).__name__)
         raise ValueError(
