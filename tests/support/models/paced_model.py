@@ -1,34 +1,46 @@
 """A model whose arms' speeds are fixed by construction, for the CI-gate tests: a step's time
-is mostly sleep, so the order of the arms holds on any machine, however loaded.
+is mostly a pause, so the order of the arms holds on any machine, however loaded.
 
-Its eager forward sleeps EAGER_SLEEP_S; a compiled forward does not (dynamo traces the
-`torch.compiler.is_compiling()` branch as taken, so the sleep is not in the graph). Importing
-it registers `sleepy_TESTING_ONLY`, a backend that sleeps SLEEPY_S before running dynamo's
-graph. So `aot_eager` is several times faster than eager and `sleepy_TESTING_ONLY` several
-times slower, and both train exactly as eager does.
+Its eager forward pauses EAGER_S; a compiled forward does not (dynamo traces the
+`torch.compiler.is_compiling()` branch as taken, so the pause is not in the graph). Importing
+it registers two backends that pause before running dynamo's graph: `paced_TESTING_ONLY`
+(PACED_S: four times faster than eager) and `sleepy_TESTING_ONLY` (SLEEPY_S: three times
+slower). Each pause varies by +-30% from a seeded generator, the same in every process, so an
+interval has a width that is the model's own and not the machine's, and two runs of the same
+arms agree. All arms train exactly as eager does.
 """
 
+import random
 import time
 
 import torch
 import torch.nn as nn
 from torch._dynamo import list_backends, register_backend
 
-EAGER_SLEEP_S = 0.004
-SLEEPY_S = 0.02
-SLEEPY = "sleepy_TESTING_ONLY"
+EAGER_S = 0.008
+PACED_S = 0.002
+SLEEPY_S = 0.024
+_jitter = random.Random(0)
 
 
-def sleepy(gm, example_inputs):
-    def run(*args):
-        time.sleep(SLEEPY_S)
-        return gm(*args)
-
-    return run
+def pause(seconds):
+    time.sleep(seconds * _jitter.uniform(0.7, 1.3))
 
 
-if SLEEPY not in list_backends(exclude_tags=()):
-    register_backend(sleepy, name=SLEEPY)
+def pacing(seconds):
+    def backend(gm, example_inputs):
+        def run(*args):
+            pause(seconds)
+            return gm(*args)
+
+        return run
+
+    return backend
+
+
+for _name, _seconds in (("paced_TESTING_ONLY", PACED_S), ("sleepy_TESTING_ONLY", SLEEPY_S)):
+    if _name not in list_backends(exclude_tags=()):
+        register_backend(pacing(_seconds), name=_name)
 
 
 class Paced(nn.Module):
@@ -38,5 +50,5 @@ class Paced(nn.Module):
 
     def forward(self, x):
         if not torch.compiler.is_compiling():
-            time.sleep(EAGER_SLEEP_S)
+            pause(EAGER_S)
         return self.fc(x)
