@@ -59,7 +59,7 @@ class ComparedRow:
         return cls(**values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """`text` is what `tcprof compare` prints; `worse` is True when a step time or a speedup
     got worse beyond noise (`regressions` says which, in its words)."""
@@ -76,6 +76,9 @@ class Comparison:
         return bool(self.regressions)
 
     def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
         return self.text
 
     def _repr_html_(self) -> str:
