@@ -13,7 +13,9 @@ import pytest
 
 import tcprof
 from tcprof.profiler.config import PICKLED_MODEL_FILE, examples
+from tcprof.profiler.report.reproduce import render_reproducer
 from tcprof.profiler.store.files import read_session
+from tests.profiler.report.test_reproduce import LOSS, run_script
 from tests.support.cli import fast_args, run_cli
 from tests.support.processes import worker_processes
 
@@ -151,6 +153,9 @@ def test_a_class_defined_in_main_is_shipped_to_the_workers(tmp_path):
         PICKLED_MODEL_FILE
     ), "inside its folder, as every path of session.json"
     assert session.arm("eager").data["model"]["input"] == "make_batch(batch_size, device)"
+    code = render_reproducer(session.to_dict(), "eager")  # its report's script reads the file
+    out = run_script(code, tmp_path, "--steps", "2", "--batch-size", "4")
+    assert abs(float(LOSS.search(out).group(1)) - session.row("eager", 4).data["first_loss"]) < 1e-5
 
 
 def test_a_keyboard_interrupt_from_the_callback_keeps_what_was_measured(tmp_path):
