@@ -134,7 +134,10 @@ def run_parsed(
     problems = [saved.problem] if saved.problem else []
     if saved.folder is not None:
         problems += save_reports(full, saved.folder)
-        problems += _log_session(saved.folder, log_to, mlflow_experiment)
+        # the CLI's own --log-to and --mlflow-experiment, where it has them (the magic's line)
+        trackers = log_to or getattr(args, "log_to", None) or ()
+        experiment = mlflow_experiment or getattr(args, "mlflow_experiment", None)
+        problems += _log_session(saved.folder, trackers, experiment)
     for line in problems:
         _warn(line)
     if args.json:

@@ -28,7 +28,10 @@ def test_every_cli_option_is_a_keyword_with_its_default():
     assert {d: o.default for d, o in keywords.items()} == cli
     assert options.run_options()["model_name"].flag == "--model", "the one renamed option"
     params = inspect.signature(tcprof.run).parameters
+    own = ("log_to", "mlflow_experiment")  # tcprof.run's own keywords (a list, not a flag)
     for option in options.run_options().values():
+        if option.keyword in own:
+            continue
         assert params[option.keyword].default == option.default
         assert params[option.keyword].kind is inspect.Parameter.KEYWORD_ONLY
     assert "steps = 50: measured steps per batch size" in tcprof.run.__doc__
@@ -89,6 +92,13 @@ def test_the_model_is_a_file_or_an_example_or_a_python_object(no_folder_made):
         tcprof.run(lambda: None, host="gpu-box")
     with pytest.raises(ValueError, match="progress= is True, False or a callable, not 'yes'"):
         tcprof.run(SIMPLE, progress="yes")  # type: ignore[arg-type]
+
+
+def test_an_out_folder_that_holds_an_earlier_run_is_refused_unless_forced(tmp_path):
+    (tmp_path / "session.json").write_text("{}")
+    with pytest.raises(OSError, match="holds an earlier run .*add --force to replace it"):
+        tcprof.run(SIMPLE, out=tmp_path)
+    assert (tmp_path / "session.json").read_text() == "{}", "nothing replaced"
 
 
 def test_a_model_that_cannot_travel_says_what_cannot_be_shipped(no_folder_made):

@@ -158,7 +158,7 @@ def test_a_class_defined_in_main_is_shipped_to_the_workers(tmp_path):
     assert abs(float(LOSS.search(out).group(1)) - session.row("eager", 4).data["first_loss"]) < 1e-5
 
 
-def test_a_keyboard_interrupt_from_the_callback_keeps_what_was_measured(tmp_path):
+def test_a_keyboard_interrupt_from_the_callback_keeps_what_was_measured(tmp_path, capsys):
     def stop_after_the_first_block(progress):
         if progress.kind == "block_done":
             raise KeyboardInterrupt
@@ -170,9 +170,12 @@ def test_a_keyboard_interrupt_from_the_callback_keeps_what_was_measured(tmp_path
         no_accuracy=True,
         out=tmp_path,
         progress=stop_after_the_first_block,
+        json=True,
         **FAST,
     )
     assert worker_processes() == [], "the workers were ended"
+    printed = json.loads(capsys.readouterr().out)  # json=True: session.json, as the CLI prints it
+    assert printed["status"] == "stopped" and "samples" not in printed
     assert session.status == "stopped" and session.path == tmp_path.absolute()
     measured = [r for r in session.rows if r.steps_measured]
     assert measured and all(r.partial for r in measured), "the block it had, marked partial"
