@@ -120,11 +120,15 @@ def run_parsed(
         shipment.name if shipment else args.example or Path(args.model_file).stem  # as the CLI
     )
     folder, lock = open_run_folder(args.out, args.force, label)
-    if shipment is not None:
-        source = dataclasses.replace(config.source, path=str(shipment.write(folder)))
-        config = dataclasses.replace(config, source=source)
-    shown = RunProgress(config, progress, args.quiet, args.show_output)
-    recorded = RecordedRun(config, folder, lock, listeners=[shown], on_log_failure=_warn_event)
+    try:
+        if shipment is not None:
+            source = dataclasses.replace(config.source, path=str(shipment.write(folder)))
+            config = dataclasses.replace(config, source=source)
+        shown = RunProgress(config, progress, args.quiet, args.show_output)
+        recorded = RecordedRun(config, folder, lock, listeners=[shown], on_log_failure=_warn_event)
+    except BaseException:
+        lock.release()  # nothing started: the folder is not left locked
+        raise
     try:
         live = recorded.run()
     finally:
