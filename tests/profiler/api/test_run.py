@@ -31,7 +31,15 @@ WHEN_WHERE = {"started_at", "ended_at", "wall_time", "t", "pid", "ppid"}
 WHEN_WHERE |= {"path", "artifacts_dir", "cache_dir"}
 MEASURED_PREFIXES = ("median", "p10", "p90", "mean", "iqr", "first_step", "samples_per_s")
 MEASURED_PREFIXES += ("speedup", "compile", "break_even", "steady", "peak", "memory", "rss")
-MEASURED_PREFIXES += ("dynamo", "process_medians", "noisy", "verdict", "holds", "interval")
+MEASURED_PREFIXES += (
+    "dynamo",
+    "process_medians",
+    "noisy",
+    "verdict",
+    "hold",
+    "interval",
+    "differences",
+)
 MEASURED_PREFIXES += ("seconds", "cpu", "load", "quiet", "busy", "contended", "unquiet")
 
 
