@@ -52,8 +52,9 @@ def run(
 ) -> Session:
     """Profile `model` as `tcprof run` does and return the Session.
 
-    model: a model file's path, or an nn.Module class, or a callable that builds the module
-    (shipped to the workers by value: a class defined in a notebook cell works); None with
+    model: a model file's path, or an nn.Module class, a callable that builds the module, or a
+    module (each arm starts from a copy), shipped to the workers by value (a class defined in
+    a notebook cell works); None with
     `example=NAME`. make_batch(batch_size, device) -> (inputs, targets): the inputs of a model
     given as a class or callable. progress: True (the default, unless quiet=True) shows a
     progress line, or a live display in a notebook; False none; a callable is given a

@@ -7,6 +7,8 @@ cloudpickle into the run's folder (config.PICKLED_MODEL_FILE), where a worker lo
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import keyword
 import site
 import sys
@@ -50,6 +52,14 @@ class Shipment:
         return path
 
 
+TORCH_MODULE = "torch.nn.modules.module.Module"
+
+
+def is_module_instance(obj: object) -> bool:
+    """An nn.Module itself rather than what builds one (told without importing torch)."""
+    return any(f"{c.__module__}.{c.__qualname__}" == TORCH_MODULE for c in type(obj).__mro__)
+
+
 def _installed(module: ModuleType) -> bool:
     """A module the workers import by name: built in, or under a site-packages folder (an
     installed package, tcprof and torch included)."""
@@ -88,14 +98,18 @@ def _by_value(objects: list[Any]) -> Iterator[None]:
 
 
 def pack(model: Callable[..., Any], make_batch: Callable[..., Any] | None = None) -> Shipment:
-    """The factory (and make_batch) pickled by value. ValueError (one line, with
+    """The factory (a class, a callable, or a module instance, which every build copies) and
+    make_batch, pickled by value. ValueError (one line, with
     CANNOT_SHIP) when cloudpickle cannot pickle them."""
     import cloudpickle
 
     name = factory_name(model)
-    payload = {"name": name, "make_model": model, "make_batch": make_batch}
+    factory: Callable[..., Any] = model
+    if is_module_instance(model):  # each build is a copy of it, its weights included
+        name, factory = factory_name(type(model)), functools.partial(copy.deepcopy, model)
+    payload = {"name": name, "make_model": factory, "make_batch": make_batch}
     try:
-        with _by_value([model, make_batch]):
+        with _by_value([type(model) if factory is not model else model, make_batch]):
             data = cloudpickle.dumps(payload)
     except Exception as exc:
         what = getattr(model, "__name__", type(model).__name__)

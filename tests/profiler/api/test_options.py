@@ -112,3 +112,20 @@ def test_a_model_that_cannot_travel_says_what_cannot_be_shipped(no_folder_made):
     text = str(caught.value)
     assert text.startswith("cannot ship holds_a_lock to the workers (TypeError: cannot pickle")
     assert text.endswith(tcprof.CANNOT_SHIP) and "\n" not in text
+
+
+def test_a_module_instance_is_shipped_as_copies_of_itself():
+    import pickle
+
+    import torch.nn as nn
+
+    from tcprof.profiler.api.shipping import is_module_instance, pack
+
+    layer = nn.Linear(2, 3)
+    assert is_module_instance(layer) and not is_module_instance(nn.Linear)
+    shipment = pack(layer)
+    payload = pickle.loads(shipment.data)
+    assert shipment.name == payload["name"] == "Linear"
+    first, second = payload["make_model"](), payload["make_model"]()
+    assert first is not second and isinstance(first, nn.Linear)
+    assert first.weight.tolist() == layer.weight.tolist(), "its weights travel with it"
