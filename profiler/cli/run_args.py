@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 
 from tcprof.profiler.analysis.ladder import ladder_arms
+from tcprof.profiler.cli.log_to_command import add_tracker_options
 from tcprof.profiler.config import (
     AMP_DTYPES,
     COMPILE_MODES,
@@ -59,6 +60,7 @@ def add_run_parser(
     _debug_options(dbg)
     out = run.add_argument_group("output")
     _output_options(out)
+    add_tracker_options(run.add_argument_group("trackers"))
     return run
 
 
