@@ -141,6 +141,8 @@ def signature(base: inspect.Signature) -> inspect.Signature:
         annotation: Any = (
             bool
             if option.kind == "flag"
+            else str | list[str] | None
+            if option.kind == "append"
             else (option.type or str) | None
             if option.default is None
             else option.type or str

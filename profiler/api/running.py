@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import inspect
 import json
 import os
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,12 +31,14 @@ from tcprof.profiler.api.progress import (
 )
 from tcprof.profiler.api.session import Session, load
 from tcprof.profiler.api.shipping import Shipment, pack
+from tcprof.profiler.cli.log_to_command import check_tracker_options
 from tcprof.profiler.cli.main import save_reports
 from tcprof.profiler.cli.run_args import config_from_args
 from tcprof.profiler.config import PICKLED_MODEL_FILE, ConfigError, RunConfig
 from tcprof.profiler.protocol.types import Event
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.store.run_folder import open_run_folder
+from tcprof.profiler.trackers import log_session
 
 ModelLike = str | os.PathLike[str] | Callable[[], Any]
 
@@ -46,8 +48,6 @@ def run(
     *,
     make_batch: Callable[[int, Any], Any] | None = None,
     progress: ProgressChoice = None,
-    log_to: Sequence[str] = (),
-    mlflow_experiment: str | None = None,
     **options: Any,
 ) -> Session:
     """Profile `model` as `tcprof run` does and return the Session.
@@ -58,12 +58,11 @@ def run(
     `example=NAME`. make_batch(batch_size, device) -> (inputs, targets): the inputs of a model
     given as a class or callable. progress: True (the default, unless quiet=True) shows a
     progress line, or a live display in a notebook; False none; a callable is given a
-    `Progress` at every event. log_to: trackers ("tensorboard:DIR", "mlflow") the saved
-    session is also logged to; mlflow_experiment: MLflow's experiment.
+    `Progress` at every event.
 
     Every option of `tcprof run` is a keyword with the same name and default (`arms`,
-    `batch_sizes` and `out` also take a list, an int or a Path); the CLI's `--model NAME` is
-    `model_name`. ValueError, with the CLI's message, for a bad value; TypeError for an
+    `batch_sizes` and `out` also take a list, an int or a Path; `log_to` a spec or a list of
+    them, as `--log-to` is given once per tracker); the CLI's `--model NAME` is `model_name`. ValueError, with the CLI's message, for a bad value; TypeError for an
     unknown keyword; OSError when the run's folder cannot be used.
     """
     values = dict(options)
@@ -83,14 +82,7 @@ def run(
     elif model is not None:
         raise TypeError(f"model= is a file, a class or a callable, not {type(model).__name__}")
     args = run_options.parse(argv)
-    return run_parsed(
-        args,
-        shipped,
-        make_batch=make_batch,
-        progress=progress,
-        log_to=log_to,
-        mlflow_experiment=mlflow_experiment,
-    )
+    return run_parsed(args, shipped, make_batch=make_batch, progress=progress)
 
 
 def _signature_and_doc() -> None:
@@ -110,12 +102,13 @@ def run_parsed(
     *,
     make_batch: Callable[[int, Any], Any] | None = None,
     progress: ProgressChoice = None,
-    log_to: Sequence[str] = (),
-    mlflow_experiment: str | None = None,
 ) -> Session:
     """A run from `tcprof run`'s parsed arguments (tcprof.run's, or the %tcprof magic's);
     `model` a Python object to ship instead of a model file."""
     check_progress(progress)
+    tracker_problem = check_tracker_options(args.log_to, args.mlflow_experiment)
+    if tracker_problem:  # before the run, as the CLI checks them
+        raise ConfigError(tracker_problem)
     config, shipment = _config(args, model, make_batch)
     label = (
         shipment.name if shipment else args.example or Path(args.model_file).stem  # as the CLI
@@ -139,10 +132,8 @@ def run_parsed(
     problems = [saved.problem] if saved.problem else []
     if saved.folder is not None:
         problems += save_reports(full, saved.folder)
-        # the CLI's own --log-to and --mlflow-experiment, where it has them (the magic's line)
-        trackers = log_to or getattr(args, "log_to", None) or ()
-        experiment = mlflow_experiment or getattr(args, "mlflow_experiment", None)
-        problems += _log_session(saved.folder, trackers, experiment)
+        if args.log_to:  # the session is saved first: a tracker that fails loses nothing
+            problems += _log_session(saved.folder, args.log_to, args.mlflow_experiment, args.quiet)
     for line in problems:
         _warn(line)
     if args.json:
@@ -194,16 +185,23 @@ def _config(
     return config, shipment
 
 
-def _log_session(folder: Path, specs: Sequence[str], experiment: str | None) -> list[str]:
-    """The saved session logged to the trackers asked for; a warning line per problem."""
-    if isinstance(specs, str):
-        specs = [specs]
-    if not specs:
-        return []
-    # the trackers are an extra of their own, imported only when asked for
-    trackers = importlib.import_module("tcprof.profiler.trackers")
-    lines: list[str] = trackers.log_session(folder, list(specs), mlflow_experiment=experiment)
-    return lines
+def _log_session(
+    folder: Path, specs: Sequence[str], experiment: str | None, quiet: bool
+) -> list[str]:
+    """The saved session logged to the trackers asked for (`tcprof run --log-to`'s
+    log_session), each one logged said on stderr unless quiet; a warning line per problem."""
+
+    def logged(line: str) -> None:
+        if not quiet:
+            print(f"tcprof: {line}", file=sys.stderr)
+
+    try:
+        lines = log_session(folder, list(specs), mlflow_experiment=experiment, on_logged=logged)
+    except KeyboardInterrupt:
+        return [f"logging to the trackers interrupted; the session is saved in {folder}"]
+    except ValueError as exc:  # the session just saved could not be read back
+        return [f"could not log the session to the trackers: {exc}"]
+    return lines + ([f"log it again with tcprof log-to SPEC {folder}"] if lines else [])
 
 
 def _warn(line: str) -> None:
