@@ -240,6 +240,27 @@ def _classify(row: dict[str, Any]) -> str:
     )
 
 
+# A row's outcome in a word or two, as the sentence groups rows (tcprof's Python API returns it:
+# `session.verdict("inductor", 32)`); the baseline's own rows are the baseline.
+OUTCOME_WORDS = {
+    "faster": "faster",
+    "slower": "slower",
+    "noise": "no difference",
+    "fell_back": "fell back",
+    "failed": "failed",
+    "unmeasured": "not measured",
+}
+BASELINE = "baseline"
+
+
+def row_outcome(row: dict[str, Any], baseline: bool = False) -> str:
+    """'faster', 'slower', 'no difference', 'fell back', 'failed', 'not measured' (or
+    'baseline' for the baseline's rows): the verdict's word for one arm at one batch size."""
+    if baseline and row.get("status") not in ("error", "oom"):
+        return BASELINE
+    return OUTCOME_WORDS[_classify(row)]
+
+
 EACH_UP_TO = 4  # batch sizes named one by one; more are given as a range
 
 
