@@ -74,8 +74,11 @@ def differences(a, b, where=""):
 def both(tmp_path_factory):
     """The CLI's run and tcprof.run's of the same arguments, and what the callback saw."""
     cli_out, api_out = tmp_path_factory.mktemp("cli"), tmp_path_factory.mktemp("api")
+    tb_cli = tmp_path_factory.mktemp("tb-cli")
     code, _out, err, cli = run_cli(
-        [SIMPLE, "--arms", ARMS, "--batch-sizes", "8", *fast_args()], cli_out
+        [SIMPLE, "--arms", ARMS, "--batch-sizes", "8", "--log-to", f"tensorboard:{tb_cli}"]
+        + fast_args(),
+        cli_out,
     )
     assert code == 0, err
     seen = []
@@ -85,6 +88,7 @@ def both(tmp_path_factory):
         batch_sizes=[8],
         no_accuracy=True,
         out=api_out,
+        log_to=f"tensorboard:{tmp_path_factory.mktemp('tb-api')}",
         progress=lambda p: seen.append((p.kind, p.fraction)),
         **FAST,
     )
@@ -108,6 +112,23 @@ def test_the_run_is_recorded_as_the_clis_with_its_reports(both):
     assert row.status == "ok" and row.steps == 6 and row.speedup is not None
     assert session.verdict("aot_eager", 8) in ("faster", "slower", "no difference")
     assert row.compile is not None and row.compile.cold_s is not None
+
+
+def test_log_to_writes_the_same_tensorboard_runs_as_the_clis(both, tmp_path_factory):
+    from tests.support.tensorboard_read import accumulator, series
+
+    _cli, session, _seen = both
+    base = tmp_path_factory.getbasetemp()
+    api_runs = sorted((base / "tb-api0").glob("*/*"))
+    cli_runs = sorted((base / "tb-cli0").glob("*/*"))
+    assert [p.name for p in api_runs] == [p.name for p in cli_runs] == ["aot_eager", "eager"]
+    steps = [s for s in (session.to_dict()["samples"] or []) if s["arm"] == "aot_eager"]
+    logged = series(accumulator(api_runs[0]), "step_ms/bs8")
+    measured = [ms for sample in steps for ms in sample["ms"]]
+    assert len(measured) == 6
+    assert len(logged) >= len(measured), "every measured step is logged (warm-up ones too)"
+    for ms in measured:
+        assert any(abs(v - ms) <= 1e-5 * ms for v in logged.values()), (ms, logged)
 
 
 def test_the_callback_hears_the_run_as_it_goes(both):
