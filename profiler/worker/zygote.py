@@ -87,8 +87,14 @@ def _fork(
 ) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
+    # The engine is told the pid only once the child leads its own session (and so its own
+    # process group): Stop signals the group, and a group not yet made would miss the child.
+    led_r, led_w = os.pipe()
     pid = os.fork()
     if pid:
+        os.close(led_w)
+        os.read(led_r, 1)  # a byte once setsid is done; end of file if the child died first
+        os.close(led_r)
         return pid
     try:  # the child: a worker as `python -m tcprof.profiler.worker` would start
         signal.set_wakeup_fd(-1)
@@ -96,7 +102,10 @@ def _fork(
         sock.close()
         for fd in wake:
             os.close(fd)
+        os.close(led_r)
         os.setsid()
+        os.write(led_w, b"1")
+        os.close(led_w)
         stdout, stderr, commands = fds
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
