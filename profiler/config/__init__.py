@@ -62,6 +62,7 @@ from tcprof.profiler.config.parse import (
     parse_endpoint,
     parse_input_shape,
 )
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.config.wording import (
     loop_text,
     where_text,
@@ -93,6 +94,7 @@ __all__ = [
     "WEIGHT_SUFFIXES",
     "ArmSpec",
     "ModelSource",
+    "ScriptSource",
     "DebugOptions",
     "RunConfig",
     "run_arms",
