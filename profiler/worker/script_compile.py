@@ -68,8 +68,10 @@ def class_where(module: nn.Module) -> dict[str, Any]:
         path = inspect.getsourcefile(cls)
         line = inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
-        return {"file": None, "line": None, "where": cls.__name__}
-    name = os.path.basename(path or "?")
+        return {"file": None, "line": None, "where": f"{cls.__name__} ({cls.__module__})"}
+    if path is None or path.startswith(_TORCH_DIR) or "site-packages" in path:
+        return {"file": None, "line": None, "where": f"{cls.__name__} ({cls.__module__})"}
+    name = os.path.basename(path)
     return {"file": path, "line": line, "where": f"{cls.__name__} ({name}:{line})"}
 
 
@@ -152,6 +154,7 @@ class ScriptCompiler:
         self.script_compiled: set[int] = set()  # ids of modules the script compiled itself
         self.function_compiled = False
         self.on_adopt: Callable[[], None] | None = None  # the hooks drop their discovery
+        self.name: str | None = None  # the script's variable holding the model
 
     # -- the arm's options ------------------------------------------------------------------
     def arm_kwargs(self, script_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +257,7 @@ class ScriptCompiler:
             self.tracker.forward_end()
 
     # -- the model --------------------------------------------------------------------------
-    def adopt(self, module: nn.Module, how: str) -> None:
+    def adopt(self, module: nn.Module, how: str, name: str | None = None) -> None:
         """The script's model is found: its calls go through the dispatcher from now on."""
         if self.model is not None:
             return
@@ -266,7 +269,9 @@ class ScriptCompiler:
         if self.on_adopt is not None:
             self.on_adopt()
         info = class_where(module)
-        self.note({"kind": "model", "text": f"the model is {info['where']}, {how}", **info})
+        self.name = name
+        called = f"`{name}`, " if name else ""
+        self.note({"kind": "model", "text": f"the model is {called}{info['where']}, {how}", **info})
         if self.arm.compiled and (self.wrapper is not None or self.function_compiled):
             return  # the script's compiled code calls it: marks come from that code's calls
         if not isinstance(module._compiled_call_impl, TimedFunction):  # its own .compile()
@@ -280,8 +285,9 @@ class ScriptCompiler:
             return module._call_impl
         if id(module) in self.script_compiled or self.function_compiled:
             return module._call_impl
-        compiled = self.original(module._call_impl, **self.arm_kwargs({}))
-        text = f"{info['where']} compiled in place with {self.describe_options()}"
+        compiled = self.original(_traceable(module), **self.arm_kwargs({}))
+        called = f"`{self.name}`, " if self.name else ""
+        text = f"{called}{info['where']}, compiled in place with {self.describe_options()}"
         self.note({"kind": "in_place", "text": text, "file": info["file"], "line": info["line"]})
         return compiled
 
@@ -290,16 +296,33 @@ class ScriptCompiler:
             module._compiled_call_impl = None
 
 
-def find_owner(optimizer: torch.optim.Optimizer, frame: FrameType | None) -> nn.Module | None:
+def _traceable(module: nn.Module) -> Any:
+    """What to compile for the module in place: its `_call_impl`, as `nn.Module.compile`
+    does; for a module whose forward is torch's own (an `nn.Sequential`), whose frames
+    TorchDynamo does not trace as the first frame, wrapped in a frame it traces, as
+    `torch.compile(module)` wraps it (OptimizedModule._initialize)."""
+    import types
+
+    from torch._dynamo import external_utils, trace_rules
+
+    forward = module.forward
+    if isinstance(forward, types.MethodType) and trace_rules.check(forward):
+        return external_utils.wrap_inline(module._call_impl)
+    return module._call_impl
+
+
+def find_owner(
+    optimizer: torch.optim.Optimizer, frame: FrameType | None
+) -> tuple[nn.Module, str] | None:
     """The module among the script's variables (its frames' locals and globals, from the one
     making the optimizer outwards) that owns the optimizer's parameters: all of them, with the
-    fewest others; else the one owning most of them."""
+    fewest others; else the one owning most of them. With the variable's name."""
     wanted = {id(p) for group in optimizer.param_groups for p in group["params"]}
-    best: tuple[tuple[int, int, int], nn.Module] | None = None
+    best: tuple[tuple[int, int, int], nn.Module, str] | None = None
     seen: set[int] = set()
     while frame is not None:
         if not internal(frame.f_code.co_filename):
-            for value in list(frame.f_locals.values()):
+            for name, value in list(frame.f_locals.items()):
                 if not isinstance(value, nn.Module) or id(value) in seen:
                     continue
                 seen.add(id(value))
@@ -310,6 +333,6 @@ def find_owner(optimizer: torch.optim.Optimizer, frame: FrameType | None) -> nn.
                 plain = 0 if hasattr(value, "_orig_mod") else 1
                 score = (covered, -len(own - wanted), plain)
                 if best is None or score > best[0]:
-                    best = (score, value)
+                    best = (score, value, name)
         frame = frame.f_back
-    return best[1] if best else None
+    return (best[1], best[2]) if best else None

@@ -94,11 +94,11 @@ class ScriptHooks:
             original(opt, *args, **kwargs)
             if hooks.compiler.model is None and hooks.tracker.step_on == "optimizer":
                 frame = sys._getframe(1)
-                owner = find_owner(opt, frame)
+                found = find_owner(opt, frame)
                 made = where(user_frame(frame))["where"]
-                if owner is not None:
+                if found is not None:
                     how = f"whose parameters {type(opt).__name__} at {made} optimizes"
-                    hooks.compiler.adopt(owner, how)
+                    hooks.compiler.adopt(found[0], how, found[1])
 
         return __init__
 
@@ -108,9 +108,10 @@ class ScriptHooks:
         if self.primary is None:
             self.primary = opt
             if self.compiler.model is None:  # made where its frames did not show the model
-                owner = find_owner(opt, sys._getframe(1))
-                if owner is not None:
-                    self.compiler.adopt(owner, "found at the first step (which ran uncompiled)")
+                found = find_owner(opt, sys._getframe(1))
+                if found is not None:
+                    how = "found at the first step (which ran uncompiled)"
+                    self.compiler.adopt(found[0], how, found[1])
         if opt is self.primary:
             self.scaled.clear()
             self.tracker.step_end()
