@@ -35,7 +35,7 @@ class ScriptHooks:
         self._undo: list[Callable[[], None]] = []
 
     def __enter__(self) -> ScriptHooks:
-        self._patch(torch, "compile", self._compile)
+        self._patch(torch, "compile", self.compiler.torch_compile)  # its caller is the script
         self._patch(torch.autograd, "backward", self._wrap_backward(torch.autograd.backward))
         self._patch(
             torch.optim.Optimizer, "__init__", self._wrap_init(torch.optim.Optimizer.__init__)
@@ -64,9 +64,6 @@ class ScriptHooks:
         self._undo.append(lambda: setattr(owner, name, previous))
 
     # -- the hooks ----------------------------------------------------------------------------
-    def _compile(self, model: Any = None, **kwargs: Any) -> Any:
-        return self.compiler.torch_compile(model, **kwargs)
-
     def _wrap_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
         def backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(tensors, torch.Tensor) and tensors.numel() == 1:
