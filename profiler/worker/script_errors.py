@@ -12,10 +12,7 @@ from tcprof.profiler.worker import errors
 from tcprof.profiler.worker.script_compile import internal
 from tcprof.profiler.worker.script_run import ScriptEnd
 
-READ_STDIN = (
-    "the script read from stdin (input()?): tcprof gives it /dev/null; pass what it asks for "
-    "as arguments"
-)
+READ_STDIN = "tcprof gives it /dev/null; pass what it asks for as arguments"
 
 
 def steps_needed(cfg: RunConfig) -> int:
@@ -97,7 +94,7 @@ def _raised(
         event["message"] = f"the script raised {when}: {detail}"
     if any(isinstance(e, EOFError) for e in _chain(exc)):
         where = f" ({event['file'].rsplit('/', 1)[-1]}:{event['line']})" if event["file"] else ""
-        event["message"] = f"the script failed {when}: {READ_STDIN}{where}"
+        event["message"] = f"the script read from stdin {when} (input()?): {READ_STDIN}{where}"
     event["traceback"] = user_traceback(exc)
     return event
 

@@ -1,6 +1,7 @@
 """The files a script writes (checkpoints, logs, data it generates), listed in the session so
 the user is not surprised: seen by an audit hook on `open` (Python's `sys.addaudithook`) while
-the script runs. Compile caches, temporary files and the session's own folder are left out."""
+the script runs, and by `torch.save` (which writes through C++, unaudited; script_hooks.py
+reports its path). Compile caches, temporary files and the session's own folder are left out."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class _Audit:
     installed = False
     written: dict[str, None] = {}
     skip: tuple[str, ...] = ()
+    tmp = ""
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
@@ -31,10 +33,22 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         if not writes or isinstance(path, int):
             return
         name = os.path.abspath(os.fsdecode(path))
-        if not name.startswith(_Audit.skip):
+        if not name.startswith(_Audit.skip) and not _scratch(name):
             _Audit.written[name] = None
     except Exception:  # never let the audit break the user's open()
         return
+
+
+def note(path: Any) -> None:
+    """A file written without Python's open() (torch.save writes through C++)."""
+    if _Audit.active and isinstance(path, (str, bytes, os.PathLike)):
+        _hook("open", (path, "wb", 0))
+
+
+def _scratch(name: str) -> bool:
+    """A temporary file straight in the temporary folder (tempfile's tmpXXXX names)."""
+    folder, base = os.path.split(name)
+    return folder == _Audit.tmp and base.startswith("tmp")
 
 
 def begin(skip_dirs: list[str | None]) -> None:
@@ -42,8 +56,13 @@ def begin(skip_dirs: list[str | None]) -> None:
     if not _Audit.installed:
         sys.addaudithook(_hook)
         _Audit.installed = True
-    folders = [tempfile.gettempdir(), os.environ.get("TORCHINDUCTOR_CACHE_DIR"), *skip_dirs]
-    _Audit.skip = _SYSTEM + tuple(os.path.abspath(f) + os.sep for f in folders if f)
+    tmp = _Audit.tmp = tempfile.gettempdir()
+    torch_tmp = os.path.join(tmp, "torchinductor_")  # inductor's default cache, per user
+    folders = [os.environ.get("TORCHINDUCTOR_CACHE_DIR"), os.environ.get("TRITON_CACHE_DIR")]
+    folders += [os.path.join(tmp, "tcprof-"), *skip_dirs]
+    prefixes = [os.path.abspath(f) + os.sep for f in folders if f and not f.endswith("-")]
+    prefixes += [f for f in folders if f and f.endswith("-")]
+    _Audit.skip = (*_SYSTEM, torch_tmp, *prefixes)
     _Audit.written = {}
     _Audit.active = True
 

@@ -7,6 +7,7 @@
 - `torch.autograd.backward` (which `Tensor.backward` calls): the loss of the step, a detached
   reference read after the block; a loss scaled by `GradScaler.scale` is unscaled;
 - `torch.compile`: script_compile.ScriptCompiler;
+- `torch.save`: the file it writes (script_files.py; its C++ writer is not audited);
 - with `--step-on forward`, a global forward pre-hook until the first module is called: that
   module is the model.
 """
@@ -22,6 +23,7 @@ import torch
 from torch import nn
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from tcprof.profiler.worker import script_files
 from tcprof.profiler.worker.script_compile import ScriptCompiler, find_owner, user_frame, where
 from tcprof.profiler.worker.script_steps import StepTracker
 
@@ -41,6 +43,7 @@ class ScriptHooks:
             torch.optim.Optimizer, "__init__", self._wrap_init(torch.optim.Optimizer.__init__)
         )
         self._patch(torch.amp.GradScaler, "scale", self._wrap_scale(torch.amp.GradScaler.scale))
+        self._patch(torch, "save", _wrap_save(torch.save))
         handle = register_optimizer_step_post_hook(self._step_post)
         self._undo.append(handle.remove)
         if self.tracker.step_on == "forward":
@@ -118,3 +121,11 @@ class ScriptHooks:
         call runs as it is and is not a step; the calls after it are)."""
         if self.compiler.model is None and any(True for _ in module.parameters()):
             self.compiler.adopt(module, "the first module the script calls")
+
+
+def _wrap_save(original: Callable[..., Any]) -> Callable[..., Any]:
+    def save(obj: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        script_files.note(f)
+        return original(obj, f, *args, **kwargs)
+
+    return save
