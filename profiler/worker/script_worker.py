@@ -44,6 +44,7 @@ class ScriptWorker:
         self.threads: int | None = None
         self.insight = Insight(channel, None)
         self.reaper: int | None = None
+        self.runs = 0  # runs of the script in this process so far
 
     @property
     def source(self) -> ScriptSource:
@@ -126,6 +127,11 @@ class ScriptWorker:
     def _run_script(self, bs: int, arm: ArmSpec, tracker: StepTracker) -> script_run.ScriptEnd:
         """One run under the hooks, with the run's seeds; what it wrote is reported after."""
         assert self.cfg is not None
+        if arm.compiled and self.runs:  # a new configuration: none of the last one's graphs
+            from torch import _dynamo
+
+            _dynamo.reset()
+        self.runs += 1
         compiler = ScriptCompiler(arm, tracker, torch.compile, self._note(bs))
         script_run.set_seeds(self.cfg.seed)
         script_files.begin([self.cfg.artifacts_dir])
@@ -199,10 +205,8 @@ class ScriptWorker:
 
         tracker = StepTracker(self.source.step_on, on_step)
         if spec.compiled:
-            import torch._dynamo
             import torch._inductor.config as inductor_config
 
-            torch._dynamo.reset()
             inductor_config.fallback_random = fallback_random
         return losses, self._run_script(bs, spec, tracker)
 
