@@ -11,6 +11,7 @@ the CPU's records of them, so a CPU script in a CUDA process is timed right too.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -32,14 +33,31 @@ class CpuClock:
         """Marks that were read and are no longer needed (events go back to the pool)."""
 
 
+def _timing_event() -> Any:
+    return torch.cuda.Event(enable_timing=True)
+
+
+def _synchronize() -> None:
+    torch.cuda.synchronize()
+
+
 class CudaClock:
+    """`event_factory` and `synchronize` are injectable, so the clock is tested without a GPU
+    (an event needs `record()` and `elapsed_time(end)` in milliseconds)."""
+
     kind = "cuda"
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        event_factory: Callable[[], Any] = _timing_event,
+        synchronize: Callable[[], None] = _synchronize,
+    ) -> None:
         self._free: list[Any] = []
+        self._new_event = event_factory
+        self._synchronize = synchronize
 
     def mark(self) -> Any:
-        event = self._free.pop() if self._free else torch.cuda.Event(enable_timing=True)
+        event = self._free.pop() if self._free else self._new_event()
         event.record()
         return event
 
@@ -47,7 +65,7 @@ class CudaClock:
         return float(start.elapsed_time(end))
 
     def settle(self) -> None:
-        torch.cuda.synchronize()
+        self._synchronize()
 
     def release(self, marks: list[Any]) -> None:
         self._free.extend(m for m in marks if m is not None)

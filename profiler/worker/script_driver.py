@@ -123,7 +123,8 @@ class ScheduleDriver:
     def _first(self, marks: StepMarks) -> None:
         assert self.tracker is not None
         script_run.cancel_alarm()
-        device = torch.device("cuda" if not self._cpu() else "cpu")
+        cuda = torch.cuda.is_available() and torch.cuda.is_initialized()
+        device = torch.device("cuda" if cuda else "cpu")  # the script's: it initialised CUDA
         self.insight.device_type = device.type
         self.memory = MemoryProbe(device)
         self.tracker.settle()
