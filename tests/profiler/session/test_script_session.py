@@ -89,3 +89,14 @@ def test_the_summary_and_both_reports_show_the_script(session):
     md = render_markdown(data)
     assert "**Your script**" in md and "| compute ms |" not in md.split("**Your script**")[0]
     assert "Loss per step (first steps):" in md
+
+
+def test_the_verdict_speaks_of_a_scripts_phases_not_of_batch_sizes():
+    from tcprof.profiler.analysis.verdict import _script_words
+
+    text = "aot_eager is 1.20× faster at bs 1 [1.1–1.3], pays back its 3 s compile after 40 steps at bs 1"
+    assert _script_words(text, {"sweep": None}) == (
+        "aot_eager is 1.20× faster [1.1–1.3], pays back its 3 s compile after 40 steps"
+    )
+    assert _script_words("faster at bs 64, 128", {"sweep": "seq"}) == "faster at seq 64, 128"
+    assert _script_words("faster at bs 8, 16", {"sweep": "batch_size"}) == "faster at bs 8, 16"
