@@ -118,3 +118,22 @@ def test_the_files_the_script_wrote_are_listed_and_opening_the_session_runs_noth
             cwd=work,
         )
     assert not (work / "out-tiny").exists() and not (work / "data").exists()
+
+
+@pytest.mark.inductor
+def test_the_guides_one_line_compile_against_inductor(tmp_path):
+    """The guide's 2.0 loop (its one `torch.compile` line) eager against inductor: the line
+    compiles with inductor in that arm, runs uncompiled in the eager arm, and the loss curves
+    agree under fallback_random."""
+    options = ["--arms", "eager,inductor", *SHORT]
+    code, stdout, stderr, session = run_script(
+        options, ["python", str(SCRIPTS / "guide_2x.py")], tmp_path
+    )
+    assert code == 0, stderr[-3000:]
+    assert any(
+        "torch.compile at guide_2x.py:14 (SimpleModel) ran with backend=inductor" in t
+        for t in notes(session, "inductor")
+    )
+    row = arm(session, "inductor")["results"][0]
+    assert row["status"] == "ok" and row["compile_status"] == "compiled"
+    assert row["accuracy"]["status"] == "pass"
