@@ -36,7 +36,7 @@ def _save_cache(worker: ScriptWorker, channel: EventChannel, cmd: dict[str, Any]
 
 
 def _save_weights(worker: ScriptWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    worker.save_weights(cmd["format"])
+    worker.save_weights()
 
 
 def _accuracy(worker: ScriptWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:

@@ -31,14 +31,15 @@ from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.worker.script_steps import StepTracker
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
-_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # profiler/, as imported
+_INTERNAL = (_TORCH_DIR, _OWN, os.path.realpath(_OWN), os.path.realpath(_TORCH_DIR))
 _MODULE_COMPILE = os.path.join(_TORCH_DIR, "nn", "modules", "module.py")
 
 
 def internal(filename: str) -> bool:
     """A frame of torch, of tcprof, of the standard library's runpy or of a frozen module."""
     return (
-        filename.startswith((_TORCH_DIR, _OWN_DIR))
+        filename.startswith(_INTERNAL)
         or filename.startswith("<")
         or os.path.basename(filename) == "runpy.py"
     )

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from tcprof.profiler.config import ArmSpec, RunConfig, ScriptSource, arm_artifacts_dir
+from tcprof.profiler.config import ArmSpec, RunConfig, ScriptSource
 from tcprof.profiler.worker import (
     arm_setup,
     compile_cache,
@@ -78,7 +78,6 @@ class ScriptWorker:
             if cache_artifacts:
                 self.ch.emit("cache_loaded", **compile_cache.load_artifacts(cache_artifacts))
             self.insight = Insight(self.ch, CompileWatcher(cfg.debug, self.source.path))
-        self.artifacts = arm_artifacts_dir(cfg, arm_index)
         self.ch.emit(
             "loaded",
             model=self.source.command_text(),
@@ -213,7 +212,7 @@ class ScriptWorker:
     def save_cache(self, path: str) -> None:
         self.ch.emit("cache_saved", **compile_cache.save_artifacts(path))
 
-    def save_weights(self, fmt: str) -> None:
+    def save_weights(self) -> None:
         self.ch.emit(
             "log",
             stream="tcprof",
