@@ -14,7 +14,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet "torch==$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet -e ".[test,tensorboard,mlflow]" "torch==$(TORCH)"
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -6,6 +6,8 @@ at 1024x640, 1280x720 (Summary and Compile insight) and 1600x1000. Sessions and 
 user's sessions and settings are untouched (and the window starts as on a first launch). About two minutes on a 2-core machine (inductor compiles cold).
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.screenshots [--out docs/screenshots]
+     ... --example tiny_gpt --arms eager,inductor --batch-sizes "8, 16" --tabs --out /tmp/gpt
+     (a published-style GPT model file end to end, every results tab grabbed)
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ SIZES = ((1024, 640), (1280, 720), (1600, 1000))
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/screenshots")
+    parser.add_argument("--example", default="simple", help="a built-in example's name")
+    parser.add_argument("--arms", default="eager,aot_eager,inductor")
+    parser.add_argument("--batch-sizes", default="8, 32")
+    parser.add_argument("--tabs", action="store_true", help="also grab every results tab")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -41,8 +47,12 @@ def main() -> None:
     window.resize(1280, 720)
     window.show()
     setup = window.setup
-    setup.arms.set_arms([ArmSpec("eager"), ArmSpec("aot_eager"), ArmSpec("inductor")])
-    setup.batch_sizes.setText("8, 32")
+    if args.example != "simple":
+        from tcprof.profiler.config.examples import example_path
+
+        setup.model.set_path(str(example_path(args.example)))
+    setup.arms.set_arms([ArmSpec(name) for name in args.arms.split(",")])
+    setup.batch_sizes.setText(args.batch_sizes)
     setup.warmup.setValue(3)
     setup.steps.setValue(40)
     setup.measurement.replicates.setValue(2)
@@ -73,6 +83,15 @@ def main() -> None:
             for _ in range(10):
                 app.processEvents()
             window.grab().save(str(out / f"window-{width}x{height}-insight.png"))
+    if args.tabs:
+        window.resize(1280, 720)
+        tabs = window.results
+        for i in range(tabs.count()):
+            tabs.setCurrentIndex(i)
+            for _ in range(10):
+                app.processEvents()
+            name = tabs.tabText(i).lower().replace(" ", "-")
+            window.grab().save(str(out / f"tab-{args.example}-{name}.png"))
     print(f"run {ended[0]}; screenshots in {out}")
     window.close()
 

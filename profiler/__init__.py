@@ -4,7 +4,9 @@
 Its packages are floors; each imports only the floors below it (import-linter's contracts in
 `pyproject.toml` keep it so):
 
-- `cli`: the commands (`tcprof run/report/compare/...`), their options, the terminal output.
+- `cli`: the commands (`tcprof run/report/compare/log-to/...`), their options, the terminal
+  output.
+- `trackers`: a saved session logged to TensorBoard and MLflow (`--log-to`).
 - `report`: what a session reads as: tables, verdict wording, report.html / .md, comparisons.
 - `run`: the schedule (rounds, blocks, the accuracy pass), cache plans, the ladder and advice
   runs, estimates and progress.

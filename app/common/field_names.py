@@ -54,7 +54,13 @@ FLAG_FIELDS = {
     # `tcprof run`'s own folder options: the window picks the session folder itself.
     "--out": "the session folder",
     "--force": "a new session folder",
+    "--no-accuracy": "the Accuracy check option (off)",
+    # The trackers: the window's Export menu logs a saved session.
+    "--log-to": "Export > Log to TensorBoard or MLflow",
+    "--mlflow-experiment": "the Experiment field of Log to TensorBoard or MLflow",
 }
+# Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D").
+FOREIGN_FLAGS = frozenset({"--logdir"})
 # "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
 _FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
 

@@ -1,5 +1,6 @@
-"""Persistent preferences (QSettings): last model, arms, batch sizes, recent files, the
-window's geometry and layout (splitter states, whether the setup panel shows).
+"""Persistent preferences (QSettings): last model, arms, batch sizes, recent files, the tracker
+last logged to, the window's geometry and layout (splitter states, whether the setup panel
+shows).
 
 One module owns the keys so the window and the tests agree on them. The INI format in the user
 scope is used on purpose: tests can redirect it to a temporary folder with `QSettings.setPath`.
@@ -55,6 +56,14 @@ class Preferences:
     def set_hidden_columns(self, columns: list[str]) -> None:
         self._s.setValue("summary_hidden_columns", json.dumps(columns))
 
+    # -- the plots' choices (x axis, smoothing, log y) -----------------------------------------
+    def plot_choices(self) -> dict[str, Any]:
+        value = self._get_json("plot_choices", {})
+        return value if isinstance(value, dict) else {}
+
+    def set_plot_choices(self, choices: dict[str, Any]) -> None:
+        self._s.setValue("plot_choices", json.dumps(choices))
+
     # -- recent hosts (--host) -------------------------------------------------------------------
     def recent_hosts(self) -> list[str]:
         value = self._get_json("recent_hosts", [])
@@ -64,6 +73,17 @@ class Preferences:
         recent = [host, *(h for h in self.recent_hosts() if h != host)][:MAX_RECENT]
         self._s.setValue("recent_hosts", json.dumps(recent))
         return recent
+
+    # -- the tracker a session was last logged to (Export > Log to TensorBoard or MLflow) ------
+    def tracker(self) -> dict[str, str]:
+        """{kind, tensorboard_dir, mlflow_uri, mlflow_experiment}: what was given last time."""
+        value = self._get_json("tracker", {})
+        if not isinstance(value, dict):
+            return {}
+        return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def set_tracker(self, choice: dict[str, str]) -> None:
+        self._s.setValue("tracker", json.dumps(choice))
 
     # -- recent files ---------------------------------------------------------------------------
     def recent_files(self) -> list[str]:

@@ -657,10 +657,10 @@ class LiveData:
             section=section,
             step=float(step),
             seconds=seconds,
-            timer="compile_id" in event,
+            timer="compile_id" in event or event.get("timer") is True,
             fields={
                 k: event.get(k)
-                for k in ("frame", "reason", "backward_s", "fail_type", "fail_reason")
+                for k in ("frame", "reason", "backward_s", "fail_type", "fail_reason", "cost")
                 if event.get(k) is not None
             },
         )
@@ -700,6 +700,8 @@ class LiveData:
         if marker.seconds is not None:
             if marker.timer:
                 took = f"{COMPILE_TIMER}: {seconds_text(marker.seconds)}"
+            elif marker.fields.get("cost"):
+                took = f"{COMPILE_COST}: {seconds_text(marker.seconds)}"
             else:
                 took = f"took {seconds_text(marker.seconds)}"
             cost = self.compile_costs.get((arm, bs)) if rep == 0 else None

@@ -57,6 +57,7 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.common.theme import arm_qcolours, configure_pyqtgraph, muted_colour
+from tcprof.app.plots import plot_choices
 from tcprof.app.plots.band import band_item, band_path
 from tcprof.app.plots.contention import ContendedShading
 from tcprof.app.plots.controls import PlotControls
@@ -269,6 +270,13 @@ class LivePlots(QWidget):
         self.controls.smoothing.valueChanged.connect(self.set_smoothing)
         self.controls.log_y.toggled.connect(self.set_log_y)
         self.controls.fit.clicked.connect(self.fit_x)
+        plot_choices.restore(self)
+        for signal in (
+            self.controls.x_axis.currentIndexChanged,
+            self.controls.smoothing.valueChanged,
+            self.controls.log_y.toggled,
+        ):
+            signal.connect(lambda *_: plot_choices.remember(self))
 
     def _invalidate(self) -> None:
         self._seen = {}
@@ -299,6 +307,9 @@ class LivePlots(QWidget):
         self.controls.section.setVisible(mode == SECTION)
         self.plots[-1].setLabel("bottom", AXIS_TITLES[mode])
         self._axis_changed()
+
+    def x_mode(self) -> str:
+        return self.axis.mode
 
     def show_section(self, section: Section | None) -> None:
         """On "step in batch size": show this section (None: the one the run is in)."""

@@ -17,6 +17,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -55,6 +56,7 @@ from tcprof.profiler.run.apply_advice import before_after
 
 NO_BREAKS = "No graph breaks in this arm: TorchDynamo captured each frame whole."
 NO_RECOMPILES = "No recompiles in this arm: every batch size ran on the graphs it first compiled."
+STRETCH = QHeaderView.ResizeMode.Stretch
 NO_ADVICE = "No advice for this arm: nothing in its recompiles calls for a change."
 NO_TIMES = "No batch size of this arm was measured."
 APPLY_TIP = (
@@ -131,6 +133,11 @@ class InsightView(QWidget):
             "--apply-advice), which adds an arm with it to the same session."
         )
         self.advice.setWordWrap(True)
+        # cause and fix share the width and wrap, so a long cause reads without scrolling
+        advice_header = self.advice.horizontalHeader()
+        for column, mode in enumerate((STRETCH, STRETCH, QHeaderView.ResizeMode.ResizeToContents)):
+            advice_header.setSectionResizeMode(column, mode)
+        advice_header.sectionResized.connect(lambda *_: self.advice.resizeRowsToContents())
         self.apply_advice = QPushButton("Apply and re-run")
         self.apply_advice.setToolTip(APPLY_TIP)
         self.apply_advice.clicked.connect(self.applyAdviceRequested)

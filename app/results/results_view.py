@@ -30,7 +30,7 @@ from tcprof.app.results.insight_view import InsightView
 from tcprof.app.results.log_panel import LogPanel
 from tcprof.app.results.profile_view import ProfileView
 from tcprof.app.results.ranks_view import RanksView
-from tcprof.app.results.summary_columns import SummaryColumns
+from tcprof.app.results.summary_columns import SummaryColumns, two_lines
 from tcprof.app.results.verdict_banner import VerdictBanner
 from tcprof.app.results.weights_view import WeightsView
 from tcprof.profiler.analysis.verdict import (
@@ -72,6 +72,12 @@ def _table(columns: int) -> QTableWidget:
     table.verticalHeader().setVisible(False)
     table.setAlternatingRowColors(True)
     return table
+
+
+def short_status(text: str) -> str:
+    """The status as the Summary's narrow column shows it ("ok (9/10 contended)"); its
+    tooltip keeps the reports' words."""
+    return text.replace(" blocks contended)", " contended)")
 
 
 class ResultsView(QTabWidget):
@@ -121,7 +127,7 @@ class ResultsView(QTabWidget):
         self.summary.setSortingEnabled(False)
         self.summary.clear()
         self.summary.setColumnCount(len(header))
-        self.summary.setHorizontalHeaderLabels(header)
+        self.summary.setHorizontalHeaderLabels([two_lines(h) for h in header])
         for c, h in enumerate(header):
             if h in COLUMN_HELP:
                 self.summary.horizontalHeaderItem(c).setToolTip(
@@ -140,7 +146,7 @@ class ResultsView(QTabWidget):
             arm_index, _arm, result = results[r]
             banded = sizes.index(result.get("batch_size")) % 2 == 1
             for c, text in enumerate(row):
-                item = QTableWidgetItem(text)
+                item = QTableWidgetItem(short_status(text) if header[c] == "status" else text)
                 if banded:  # one band per batch size: its arms read as a group
                     item.setBackground(shade)
                 if c == 0:
@@ -165,9 +171,15 @@ class ResultsView(QTabWidget):
                     item.setToolTip(partial_title(result))
                 if not item.toolTip():
                     item.setToolTip(text)  # an elided cell's whole text
+                elif item.text() != text:
+                    item.setToolTip(f"{text}\n{item.toolTip()}")  # a shortened one's too
                 self.summary.setItem(r, c, item)
         self.summary.resizeColumnsToContents()
         self.columns.apply()
+
+    def header(self) -> list[str]:
+        """The Summary's column names (their labels may be drawn on two lines)."""
+        return self.columns.labels()
 
     def rows(self) -> list[list[str]]:
         """The table's text (tests and exports read it)."""

@@ -12,7 +12,23 @@ from tcprof.app.common.settings import Preferences
 
 DEFAULT_HIDDEN = ("p90 ms", "samples/s")
 MAX_COLUMN_PX = 190  # wider cells elide: "0.42x (one round: no interval yet)" stays readable
+# Columns whose cells run long with words a tooltip can hold ("ok (9/10 blocks contended)").
+NARROW_PX = {"status": 100, "speedup [95% CI]": 140, "break-even cold/warm": 110}
 ALWAYS_SHOWN = ("arm", "bs")
+
+
+def two_lines(label: str) -> str:
+    """A long header label broken at its middle space, so its column is as wide as its
+    cells, not its title ("compile s" over "cold/warm"); `label_of` undoes it."""
+    if len(label) <= 6 or " " not in label:
+        return label
+    spaces = [i for i, ch in enumerate(label) if ch == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
+    return f"{label[:cut]}\n{label[cut + 1 :]}"
+
+
+def label_of(text: str) -> str:
+    return text.replace("\n", " ")
 
 
 class SummaryColumns:
@@ -26,17 +42,19 @@ class SummaryColumns:
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._menu)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.setWordWrap(False)  # one line a row: a long cell elides, it does not wrap
 
     def labels(self) -> list[str]:
         items = (self.table.horizontalHeaderItem(c) for c in range(self.table.columnCount()))
-        return [item.text() if item else "" for item in items]
+        return [label_of(item.text()) if item else "" for item in items]
 
     def apply(self) -> None:
         """Show and hide the columns as chosen; cap the widths after resizing to contents."""
         for c, label in enumerate(self.labels()):
             self.table.setColumnHidden(c, label in self.hidden and label not in ALWAYS_SHOWN)
-            if self.table.columnWidth(c) > MAX_COLUMN_PX:
-                self.table.setColumnWidth(c, MAX_COLUMN_PX)
+            cap = NARROW_PX.get(label, MAX_COLUMN_PX)
+            if self.table.columnWidth(c) > cap:
+                self.table.setColumnWidth(c, cap)
 
     def set_shown(self, label: str, shown: bool) -> None:
         (self.hidden.discard if shown else self.hidden.add)(label)

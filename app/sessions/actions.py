@@ -1,8 +1,10 @@
-"""What can be done with whole sessions: open, export, list, compare any two, recover.
+"""What can be done with whole sessions: open, export, log to a tracker, list, compare any two,
+recover.
 
 The window shows one session at a time: the run that just ended, or a saved one the user
 opened. This object keeps track of which (its dict and its folder) and does the work on it,
-the slow parts (exporting reports, recovering crashed sessions at start-up) off the GUI thread.
+the slow parts (exporting reports, logging to TensorBoard or MLflow, recovering crashed sessions
+at start-up) off the GUI thread.
 It never touches the window's parts: it tells whoever listens through its signals, so it is
 tested alone and the window decides how each outcome is shown.
 """
@@ -35,6 +37,18 @@ def _export(source: dict[str, Any] | Path, out_dir: Path) -> dict[str, Any]:
     return {"paths": [str(p) for p in paths], "folder": str(out_dir)}
 
 
+def _log(folder: Path, specs: list[str], experiment: str | None) -> dict[str, Any]:
+    """Runs on a background thread: the trackers' libraries are imported there, when used."""
+    from tcprof.profiler.trackers import log_session
+
+    logged: list[str] = []
+    try:
+        warnings = log_session(folder, specs, mlflow_experiment=experiment, on_logged=logged.append)
+    except ValueError as exc:  # a bad spec, a session that cannot be read: one line
+        return {"error": {"kind": "log", "message": str(exc)}}
+    return {"logged": logged, "warnings": warnings}
+
+
 def _recover(min_age_s: float | None) -> dict[str, Any]:
     """Runs on a background thread (tcprof.profiler.store.recovery loads the numpy-backed session model,
     which the window does not import at start-up)."""
@@ -52,6 +66,8 @@ class SessionActions(QObject):
     message = Signal(str)  # a line for the status bar
     exportingChanged = Signal(bool)
     exportDone = Signal(list, str)  # the files written, their folder
+    loggingChanged = Signal(bool)
+    logDone = Signal(list, list)  # a line per tracker logged to, a warning per one that failed
     recovered = Signal(str)  # what was recovered at start-up, in a sentence
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -64,6 +80,7 @@ class SessionActions(QObject):
         self.saved = False  # True when the window shows a re-opened session
         self.run_in_progress = False
         self.exporting = False
+        self.logging = False
         self.last_export: list[Path] = []
         self.dialog: SessionsDialog | None = None
         self.compare_dialog: CompareDialog | None = None
@@ -205,6 +222,43 @@ class SessionActions(QObject):
         folder = result["folder"]
         self.message.emit(f"Exported {len(self.last_export)} files to {folder}")
         self.exportDone.emit(list(result["paths"]), folder)
+
+    # -- logging to a tracker (TensorBoard, MLflow) ------------------------------------------------
+    def can_log(self) -> bool:
+        """A session saved in its folder, and no logging under way."""
+        return not self.logging and self.folder is not None and (self.folder / SESSION).is_file()
+
+    def log_dialog(self) -> None:
+        if not self.can_log() or self.folder is None:
+            return
+        from tcprof.app.sessions.tracker_dialog import TrackerDialog
+
+        dialog = TrackerDialog(self.folder, self._dialog_parent())
+        if dialog.exec() == TrackerDialog.DialogCode.Accepted:
+            self.log_to([dialog.spec()], dialog.experiment())
+
+    def log_to(self, specs: list[str], experiment: str | None = None) -> bool:
+        """Log the session shown to the trackers specs name (`tensorboard:DIR`, `mlflow:URI`),
+        off the GUI thread; logDone (or problem) follows."""
+        if not self.can_log() or self.folder is None:
+            return False
+        self._set_logging(True)
+        self.message.emit(f"Logging {self.folder.name} to {', '.join(specs)}…")
+        self.calls.submit(_log, self._log_done, self.folder, list(specs), experiment)
+        return True
+
+    def _set_logging(self, logging: bool) -> None:
+        self.logging = logging
+        self.loggingChanged.emit(logging)
+
+    def _log_done(self, result: dict[str, Any]) -> None:
+        self._set_logging(False)
+        if "error" in result:
+            self.problem.emit({**result["error"], "kind": "log"})
+            return
+        logged, warnings = list(result["logged"]), list(result["warnings"])
+        self.message.emit(warnings[0] if warnings else (logged[0] if logged else "Logged"))
+        self.logDone.emit(logged, warnings)
 
     # -- recovery at start-up --------------------------------------------------------------------
     def recover_later(self, min_age_s: float | None = None) -> None:

@@ -23,6 +23,7 @@ class WindowActions:
 
     open: QAction
     export: QAction
+    log_to: QAction  # Export's other choice: the session to TensorBoard or MLflow
     run: QAction
     diagnose: QAction
     stop: QAction
@@ -71,6 +72,13 @@ def make_actions(window: QMainWindow) -> WindowActions:
             "Export…",
             "Ctrl+E",
             "Export report.html, report.md, steps.csv, session.json and reproduce.py",
+        ),
+        log_to=_action(
+            window,
+            "Log to TensorBoard or MLflow…",
+            "Ctrl+Shift+E",
+            "Log the session to TensorBoard (one run per arm) or an MLflow server (a run with "
+            "a nested run per arm, the reports attached), in the background",
         ),
         run=_action(window, "▶ Run", "Ctrl+R", "Run every arm at every batch size"),
         diagnose=_action(
@@ -128,7 +136,20 @@ def _fill_toolbar(actions: WindowActions) -> None:
     toolbar.addAction(actions.stop)
     toolbar.addSeparator()
     toolbar.addAction(actions.export)
+    _export_choices(actions)
     toolbar.addAction(actions.sessions)
+
+
+def _export_choices(actions: WindowActions) -> None:
+    """The toolbar's Export exports the reports when clicked; its arrow offers the trackers."""
+    button = actions.toolbar.widgetForAction(actions.export)
+    if not isinstance(button, QToolButton):
+        return
+    menu = QMenu(button)
+    menu.addAction(actions.export)
+    menu.addAction(actions.log_to)
+    button.setMenu(menu)
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
 
 
 def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
@@ -138,6 +159,7 @@ def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
     file_menu.addMenu(actions.examples_menu)
     file_menu.addSeparator()
     file_menu.addAction(actions.export)
+    file_menu.addAction(actions.log_to)
     file_menu.addAction(actions.sessions)
     file_menu.addAction(actions.sessions_folder)
     file_menu.addSeparator()

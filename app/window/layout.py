@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from tcprof.app.common.settings import Preferences
 
 SETUP_MIN_WIDTH = 300
-SETUP_SHARE = 0.3  # of the window's width at most, by default
+SETUP_SHARE = 0.28  # of the window's width at most, by default
 RESULTS_MIN_HEIGHT = 250  # at least; more where the results' own content needs it
 RESULTS_SHARE = 0.5  # of the right side's height, by default...
 RESULTS_MAX_DEFAULT_HEIGHT = 440  # ...up to this: a tall window gives the rest to the plots

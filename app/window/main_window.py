@@ -145,6 +145,7 @@ class MainWindow(QMainWindow):
         commands = self.commands
         commands.open.triggered.connect(self.open_file_dialog)
         commands.export.triggered.connect(self.sessions.export_dialog)
+        commands.log_to.triggered.connect(self.sessions.log_dialog)
         commands.run.triggered.connect(self.start_run)
         commands.stop.triggered.connect(self.stop_run)
         commands.sessions.triggered.connect(self.sessions.show_sessions)
@@ -173,6 +174,8 @@ class MainWindow(QMainWindow):
         self.sessions.message.connect(self.status.label.setText)
         self.sessions.exportingChanged.connect(lambda _exporting: self._update_actions())
         self.sessions.exportDone.connect(self._on_exported)
+        self.sessions.loggingChanged.connect(lambda _logging: self._update_actions())
+        self.sessions.logDone.connect(self._on_logged)
         self.sessions.recovered.connect(self._on_recovered)
 
     @property
@@ -212,6 +215,7 @@ class MainWindow(QMainWindow):
         commands.examples_menu.setEnabled(not running)
         commands.recent_menu.setEnabled(not running)
         commands.export.setEnabled(not running and self.sessions.can_export())
+        commands.log_to.setEnabled(not running and self.sessions.can_log())
 
     # -- model files ----------------------------------------------------------------------------
     def open_file_dialog(self) -> None:
@@ -365,6 +369,13 @@ class MainWindow(QMainWindow):
                 ("Open folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))),
             ],
         )
+
+    def _on_logged(self, logged: list[str], warnings: list[str]) -> None:
+        """Where the session went, and each tracker that could not take it (one line each)."""
+        lines = [*logged, *(f"Warning: {w}" for w in warnings)]
+        if warnings:
+            lines.append("The session is still saved in its folder: nothing is lost.")
+        self.notice.show_notice("\n".join(lines))
 
     def _on_recovered(self, text: str) -> None:
         self.notice.show_notice(text, [("Sessions…", self.sessions.show_sessions)])

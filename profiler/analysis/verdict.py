@@ -156,13 +156,24 @@ def _interval(row: dict[str, Any]) -> str:
     if row.get("interval_covers_processes") is False:
         return f" ({ONE_ROUND})"
     ci = row.get("speedup_ci")
-    text = f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci and None not in ci else ""
+    text = f" [{bound_text(ci[0])}–{bound_text(ci[1])}]" if ci and None not in ci else ""
     if not holds_after_adjustment(row):
         text += f" ({NOT_AFTER_HOLM})"
     return text
 
 
 NOT_AFTER_HOLM = "not after Holm"
+
+
+def bound_text(bound: float) -> str:
+    """An interval's end as the table and the verdict print it: two decimals, and "<0.01" or
+    ">100" past them (two rounds' t interval can run from 0.0003 to 26,577: "0.00" would read
+    as a figure, and five digits as a precision, that the interval does not have)."""
+    if bound < 0.01:
+        return "<0.01"
+    if bound > 100:
+        return ">100"
+    return f"{bound:.2f}"
 
 
 def holds_after_adjustment(row: dict[str, Any]) -> bool:
@@ -228,6 +239,27 @@ def _classify(row: dict[str, Any]) -> str:
     return {"faster": "faster", "slower": "slower", "no_difference": "noise"}.get(
         row.get("verdict") or "", "unmeasured"
     )
+
+
+# A row's outcome in a word or two, as the sentence groups rows (tcprof's Python API returns it:
+# `session.verdict("inductor", 32)`); the baseline's own rows are the baseline.
+OUTCOME_WORDS = {
+    "faster": "faster",
+    "slower": "slower",
+    "noise": "no difference",
+    "fell_back": "fell back",
+    "failed": "failed",
+    "unmeasured": "not measured",
+}
+BASELINE = "baseline"
+
+
+def row_outcome(row: dict[str, Any], baseline: bool = False) -> str:
+    """'faster', 'slower', 'no difference', 'fell back', 'failed', 'not measured' (or
+    'baseline' for the baseline's rows): the verdict's word for one arm at one batch size."""
+    if baseline and row.get("status") not in ("error", "oom"):
+        return BASELINE
+    return OUTCOME_WORDS[_classify(row)]
 
 
 EACH_UP_TO = 4  # batch sizes named one by one; more are given as a range

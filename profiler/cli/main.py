@@ -1,4 +1,4 @@
-"""The headless commands: `tcprof run`, `examples`, `inspect`, `report`, `compare` (the window is
+"""The headless commands: `tcprof run`, `examples`, `inspect`, `report`, `compare`, `log-to` (the window is
 opened by `tcprof.app.launcher`, which hands every other command line to `main` here).
 
 Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kept);
@@ -15,6 +15,12 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from tcprof.profiler.cli.log_to_command import (
+    add_log_to_parser,
+    check_tracker_options,
+    cmd_log_to,
+    log_to_trackers,
+)
 from tcprof.profiler.cli.progress import TerminalProgress
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
@@ -57,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmp_.add_argument("before", help="a session folder or session.json (either order)")
     cmp_.add_argument("after", help="the other session folder or session.json")
+    add_log_to_parser(sub)
     sub.add_parser("gui", help="open the desktop application (the default with no arguments)")
     return parser
 
@@ -66,6 +73,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         config = config_from_args(args)  # the folder is made once the arguments are good
     except ConfigError as exc:
         print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    tracker_problem = check_tracker_options(args.log_to, args.mlflow_experiment)
+    if tracker_problem:  # before the run: not after an hour of it
+        print(f"tcprof: error: {tracker_problem}", file=sys.stderr)
         return EXIT_USAGE
     if config.node_rank > 0:  # node 0 runs the schedule and writes the session
         return EXIT_OK if node_follower.follow(config) == 0 else EXIT_ERROR
@@ -121,6 +132,9 @@ def _run_and_save(
     else:
         print(render_summary(data))
     print(f"\nsession: {saved.folder or 'not saved'}", file=sys.stderr)
+    if saved.folder is not None and args.log_to:  # the session is saved first: nothing is lost
+        if log_to_trackers(saved.folder, args.log_to, args.mlflow_experiment) == EXIT_INTERRUPTED:
+            interrupted = True
     if interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -241,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_compare(args)
     if args.command == "report":
         return cmd_report(args)
+    if args.command == "log-to":
+        return cmd_log_to(args)
     parser.print_help()
     return EXIT_USAGE
 

@@ -9,7 +9,13 @@ import argparse
 from pathlib import Path
 
 from tcprof.profiler.analysis.ladder import ladder_arms
-from tcprof.profiler.cli.script_args import add_script_options, phases, script_source
+from tcprof.profiler.cli.log_to_command import add_tracker_options
+from tcprof.profiler.cli.script_args import (
+    add_script_options,
+    check_no_script_options,
+    phases,
+    script_source,
+)
 from tcprof.profiler.config import (
     AMP_DTYPES,
     COMPILE_MODES,
@@ -60,6 +66,7 @@ def add_run_parser(
     _debug_options(dbg)
     out = run.add_argument_group("output")
     _output_options(out)
+    add_tracker_options(run.add_argument_group("trackers"))
     add_script_options(run)
     return run
 
@@ -395,9 +402,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     """args.script_command: the command after `--` (main.py splits it off), or None."""
     command = getattr(args, "script_command", None)
     script = script_source(args, command) if command is not None else None
+    if script is None:
+        check_no_script_options(args)
     if script is None and bool(args.model_file) == bool(args.example):
         raise ConfigError(
-            "give a model file, --example NAME, or a script: tcprof run -- python train.py ARGS"
+            "give a model file or --example NAME (one of them), or a script after --: "
+            "tcprof run [options] -- python train.py ARGS"
         )
     batch_sizes = parse_batch_sizes(args.batch_sizes) if script is None else (1,)
     if script is not None:

@@ -55,6 +55,27 @@ def add_script_options(run: argparse.ArgumentParser) -> None:
     )
 
 
+def check_no_script_options(args: argparse.Namespace) -> None:
+    """The script's own options, given for a model file: a usage error rather than ignored."""
+    given = [
+        flag
+        for flag, value, default in (
+            ("--sweep", getattr(args, "sweep", None), None),
+            ("--step-on", getattr(args, "step_on", "optimizer"), "optimizer"),
+            (
+                "--no-step-timeout",
+                getattr(args, "no_step_timeout", None),
+                DEFAULT_NO_STEP_TIMEOUT_S,
+            ),
+        )
+        if value is not None and value != default
+    ]
+    if given:
+        raise ConfigError(
+            f"{given[0]} applies to a script: tcprof run [options] -- python train.py ARGS"
+        )
+
+
 def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
     """The ScriptSource of a command line (ConfigError when it names no script)."""
     if args.model_file or args.example:

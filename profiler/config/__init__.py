@@ -30,6 +30,8 @@ from tcprof.profiler.config.choices import (
     MIN_BLOCK_MS,
     OPTIMIZERS,
     PARALLEL,
+    PICKLED_MODEL_FILE,
+    PICKLED_MODEL_SUFFIX,
     WEIGHT_SUFFIXES,
     ConfigError,
 )
@@ -92,6 +94,8 @@ __all__ = [
     "DEBUG_PRESET_TEXT",
     "ConfigError",
     "WEIGHT_SUFFIXES",
+    "PICKLED_MODEL_FILE",
+    "PICKLED_MODEL_SUFFIX",
     "ArmSpec",
     "ModelSource",
     "ScriptSource",

@@ -51,3 +51,9 @@ class ConfigError(ValueError):
 
 
 WEIGHT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
+
+# A model given to tcprof.run as a Python class or callable (a notebook's, say) travels to the
+# workers pickled by value (cloudpickle) in this file of the run's folder; a worker loads a model
+# file with this suffix instead of importing it as Python.
+PICKLED_MODEL_FILE = "model.cloudpickle"
+PICKLED_MODEL_SUFFIX = ".cloudpickle"

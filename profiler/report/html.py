@@ -237,14 +237,41 @@ def _charts() -> str:
     )
 
 
+def _document(title: str, body: str, session_dict: dict[str, Any]) -> str:
+    """A page with report.html's styles, its chart data and scripts, around `body`."""
+    css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
+    js_lib = _resource(VENDOR / "uPlot.iife.min.js")
+    js_app = _resource(ASSETS / "report.js")
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="generator" content="tcprof">\n'
+        f"<title>{esc(title)}</title>\n"
+        f"<style>\n{css}\n</style>\n</head>\n<body>\n{body}\n"
+        f'<script type="application/json" id="tcprof-data">{script_json(chart_data(session_dict))}'
+        "</script>\n"
+        f"<script>\n{js_lib}\n</script>\n"
+        f"<script>\n{js_app}\n</script>\n"
+        "</body>\n</html>\n"
+    )
+
+
+def render_summary_page(session_dict: dict[str, Any]) -> str:
+    """report.html's verdict, summary and charts alone, as one page (a notebook shows it)."""
+    body = (
+        f'<main><section id="summary">{sections.verdict_list(session_dict, esc)}'
+        f"{sections.summary_body(session_dict, esc)}</section>{_charts()}</main>"
+    )
+    return _document(f"tcprof: {model_label(session_dict)}", body, session_dict)
+
+
 def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
     """The whole report as one HTML document; `folder` is where it is written (its links to the
     session's files are relative to it; None: the session's own folder)."""
     from tcprof.profiler.report.reproduce import render_reproducer
 
-    css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
-    js_lib = _resource(VENDOR / "uPlot.iife.min.js")
-    js_app = _resource(ASSETS / "report.js")
     codes = []
     for arm in session_dict.get("arms") or []:
         try:
@@ -273,18 +300,4 @@ def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
             sections.footer(session_dict, esc),
         ]
     )
-    title = f"tcprof report: {model_label(session_dict)}"
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="generator" content="tcprof">\n'
-        f"<title>{esc(title)}</title>\n"
-        f"<style>\n{css}\n</style>\n</head>\n<body>\n{body}\n"
-        f'<script type="application/json" id="tcprof-data">{script_json(chart_data(session_dict))}'
-        "</script>\n"
-        f"<script>\n{js_lib}\n</script>\n"
-        f"<script>\n{js_app}\n</script>\n"
-        "</body>\n</html>\n"
-    )
+    return _document(f"tcprof report: {model_label(session_dict)}", body, session_dict)

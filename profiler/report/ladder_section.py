@@ -52,7 +52,13 @@ def _no_divergence(ladder: dict[str, Any]) -> str:
             "compared with eager (see the fallbacks: the recompile limit, or compiles that "
             "failed under --suppress-errors)."
         )
-    if not whole and not some:
+    unchecked = [s for s in stages if s not in whole and s.get("accuracy") == "not checked"]
+    if stages and len(unchecked) == len(stages):
+        return (
+            "Accuracy was not checked (--no-accuracy), so the ladder cannot say which stage "
+            "diverges from eager; run it again with the accuracy check on."
+        )
+    if not whole and not some and not unchecked:
         return "Every stage matched eager within the accuracy tolerance."
     parts = ["No stage that ran compiled code diverged from eager"]
     if whole:
@@ -60,6 +66,8 @@ def _no_divergence(ladder: dict[str, Any]) -> str:
     for stage in some:
         sizes = ", ".join(str(b) for b in stage.get("fell_back") or [])
         parts.append(f"{stage.get('stage')} fell back to eager at batch size(s) {sizes}")
+    if unchecked:
+        parts.append(f"{_names(unchecked)} had no accuracy check")
     return "; ".join(parts) + "."
 
 

@@ -112,6 +112,14 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
 
 
 def summary(session_dict: dict[str, Any], esc: Esc) -> str:
+    return (
+        f'<section id="summary"><h2>Summary</h2>{verdict_list(session_dict, esc)}'
+        f"{summary_body(session_dict, esc)}</section>"
+    )
+
+
+def summary_body(session_dict: dict[str, Any], esc: Esc) -> str:
+    """The cards, the table and its notes (the summary but for its verdict)."""
     header, rows = table_rows(session_dict)
     raw = [(i, r) for i, _arm, r in summary_results(session_dict)]
     head = "".join(
@@ -159,11 +167,8 @@ def summary(session_dict: dict[str, Any], esc: Esc) -> str:
         if body
         else '<p class="muted">No batch size was measured.</p>'
     )
-    return (
-        f'<section id="summary"><h2>Summary</h2>{verdict_list(session_dict, esc)}'
-        f"{_cards(session_dict, esc)}{table}"
-        + "".join(f'<p class="note">{n}</p>' for n in notes)
-        + "</section>"
+    return f"{_cards(session_dict, esc)}{table}" + "".join(
+        f'<p class="note">{n}</p>' for n in notes
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from tcprof.profiler.analysis.verdict import (
     NOT_AFTER_HOLM,
     ONE_ROUND,
+    bound_text,
     fmt_memory,
     holds_after_adjustment,
     mark_partial,
@@ -48,7 +49,7 @@ def fmt_speedup(row: dict[str, Any]) -> str:
     if one_round(row):
         return f"{text} ({ONE_ROUND})"
     if ci:
-        text += f" [{ci[0]:.2f}-{ci[1]:.2f}]"
+        text += f" [{bound_text(ci[0])}-{bound_text(ci[1])}]"
     return text
 
 

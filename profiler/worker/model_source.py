@@ -3,12 +3,18 @@
 A file may define several nn.Module classes (blocks and the top model), a `make_model()`
 factory, or models whose constructor needs a config object; the user can then name a class
 or give a factory expression that is evaluated in the file's namespace.
+
+A model given to `tcprof.run` as a Python object (a class defined in a notebook, say) arrives
+as a pickled factory (config.PICKLED_MODEL_FILE, written by tcprof.profiler.api.shipping): it
+is loaded into a module of its own holding the factory under its name and, when given, its
+`make_batch`, so everything after the import treats it as it treats a file.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import inspect
+import pickle
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +22,8 @@ from types import ModuleType
 from typing import Any
 
 import torch.nn as nn
+
+from tcprof.profiler.config import PICKLED_MODEL_SUFFIX
 
 
 class ModelLoadError(Exception):
@@ -58,6 +66,8 @@ def import_file(path: str) -> ModuleType:
     file = Path(path).expanduser().resolve()
     if not file.exists():
         raise ModelLoadError(f"model file not found: {path}")
+    if file.is_file() and file.suffix == PICKLED_MODEL_SUFFIX:
+        return load_pickled(file)
     if file.is_dir() or file.suffix != ".py":
         raise ModelLoadError(f"not a Python file: {path}")
     # The file's folder goes on sys.path so that its sibling imports work as when run as a script.
@@ -80,6 +90,35 @@ def import_file(path: str) -> ModuleType:
     return module
 
 
+def load_pickled(file: Path) -> ModuleType:
+    """A pickled factory ({"name", "make_model", "make_batch"}) as a module: the factory under
+    its name, make_batch beside it. cloudpickle wrote it; plain pickle reads it, importing
+    cloudpickle and the modules the model refers to (by reference) as it goes."""
+    try:
+        with open(file, "rb") as handle:
+            payload = pickle.load(handle)  # noqa: S301 - the run's own file, written by this run
+        name, factory = str(payload["name"]), payload["make_model"]
+    except ModuleNotFoundError as exc:
+        raise ModelLoadError(
+            f"cannot load the model shipped from Python: the worker cannot import {exc.name!r} "
+            "(a module the model refers to must be importable where the workers run)",
+            cause=f"ModuleNotFoundError: {exc}",
+        ) from exc
+    except Exception as exc:
+        raise ModelLoadError(
+            f"cannot load the model shipped from Python: {type(exc).__name__}: {exc}",
+            cause=f"{type(exc).__name__}: {exc}",
+        ) from exc
+    module = ModuleType(f"tcprof_shipped_{name}")
+    module.__file__ = str(file)
+    module.__tcprof_shipped__ = name  # type: ignore[attr-defined]
+    setattr(module, name, factory)
+    if payload.get("make_batch") is not None:
+        module.make_batch = payload["make_batch"]  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    return module
+
+
 def _zero_arg(obj: Any) -> tuple[bool, str]:
     try:
         sig = inspect.signature(obj)
@@ -97,11 +136,12 @@ def _zero_arg(obj: Any) -> tuple[bool, str]:
 def list_candidates(module: ModuleType) -> list[Candidate]:
     """nn.Module classes defined in the file (in source order), then a make_model() factory."""
     found: list[tuple[int, Candidate]] = []
+    shipped = vars(module).get("__tcprof_shipped__")  # a class shipped from Python keeps its module
     for name, obj in vars(module).items():
         if (
             inspect.isclass(obj)
             and issubclass(obj, nn.Module)
-            and obj.__module__ == module.__name__
+            and (obj.__module__ == module.__name__ or name == shipped)
         ):
             zero, sig = _zero_arg(obj)
             line = _source_line(obj)

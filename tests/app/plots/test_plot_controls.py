@@ -359,3 +359,24 @@ def test_a_compile_marker_says_its_duration_and_its_share_of_the_compile_cost(pl
     plots.refresh()
     (point,) = plots._markers[1].points()
     assert "torch's compile timer: 1.50 s, 25% of bs 64's compile cost (6.00 s)" in point.data()
+
+
+def test_the_plots_choices_survive_a_restart(qtbot):
+    from tcprof.app.common.settings import Preferences
+    from tcprof.app.plots.live_plots import LivePlots
+
+    first = LivePlots()
+    qtbot.addWidget(first)
+    assert (first.x_mode(), first.smoothing, first.log_y) == (SECTION, 0.0, False)
+    first.controls.x_axis.setCurrentIndex(first.controls.x_axis.findData(WALL))
+    first.controls.smoothing.setValue(0.6)
+    first.controls.log_y.setChecked(True)
+    again = LivePlots()  # the next start of the window
+    qtbot.addWidget(again)
+    assert (again.x_mode(), again.smoothing, again.log_y) == (WALL, 0.6, True)
+    assert again.controls.mode() == WALL and again.controls.log_y.isChecked()
+    # what a later version does not know is ignored, not an error
+    Preferences().set_plot_choices({"x_axis": "gone", "smoothing": 7, "log_y": "yes"})
+    third = LivePlots()
+    qtbot.addWidget(third)
+    assert (third.x_mode(), third.smoothing, third.log_y) == (SECTION, 0.0, False)

@@ -209,3 +209,13 @@ def test_a_contended_block_is_shaded_over_its_steps_on_every_axis(plots):
     assert region.getRegion() == (13.5, 23.5)
     plots.legend.set_shown(1, False)  # hiding the arm hides its shading
     assert not region.isVisible()
+
+
+def test_a_replayed_compile_marker_reads_as_a_live_one():
+    timed = {"type": "compile", "arm": 0, "batch_size": 4, "step": 0, "kind": "first"}
+    data = LiveData(["inductor"], [4, 8], warmup=0, steps=10)
+    data.apply({**timed, "seconds": 1.1, "timer": True})
+    data.apply({**timed, "batch_size": 8, "seconds": 2.5, "cost": True})
+    texts = [data._marker_text(0, m) for m in data.arms[0].markers]
+    assert "compile timer: 1.10 s" in texts[0] or "compile timer: 1.1 s" in texts[0], texts[0]
+    assert "compile cost: 2.50 s" in texts[1] or "compile cost: 2.5 s" in texts[1], texts[1]

@@ -53,9 +53,7 @@ def test_the_summary_groups_by_size_colours_speedups_and_explains_every_column(q
         ("aot_eager", "16"),
         ("inductor", "16"),
     ]
-    header = [
-        view.summary.horizontalHeaderItem(c).text() for c in range(view.summary.columnCount())
-    ]
+    header = view.header()
     tips = [view.summary.horizontalHeaderItem(c).toolTip() for c in range(len(header))]
     assert all(tips), [h for h, t in zip(header, tips, strict=True) if not t]
     assert len(set(tips)) == len(tips), "one tooltip per column"
@@ -112,20 +110,21 @@ def test_the_summarys_notes_name_the_windows_fields_not_cli_flags(qtbot):
     assert "the Replicates field" in tip, tip
 
 
-def test_the_summarys_important_columns_fit_at_1280_px_and_the_rest_can_be_chosen(qtbot):
-    view = ResultsView()
-    qtbot.addWidget(view)
-    view.resize(1280 - 16, 300)  # the window's width less its frame
-    view.show()
+def test_the_summarys_important_columns_fit_at_1280_px_and_the_rest_can_be_chosen(
+    qtbot, make_window
+):
+    window = make_window()  # the real window, its setup panel shown beside the results
+    window.resize(1280, 720)
+    window.window_layout.apply_default_sizes()
+    qtbot.waitUntil(lambda: window.results.width() < 1280 - 300)
+    view = window.results
     session = _session()
     for arm in session["arms"]:  # the widest cells a run shows
         for r in arm["results"]:
             r.update(contended_blocks=3, blocks_measured=30)
     session["arms"][1]["results"][0]["interval_covers_processes"] = False
     view.show_session(session)
-    header = [
-        view.summary.horizontalHeaderItem(c).text() for c in range(view.summary.columnCount())
-    ]
+    header = view.header()
     shown = [c for c in range(len(header)) if not view.summary.isColumnHidden(c)]
     for name in ("memory", "accuracy", "recompiles", "breaks", "speedup [95% CI]"):
         assert header.index(name) in shown, name

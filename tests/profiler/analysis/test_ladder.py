@@ -162,3 +162,19 @@ def test_the_ladder_of_a_stage_that_fails_to_compile_under_suppress_errors_fell_
     assert ladder["all_fell_back"] and ladder["first_divergence"] is None
     assert "Every stage matched" not in stdout
     assert "Every stage fell back to eager" in stdout
+
+
+def _unchecked(bs):
+    return {"batch_size": bs, "status": "ok", "median_ms": 1.0, "accuracy": None}
+
+
+def test_a_ladder_run_without_the_accuracy_check_says_so_not_that_it_matched():
+    session = _ladder_session({DYNAMO_EAGER: [_unchecked(4)], "aot_eager": [_unchecked(4)]})
+    stages = ladder_summary(session)["stages"]
+    assert [st["accuracy"] for st in stages] == ["baseline", "not checked", "not checked"]
+    text = _verdict(session)
+    assert "matched" not in text and "not checked (--no-accuracy)" in text
+    # one stage checked, one not: the unchecked one is named, not counted as a match
+    mixed = _ladder_session({DYNAMO_EAGER: [_row(4, False)], "aot_eager": [_unchecked(4)]})
+    text = _verdict(mixed)
+    assert not text.startswith("Every stage matched") and "aot_eager had no accuracy check" in text

@@ -210,3 +210,18 @@ def test_a_difference_holm_does_not_keep_is_said_so_and_not_coloured_as_a_win():
     slower = {**FASTER, "speedup": 0.8, "speedup_ci": [0.7, 0.9], "verdict": "slower"}
     text, tone = _only(_session(_row(8, **slower, holds_after_adjustment=False)))
     assert "(not after Holm)" in text and tone == NEUTRAL
+
+
+def test_an_interval_past_two_decimals_reads_as_a_bound_not_a_figure():
+    from tcprof.profiler.analysis.verdict import bound_text
+    from tcprof.profiler.report.table import fmt_speedup
+
+    assert [bound_text(b) for b in (0.0003, 0.01, 1.234, 100.0, 26577.2)] == [
+        "<0.01",
+        "0.01",
+        "1.23",
+        "100.00",
+        ">100",
+    ]
+    row = {"speedup": 2.9, "speedup_ci": [0.0003, 26577.2], "interval_covers_processes": True}
+    assert fmt_speedup(row) == "2.90x [<0.01->100]"

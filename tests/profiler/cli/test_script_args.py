@@ -85,6 +85,8 @@ def test_a_sweep_makes_the_phases_and_batch_size_takes_batch_sizes(project, monk
         ),
         (["--sweep", "n=a,b", "--", "python", "train.py", "--n={n}"], "--sweep n: batch size 'a'"),
         (["model.py", "--", "python", "train.py"], "not both"),
+        (["train.py", "--sweep", "n=1,2"], "--sweep applies to a script"),
+        (["train.py", "--step-on", "forward"], "--step-on applies to a script"),
     ],
 )
 def test_a_command_that_names_no_runnable_script_is_a_usage_error(

@@ -46,8 +46,9 @@ def run_script(code: str, tmp_path: Path, *args: str) -> str:
 def test_simple_reproducer_runs_and_matches_the_measured_loss(real_run, tmp_path):
     data, _ = real_run
     code = render_reproducer(data)  # the first compiled arm
+    # pickle: only for a model tcprof.run shipped from Python (load_shipped_model)
     assert imported_modules(code) <= {"argparse", "importlib", "inspect", "logging", "sys", "time",
-                                      "pathlib", "torch", "safetensors"}  # fmt: skip
+                                      "pathlib", "torch", "safetensors", "pickle"}  # fmt: skip
     assert (
         "runner = torch.compile(model, backend='aot_eager', mode=None, dynamic=None, fullgraph=False)"
         in code

@@ -205,6 +205,13 @@ def test_replayed_events_hold_the_samples_and_the_compile_markers():
     markers = [(e["batch_size"], e["kind"], e.get("seconds")) for e in compile_events(arm_dict, 2)]
     assert markers == [(4, "first", 1.5), (8, "recompile", 0.5), (16, "recompile", None)]
     assert compile_events(arm_dict, 2)[-1]["reason"] == "size"
+    # a marker replayed from the session shows what a live one shows: torch's compile timer
+    # (its sum per batch size), or says that it is the compile cost when that is all there is
+    first = compile_events(arm_dict, 2)[0]
+    assert first["cost"] is True and "timer" not in first
+    arm_dict["results"][0]["dynamo_compile_s"] = 1.1
+    first = compile_events(arm_dict, 2)[0]
+    assert (first["seconds"], first["timer"]) == (1.1, True) and "cost" not in first
 
 
 def test_a_moved_cli_session_keeps_its_artefacts_for_report_and_load(tmp_path, capsys):

@@ -1,0 +1,50 @@
+"""tcprof as a Python library: `run` a profile over the CLI's engine, `load` a saved session,
+`compare` two, each result a typed, read-only value (`Session`, `Comparison`). `import tcprof`
+re-exports these names (docs/api.md documents each).
+
+The top floor of the engine: it may import every floor below it (the CLI's option
+declaration, the recorded run, the reports), and nothing below imports it. No Qt, no torch: a
+model given as a Python object is pickled here and built in the workers.
+"""
+
+from tcprof.profiler.api.comparison import ComparedRow, Comparison, compare
+from tcprof.profiler.api.magic import load_ipython_extension
+from tcprof.profiler.api.progress import Progress, TcprofWarning
+from tcprof.profiler.api.records import (
+    Accuracy,
+    Arm,
+    CompileCost,
+    GraphBreak,
+    Interval,
+    Memory,
+    Problem,
+    Recompile,
+    Row,
+    Speedup,
+)
+from tcprof.profiler.api.running import run
+from tcprof.profiler.api.session import Session, load
+from tcprof.profiler.api.shipping import CANNOT_SHIP
+
+__all__ = [
+    "run",
+    "load",
+    "compare",
+    "Session",
+    "Arm",
+    "Row",
+    "Speedup",
+    "Interval",
+    "CompileCost",
+    "Memory",
+    "Accuracy",
+    "Problem",
+    "GraphBreak",
+    "Recompile",
+    "Comparison",
+    "ComparedRow",
+    "Progress",
+    "TcprofWarning",
+    "CANNOT_SHIP",
+    "load_ipython_extension",
+]
