@@ -37,7 +37,7 @@ SCRIPT = """
 def session(tmp_path_factory):
     folder = tmp_path_factory.mktemp("script")
     path = folder / "loader_bound.py"
-    path.write_text(textwrap.dedent(SCRIPT.format(sleep=0.02)))
+    path.write_text(textwrap.dedent(SCRIPT.format(sleep=0.05)))
     cfg = script_config(path, arms=(ArmSpec("eager"), ArmSpec("eager", label="twin")), steps=6)
     events = [{"type": "run_start", "config": cfg.to_dict(), "wall_time": 0.0}]
     for arm in (0, 1):
@@ -57,7 +57,7 @@ def test_each_row_splits_the_step_into_compute_and_the_scripts_own_time(session)
     ]
     fig = row["script"]
     assert fig["own_median_ms"] == pytest.approx(float(np.median(own)))
-    assert fig["own_median_ms"] >= 20 and fig["compute_median_ms"] == row["median_ms"] < 20
+    assert fig["own_median_ms"] >= 50 and fig["compute_median_ms"] == row["median_ms"]
     assert fig["step_median_ms"] == pytest.approx(fig["compute_median_ms"] + fig["own_median_ms"])
     assert fig["data_bound"] is True and fig["own_share"] > 0.5
     assert row["samples_per_s"] is None  # a script's phase is not a batch size

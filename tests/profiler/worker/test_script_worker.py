@@ -150,7 +150,7 @@ def test_evaluation_between_steps_is_the_scripts_own_time_not_compute(tmp_path):
             model.eval()
             with torch.no_grad():
                 model(torch.randn(5, 3))
-                time.sleep(0.05)
+                time.sleep(0.1)
             model.train()
             model(torch.randn(5, 3)).pow(2).mean().backward()
             opt.step()
@@ -159,8 +159,8 @@ def test_evaluation_between_steps_is_the_scripts_own_time_not_compute(tmp_path):
     )
     events = serve(schedule(script_config(path)))
     measured = [e for e in of_type(events, "steps") if e["phase"] == "measure"]
-    assert all(own >= 50 for e in measured for own in e["own_ms"])
-    assert all(ms < 50 for e in measured for ms in e["ms"])
+    assert all(own >= 100 for e in measured for own in e["own_ms"])  # the evaluation's sleep
+    assert all(ms < own for e in measured for ms, own in zip(e["ms"], e["own_ms"], strict=True))
 
 
 def test_the_scripts_own_compile_runs_uncompiled_in_the_eager_arm_and_with_the_arms_options(
