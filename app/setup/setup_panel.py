@@ -47,7 +47,13 @@ MODEL_TRUSTED = "model_trusted"
 CARRIED_FIELDS = tuple(
     f.name
     for f in dataclasses.fields(RunConfig)
-    if f.name not in PANEL_FIELDS and f.name != "artifacts_dir"
+    if f.name not in PANEL_FIELDS and f.name not in ("artifacts_dir", "script")
+)
+# A session of a training script (`tcprof run -- python train.py`): the window shows its
+# results, but runs no script yet, and never takes the script for a model file to inspect.
+SCRIPT_SESSION = (
+    "this session profiled a script ({command}); the window does not run scripts yet: run it "
+    "again with tcprof run [options] -- {command}, or choose a model file"
 )
 
 
@@ -118,6 +124,8 @@ class SetupPanel(QWidget):
 
         for editor in (core, *self._editors, self.carried):
             editor.changed.connect(self.revalidate)
+        self._script: str | None = None  # a restored script session's command (see restore)
+        self.model.inspected.connect(self._forget_script)
         self._valid: bool | None = None
         self.revalidate()
         guard_wheel(self)
@@ -146,6 +154,8 @@ class SetupPanel(QWidget):
     def error(self) -> str | None:
         """The first reason the run cannot start, or None; in the window's terms (a flag the
         engine names becomes the field to fix, see field_names.py)."""
+        if self._script:
+            return SCRIPT_SESSION.format(command=self._script)
         try:
             self.config()
         except ConfigError as exc:
@@ -164,6 +174,28 @@ class SetupPanel(QWidget):
             options.update(editor.options())
         return options
 
+    # -- a script's session ---------------------------------------------------------------------
+    def _without_script(self, state: dict[str, Any]) -> dict[str, Any]:
+        """A script session's setup without its script: its `source` is the script's file,
+        which must never be inspected (imported) as a model file; Run stays off until a model
+        file is chosen (SCRIPT_SESSION)."""
+        script = state.get("script")
+        if not isinstance(script, dict):
+            self._script = None
+            return state
+        from tcprof.profiler.report.script_section import command_text
+
+        try:
+            self._script = command_text(script)
+        except (KeyError, TypeError):
+            self._script = "a script"
+        return {k: v for k, v in state.items() if k not in ("source", "script", "batch_sizes")}
+
+    def _forget_script(self) -> None:
+        if self._script:
+            self._script = None
+            self.revalidate()
+
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """What `restore` takes back: the fields (batch sizes as typed) and the carried ones,
@@ -177,6 +209,7 @@ class SetupPanel(QWidget):
         inspected, unless trust_model (the caller's word, never the state's: a session file
         could claim anything). Numbers a field clamped or rounded (say, lr=1e-07 below the
         field's 1e-06) are named in the panel rather than run as something else unsaid."""
+        state = self._without_script(state)
         adjusted = self.core.set_options(state, trust_model)
         for editor in self._editors:
             editor.set_options(state)

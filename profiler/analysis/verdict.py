@@ -10,6 +10,7 @@ speedup is coloured good or bad (`speedup_tone`) and how memory against the base
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -364,11 +365,26 @@ def session_verdicts(session: dict[str, Any]) -> list[ArmVerdict]:
     arms = session.get("arms") or []
     baseline = session.get("baseline") or (arms[0].get("name") if arms else None)
     stopped = session.get("status") in ("stopped", "timeout", "interrupted")
-    return [
+    verdicts = [
         arm_verdict(a, stopped)
         for i, a in enumerate(arms)
         if i and a.get("backend") != "eager" and a.get("name") != baseline and not is_control(a)
     ]
+    script = (session.get("config") or {}).get("script")
+    if isinstance(script, dict):
+        verdicts = [ArmVerdict(v.arm, _script_words(v.text, script), v.tone) for v in verdicts]
+    return verdicts
+
+
+def _script_words(text: str, script: dict[str, Any]) -> str:
+    """A script's phases are its sweep's values ('at seq 64, 128'), and a script without a
+    sweep has one phase, which the sentence need not name."""
+    sweep = script.get("sweep")
+    if sweep and sweep != "batch_size":
+        return re.sub(r"\bbs (?=\d)", f"{sweep} ", text)
+    if sweep:
+        return text
+    return re.sub(r" (?:at|failed at) bs \d+\b", "", text)
 
 
 def _signed_pct(ratio: float) -> str:

@@ -24,6 +24,7 @@ from tcprof.profiler.cli.log_to_command import (
 from tcprof.profiler.cli.progress import TerminalProgress
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
+from tcprof.profiler.cli.script_args import split_command
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ConfigError, ModelSource, examples
 from tcprof.profiler.distributed import node_follower
@@ -86,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     def log_failed(event: Event) -> None:  # a full disk: say so once, the run goes on
         print(f"tcprof: warning: {event['text']}", file=sys.stderr)
 
-    label = args.example or Path(args.model_file).stem
+    label = args.example or Path(config.script.path if config.script else args.model_file).stem
     try:
         recorded = RecordedRun.in_folder(
             config,
@@ -241,7 +242,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tcprof: error: {NO_WINDOW_HERE}", file=sys.stderr)
         return EXIT_USAGE
     parser = build_parser()
+    argv, script_command = split_command(argv)  # `tcprof run [options] -- python train.py ...`
     args = parser.parse_args(argv)
+    args.script_command = script_command
     if args.command == "run":
         return cmd_run(args)
     if args.command == "examples":

@@ -16,7 +16,13 @@ from tcprof.profiler.protocol.events import CompileKind, EventType, Phase
 from tcprof.profiler.run.progress_model import ProgressModel
 
 # Later rounds repeat what the first showed of these.
-_SHOWN_ONCE = {EventType.LOADED, EventType.GRAPH_BREAK, EventType.FALLBACK, EventType.COMPILE}
+_SHOWN_ONCE = {
+    EventType.LOADED,
+    EventType.GRAPH_BREAK,
+    EventType.FALLBACK,
+    EventType.COMPILE,
+    EventType.SCRIPT,
+}
 # Not worth a terminal line (the log panel shows them; the summary follows the run).
 _NOT_ON_TERMINAL = {
     EventType.RUN_END,

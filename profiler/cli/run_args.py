@@ -10,6 +10,12 @@ from pathlib import Path
 
 from tcprof.profiler.analysis.ladder import ladder_arms
 from tcprof.profiler.cli.log_to_command import add_tracker_options
+from tcprof.profiler.cli.script_args import (
+    add_script_options,
+    check_no_script_options,
+    phases,
+    script_source,
+)
 from tcprof.profiler.config import (
     AMP_DTYPES,
     COMPILE_MODES,
@@ -61,6 +67,7 @@ def add_run_parser(
     out = run.add_argument_group("output")
     _output_options(out)
     add_tracker_options(run.add_argument_group("trackers"))
+    add_script_options(run)
     return run
 
 
@@ -392,13 +399,24 @@ def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tupl
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
-    if bool(args.model_file) == bool(args.example):
-        raise ConfigError("give a model file or --example NAME (one of them)")
-    path = (
-        str(examples.example_path(args.example))
-        if args.example
-        else str(Path(args.model_file).expanduser().absolute())
-    )
+    """args.script_command: the command after `--` (main.py splits it off), or None."""
+    command = getattr(args, "script_command", None)
+    script = script_source(args, command) if command is not None else None
+    if script is None:
+        check_no_script_options(args)
+    if script is None and bool(args.model_file) == bool(args.example):
+        raise ConfigError(
+            "give a model file or --example NAME (one of them), or a script after --: "
+            "tcprof run [options] -- python train.py ARGS"
+        )
+    batch_sizes = parse_batch_sizes(args.batch_sizes) if script is None else (1,)
+    if script is not None:
+        batch_sizes, script = phases(args, script)
+        path = script.path
+    elif args.example:
+        path = str(examples.example_path(args.example))
+    else:
+        path = str(Path(args.model_file).expanduser().absolute())
     logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
     if args.ladder is not None and args.arms:
         raise ConfigError("give --arms or --ladder, not both")
@@ -413,7 +431,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             path=path, model=args.model, factory=args.factory, input_shape=args.input_shape
         ),
         arms=arms,
-        batch_sizes=parse_batch_sizes(args.batch_sizes),
+        batch_sizes=batch_sizes,
         warmup=args.warmup,
         steps=args.steps,
         blocks=args.blocks,
@@ -460,4 +478,5 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         node_rank=args.node_rank,
         rdzv_endpoint=args.rdzv_endpoint,
         rdzv_timeout_s=args.rdzv_timeout,
+        script=script,
     )

@@ -10,7 +10,7 @@ from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
-from tcprof.profiler.report import ladder_section
+from tcprof.profiler.report import ladder_section, script_section
 from tcprof.profiler.report.table import _f, method_notes, render_table, steps_text, table_rows
 from tcprof.profiler.run.apply_advice import before_after
 
@@ -29,6 +29,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
             parts.append(
                 f"\n{arm['name']}: error ({arm['error']['kind']}): {arm['error']['message']}"
             )
+    script = script_section.text_lines(session_dict, render_table)
+    if script:
+        parts.append("\n" + "\n".join(script))
     insight = render_insight(session_dict)
     if insight:
         parts.append(insight)
@@ -62,11 +65,14 @@ def render_insight(session_dict: dict[str, Any]) -> str:
     lines: list[str] = []
     compiled = [a for a in session_dict["arms"] if a.get("backend") != "eager" and a.get("results")]
     if compiled:
-        lines.append("\nwhat TorchDynamo did per batch size:")
+        script = script_section.script_of(session_dict)
+        per = "phase" if script else "batch size"
+        lines.append(f"\nwhat TorchDynamo did per {per}:")
         width = max(len(a["name"]) for a in compiled)
         for arm in compiled:
             cells = [
-                f"bs {r['batch_size']} {(r.get('compile_status') or r['status']).replace('_', ' ')}"
+                f"{_phase(script, r['batch_size'])} "
+                f"{(r.get('compile_status') or r['status']).replace('_', ' ')}"
                 for r in arm["results"]
             ]
             lines.append(f"  {arm['name'].ljust(width)}  " + " · ".join(cells))
@@ -89,6 +95,10 @@ def render_insight(session_dict: dict[str, Any]) -> str:
             lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")
         lines += advice_lines(arm)
     return "\n".join(lines)
+
+
+def _phase(script: dict[str, Any] | None, batch_size: Any) -> str:
+    return script_section.phase_text(script, batch_size) if script else f"bs {batch_size}"
 
 
 def advice_lines(arm: dict[str, Any]) -> list[str]:

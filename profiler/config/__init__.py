@@ -64,6 +64,7 @@ from tcprof.profiler.config.parse import (
     parse_endpoint,
     parse_input_shape,
 )
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.config.wording import (
     loop_text,
     where_text,
@@ -97,6 +98,7 @@ __all__ = [
     "PICKLED_MODEL_SUFFIX",
     "ArmSpec",
     "ModelSource",
+    "ScriptSource",
     "DebugOptions",
     "RunConfig",
     "run_arms",

@@ -32,6 +32,7 @@ from tcprof.profiler.config.choices import (
     ConfigError,
 )
 from tcprof.profiler.config.parse import parse_endpoint, parse_input_shape
+from tcprof.profiler.config.script import ScriptSource, check_script_options
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,8 @@ class RunConfig:
     rdzv_timeout_s: float = DEFAULT_RDZV_TIMEOUT_S  # the nodes' rendezvous, apart from stalls
     host: str | None = None  # run the workers on this machine over ssh (None: this one)
     remote_python: str = DEFAULT_REMOTE_PYTHON  # the interpreter on `host`
+    # a training script run unchanged (config/script.py); None: a model file's generated loop
+    script: ScriptSource | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "control", normalize_control(self.control))
@@ -194,6 +197,7 @@ class RunConfig:
         d["arms"] = [a.to_dict() for a in self.arms]
         d["batch_sizes"] = list(self.batch_sizes)
         d["debug"] = self.debug.to_dict()
+        d["script"] = self.script.to_dict() if self.script else None
         return d
 
     @classmethod
@@ -205,6 +209,8 @@ class RunConfig:
         dbg = dict(data.get("debug") or {})
         dbg["logs"] = tuple(dbg.get("logs") or ())
         data["debug"] = DebugOptions(**dbg)
+        script = data.get("script")
+        data["script"] = ScriptSource.from_dict(script) if isinstance(script, dict) else None
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -363,12 +369,28 @@ def validate(cfg: RunConfig) -> None:
     if cfg.weights is not None:
         check_weights_file(cfg.weights)
     check_loop(cfg)
+    if cfg.script is not None:
+        check_script(cfg)
     check_parallel(cfg)
     check_host(cfg)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     if cfg.source.input_shape is not None:
         parse_input_shape(cfg.source.input_shape)
+
+
+def check_script(cfg: RunConfig) -> None:
+    """A script runs its own loop: the options of the generated one are usage errors, and
+    its placeholders need values (the phases)."""
+    assert cfg.script is not None
+    cfg.script.check()
+    values = {name: getattr(cfg, name) for name in ("loop", "amp", "channels_last")}
+    values.update(compile_optimizer=cfg.compile_optimizer, weights=cfg.weights)
+    values.update(save_weights=cfg.save_weights, profile_steps=cfg.profile_steps)
+    values.update(apply_advice=cfg.apply_advice, host=cfg.host)
+    values.update(nproc=cfg.nproc, parallel=cfg.parallel)
+    values["arms"] = [a.to_dict() for a in cfg.arms]
+    check_script_options(values)
 
 
 def check_output_folder(cfg: RunConfig) -> None:

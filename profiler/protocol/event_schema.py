@@ -42,6 +42,7 @@ from tcprof.profiler.protocol.events import (
     RoundStartEvent,
     RunEndEvent,
     RunStartEvent,
+    ScriptEvent,
     StepsEvent,
     WorkerExitEvent,
     field_names,
@@ -143,7 +144,10 @@ EVENTS: dict[str, Fields] = {
         phase=TEXT,
         start=INT,
         block=INT,
+        own_ms=ListOf(NUM),
+        loss=ListOf(NUM),
     ),
+    "script": _event(ScriptEvent, batch_size=INT, kind=TEXT, text=TEXT, file=TEXT, line=INT),
     "memory": _event(
         MemoryEvent,
         required=("batch_size",),

@@ -68,6 +68,8 @@ def _hello(e: dict[str, Any]) -> str:
 
 
 def _loaded(e: dict[str, Any]) -> str:
+    if e.get("input_source") == "script":
+        return f"ready to run the script: {e.get('model')}"
     params = e.get("params")
     count = f"{params:,}" if isinstance(params, int) else "?"
     return f"loaded {e.get('model')}: {count} parameters, input {e.get('input')}"
@@ -146,6 +148,7 @@ _LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     EventType.EXPLAIN: _explain,
     EventType.ACCURACY: _accuracy,
+    EventType.SCRIPT: lambda e: str(e.get("text") or ""),
     EventType.ARTIFACT: lambda e: f"{_at(e)}wrote {e.get('kind')}: {e.get('path')}",
     EventType.CACHE_SAVED: _cache_saved,
     EventType.CACHE_LOADED: lambda e: f"portable compile cache loaded: {e.get('artifacts')}",

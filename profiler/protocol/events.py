@@ -34,6 +34,8 @@ Worker -> engine:
   done         a command finished
   bye          the answer to `exit`
   rank_where   a rank of a distributed arm: where its main thread is (answer to `where`)
+  script       what a script run did that the session lists: its model, what was compiled
+               and where, the files it wrote
 Engine -> listeners (besides the above):
   run_start    the run began, with its config
   round_start  a round began: its cache state and its arms' order
@@ -99,6 +101,7 @@ class EventType(str, Enum):
     ARMS_ADDED = "arms_added"
     RANK_EVENT = "rank_event"
     RANK_WHERE = "rank_where"
+    SCRIPT = "script"
     EOF = "_eof"
     SUMMARY = "summary"
 
@@ -221,6 +224,7 @@ class FirstStepEvent(Relayed, total=False):
     compile_s: float  # dynamo's compile time during the step
     compiles: int
     compile_peak_mb: float | None
+    startup_s: float  # a script: from its start to its first forward (imports, data, model)
 
 
 class StepsEvent(Relayed, total=False):
@@ -231,6 +235,11 @@ class StepsEvent(Relayed, total=False):
     block: int  # measured blocks only
     # a distributed arm's merged steps: `ms` is the slowest rank's per step, this the fastest's
     ms_fastest: list[float]
+    # a script: `ms` is each step's compute (its first forward to its optimizer step's end);
+    # own_ms the script's own time before it (data, logging, evaluation), loss what backward
+    # was called on (None: not known)
+    own_ms: list[float | None]
+    loss: list[float | None]
 
 
 class MemoryEvent(Relayed, total=False):
@@ -347,6 +356,8 @@ class AccuracyEvent(Relayed, total=False):
     steps: int  # training steps each run took, the second from the first's weights (absent: 1)
     failed_step: int | None  # the first step at which a tensor differed (fail, nondeterministic)
     failed_quantities: list[str]  # what differed at that step, named as in `checked`
+    # a script's loss parity: the first steps' losses of eager, eager again and the arm
+    curves: dict[str, list[float | None]]
 
 
 class ProfileEvent(Relayed, total=False):
@@ -434,6 +445,16 @@ class RankEventEvent(Relayed, total=False):
     event: dict[str, Any]
 
 
+class ScriptEvent(Relayed, total=False):
+    batch_size: int
+    kind: str  # model | script_compile | in_place | files
+    text: str  # in the user's words, e.g. "GPT (model.py:118) compiled in place ..."
+    file: str | None
+    line: int | None
+    where: str
+    files: list[dict[str, Any]]  # kind files: {path, bytes}
+
+
 class RunStartEvent(Relayed, total=False):
     config: dict[str, Any]
     wall_time: float
@@ -508,6 +529,7 @@ EVENT_FIELDS: dict[EventType, type] = {
     EventType.ARMS_ADDED: ArmsAddedEvent,
     EventType.RANK_EVENT: RankEventEvent,
     EventType.RANK_WHERE: RankWhereEvent,
+    EventType.SCRIPT: ScriptEvent,
     EventType.ROUND_START: RoundStartEvent,
     EventType.ARM_START: ArmStartEvent,
     EventType.WORKER_EXIT: WorkerExitEvent,

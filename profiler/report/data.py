@@ -29,6 +29,9 @@ def model_label(session_dict: dict[str, Any]) -> str:
     """'SimpleModel() from simple.py', from the first arm that loaded the model."""
     source = (session_dict.get("config") or {}).get("source") or {}
     file = Path(str(source.get("path") or "model.py")).name
+    script = (session_dict.get("config") or {}).get("script")
+    if isinstance(script, dict):
+        return f"the script {file}" + (f" (sweep {script['sweep']})" if script.get("sweep") else "")
     for arm in session_dict.get("arms") or []:
         how = (arm.get("model") or {}).get("model")
         if how:

@@ -18,6 +18,7 @@ from tcprof.profiler.report import (
     artefacts,
     ladder_section,
     regional_section,
+    script_section,
     sections,
     straggler_section,
     top_ops,
@@ -189,6 +190,7 @@ def _header(session_dict: dict[str, Any], folder: Any = None) -> str:
         f'<a href="#{anchor}">{title}</a>'
         for anchor, title in (
             ("summary", "Summary"),
+            *([("script", "Your script")] if script_section.script_of(session_dict) else []),
             ("charts", "Charts"),
             ("insight", "Graph breaks &amp; recompiles"),
             *([("ladder", "Backend ladder")] if ladder_section.rows(session_dict) else []),
@@ -281,6 +283,7 @@ def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
             _header(session_dict, folder),
             "<main>",
             sections.summary(session_dict, esc),
+            script_section.html_section(session_dict, esc),
             _charts(),
             sections.insight(session_dict, esc),
             ladder_section.html_section(session_dict, esc),

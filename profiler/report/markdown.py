@@ -15,6 +15,7 @@ from tcprof.profiler.report import (
     artefacts,
     ladder_section,
     regional_section,
+    script_section,
     straggler_section,
     top_ops,
 )
@@ -154,6 +155,7 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     if fails:
         note += " Accuracy failures: " + "; ".join(fails) + "."
     out += [note, ""]
+    out += script_section.markdown_lines(session_dict, md_text)
     insight = _insight(session_dict)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]

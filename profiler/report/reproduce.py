@@ -276,7 +276,12 @@ def _with_marks(arm: dict[str, Any], config: dict[str, Any], block: str) -> str:
 
 
 def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None) -> str:
-    """The script for `arm_name` (default: the first compiled arm, else the first arm)."""
+    """The script for `arm_name` (default: the first compiled arm, else the first arm); for a
+    session of the user's own script, the command that measured it (script_reproduce.py)."""
+    if (session_dict.get("config") or {}).get("script"):
+        from tcprof.profiler.report.script_reproduce import render
+
+        return render(session_dict)
     arm = _find_arm(session_dict, arm_name)
     config = session_dict.get("config") or {}
     source = config.get("source") or {}

@@ -17,6 +17,7 @@ from tcprof.profiler.analysis.verdict import (
 )
 from tcprof.profiler.config import threads_per_process
 from tcprof.profiler.protocol.event_text import FELL_BACK
+from tcprof.profiler.report import script_section
 
 
 def _f(value: float | None, fmt: str, none: str = "-") -> str:
@@ -302,6 +303,8 @@ def steps_text(session_dict: dict[str, Any]) -> str:
     cfg = session_dict.get("config") or {}
     steps, blocks = cfg.get("steps"), cfg.get("blocks")
     text = f"1 first step + {cfg.get('warmup')} warm-up + {steps} measured asked per process"
+    if cfg.get("script"):
+        text = f"the script's {_script_unit(cfg)}: " + text + " (one discarded before each block)"
     if isinstance(steps, int) and isinstance(blocks, int) and blocks > 1:
         text += f" ({blocks} blocks of about {max(1, steps // blocks)})"
     counts = [
@@ -320,6 +323,11 @@ def steps_text(session_dict: dict[str, Any]) -> str:
     if isinstance(steps, int) and high > steps and isinstance(min_block, (int, float)):
         text += f": each block runs at least {min_block:g} ms, so short steps run more of them"
     return text
+
+
+def _script_unit(cfg: dict[str, Any]) -> str:
+    step_on = (cfg.get("script") or {}).get("step_on")
+    return "forward calls" if step_on == "forward" else "optimizer steps"
 
 
 def tolerance_text(session_dict: dict[str, Any]) -> str:
@@ -447,7 +455,10 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             "1.0 or overlaps the control's is within noise (session schema 2's rule)"
         )
     acc = [r["accuracy"] for r in rows if r.get("accuracy")]
-    if acc:
+    parity = script_section.accuracy_note(session_dict) if cfg.get("script") else None
+    if parity:
+        notes.append(parity)
+    elif acc:
         tol: dict[str, Any] = next((a for a in acc if a.get("rtol") is not None), {})
         checked = next((a["checked"] for a in acc if a.get("checked")), None)
         compared = _and(checked) if checked else "outputs and every parameter gradient"

@@ -14,6 +14,7 @@ from tcprof.profiler.analysis.schedule import schedule_summary
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
+from tcprof.profiler.session.script_rows import script_arm
 
 
 def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
@@ -51,6 +52,8 @@ def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
         "cache_events": arm.cache_events,
     }
     out["advice"] = arm_advice_of(session, out)
+    if session.config.get("script"):
+        out["script"] = script_arm(arm)
     return out
 
 
@@ -71,6 +74,7 @@ def samples(session: SessionRecord) -> list[dict[str, Any]]:
             "ms": res.ms,
             "blocks": [[rep, block, len(ms)] for (rep, block), ms in res.block_ms.items()],
             "memory": res.memory,
+            **({"own_ms": res.own_ms, "loss": res.loss} if session.config.get("script") else {}),
         }
         for arm in session.arms
         for res in (arm.results[b] for b in session.ordered_batch_sizes(arm))

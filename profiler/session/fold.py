@@ -19,6 +19,7 @@ from tcprof.profiler.session.records import (
     ACCURACY_PASS,
     MAX_LOG_LINES,
     ArmRecord,
+    BatchResult,
     SessionRecord,
 )
 
@@ -128,11 +129,14 @@ class Session(SessionRecord):
                     e.get("loss"),
                     e.get("grad_norm"),
                 )
+                if isinstance(e.get("loss"), (int, float)):
+                    res.loss_by_step[0] = e["loss"]
 
     def _on_steps(self, e: dict[str, Any]) -> None:
         arm = self._timed(e)
         if arm:
             res = arm.result(e["batch_size"])
+            _fold_script_steps(res, e)
             if e.get("phase") == "warmup":
                 res.warmup_by_rep.setdefault(_round(e), []).extend(e["ms"])
                 if _replicate(e) == 0:
@@ -263,6 +267,20 @@ class Session(SessionRecord):
         if arm:
             arm.exit = _strip(e)
 
+    def _on_script(self, e: dict[str, Any]) -> None:
+        """What a script did: the first round's notes (each once), every round's files."""
+        arm = self._timed(e)
+        if arm is None:
+            return
+        if e.get("kind") == "files":
+            for item in e.get("files") or []:
+                if isinstance(item, dict) and isinstance(item.get("path"), str):
+                    arm.script_files[item["path"]] = item.get("bytes")
+            return
+        note = _strip(e, drop=("replicate", "t"))
+        if _replicate(e) == 0 and note not in arm.script_notes:
+            arm.script_notes.append(note)
+
     def _on_log(self, e: dict[str, Any]) -> None:
         if len(self.logs) < MAX_LOG_LINES:
             self.logs.append(_strip(e, keep_arm=True))
@@ -314,7 +332,27 @@ _FOLD: dict[EventType, Callable[[Session, dict[str, Any]], None]] = {
     EventType.ARTIFACT: Session._on_artifact,
     EventType.WORKER_EXIT: Session._on_worker_exit,
     EventType.LOG: Session._on_log,
+    EventType.SCRIPT: Session._on_script,
 }
+
+
+def _fold_script_steps(res: BatchResult, e: dict[str, Any]) -> None:
+    """A script's steps also carry the script's own time and the loss of each step."""
+    own, loss, ms = e.get("own_ms"), e.get("loss"), e.get("ms") or []
+    if not isinstance(own, list) and not isinstance(loss, list):
+        return
+    own = own if isinstance(own, list) and len(own) == len(ms) else [None] * len(ms)
+    loss = loss if isinstance(loss, list) and len(loss) == len(ms) else [None] * len(ms)
+    rep = _round(e)
+    if rep == 0 and isinstance(e.get("start"), int):
+        for i, value in enumerate(loss):
+            if isinstance(value, (int, float)):
+                res.loss_by_step[e["start"] + i] = value
+    if e.get("phase") == "warmup":
+        return
+    res.own_ms.extend(own)
+    res.loss.extend(loss)
+    res.own_by_rep.setdefault(rep, []).extend(v for v in own if isinstance(v, (int, float)))
 
 
 def _strip(

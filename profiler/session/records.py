@@ -55,6 +55,12 @@ class BatchResult:
     rank_first: dict[int, dict[str, Any]] = field(default_factory=dict)
     rank_done: dict[int, dict[str, Any]] = field(default_factory=dict)
     rank_insight: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # compiles, ...
+    # a script (config.script): each measured step's own time and loss, parallel to `ms`;
+    # own time per round; round 0's loss by step index (first step, warm-up and measured)
+    own_ms: list[float | None] = field(default_factory=list)
+    loss: list[float | None] = field(default_factory=list)
+    own_by_rep: dict[int, list[float]] = field(default_factory=dict)
+    loss_by_step: dict[int, float] = field(default_factory=dict)
 
     def processes(self) -> dict[int, list[list[float]]]:
         """Measured blocks per replicate (process), in block order."""
@@ -92,6 +98,10 @@ class ArmRecord:
     cache_events: list[dict[str, Any]] = field(default_factory=list)  # artifacts saved / loaded
     world_size: int = 1  # ranks of a distributed arm (torchrun), else 1
     ranks: dict[int, dict[str, Any]] = field(default_factory=dict)  # rank -> node, host, pid
+    # a script: what its first round did (the model, what was compiled and where), and the
+    # files any of its processes wrote
+    script_notes: list[dict[str, Any]] = field(default_factory=list)
+    script_files: dict[str, int | None] = field(default_factory=dict)
 
     def result(self, batch_size: int) -> BatchResult:
         if batch_size not in self.results:

@@ -17,6 +17,7 @@ from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP, controls_of
 from tcprof.profiler.protocol.types import Json
+from tcprof.profiler.session.script_rows import script_row
 
 if TYPE_CHECKING:
     from tcprof.profiler.session.records import ArmRecord, BatchResult, SessionRecord
@@ -97,6 +98,7 @@ class ResultRow:
     aa_speedup: float | None = None  # ... and its speedup over that twin, truth 1.00
     aa_ci: list[float] | None = None
     aa_flagged: bool | None = None  # its interval excludes 1.0: the harness itself differs
+    script: Json | None = None  # a script's compute / own time split and loss curve (script_rows)
 
     def to_dict(self) -> Json:
         """The row as session.json holds it (readers of saved sessions read these dicts)."""
@@ -135,7 +137,7 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         iqr_ms=s.iqr if s else None,
         steps=s.n if s else 0,
         warmup_steps=len(res.warmup_ms),
-        samples_per_s=res.batch_size * arm.world_size / (median / 1000.0) if median else None,
+        samples_per_s=_samples_per_s(session, arm, res, median),
         dynamo_compile_s=done.get("dynamo_compile_s") if compiled else None,
         graphs=done.get("graphs", sum(1 for c in res.compiles if c.get("kind") == "first"))
         if compiled
@@ -165,10 +167,23 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         global_batch_size=res.batch_size * arm.world_size,
         ranks=rank_rows(arm, res, compiled) if arm.world_size > 1 else None,
     )
+    if session.config.get("script"):
+        row = dataclasses.replace(row, script=script_row(res, median))
     if compiled:
         row = dataclasses.replace(row, **compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
     return row
+
+
+def _samples_per_s(
+    session: SessionRecord, arm: ArmRecord, res: BatchResult, median: float | None
+) -> float | None:
+    """The batch over the step time; a script's phases are batch sizes only when its sweep is
+    {batch_size} (else None: its samples per step are its own business)."""
+    script = session.config.get("script")
+    if not median or (script and script.get("sweep") != "batch_size"):
+        return None
+    return res.batch_size * arm.world_size / (median / 1000.0)
 
 
 def measured_steps(

@@ -1,35 +1,18 @@
-"""The worker's commands: one JSON object a line, each answered by events and a final `done`.
+"""The worker's commands: the table of a model file's worker, and the loop that serves it.
 
-A table maps each command to its handler and the fields it cannot do without. A line that is
-not a JSON object, an unknown command or a missing field is a `protocol` error; a StepFailed is
-the error its handler described for the user; any other exception is a `runtime` error with its
-traceback. Every command but `exit` ends with `done` (`failed: true` after an error): that is
-what the engine waits for, so no command can leave it waiting.
+How a command line is read, checked and answered (a `protocol` error, a StepFailed, a `runtime`
+error, always one `done`) is command_stream.py's; a `load` of a script run hands the rest of
+the stream to the script's own table (script_commands.py).
 """
 
 from __future__ import annotations
 
-import json
-import traceback
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from tcprof.profiler.worker.arm_worker import ArmWorker
 from tcprof.profiler.worker.channel import EventChannel
-from tcprof.profiler.worker.errors import StepFailed
-
-Handler = Callable[[ArmWorker, EventChannel, dict[str, Any]], None]
-
-
-class ProtocolError(Exception):
-    """The engine sent something this worker does not understand."""
-
-
-@dataclass(frozen=True)
-class Command:
-    handler: Handler
-    needs: tuple[str, ...] = ()  # fields the command must carry
+from tcprof.profiler.worker.command_stream import Command, CommandReader, execute
 
 
 def _load(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
@@ -109,59 +92,22 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-def parse(line: str) -> dict[str, Any]:
-    try:
-        cmd = json.loads(line)
-    except ValueError as exc:
-        raise ProtocolError(f"a command line that is not JSON: {line.strip()[:80]!r}") from exc
-    if not isinstance(cmd, dict):
-        raise ProtocolError(f"a command must be a JSON object, not {line.strip()[:80]!r}")
-    return cmd
-
-
-def execute(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    """Run one command; its errors become `error` events, and `done` always follows."""
-    name = cmd.get("cmd")
-    try:
-        command = COMMANDS.get(name) if isinstance(name, str) else None
-        if command is None:
-            raise ProtocolError(f"unknown command {name!r}")
-        missing = [field for field in command.needs if field not in cmd]
-        if missing:
-            raise ProtocolError(f"command {name!r} lacks {', '.join(missing)}")
-        command.handler(worker, channel, cmd)
-    except ProtocolError as exc:
-        channel.emit("error", kind="protocol", message=str(exc), fatal=True)
-        channel.emit("done", cmd=name, failed=True)
-    except StepFailed as exc:
-        channel.emit("error", **exc.event)
-        channel.emit("done", cmd=name, failed=True)
-    except Exception as exc:  # a bug of ours, or an error outside the user's step
-        channel.emit(
-            "error",
-            kind="runtime",
-            message=f"{type(exc).__name__}: {exc}",
-            traceback="".join(traceback.format_exception(exc)),
-            fatal=True,
-        )
-        channel.emit("done", cmd=name, failed=True)
-    else:
-        channel.emit("done", cmd=name)
-
-
 def serve(worker: ArmWorker, channel: EventChannel, lines: Iterable[str]) -> int:
-    """Answer commands until `exit` (or the end of input); the process's exit code."""
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            cmd = parse(line)
-        except ProtocolError as exc:
-            channel.emit("error", kind="protocol", message=str(exc), fatal=True)
-            channel.emit("done", cmd=None, failed=True)
-            continue
+    """Answer commands until `exit` (or the end of input); the process's exit code. A `load`
+    of a script run hands the rest to the script's own loop (script_commands.py)."""
+    reader = CommandReader(lines, channel)
+    while (cmd := reader.next_command()) is not None:
         if cmd.get("cmd") == "exit":
             channel.emit("bye")
             return 0
-        execute(worker, channel, cmd)
+        if _is_script_load(cmd):
+            from tcprof.profiler.worker.script_commands import serve_script
+
+            return serve_script(channel, reader, cmd)
+        execute(worker, channel, cmd, COMMANDS)
     return 0
+
+
+def _is_script_load(cmd: dict[str, Any]) -> bool:
+    config = cmd.get("config")
+    return cmd.get("cmd") == "load" and isinstance(config, dict) and bool(config.get("script"))

@@ -58,3 +58,48 @@ def end_group() -> None:
     if os.getpgrp() == os.getpid():
         os.killpg(os.getpid(), signal.SIGKILL)
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+# A process that outlives the worker only to end the worker's group: run with `python -I -c`.
+_REAPER = """
+import ctypes, os, signal, sys, time
+worker = int(sys.argv[1])
+class Gone(Exception):
+    pass
+def gone(signum, frame):
+    raise Gone
+signal.signal(signal.SIGUSR1, gone)
+try:
+    ctypes.CDLL(None).prctl(1, int(signal.SIGUSR1), 0, 0, 0)
+except (OSError, AttributeError):
+    pass
+try:
+    while os.getppid() == worker:
+        time.sleep(0.5)
+except Gone:
+    pass
+if os.getpgrp() == worker:
+    os.killpg(worker, signal.SIGKILL)
+"""
+
+
+def start_group_reaper() -> int | None:
+    """A script's own children (DataLoader workers, anything it starts) die with the worker,
+    even when the worker is killed: the kernel's parent-death signal kills the worker at once,
+    with no chance to end its group, so a small process in the group waits for the worker to
+    go (its own parent-death signal, or its parent's pid changing) and then kills the group.
+    The engine kills the group whenever it ends a worker; this covers the engine itself being
+    killed. Only in a worker that leads its group (as the engine starts them); the reaper's pid,
+    or None."""
+    import subprocess
+
+    if os.getpgrp() != os.getpid() or not hasattr(os, "killpg"):
+        return None
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", _REAPER, str(os.getpid())],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+    )
+    return proc.pid
