@@ -17,6 +17,7 @@ FLAG_FIELDS = {
     "--steps": "the Steps field",
     "--warmup": "the Warm-up field",
     "--batch-size": "the Batch sizes field",
+    "--batch-sizes": "the Batch sizes field",
     "--replicates": "the Replicates field",
     "--threads": "the Threads field",
     "--stall-timeout": "the Stall timeout field",
@@ -59,8 +60,10 @@ FLAG_FIELDS = {
     "--log-to": "Export > Log to TensorBoard or MLflow",
     "--mlflow-experiment": "the Experiment field of Log to TensorBoard or MLflow",
 }
-# Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D").
-FOREIGN_FLAGS = frozenset({"--logdir"})
+# Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D",
+# a script's own "--batch_size={batch_size}"), and the options of a script run, which the
+# window does not start yet: its messages say to run the script from the command line.
+FOREIGN_FLAGS = frozenset({"--logdir", "--batch", "--sweep", "--step-on", "--no-step-timeout"})
 # "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
 _FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
 

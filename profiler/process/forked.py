@@ -149,6 +149,20 @@ class ForkServer:
                 self._changed.wait(left)
             return self._codes[pid]
 
+    def idle(self) -> bool:
+        """Whether none of its workers is alive (closing it would take none along)."""
+        with self._changed:
+            return self._children <= set(self._codes)
+
+    def end(self) -> None:
+        """Close it and end its process now (only when idle: its workers would die with it)."""
+        self.close()
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
     def close(self) -> None:
         self._open = False
         try:
@@ -234,9 +248,14 @@ def fork_server_pid() -> int | None:
 
 def fork_server(command: list[str], env: dict[str, str], popen: Any) -> ForkServer | None:
     """This engine's fork server, started on first use with `env` (it imports torch in the
-    background: `wait_ready`); None when it cannot start (workers are then spawned fresh)."""
+    background: `wait_ready`); None when it cannot start (workers are then spawned fresh).
+    A server started with another environment (a variable set since) is replaced once none of
+    its workers is alive; until then workers of the new environment start fresh."""
     global _SERVER, _FAILED
     with _SERVER_LOCK:
+        if _SERVER is not None and not _SERVER.serves(env) and _SERVER.idle():
+            _SERVER.end()
+            _SERVER = None
         if _SERVER is None and not _FAILED:
             try:
                 _SERVER = ForkServer(command, env, popen)

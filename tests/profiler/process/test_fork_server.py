@@ -107,6 +107,30 @@ def test_a_worker_with_its_own_environment_is_spawned_fresh(monkeypatch):
         fresh.stop()
 
 
+def test_a_server_of_an_environment_since_changed_is_replaced_once_idle(monkeypatch):
+    """A variable set after the server started (a test's, a notebook's): the server that
+    imported torch without it is ended and a new one serves, unless a worker of it lives."""
+    inbox: queue.Queue = queue.Queue()
+    first = WorkerProcess(0, inbox, timed=False)
+    try:
+        assert first.forked
+        old = forked._SERVER
+        assert old is not None
+        monkeypatch.setenv("TCPROF_TEST_CHANGED", "1")
+        beside = WorkerProcess(1, inbox, timed=False)  # the old server's worker is alive
+        beside.stop()
+        assert not beside.forked and forked._SERVER is old
+    finally:
+        first.stop()
+    assert first.wait(30) and old.wait_for(first.pid, 30) is not None
+    again = WorkerProcess(2, inbox, timed=False)
+    try:
+        assert again.forked and forked._SERVER is not old
+        assert old.proc.poll() is not None, "the old server was ended"
+    finally:
+        again.stop()
+
+
 def test_workers_die_with_their_fork_server_and_the_engine_hears_of_it():
     inbox: queue.Queue = queue.Queue()
     worker = WorkerProcess(0, inbox, timed=False)
