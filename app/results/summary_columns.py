@@ -13,7 +13,7 @@ from tcprof.app.common.settings import Preferences
 DEFAULT_HIDDEN = ("p90 ms", "samples/s")
 MAX_COLUMN_PX = 190  # wider cells elide: "0.42x (one round: no interval yet)" stays readable
 # Columns whose cells run long with words a tooltip can hold ("ok (9/10 blocks contended)").
-NARROW_PX = {"status": 100, "speedup [95% CI]": 140, "break-even cold/warm": 110}
+NARROW_PX = {"status": 100, "speedup [95% CI]": 140, "verdict": 110, "break-even cold/warm": 110}
 ALWAYS_SHOWN = ("arm", "bs")
 
 

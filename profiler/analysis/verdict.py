@@ -22,9 +22,11 @@ GOOD, BAD, NEUTRAL = "good", "bad", "neutral"
 
 
 def speedup_tone(row: dict[str, Any]) -> str:
-    """good: the whole speedup interval is above 1; bad: below 1; neutral otherwise."""
+    """good: the whole speedup interval is above 1; bad: below 1; neutral otherwise, and
+    neutral for a difference the run's family-wise adjustment does not keep (the verdict
+    beside it reads "(not after Holm)" in the neutral colour too)."""
     ci = row.get("speedup_ci")
-    if not ci or None in ci:
+    if not ci or None in ci or not holds_after_adjustment(row):
         return NEUTRAL
     if ci[0] > 1.0:
         return GOOD

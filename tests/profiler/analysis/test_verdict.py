@@ -174,6 +174,8 @@ def test_speedups_are_coloured_by_their_interval():
     assert speedup_tone({"speedup_ci": [0.7, 0.9]}) == BAD
     assert speedup_tone({"speedup_ci": [0.9, 1.1]}) == NEUTRAL
     assert speedup_tone({}) == NEUTRAL
+    unkept = {"speedup_ci": [0.31, 0.70], "verdict": "slower", "holds_after_adjustment": False}
+    assert speedup_tone(unkept) == NEUTRAL, "Holm does not keep it: not coloured as a loss"
 
 
 def test_summary_rows_are_grouped_by_batch_size_and_every_column_is_explained():
