@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -42,19 +44,46 @@ FAST = fast_args()
 FAST_CHECKED = fast_args(accuracy=True)  # with the untimed accuracy pass
 
 
-def run_cli(args: list[str], out: Path, timeout: float = 240) -> tuple[int, str, str, dict | None]:
-    """Tests run one round unless they ask for more (the default's rounds are for users)."""
+def run_cli(
+    args: list[str], out: Path, timeout: float = 240, *, subprocess_: bool = False
+) -> tuple[int, str, str, dict | None]:
+    """`tcprof run ARGS --out OUT`: (exit code, stdout, stderr, the saved session or None).
+
+    Tests run one round unless they ask for more (the default's rounds are for users). The
+    command runs in this process by default, as `python -m tcprof.profiler` would run it (its
+    `main`, its output captured), so every run of a test process shares one worker fork server
+    instead of each importing torch for its own; `subprocess_=True` runs a real `tcprof`
+    process, for what only a process shows (its exit by a signal, its own environment)."""
     if "--replicates" not in args:
         args = [*args, "--replicates", "1"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "tcprof.profiler", "run", *args, "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    argv = ["run", *args, "--out", str(out)]
+    if subprocess_:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tcprof.profiler", *argv],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    else:
+        code, stdout, stderr = cli_in_process(argv)
     session_file = out / SESSION_JSON
     session = read_session(session_file) if session_file.exists() else None  # paths absolute
-    return proc.returncode, proc.stdout, proc.stderr, session
+    return code, stdout, stderr, session
+
+
+def cli_in_process(argv: list[str]) -> tuple[int, str, str]:
+    """`tcprof ARGV` in this process: (exit code, stdout, stderr), a usage error's exit 2
+    included (argparse raises SystemExit)."""
+    from tcprof.profiler.cli.main import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return code, stdout.getvalue(), stderr.getvalue()
 
 
 def events(out: Path) -> list[dict]:
