@@ -9,6 +9,7 @@ import json
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -150,3 +151,38 @@ def test_stop_while_the_ranks_run_the_script_leaves_none_behind(tmp_path):
     while _alive(pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _alive(pids) == []
+
+
+def test_a_rank_that_dies_in_the_script_ends_the_arm_is_named_and_leaves_none(tmp_path):
+    script = tmp_path / "dies.py"
+    script.write_text(
+        textwrap.dedent(
+            """\
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+            dist.init_process_group("gloo")
+            model = DistributedDataParallel(torch.nn.Linear(4, 1))
+            opt = torch.optim.SGD(model.parameters(), lr=0.01)
+            for step in range(100):
+                if dist.get_rank() == 1 and step == 3:
+                    os._exit(3)
+                model(torch.randn(2, 4)).sum().backward()
+                opt.step()
+                opt.zero_grad()
+            """
+        )
+    )
+    out = tmp_path / "out"
+    options = ["--arms", "eager", "--nproc", "2", "--no-accuracy", *SHORT]
+    code, _, stderr, session = run_script(options, ["python", str(script)], out)
+    assert code != 0 and session is not None, stderr[-3000:]
+    error = arm(session, "eager")["error"]
+    assert error["kind"] == "crash", error
+    assert (
+        error["message"].startswith("eager: rank 1 (node 0, ") and "ended first" in error["message"]
+    )
+    pids = _rank_pids(out)
+    assert len(pids) == 2 and _alive(pids) == []

@@ -22,7 +22,11 @@ def test_varying_sequence_lengths_recompile_with_advice_at_the_scripts_lines(tmp
     compiled = arm(session, "aot_eager(dynamic=False)")
     reasons = [r["reason"] for r in compiled["recompiles"]]
     assert reasons and all("size mismatch at index 1" in r for r in reasons)
-    assert {r["file"] for r in compiled["recompiles"]} == {str(SCRIPT)}
+    forward = _line_of(SCRIPT, "def forward(self, tokens")
+    assert {(r["file"], r["line"], r["frame"]) for r in compiled["recompiles"]} == {
+        (str(SCRIPT), forward, "forward")
+    }
+    assert all("tensor 'tokens'" in r for r in reasons)  # the script's own argument's name
     advice = " ".join(a["fix"] for a in compiled["advice"])
     assert "torch._dynamo.mark_dynamic(x, 1)" in advice and "dynamic=True" in advice
     assert "advice:" in stdout
