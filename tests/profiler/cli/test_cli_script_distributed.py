@@ -71,10 +71,11 @@ def test_each_arm_runs_the_script_in_two_ranks_under_torchrun(ddp):
         assert a["error"] is None and a["world_size"] == 2
         (row,) = a["results"]
         assert row["status"] == "ok" and row["steps"] == 4
+        assert row["world_size"] == 2 and row["global_batch_size"] is None  # no batch sweep
         assert [r["rank"] for r in row["ranks"]] == [0, 1]
         assert all(r["median_ms"] > 0 and r["steps"] == 4 for r in row["ranks"])
         assert row["script"]["own_median_ms"] is not None
-    assert "slowest rank" in stdout
+    assert "  eager (the script): 0: " in stdout and "slowest rank" in stdout
     assert len(set(_rank_pids(out))) >= 4  # two ranks per arm, each its own process
     assert _alive(_rank_pids(out)) == []
 

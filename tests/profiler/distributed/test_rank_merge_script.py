@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from tcprof.profiler.analysis import stragglers
 from tcprof.profiler.distributed.rank_merge import RankMerger
 from tcprof.profiler.worker import script_driver
 
@@ -69,3 +70,18 @@ def test_a_ranks_block_counts_its_launchers_whole_job_as_its_own(monkeypatch):
     everyone, own = script_driver.own_children()
     assert own == [os.getppid()]  # the launcher's tree: the fellow ranks wait for this one
     assert os.getppid() in everyone  # not a peer the quiet room waits for
+
+
+def test_the_straggler_view_names_a_scripts_phase_not_a_batch():
+    ranks = [
+        {"rank": 0, "median_ms": 10.0, "node": 0, "host": "a"},
+        {"rank": 1, "median_ms": 12.0, "node": 0, "host": "a"},
+    ]
+    row = {"batch_size": 8, "global_batch_size": None, "ranks": ranks}
+    session = {"config": {"script": {"sweep": None}}, "arms": [{"name": "eager", "results": [row]}]}
+    (line,) = stragglers.text_lines(session)[1:]
+    assert line.startswith("  eager (the script): 0: 10 ms, 1: 12 ms; spread 20.0%; slowest rank 1")
+    session["config"]["script"]["sweep"] = "seq"
+    assert stragglers.cells(stragglers.rows(session)[0])[1] == "seq=8"
+    model_file = {"arms": [{"name": "eager", "results": [{**row, "global_batch_size": 16}]}]}
+    assert stragglers.text_lines(model_file)[1].startswith("  eager bs 8 / 16: 0: 10 ms")
