@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from tcprof.profiler.config import ConfigError, ScriptSource
+from tcprof.profiler.config import MIN_BLOCK_MS, ConfigError, ScriptSource
 from tcprof.profiler.config.script import BATCH_SIZE, DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON
 
 # interpreter options that change nothing tcprof measures (taken and dropped); -c is refused
@@ -82,6 +82,11 @@ def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
         raise ConfigError(
             "give a model file or a script after --, not both "
             "(tcprof run [options] -- python train.py ARGS)"
+        )
+    if getattr(args, "min_block_ms", 0) not in (0, MIN_BLOCK_MS):
+        raise ConfigError(
+            "--min-block-ms adds steps to a model file's blocks; a script's blocks are exactly "
+            "--steps / --blocks of its own steps (it has only so many): raise --steps instead"
         )
     words = list(command)
     if not words:
@@ -154,6 +159,12 @@ def phases(args: argparse.Namespace, script: ScriptSource) -> tuple[tuple[int, .
         name, _, values = args.sweep.partition("=")
         if not name.strip() or not values.strip():
             raise ConfigError("--sweep is NAME=V1,V2,... e.g. --sweep batch_size=8,16")
+        odd = next((v for v in values.replace(",", " ").split() if not v.isdigit()), None)
+        if odd is not None:
+            raise ConfigError(
+                f"--sweep {name}: {odd!r} is not a positive integer; a sweep's values are whole "
+                "numbers, each run as a batch-size phase (for other values, one run per value)"
+            )
         try:
             return parse_batch_sizes(values), script
         except ConfigError as exc:
