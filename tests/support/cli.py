@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,17 +73,23 @@ def run_cli(
     return code, stdout, stderr, session
 
 
-def cli_in_process(argv: list[str]) -> tuple[int, str, str]:
-    """`tcprof ARGV` in this process: (exit code, stdout, stderr), a usage error's exit 2
-    included (argparse raises SystemExit)."""
+def cli_in_process(argv: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
+    """`tcprof ARGV` in this process, started in `cwd` (the working folder is put back after):
+    (exit code, stdout, stderr), a usage error's exit 2 included (argparse raises SystemExit)."""
     from tcprof.profiler.cli.main import main
 
     stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    before = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(before)
     return code, stdout.getvalue(), stderr.getvalue()
 
 
