@@ -44,6 +44,10 @@ FLAG_FIELDS = {
     "--rdzv-timeout": "the Rendezvous timeout field",
     "--host": "the Host field",
     "--remote-python": "the remote_python setting (carried)",
+    # a training script's own options (the Training script box, script_options.py)
+    "--sweep": "the Sweep field",
+    "--step-on": "the Step on field",
+    "--no-step-timeout": "the No-step timeout field",
     # Settings without a field of their own: carried from an opened session (see
     # carried_settings.py), so the message names the setting as the panel lists it.
     "--blocks": "the blocks setting (carried)",
@@ -61,9 +65,8 @@ FLAG_FIELDS = {
     "--mlflow-experiment": "the Experiment field of Log to TensorBoard or MLflow",
 }
 # Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D",
-# a script's own "--batch_size={batch_size}"), and the options of a script run, which the
-# window does not start yet: its messages say to run the script from the command line.
-FOREIGN_FLAGS = frozenset({"--logdir", "--batch", "--sweep", "--step-on", "--no-step-timeout"})
+# a script's own "--batch_size={batch_size}").
+FOREIGN_FLAGS = frozenset({"--logdir", "--batch"})
 # "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
 _FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
 
