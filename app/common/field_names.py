@@ -67,22 +67,30 @@ FLAG_FIELDS = {
 # Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D",
 # a script's own "--batch_size={batch_size}").
 FOREIGN_FLAGS = frozenset({"--logdir", "--batch"})
-# "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
-_FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
+# "pass " (the engine's verb for a flag), a flag, and its value: a quoted one (--factory
+# "GPT(...)"), a number or a NAME=V list (--warmup 5, --sweep n=1,2); in backticks, a word too
+# (`--step-on forward`); or "a longer" flag (a longer --no-step-timeout)
+_FLAG = re.compile(
+    r"(\bpass |\ba longer |\ba shorter )?(`)?(--[a-z][a-z-]*[a-z])"
+    r"(\s+\"[^\"]*\"|\s+[0-9][\w.]*(?![\w-])|\s+\w+=[\w.,]+|(?(2)\s+\w+(?=`)))?(?(2)`)"
+)
 
 
 def in_app_terms(text: str) -> str:
-    """text with each known flag named as the window's field; a quoted value that followed
-    the flag is kept in front: 'e.g. --factory "M(...)"' -> 'e.g. "M(...)" in the Factory
-    field', and 'pass --input-shape' -> 'fill in the Input shape field'. Unknown flags are left
-    as they are."""
+    """text with each known flag named as the window's field; a value that followed the flag
+    is kept in front: 'e.g. --factory "M(...)"' -> 'e.g. "M(...)" in the Factory field',
+    '`--step-on forward`' -> 'forward in the Step on field'; 'pass --input-shape' -> 'fill in
+    the Input shape field', 'a longer --no-step-timeout' -> 'a longer value in the No-step
+    timeout field'. Unknown flags are left as they are."""
 
     def name(match: re.Match[str]) -> str:
-        verb, flag, value = match.groups()
+        verb, _tick, flag, value = match.groups()
         field = FLAG_FIELDS.get(flag)
         if field is None:
             return match.group(0)
         named = f"{value.strip()} in {field}" if value else field
+        if verb and verb.startswith("a "):
+            return f"{verb}value in {field}"
         return f"fill in {named}" if verb else named
 
     return _FLAG.sub(name, text)

@@ -100,7 +100,7 @@ class Crosshair:
                     parts.append(f"{short} {number_text(value)}".strip())
                     last_unit = unit
             if parts:
-                rows.append((trace.name, " · ".join(parts) + f" {last_unit}"))
+                rows.append((trace.name, f"{' · '.join(parts)} {last_unit}".rstrip()))
         return rows
 
     def show_at(self, step: float) -> None:

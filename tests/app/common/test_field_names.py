@@ -76,6 +76,21 @@ def test_a_flags_value_stays_with_its_field_and_unknown_flags_stay():
     assert in_app_terms("pass --no-such-flag") == "pass --no-such-flag"
 
 
+def test_a_scripts_messages_read_in_the_windows_terms():
+    """The words of a script's errors (profiler/worker/script_errors.py)."""
+    assert in_app_terms(
+        "no optimizer step in 120 s: is this a training script? `--step-on forward` for "
+        "inference (or a longer --no-step-timeout)"
+    ) == (
+        "no optimizer step in 120 s: is this a training script? forward in the Step on field "
+        "for inference (or a longer value in the No-step timeout field)"
+    )
+    assert in_app_terms("this run needs 8 (1 first + --warmup 1 + --steps 4 ...)") == (
+        "this run needs 8 (1 first + 1 in the Warm-up field + 4 in the Steps field ...)"
+    )
+    assert in_app_terms("give --sweep n=1,2,4") == "give n=1,2,4 in the Sweep field"
+
+
 def test_the_banner_names_fields_not_flags(qtbot):
     error = {
         "kind": "load",

@@ -101,7 +101,7 @@ def test_the_fields_a_script_cannot_take_are_disabled_saying_why(panel, project)
     [
         ("--name 'unclosed", None, "", "the Arguments field does not split as a shell would"),
         ("", "/no/such/folder", "", "the working directory /no/such/folder is not a folder"),
-        ("--n={n}", None, "", "give the Sweep field n=1,2,4"),
+        ("--n={n}", None, "", "give n=1,2,4 in the Sweep field"),
         ("--lr=1", None, "lr=", "the Sweep field is NAME=V1,V2"),
     ],
 )
