@@ -94,7 +94,10 @@ UNITS = {"step_ms": "ms", "throughput": "samples/s", "loss": "", "own_ms": "ms"}
 # the memory plot is the process's RSS (compiler included), not Summary's tensor peak
 TITLES = ("step time (ms)", "throughput (samples/s)", "process RSS (MB), compiler included")
 CUDA_MEMORY_TITLE = "memory (MB): CUDA allocated - -, reserved ···, process RSS ─"
-EMPTY_HINT = "Choose a model and press Run (Ctrl+R);\nstep time, throughput and memory stream here"
+EMPTY_HINT = (
+    "Choose a model file or a training script and press Run (Ctrl+R);\n"
+    "step time, throughput (a script's loss) and memory stream here"
+)
 STALE_OPACITY = 0.35  # the curves of a run whose setup has since changed
 RAW_ALPHA = 70  # of 255: the raw curve under a smoothed one
 SPAN_ALPHA = 45  # of 255: a compile's span on the time axis

@@ -147,7 +147,7 @@ class ScriptOptions(QWidget):
         state = state or {}
         self._path = str(Path(path).expanduser().absolute())
         self.trusted = trusted
-        self.file.setText(Path(self._path).name)
+        self.file.setText(f"{Path(self._path).name} in {Path(self._path).parent.name}/")
         self.file.setToolTip(self._path)
         for edit, key, default in (
             (self.args, "args", ""),
@@ -157,6 +157,7 @@ class ScriptOptions(QWidget):
             value = state.get(key)
             edit.blockSignals(True)
             edit.setText(value if isinstance(value, str) else default)
+            edit.setCursorPosition(0)  # its start shows: the script's first arguments
             edit.blockSignals(False)
         step_on = state.get("step_on")
         self.step_on.setCurrentText(step_on if step_on in STEP_ON else STEP_ON[0])
@@ -243,7 +244,9 @@ class ScriptOptions(QWidget):
     def _edited(self) -> None:
         try:
             script = self.run_fields("1")["script"]
-            self.command.setText(f"runs {script.command_text()} in {script.cwd}")
+            words = " ".join(["python", Path(script.path).name, self.args.text().strip()])
+            here = Path(script.cwd) == Path(script.path).parent
+            self.command.setText(f"runs {words.strip()} in {'its folder' if here else script.cwd}")
         except ConfigError:
             self.command.setText("")
         self.changed.emit()

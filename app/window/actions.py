@@ -132,6 +132,7 @@ def _fill_toolbar(actions: WindowActions) -> None:
     toolbar.setObjectName("main_toolbar")
     toolbar.setMovable(False)
     toolbar.addAction(actions.open)
+    toolbar.addAction(actions.open_script)
     examples_button = QToolButton()
     examples_button.setText("Examples")
     examples_button.setMenu(actions.examples_menu)
