@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
+    QPlainTextEdit,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -26,6 +27,8 @@ from tcprof.app.common.theme import muted_colour
 from tcprof.profiler.report import script_section
 
 TITLE = "Your script"
+MAX_ROWS_SHOWN = 8  # the split table's height; more rows scroll
+COMPILE_NOTES = ("script_compile", "in_place")  # what a compiled arm compiled, and where
 
 
 class ScriptView(QWidget):
@@ -42,16 +45,16 @@ class ScriptView(QWidget):
         self.split.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.split.verticalHeader().setVisible(False)
         self.split.setToolTip(script_section.EXPLAIN)
-        self.after = QLabel()  # data-bound notes, the parity method, the files written
-        self.after.setWordWrap(True)
-        self.after.setStyleSheet(f"color: {muted_colour()}")
-        self.after.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # data-bound notes, the parity method, the files written: as long as they need
+        self.after = QPlainTextEdit()
+        self.after.setReadOnly(True)
+        self.after.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.after.setStyleSheet(f"color: {muted_colour()}; background: transparent")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        for w in (self.command, self.notes):
+        for w in (self.command, self.notes, self.split):
             layout.addWidget(w)
-        layout.addWidget(self.split, 1)
-        layout.addWidget(self.after)
+        layout.addWidget(self.after, 1)
 
     def show_session(self, session: dict[str, Any]) -> bool:
         """Fill the tab from a session dict; False (and empty) for a model file's session."""
@@ -67,7 +70,7 @@ class ScriptView(QWidget):
         except (KeyError, TypeError):
             command = "a script"
         self.command.setText(f"<b>Script:</b> <code>{html.escape(command)}</code>")
-        notes = script_section.notes(session)
+        notes = list(dict.fromkeys(script_section.notes(session)))  # once, not per phase
         self.notes.setText(
             "<br>".join(f"• {html.escape(n)}" for n in notes)
             or "What was compiled and where is known after each arm's first step."
@@ -80,6 +83,8 @@ class ScriptView(QWidget):
                 item.setToolTip(text)
                 self.split.setItem(r, c, item)
         self.split.resizeColumnsToContents()
+        rows_px = sum(self.split.rowHeight(r) for r in range(min(len(rows), MAX_ROWS_SHOWN)))
+        self.split.setFixedHeight(self.split.horizontalHeader().height() + rows_px + 4)
         after = [*script_section.data_bound(session)]
         parity = script_section.accuracy_note(session)
         if parity:
@@ -88,14 +93,24 @@ class ScriptView(QWidget):
         if written:
             after.append(f"The script wrote: {', '.join(written)}")
         after.append(script_section.EXPLAIN)
-        self.after.setText("\n\n".join(after))
+        self.after.setPlainText("\n\n".join(after))
         return True
 
 
 def summary_note(session: dict[str, Any]) -> str:
-    """The Summary tab's line for a script's session: what each arm compiled and where, and
-    whether the script is data-bound ("" for a model file's)."""
+    """The Summary tab's lines for a script's session: what each compiled arm compiled and
+    where (once, not per phase), and whether the script is data-bound ("" for a model
+    file's)."""
     if script_section.script_of(session) is None:
         return ""
-    lines = [*script_section.notes(session), *script_section.data_bound(session)]
-    return "\n".join(lines) + (f"\n(more in the {TITLE} tab)" if lines else "")
+    lines = [
+        f"{arm.get('name')}: {note.get('text')}"
+        for arm in session.get("arms") or []
+        if arm.get("index") != 0
+        for note in (arm.get("script") or {}).get("notes") or []
+        if note.get("kind") in COMPILE_NOTES
+    ]
+    lines = list(dict.fromkeys([*lines, *script_section.data_bound(session)]))
+    return "\n".join(lines) + (
+        f"\n(the model, compute and own time: the {TITLE} tab)" if lines else ""
+    )

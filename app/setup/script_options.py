@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QWidget,
 )
 
@@ -73,7 +74,7 @@ def args_text(args: tuple[str, ...] | list[str]) -> str:
 
 class ScriptOptions(QWidget):
     changed = Signal()  # anything that affects validity
-    modelRequested = Signal()  # "Use a model file": the user leaves the script
+    modelRequested = Signal()  # "Model file…": the user leaves the script for a model file
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,7 +82,7 @@ class ScriptOptions(QWidget):
         self.trusted = False
         self.file = QLabel()
         self.file.setTextInteractionFlags(self.file.textInteractionFlags())
-        self.use_model = QPushButton("Use a model file")
+        self.use_model = QPushButton("Model file…")
         self.use_model.setToolTip("Profile a model file instead of this script")
         self.use_model.clicked.connect(self.modelRequested)
         file_row = QHBoxLayout()
@@ -115,6 +116,9 @@ class ScriptOptions(QWidget):
         self.no_step_timeout.setToolTip(TIMEOUT_TIP)
         self.command = QLabel()
         self.command.setWordWrap(True)
+        # a long path or command wraps or is clipped: never a minimum width for the panel
+        for label in (self.file, self.command):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.command.setStyleSheet(f"color: {muted_colour()}; font-size: 8pt")
         self.command.setTextInteractionFlags(self.command.textInteractionFlags())
         form = QFormLayout(self)
@@ -147,7 +151,7 @@ class ScriptOptions(QWidget):
         state = state or {}
         self._path = str(Path(path).expanduser().absolute())
         self.trusted = trusted
-        self.file.setText(f"{Path(self._path).name} in {Path(self._path).parent.name}/")
+        self.file.setText(Path(self._path).name)  # its folder: the tooltip, the Working dir
         self.file.setToolTip(self._path)
         for edit, key, default in (
             (self.args, "args", ""),
