@@ -9,8 +9,8 @@ sub-editors, not fields. `restore` puts a setup back (the last one at start-up, 
 session's config) with every RunConfig field: those without a field here are carried and shown
 (see carried_settings.py). A training script (script_options.py) takes the model file's place
 in the Model box; the fields it cannot take are disabled, saying why (script_mode.py), and one
-from a session waits for the user's word before it runs. Its spin boxes and combo boxes ignore the mouse wheel unless
-focused, so scrolling the panel changes nothing (wheel_guard.py).
+from a session waits for the user's word before it runs. Its spin boxes and combo boxes ignore
+the mouse wheel unless focused, so scrolling the panel changes nothing (wheel_guard.py).
 """
 
 from __future__ import annotations
@@ -273,7 +273,7 @@ class SetupPanel(QWidget):
         if not isinstance(state.get("script"), dict):
             self.script.clear()
         state = self._take_script(state, trust_model)
-        if "model_file_trusted" in state:  # the panel's own state, saved with a script
+        if trust_model and "model_file_trusted" in state:  # the user's own, saved with a script
             trust_model = state["model_file_trusted"] is True
         adjusted = self.core.set_options(state, trust_model)
         for editor in self._editors:

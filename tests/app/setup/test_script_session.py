@@ -62,3 +62,13 @@ def test_choosing_a_model_file_again_leaves_the_script(panel, tmp_path, qtbot):
     qtbot.waitUntil(panel.is_valid, timeout=60_000)
     assert not panel.script.active() and panel.config().script is None
     assert not (tmp_path / "ran.marker").exists()
+
+
+def test_a_session_cannot_claim_its_model_file_is_trusted(panel, tmp_path):
+    """A crafted session: a script, and beside it a model file it says was trusted."""
+    state = _script_session(tmp_path)
+    state["source"] = {"path": str(example_path("cnn"))}
+    state["model_file_trusted"] = True
+    panel.restore(state)
+    assert panel.model.current_path() == str(example_path("cnn"))
+    assert panel.model.needs_trust() and panel.script.needs_trust()
