@@ -106,3 +106,23 @@ def test_the_banner_names_fields_not_flags(qtbot):
         "Factory field"
     )
     assert "--factory" not in banner.details.toPlainText()
+
+
+@pytest.mark.parametrize(
+    ("how", "steps", "step_on"),
+    [("no_step", 0, "optimizer"), ("returned", 0, "optimizer"), ("returned", 3, "optimizer")],
+)
+def test_a_scripts_errors_name_no_flag_in_the_banner(how, steps, step_on, tmp_path):
+    """The worker's own words for a script that never steps or ends early
+    (profiler/worker/script_errors.py), as the banner shows them."""
+    from tcprof.profiler.worker.script_errors import script_error
+    from tcprof.profiler.worker.script_run import ScriptEnd
+    from tests.support.script_harness import script_config
+
+    path = tmp_path / "train.py"
+    path.write_text("")
+    cfg = script_config(path, step_on=step_on)
+    error = script_error(ScriptEnd(how), cfg, 1, steps, in_step=False, compiled=False)
+    line = one_line({**error, "arm": 0}, ["eager"])
+    assert line.startswith("eager") and not FLAG.search(line), line
+    assert any(field in line for field in ("Step on field", "Steps field", "No-step timeout"))
