@@ -51,6 +51,7 @@ FLAG_FIELDS = {
     # Settings without a field of their own: carried from an opened session (see
     # carried_settings.py), so the message names the setting as the panel lists it.
     "--blocks": "the blocks setting (carried)",
+    "--min-block-ms": "the min_block_ms setting (carried)",
     "--rtol": "the accuracy_rtol setting (carried)",
     "--atol": "the accuracy_atol setting (carried)",
     "--timeout": "the timeout setting (carried)",

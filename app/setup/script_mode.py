@@ -4,8 +4,9 @@ each with a tooltip that says why (never taken silently and ignored).
 Which fields: those of the engine's `NOT_FOR_SCRIPTS` (config/script.py: the options of the
 loop tcprof writes for a model file; the engine refuses them for a script) and the model
 file's own (the optimizer and learning rate tcprof builds, the repeated block regional arms
-compile): a script builds its own. Their values stay as they were and come back with a
-model file; the run of a script takes the defaults for them.
+compile, the wrapper tcprof puts around the model of a distributed arm): a script builds
+its own. Their values stay as they were and come back with a model file; the run of a script
+takes the defaults for them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ OWN_REASONS = {
     "lr": "Not for a script: it builds its own optimizer (and learning rate).",
     "block_module": "Not for a script: the repeated block is what regional arms of a model "
     "file compile; a script's arms compile its model (or its own torch.compile call).",
+    "parallel": "Not for a script: it wraps its own model (DDP, FSDP); Processes per node runs "
+    "it under torchrun, each rank joining its own process group.",
 }
 IGNORED = tuple(OWN_REASONS)  # RunConfig fields a script's run leaves at their defaults
 

@@ -35,7 +35,7 @@ from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
 from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
-from tcprof.profiler.config.script import NOT_FOR_SCRIPTS
+from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 
 # The RunConfig fields this panel has a field for; every other one is carried from a restored
 # setup, except the artifacts folder, which each run gets anew.
@@ -149,7 +149,7 @@ class SetupPanel(QWidget):
             "host": [self.host],
         }
         own = {"optimizer": [self.optimizer], "lr": [self.lr]}
-        own["block_module"] = [self.extras.block_module]
+        own.update(block_module=[self.extras.block_module], parallel=[self.distributed.parallel])
         fields = {k: v for k, v in not_for_scripts.items() if k in NOT_FOR_SCRIPTS}
         self.script_mode = ScriptMode({**fields, **{k: own[k] for k in OWN_REASONS}})
         self._batch_tip = self.batch_sizes.toolTip()
@@ -251,6 +251,8 @@ class SetupPanel(QWidget):
             state.pop("source")
         if not self.script.uses_batch_sizes():
             state.pop("batch_sizes", None)  # a sweep's values, or the one phase's 1
+        if state.get("parallel") == TORCHRUN:
+            state.pop("parallel")  # what a script with several processes runs under: not a field
         return state
 
     # -- persistence ----------------------------------------------------------------------------

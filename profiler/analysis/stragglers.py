@@ -28,6 +28,7 @@ def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
     """One entry per distributed arm x batch size with per-rank medians; `notes` says how the
     ranks' compiles diverged (empty when they agree or the arm is not compiled)."""
     out = []
+    script = (session_dict.get("config") or {}).get("script")
     for arm in session_dict.get("arms") or []:
         for row in arm.get("results") or []:
             ranks = [r for r in row.get("ranks") or [] if r.get("median_ms") is not None]
@@ -40,6 +41,7 @@ def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
                     "arm": arm.get("name"),
                     "batch_size": row.get("batch_size"),
                     "global_batch_size": row.get("global_batch_size"),
+                    "size": _size(row, script),
                     "medians": [(r["rank"], r["median_ms"]) for r in ranks],
                     "spread_pct": (slowest["median_ms"] / fastest - 1.0) * 100.0
                     if fastest
@@ -52,12 +54,21 @@ def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _size(row: dict[str, Any], script: dict[str, Any] | None) -> str:
+    """The batch column: per rank / global; a script's phase ('the script', 'seq=256'), whose
+    samples per step are its own business."""
+    if isinstance(script, dict):
+        sweep = script.get("sweep")
+        return f"{sweep}={row.get('batch_size')}" if sweep else "the script"
+    return f"{row.get('batch_size')} / {row.get('global_batch_size')}"
+
+
 def cells(entry: dict[str, Any]) -> list[str]:
     slowest = entry["slowest"]
     spread = entry["spread_pct"]
     return [
         str(entry["arm"]),
-        f"{entry['batch_size']} / {entry['global_batch_size']}",
+        entry["size"],
         ", ".join(f"{rank}: {ms:.3g} ms" for rank, ms in entry["medians"]),
         "-" if spread is None else f"{spread:.1f}%",
         f"rank {slowest['rank']} (node {slowest.get('node', 0)}, {slowest.get('host') or '?'})",
@@ -94,7 +105,8 @@ def text_lines(session_dict: dict[str, Any]) -> list[str]:
     out = ["Ranks (each step waits for the slowest rank; the table's step time is its):"]
     for entry in found:
         arm, size, medians, spread, slowest, compiles = cells(entry)
-        out.append(f"  {arm} bs {size}: {medians}; spread {spread}; slowest {slowest}")
+        size = f"bs {size}" if "/" in size else f"({size})"
+        out.append(f"  {arm} {size}: {medians}; spread {spread}; slowest {slowest}")
         if compiles != "-":
             out.append(f"    compile per rank: {compiles}")
         out += [f"    ! {note}" for note in entry["notes"]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from tcprof.profiler.config import ConfigError, ScriptSource
+from tcprof.profiler.config import MIN_BLOCK_MS, ConfigError, ScriptSource
 from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON
 from tcprof.profiler.config.script_command import (
     find_module,
@@ -85,6 +85,11 @@ def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
         raise ConfigError(
             "give a model file or a script after --, not both "
             "(tcprof run [options] -- python train.py ARGS)"
+        )
+    if getattr(args, "min_block_ms", 0) not in (0, MIN_BLOCK_MS):
+        raise ConfigError(
+            "--min-block-ms adds steps to a model file's blocks; a script's blocks are exactly "
+            "--steps / --blocks of its own steps (it has only so many): raise --steps instead"
         )
     return script_from_command(
         command,

@@ -32,7 +32,12 @@ from tcprof.profiler.config.choices import (
     ConfigError,
 )
 from tcprof.profiler.config.parse import parse_endpoint, parse_input_shape
-from tcprof.profiler.config.script import ScriptSource, check_script_options
+from tcprof.profiler.config.script import (
+    TORCHRUN,
+    ScriptSource,
+    check_script_options,
+    script_parallel,
+)
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "control", normalize_control(self.control))
+        object.__setattr__(
+            self, "parallel", script_parallel(self.script, self.nproc, self.parallel)
+        )
         validate(self)
 
     @property
@@ -387,8 +395,8 @@ def check_script(cfg: RunConfig) -> None:
     values = {name: getattr(cfg, name) for name in ("loop", "amp", "channels_last")}
     values.update(compile_optimizer=cfg.compile_optimizer, weights=cfg.weights)
     values.update(save_weights=cfg.save_weights, profile_steps=cfg.profile_steps)
-    values.update(apply_advice=cfg.apply_advice, host=cfg.host)
-    values.update(nproc=cfg.nproc, parallel=cfg.parallel)
+    values.update(apply_advice=cfg.apply_advice)
+    values.update(nproc=cfg.nproc, parallel=cfg.parallel, nnodes=cfg.nnodes)
     values["arms"] = [a.to_dict() for a in cfg.arms]
     check_script_options(values)
 
@@ -437,7 +445,7 @@ def check_parallel(cfg: RunConfig) -> None:
     if not isinstance(cfg.nproc, int) or cfg.nproc < 1:
         raise ConfigError("--nproc must be a positive integer")
     for value in (cfg.parallel, *(a.parallel for a in cfg.arms if a.parallel is not None)):
-        if value not in PARALLEL:
+        if value not in PARALLEL and not (cfg.script is not None and value == TORCHRUN):
             raise ConfigError(f"unknown parallel {value!r}; choose one of {', '.join(PARALLEL)}")
     distributed = [a for a in cfg.arms if cfg.parallel_of(a) != "none"]
     if cfg.nproc > 1 and not distributed:

@@ -32,8 +32,10 @@ NOT_FOR_SCRIPTS = {
     "save_weights": "--save-weights",
     "profile_steps": "--profile-steps",
     "apply_advice": "--apply-advice",
-    "host": "--host",
 }
+# `--nproc N` for a script: torchrun runs it, N ranks, and the script joins its own process
+# group from the environment and wraps its own model (the `parallel` a script run records)
+TORCHRUN = "torchrun"
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,14 @@ def _quoted(arg: str) -> str:
     )
 
 
+def script_parallel(script: ScriptSource | None, nproc: object, parallel: str) -> str:
+    """A run's `parallel` as stored: a script with --nproc 2 or more runs under torchrun; with
+    one process it runs alone (a recorded torchrun kept with --nproc 1 is dropped)."""
+    if script is None or parallel not in ("none", TORCHRUN):
+        return parallel  # a model file's, or a script's ddp/fsdp: check_script_options refuses
+    return TORCHRUN if isinstance(nproc, int) and nproc > 1 else "none"
+
+
 def check_script_options(values: dict[str, Any]) -> None:
     """The run's options that a script cannot take (its own loop runs): a usage error naming
     the first one given."""
@@ -116,8 +126,15 @@ def check_script_options(values: dict[str, Any]) -> None:
                 f"{option} changes the loop tcprof writes for a model file; a script runs its "
                 "own loop (drop the option, or set it in the script)"
             )
-    if values.get("nproc", 1) > 1 or values.get("parallel", "none") != "none":
-        raise ConfigError("--nproc / --parallel are not supported for scripts yet")
+    if values.get("parallel", "none") not in ("none", TORCHRUN) or any(
+        arm.get("parallel") is not None for arm in values["arms"]
+    ):
+        raise ConfigError(
+            "--parallel / parallel= wrap a model file's model; a script wraps its own: "
+            "give --nproc N alone (torchrun runs the script in N ranks)"
+        )
+    if values.get("nnodes", 1) > 1:
+        raise ConfigError("--nnodes is not supported for scripts yet: one machine, --nproc N")
     if any(arm.get("regional") or arm.get("mark_dynamic") is not None for arm in values["arms"]):
         raise ConfigError(
             "regional= and mark_dynamic= arm options need a model file; for a script, "

@@ -112,6 +112,12 @@ def script_phases(
         name, _, values = sweep.partition("=")
         if not name.strip() or not values.strip():
             raise ConfigError("--sweep is NAME=V1,V2,... e.g. --sweep batch_size=8,16")
+        odd = next((v for v in values.replace(",", " ").split() if not v.isdigit()), None)
+        if odd is not None:
+            raise ConfigError(
+                f"--sweep {name}: {odd!r} is not a positive integer; a sweep's values are whole "
+                "numbers, each run as a batch-size phase (for other values, one run per value)"
+            )
         try:
             return parse_batch_sizes(values), script
         except ConfigError as exc:

@@ -9,7 +9,8 @@ rank's own samples, its first step, its peaks and its identity go on as `rank_ev
 session's per-rank results. What TorchDynamo did (compiles, graph breaks, fallbacks) goes on
 as every rank's `rank_event`, for the per-rank compile figures and their divergence; rank 0's
 is also passed on as the arm's own, as for a single worker. The other untimed results
-(memory samples, artefacts, accuracy, the profile) are rank 0's.
+(memory samples, artefacts, accuracy, the profile) are rank 0's, and so are a script's notes on
+what was compiled; the files a script wrote are every rank's.
 An `error` from any rank ends the arm: the ranks of a data parallel job cannot go on without
 one of them (the others would wait in their next collective), so the error names the rank and
 a failed `done` follows at once.
@@ -40,6 +41,7 @@ FIRST_RANK_ONLY = (
 )
 MAX_KEYS = ("ms", "compile_s", "compile_peak_mb", "waited_s")
 PEAK_KEYS = ("peak_rss_mb", "os_peak_rss_mb", "peak_cuda_mb", "peak_cuda_reserved_mb")
+SCRIPT_STEP_KEYS = ("own_ms", "loss")  # a script's per-step values beside `ms`
 
 
 class RankMerger:
@@ -52,7 +54,9 @@ class RankMerger:
             r: collections.deque() for r in range(world_size)
         }
         # key -> rank -> step -> ms
-        self._samples: dict[tuple[Any, ...], dict[int, dict[int, float]]] = {}
+        self._samples: dict[
+            tuple[Any, ...], dict[int, dict[int, tuple[float, dict[str, Any]]]]
+        ] = {}
         self._next_step: dict[tuple[Any, ...], int] = {}
 
     def name(self, rank: int) -> str:
@@ -74,6 +78,9 @@ class RankMerger:
         elif kind in COMPILE_INSIGHT:
             self._rank_event(rank, event)
             if rank == 0:
+                self._put(event)
+        elif kind == "script" and event.get("kind") != "files":
+            if rank == 0:  # what was compiled and where: every rank ran the same script
                 self._put(event)
         elif kind == "log":
             self._put({**event, "text": f"[rank {rank}] {event.get('text', '')}"})
@@ -117,27 +124,36 @@ class RankMerger:
         self._put(merged)
 
     def _steps(self, rank: int, event: Event) -> None:
-        """Keep the rank's samples; pass on every step index all ranks have timed, slowest."""
+        """Keep the rank's samples; pass on every step index all ranks have timed, slowest.
+        A script's steps also carry the script's own time (the slowest rank's, as its step
+        waits for it) and the loss (rank 0's, the one a script logs), merged by step too: the
+        ranks send their steps in batches of their own sizes."""
         self._rank_event(rank, event)
         key = (event.get("batch_size"), event.get("phase"), event.get("block"))
         start = int(event.get("start") or 0)
         per_rank = self._samples.setdefault(key, {r: {} for r in range(self.world_size)})
         self._next_step.setdefault(key, start)
+        extras = [k for k in SCRIPT_STEP_KEYS if isinstance(event.get(k), list)]
         for i, ms in enumerate(event.get("ms") or []):
-            per_rank[rank][start + i] = ms
+            per_rank[rank][start + i] = (ms, {k: _at(event[k], i) for k in extras})
         first = step = self._next_step[key]
         slowest: list[float] = []
         fastest: list[float] = []
+        merged: dict[str, list[Any]] = {k: [] for k in extras}
         while all(step in samples for samples in per_rank.values()):
-            times = [samples.pop(step) for samples in per_rank.values()]
+            taken = [samples.pop(step) for samples in per_rank.values()]
+            times = [ms for ms, _ in taken]
             slowest.append(max(times))
             fastest.append(min(times))
+            for k in extras:
+                values = [more.get(k) for _, more in taken]
+                merged[k].append(_combine(k, values))
             step += 1
         if not slowest:
             return
         self._next_step[key] = step
-        out = {k: v for k, v in event.items() if k not in ("start", "ms")}
-        self._put({**out, "start": first, "ms": slowest, "ms_fastest": fastest})
+        out = {k: v for k, v in event.items() if k not in ("start", "ms", *extras)}
+        self._put({**out, "start": first, "ms": slowest, "ms_fastest": fastest, **merged})
 
     def straggler(self) -> str | None:
         """The rank that is behind, from the ranks' answers to `where`: one computing in its own
@@ -156,3 +172,16 @@ class RankMerger:
             names = ", ".join(self.name(r) for r in busy)
             return f"{names} is behind, the other ranks wait for it ({places})"
         return f"where the ranks are: {places}"
+
+
+def _at(values: list[Any], i: int) -> Any:
+    return values[i] if i < len(values) else None
+
+
+def _combine(key: str, values: list[Any]) -> Any:
+    """One step's value across the ranks (in rank order): the script's own time is the
+    slowest rank's; the loss is rank 0's."""
+    if key == "loss":
+        return values[0]
+    numbers = [v for v in values if isinstance(v, (int, float))]
+    return max(numbers) if numbers else None

@@ -147,7 +147,16 @@ EVENTS: dict[str, Fields] = {
         own_ms=ListOf(NUM),
         loss=ListOf(NUM),
     ),
-    "script": _event(ScriptEvent, batch_size=INT, kind=TEXT, text=TEXT, file=TEXT, line=INT),
+    "script": _event(
+        ScriptEvent,
+        batch_size=INT,
+        kind=TEXT,
+        text=TEXT,
+        file=TEXT,
+        line=INT,
+        skipped=INT,
+        steps=INT,
+    ),
     "memory": _event(
         MemoryEvent,
         required=("batch_size",),

@@ -447,12 +447,14 @@ class RankEventEvent(Relayed, total=False):
 
 class ScriptEvent(Relayed, total=False):
     batch_size: int
-    kind: str  # model | script_compile | in_place | files
+    kind: str  # model | script_compile | in_place | other_optimizer | skipped_steps | files
     text: str  # in the user's words, e.g. "GPT (model.py:118) compiled in place ..."
     file: str | None
     line: int | None
     where: str
     files: list[dict[str, Any]]  # kind files: {path, bytes}
+    skipped: int  # kind skipped_steps: the steps a GradScaler skipped, of `steps` in the run
+    steps: int
 
 
 class RunStartEvent(Relayed, total=False):

@@ -50,7 +50,7 @@ class Agent:
         self.out = frames.FrameWriter(stdout)
         self.folder = Path(os.path.realpath(tempfile.mkdtemp(prefix="tcprof-remote-")))
         self._roots = {
-            name: self.folder / name for name in ("model", "weights", "session", "cache")
+            name: self.folder / name for name in ("model", "weights", "session", "cache", "cwd")
         }
         self._receiver = frames.FileReceiver({k: str(v) for k, v in self._roots.items()})
         self._inbox: Inbox = queue.Queue()
@@ -107,6 +107,7 @@ class Agent:
             self._receiver = frames.FileReceiver({k: str(v) for k, v in self._roots.items()})
         model = self.folder / "model"
         model.mkdir(exist_ok=True)
+        (self.folder / "cwd").mkdir(exist_ok=True)  # a script's working directory, if another
         os.chdir(model)
         env = {
             str(k): here(str(v).encode(), self._roots).decode()

@@ -1,16 +1,20 @@
 """Which local folders a remote run reaches, how their paths read on the other side, and which
 of the model's files travel.
 
-A remote worker sees four roots under the agent's private folder: `model` (the model file's
-folder), `weights` (the --weights file's folder), `session` (the session folder: traces, weights,
-memory snapshots, compile artefacts) and `cache` (the run's compile caches). Every path of a
+A remote worker sees five roots under the agent's private folder: `model` (the model file's
+folder, or a script's), `weights` (the --weights file's folder), `session` (the session folder:
+traces, weights, memory snapshots, compile artefacts), `cache` (the run's compile caches) and
+`cwd` (a script's working directory, when it is not the script's own folder). Every path of a
 command that lies under a root is rewritten to the placeholder form before it leaves, and every
 placeholder that comes back (an artefact's path, a traceback) is rewritten to the local folder.
 
 The model's Python files: the `.py` files beside the model file and those of the packages
 (folders with `__init__.py`) beside it, recursively, at most MAX_MODEL_FILES files and
 MAX_MODEL_BYTES in all. That is what `import x` finds beside a script, without following
-imports (which a dynamic import would defeat); a larger folder is an error that says so.
+imports (which a dynamic import would defeat); a larger folder is an error that says so. A
+script's travel by the same rules, and its working directory's too (`python -m pkg.train` finds
+`pkg` there); so do the files its arguments name under either folder (`config/train_small.py`,
+read by the script itself), within the same bounds.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.config import ScriptSource
 from tcprof.profiler.remote.frames import PLACEHOLDER
 
 MAX_MODEL_FILES = 500
@@ -89,7 +94,12 @@ class PathMap:
 def model_files(model_path: str) -> list[tuple[str, Path]]:
     """The model's files as (path relative to its folder, local path); TooManyFiles past the
     bounds."""
-    folder = Path(model_path).resolve().parent
+    return folder_files(Path(model_path).resolve().parent, "the model's folder")
+
+
+def folder_files(folder: Path, what: str) -> list[tuple[str, Path]]:
+    """A folder's Python files and its packages', recursively, as (relative path, local path);
+    TooManyFiles past the bounds (`what` names the folder in the message)."""
     found: list[tuple[str, Path]] = []
     total = 0
     for dirpath, dirs, files in os.walk(folder):
@@ -109,8 +119,59 @@ def model_files(model_path: str) -> list[tuple[str, Path]]:
             found.append((path.relative_to(folder).as_posix(), path))
             if len(found) > MAX_MODEL_FILES or total > MAX_MODEL_BYTES:
                 raise TooManyFiles(
-                    f"the model's folder {folder} holds more than {MAX_MODEL_FILES} Python "
+                    f"{what} {folder} holds more than {MAX_MODEL_FILES} Python "
                     f"files or {MAX_MODEL_BYTES >> 20} MB of them, which a remote run sends "
                     "each time: move the model into a smaller folder"
                 )
+    return found
+
+
+def script_roots(script: ScriptSource) -> dict[str, str | None]:
+    """The roots a script's run adds: its folder, and its working directory when another."""
+    folder = os.path.dirname(os.path.abspath(script.path))
+    cwd = os.path.abspath(script.cwd)
+    return {"model": folder, "cwd": None if cwd == folder else cwd}
+
+
+def sent_files(
+    model_path: str, script: ScriptSource | None, paths: PathMap
+) -> list[tuple[str, Path]]:
+    """What travels before the worker starts, as (name under its root, local path): the model's
+    folder's Python; for a script, its working directory's too and the files its arguments
+    name under either folder."""
+    sent = [(f"model/{rel}", path) for rel, path in model_files(model_path)]
+    if script is None:
+        return sent
+    if "cwd" in paths.roots:
+        cwd = Path(paths.roots["cwd"])
+        sent += [(f"cwd/{rel}", p) for rel, p in folder_files(cwd, "the working directory")]
+    names = {name for name, _ in sent}
+    total = sum(path.stat().st_size for _, path in sent)
+    for path in _named_files(script):
+        for name, local in paths.local_files(str(path)):
+            if name in names:
+                continue
+            total += local.stat().st_size
+            if total > MAX_MODEL_BYTES:
+                raise TooManyFiles(
+                    f"the script's arguments name {local}, and with it more than "
+                    f"{MAX_MODEL_BYTES >> 20} MB would travel each time: put the file on the "
+                    "host and give its path there"
+                )
+            names.add(name)
+            sent.append((name, local))
+    return sent
+
+
+def _named_files(script: ScriptSource) -> list[Path]:
+    """The existing files the script's arguments name (an argument, or the value of a
+    --key=value one), relative to its working directory."""
+    found: list[Path] = []
+    for arg in script.args:
+        for word in (arg, arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else None):
+            if not word or word.startswith("-"):
+                continue
+            path = Path(script.cwd, os.path.expanduser(word))
+            if path.is_file() and path.absolute() not in found:
+                found.append(path.absolute())
     return found

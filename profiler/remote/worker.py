@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from tcprof.profiler.config import RunConfig
+from tcprof.profiler.config import RunConfig, ScriptSource
 from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.local import (
     OUTPUT_TAIL_LINES,
@@ -36,7 +36,7 @@ from tcprof.profiler.process.local import (
 )
 from tcprof.profiler.protocol.events import PROTOCOL_VERSION
 from tcprof.profiler.remote import frames, ssh
-from tcprof.profiler.remote.transfer import PathMap, TooManyFiles, model_files
+from tcprof.profiler.remote.transfer import PathMap, TooManyFiles, script_roots, sent_files
 
 CLEANUP_TIMEOUT_S = ssh.CONNECT_TIMEOUT_S + 5.0
 AGENT_END_WAIT_S = 5.0  # after stdin closed, for the agent to end its tree and say goodbye
@@ -56,15 +56,19 @@ class RemoteWorker(OwnProcess):
         nproc: int = 0,
         extra_env: dict[str, str] | None = None,
         threads: int | None = None,
+        script: ScriptSource | None = None,
     ) -> None:
         """nproc: the ranks of a distributed arm (torchrun there), 0 for one process. threads:
-        each process's torch threads (None: the host's cores, resolved there by the agent)."""
+        each process's torch threads (None: the host's cores, resolved there by the agent).
+        script: a script run's (its working directory's files and the files its arguments
+        name travel too)."""
         self.index = index
         self._inbox = inbox
         self.host = host
         self.remote_python = remote_python
         self._paths = paths
         self._model_path = model_path
+        self._script = script
         self._start_spec = {
             "nproc": nproc,
             "threads": threads,
@@ -167,14 +171,14 @@ class RemoteWorker(OwnProcess):
                 }
             )
         try:
-            files = model_files(self._model_path)
+            files = sent_files(self._model_path, self._script, self._paths)
         except (TooManyFiles, OSError) as exc:
             self._problem = str(exc)
             self._out.close()
             return
         with self._lock:
-            for rel, path in files:
-                self._out.send_file(f"model/{rel}", path)
+            for name, path in files:
+                self._out.send_file(name, path)
             self._out.write_json(frames.START, self._start_spec)
             self._started = True
             waiting, self._waiting = self._waiting, []
@@ -321,14 +325,15 @@ def start_remote_worker(
 ) -> RemoteWorker:
     """The runner's factory for `--host`: the run's folders as the remote worker will see them."""
     assert config.host
-    paths = PathMap(
-        {
-            "model": os.path.dirname(os.path.abspath(config.source.path)),
-            "weights": os.path.dirname(os.path.abspath(config.weights)) if config.weights else None,
-            "session": config.artifacts_dir,
-            "cache": cache_root,
-        }
-    )
+    roots = {
+        "model": os.path.dirname(os.path.abspath(config.source.path)),
+        "weights": os.path.dirname(os.path.abspath(config.weights)) if config.weights else None,
+        "session": config.artifacts_dir,
+        "cache": cache_root,
+    }
+    if config.script is not None:
+        roots.update(script_roots(config.script))
+    paths = PathMap(roots)
     return RemoteWorker(
         index,
         inbox,
@@ -339,4 +344,5 @@ def start_remote_worker(
         nproc=nproc,
         extra_env=env,
         threads=threads,
+        script=config.script,
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tcprof.profiler.config import DEFAULT_REMOTE_PYTHON
+
 _OPTIONS: tuple[tuple[str, str], ...] = (
     ("warmup", "--warmup"),
     ("steps", "--steps"),
@@ -35,6 +37,14 @@ def tcprof_command(session_dict: dict[str, Any]) -> list[str]:
         command += ["--sweep", f"{script['sweep']}={values}"]
     if script.get("step_on") == "forward":
         command += ["--step-on", "forward"]
+    if config.get("device") not in (None, "cpu"):
+        command += ["--device", str(config["device"])]
+    if isinstance(config.get("nproc"), int) and config["nproc"] > 1:
+        command += ["--nproc", str(config["nproc"])]  # under torchrun, as it ran
+    if config.get("host"):
+        command += ["--host", str(config["host"])]
+        if config.get("remote_python") not in (None, DEFAULT_REMOTE_PYTHON):
+            command += ["--remote-python", str(config["remote_python"])]
     if not config.get("accuracy", True):
         command.append("--no-accuracy")
     target = (

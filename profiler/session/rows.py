@@ -164,7 +164,7 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         compile_breakdown=_compile_breakdown(res) if compiled else None,
         profile=_checked_profile(res),
         world_size=arm.world_size,
-        global_batch_size=res.batch_size * arm.world_size,
+        global_batch_size=_global_batch(session, arm, res),
         ranks=rank_rows(arm, res, compiled) if arm.world_size > 1 else None,
     )
     if session.config.get("script"):
@@ -173,6 +173,14 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         row = dataclasses.replace(row, **compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
     return row
+
+
+def _global_batch(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> int | None:
+    """The batch over every rank; None for a script whose phases are not batch sizes."""
+    script = session.config.get("script")
+    if script and script.get("sweep") != "batch_size":
+        return None
+    return res.batch_size * arm.world_size
 
 
 def _samples_per_s(

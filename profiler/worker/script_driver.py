@@ -21,7 +21,7 @@ import psutil
 import torch
 
 from tcprof.profiler.config import RunConfig
-from tcprof.profiler.worker import quiet_room, script_run
+from tcprof.profiler.worker import distributed, quiet_room, script_run
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.memory import MemoryProbe
 from tcprof.profiler.worker.script_insight import Insight
@@ -40,11 +40,16 @@ class Commands(Protocol):
 
 
 def own_children() -> tuple[list[int], list[int]]:
-    """(every descendant, the direct children) of this worker: its DataLoader workers compute
-    for it, so they are not peers a block waits for."""
+    """(every descendant, the processes whose CPU time, with their descendants', is this
+    block's own) of this worker: its DataLoader workers compute for it, so they are not peers
+    a block waits for. A rank's own job is its launcher and the fellow ranks, which wait for it
+    at every step: the launcher's tree stands for the whole job."""
     try:
         me = psutil.Process()
-        return [p.pid for p in me.children(recursive=True)], [p.pid for p in me.children()]
+        below = [p.pid for p in me.children(recursive=True)]
+        if distributed.is_rank():
+            return [*below, *distributed.own_job_pids()], [os.getppid()]
+        return below, [p.pid for p in me.children()]
     except psutil.Error:
         return [], []
 

@@ -6,6 +6,9 @@
   new optimizer's parameters (script_compile.find_owner);
 - `torch.autograd.backward` (which `Tensor.backward` calls): the loss of the step, a detached
   reference read after the block; a loss scaled by `GradScaler.scale` is unscaled;
+- `GradScaler.step`: a step the scaler skips (inf or NaN gradients: it does not call the
+  optimizer's `step`, so no step hook fires) still ends the script's iteration, as a skipped
+  step, so its time and loss do not join the next step's;
 - `torch.compile`: script_compile.ScriptCompiler;
 - `torch.save`: the file it writes (script_files.py; its C++ writer is not audited);
 - with `--step-on forward`, a global forward pre-hook until the first module is called: that
@@ -34,6 +37,8 @@ class ScriptHooks:
         self.compiler = compiler
         self.primary: torch.optim.Optimizer | None = None  # the optimizer whose steps count
         self.scaled: dict[int, torch.Tensor] = {}  # id of a GradScaler-scaled loss -> scale
+        self.skipped = 0  # steps a GradScaler skipped (inf or NaN gradients)
+        self.others: list[torch.optim.Optimizer] = []  # optimizers stepped besides `primary`
         self._undo: list[Callable[[], None]] = []
 
     def __enter__(self) -> ScriptHooks:
@@ -43,6 +48,7 @@ class ScriptHooks:
             torch.optim.Optimizer, "__init__", self._wrap_init(torch.optim.Optimizer.__init__)
         )
         self._patch(torch.amp.GradScaler, "scale", self._wrap_scale(torch.amp.GradScaler.scale))
+        self._patch(torch.amp.GradScaler, "step", self._wrap_scaler_step(torch.amp.GradScaler.step))
         self._patch(torch, "save", _wrap_save(torch.save))
         handle = register_optimizer_step_post_hook(self._step_post)
         self._undo.append(handle.remove)
@@ -87,6 +93,22 @@ class ScriptHooks:
 
         return scale
 
+    def _wrap_scaler_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        hooks = self
+
+        def step(scaler: Any, optimizer: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> Any:
+            before = hooks.tracker.index
+            out = original(scaler, optimizer, *args, **kwargs)
+            counted = hooks.primary is None or optimizer is hooks.primary
+            if hooks.tracker.step_on == "optimizer" and hooks.tracker.index == before and counted:
+                hooks.primary = optimizer  # its step hook did not fire: the scaler skipped it
+                hooks.skipped += 1
+                hooks.scaled.clear()
+                hooks.tracker.step_end()
+            return out
+
+        return step
+
     def _wrap_init(self, original: Callable[..., Any]) -> Callable[..., Any]:
         hooks = self
 
@@ -115,6 +137,15 @@ class ScriptHooks:
         if opt is self.primary:
             self.scaled.clear()
             self.tracker.step_end()
+        elif all(other is not opt for other in self.others):
+            self.others.append(opt)
+            assert self.primary is not None
+            first, this = type(self.primary).__name__, type(opt).__name__
+            text = (
+                f"another optimizer, {this}, steps too: the steps counted are the first's "
+                f"({first}), and the other's steps are part of them"
+            )
+            self.compiler.note({"kind": "other_optimizer", "text": text})
 
     def _first_call(self, module: nn.Module, args: Any) -> None:
         """--step-on forward: the first module the script calls is the model (this first

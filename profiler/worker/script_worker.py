@@ -23,6 +23,7 @@ from tcprof.profiler.worker import (
     lifeline,
     script_files,
     script_parity,
+    script_ranks,
     script_run,
 )
 from tcprof.profiler.worker.channel import EventChannel
@@ -130,13 +131,13 @@ class ScriptWorker:
             from torch import _dynamo
 
             _dynamo.reset()
-        self.runs += 1
+        run, self.runs = self.runs, self.runs + 1
         compiler = ScriptCompiler(arm, tracker, torch.compile, self._note(bs))
         script_run.set_seeds(self.cfg.seed)
         script_files.begin([self.cfg.artifacts_dir])
         script_run.arm_alarm(self.source.no_step_timeout_s)
         try:
-            with ScriptHooks(tracker, compiler):
+            with ScriptHooks(tracker, compiler) as hooks, script_ranks.own_rendezvous(run):
                 end = script_run.run_once(self.source, self.source.argv_for(self._value(bs)))
         finally:
             written = script_files.end()
@@ -144,6 +145,8 @@ class ScriptWorker:
             self.ch.emit(
                 "script", batch_size=bs, kind="files", files=written, text=_files_text(written)
             )
+        if hooks.skipped:
+            self.ch.emit("script", batch_size=bs, **_skipped_note(hooks.skipped, tracker.index))
         return end
 
     def _value(self, bs: int) -> int | None:
@@ -240,3 +243,11 @@ def _files_text(written: list[dict[str, Any]]) -> str:
     names = ", ".join(w["path"] for w in written[:5])
     more = f" and {len(written) - 5} more" if len(written) > 5 else ""
     return f"the script wrote {len(written)} file(s): {names}{more}"
+
+
+def _skipped_note(skipped: int, steps: int) -> dict[str, Any]:
+    text = (
+        f"the GradScaler skipped {skipped} of the script's {steps} steps (inf or NaN gradients: "
+        "the optimizer did not step); each is still a step, timed and with its loss"
+    )
+    return {"kind": "skipped_steps", "skipped": skipped, "steps": steps, "text": text}

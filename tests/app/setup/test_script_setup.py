@@ -126,3 +126,21 @@ def test_the_panels_own_state_brings_the_script_back_trusted(panel, project, qtb
     assert other.model.current_path() == str(example_path("simple"))  # the model, kept apart
     other.restore({"arms": [{"backend": "eager"}]})
     assert not other.script.active()  # a setup without a script shows the model file
+
+
+def test_processes_per_node_runs_the_script_under_torchrun_as_nproc_does(
+    panel, project, monkeypatch
+):
+    panel.script.set_script(str(project / "train.py"), {"cwd": str(project)})
+    panel.distributed.nproc.setValue(2)
+    assert not panel.distributed.parallel.isEnabled()  # a script wraps its own model
+    assert panel.distributed.parallel.toolTip() == reason("parallel")
+    mine = panel.config()
+    theirs = _cli_config(["--nproc", "2"], ["python", "train.py"], project, monkeypatch)
+    assert (mine.nproc, mine.parallel) == (theirs.nproc, theirs.parallel) == (2, "torchrun")
+    state = panel.state()
+    again = SetupPanel(None)
+    again.restore(mine.to_dict())  # a session's: parallel=torchrun is no field's value
+    assert again.distributed.nproc.value() == 2 and again.carried.text() == ""
+    assert again.config().parallel == "torchrun" and state["script"]["path"].endswith("train.py")
+    again.deleteLater()

@@ -83,14 +83,31 @@ def test_a_sweep_makes_the_phases_and_batch_size_takes_batch_sizes(project, monk
             ["--batch-sizes", "8,16", "--", "python", "train.py"],
             r"--batch-sizes fills \{batch_size\}",
         ),
-        (["--sweep", "n=a,b", "--", "python", "train.py", "--n={n}"], "--sweep n: batch size 'a'"),
+        (
+            ["--sweep", "lr=0.1,0.01", "--", "python", "train.py", "--lr={lr}"],
+            "--sweep lr: '0.1' is not a positive integer; a sweep's values are whole numbers",
+        ),
+        (["--sweep", "n=2,2", "--", "python", "train.py", "--n={n}"], "--sweep n: batch size 2"),
+        (
+            ["--min-block-ms", "50", "--", "python", "train.py"],
+            "--min-block-ms adds steps to a model file's blocks; a script's blocks are exactly",
+        ),
         (["model.py", "--", "python", "train.py"], "not both"),
         (["train.py", "--sweep", "n=1,2"], "--sweep applies to a script"),
         (["train.py", "--step-on", "forward"], "--step-on applies to a script"),
     ],
 )
-def test_a_command_that_names_no_runnable_script_is_a_usage_error(
+def test_a_command_that_names_no_runnable_script_or_an_option_it_cannot_take_is_an_error(
     project, monkeypatch, argv, message
 ):
     with pytest.raises(ConfigError, match=message):
         _config(argv, project, monkeypatch)
+
+
+def test_a_script_takes_nproc_and_host(project, monkeypatch):
+    cfg = _config(
+        ["--nproc", "2", "--host", "gpu-box", "--min-block-ms", "0", "--", "python", "train.py"],
+        project,
+        monkeypatch,
+    )
+    assert (cfg.nproc, cfg.parallel, cfg.host, cfg.min_block_ms) == (2, "torchrun", "gpu-box", 0)

@@ -42,7 +42,6 @@ def test_a_sweep_with_nothing_to_fill_says_where_to_write_it():
             "--compile-optimizer",
         ),
         ({"profile_steps": 3}, "--profile-steps"),
-        ({"host": "gpu1"}, "--host"),
     ],
 )
 def test_options_of_the_generated_loop_are_refused_for_a_script(fields, option):
@@ -71,3 +70,33 @@ def test_the_config_round_trips_through_json_with_its_script():
     again = RunConfig.from_dict(config.to_dict())
     assert again == config and again.script == script
     assert RunConfig.from_dict({**config.to_dict(), "script": None}).script is None
+
+
+def test_nproc_runs_a_script_under_torchrun_and_one_process_runs_it_alone():
+    config = _config(ScriptSource(path="/s/t.py"), nproc=2)
+    assert config.parallel == "torchrun" and config.world_size(config.arms[0]) == 2
+    assert RunConfig.from_dict(config.to_dict()) == config
+    alone = RunConfig.from_dict({**config.to_dict(), "nproc": 1})  # a recorded run, one process
+    assert alone.parallel == "none" and alone.world_size(alone.arms[0]) == 1
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"nproc": 2, "parallel": "ddp"},
+        {"nproc": 2, "arms": (ArmSpec("eager"), ArmSpec("aot_eager", parallel="fsdp"))},
+    ],
+)
+def test_a_script_wraps_its_own_model_so_parallel_is_refused(fields):
+    with pytest.raises(ConfigError, match="a script wraps its own: give --nproc N alone"):
+        _config(ScriptSource(path="/s/t.py"), **fields)
+
+
+def test_several_nodes_are_not_for_scripts_yet():
+    with pytest.raises(ConfigError, match="--nnodes is not supported for scripts yet"):
+        _config(ScriptSource(path="/s/t.py"), nproc=2, nnodes=2, rdzv_endpoint="h:29500")
+
+
+def test_torchrun_is_a_scripts_parallel_only():
+    with pytest.raises(ConfigError, match="unknown parallel 'torchrun'"):
+        RunConfig(source=ModelSource(path="/s/m.py"), nproc=2, parallel="torchrun")

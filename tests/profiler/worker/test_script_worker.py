@@ -300,3 +300,65 @@ def test_tcprof_ends_the_script_through_its_finally_even_when_it_catches_everyth
     events = serve(schedule(script_config(path)))
     assert (tmp_path / "finally.txt").read_text() == "ran"
     assert not of_type(events, "error")
+
+
+def test_a_step_the_grad_scaler_skips_is_still_a_step_with_its_own_loss(tmp_path):
+    path = _write(
+        tmp_path,
+        "skips.py",
+        """
+        import json, torch
+        model = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
+        log = []
+        for step in range(8):
+            x = torch.randn(5, 3)
+            if step == 3:
+                x[0, 0] = float("inf")  # inf gradients: the scaler skips this optimizer step
+            loss = model(x).pow(2).mean()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+            log.append(loss.item())
+            open("log.json", "w").write(json.dumps(log))
+        """,
+    )
+    events = serve(schedule(script_config(path)))
+    log = json.loads((tmp_path / "log.json").read_text())
+    recorded = _losses(events)
+    assert recorded[3] == float("inf")  # the skipped step's own loss, not summed into step 4
+    assert all(v == pytest.approx(log[k], rel=1e-5) for k, v in recorded.items() if k < len(log))
+    assert sorted(recorded) == [0, 1, 3, 4, 6, 7]  # the schedule's steps, as with no skip
+    (note,) = [e for e in of_type(events, "script") if e.get("kind") == "skipped_steps"]
+    assert note["skipped"] == 1 and note["text"].startswith("the GradScaler skipped 1 of")
+
+
+def test_a_second_optimizer_is_part_of_the_first_ones_steps_and_said_once(tmp_path):
+    path = _write(
+        tmp_path,
+        "two_optimizers.py",
+        """
+        import torch
+        critic, actor = torch.nn.Linear(3, 1), torch.nn.Linear(3, 3)
+        opt_c = torch.optim.SGD(critic.parameters(), lr=0.01)
+        opt_a = torch.optim.Adam(actor.parameters(), lr=0.01)
+        for step in range(8):
+            x = torch.randn(5, 3)
+            critic(actor(x).detach()).mean().backward()
+            opt_c.step()
+            opt_c.zero_grad()
+            (-critic(actor(x)).mean()).backward()
+            opt_a.step()
+            opt_a.zero_grad()
+        """,
+    )
+    events = serve(schedule(script_config(path)))
+    assert [(e["cmd"], e.get("failed")) for e in of_type(events, "done")][-1] == ("finish", None)
+    assert sorted(_losses(events)) == [0, 1, 3, 4, 6, 7]  # one step per iteration
+    others = [e["text"] for e in of_type(events, "script") if e.get("kind") == "other_optimizer"]
+    assert others == [
+        "another optimizer, Adam, steps too: the steps counted are the first's (SGD), and the "
+        "other's steps are part of them"
+    ]
