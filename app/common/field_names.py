@@ -44,9 +44,14 @@ FLAG_FIELDS = {
     "--rdzv-timeout": "the Rendezvous timeout field",
     "--host": "the Host field",
     "--remote-python": "the remote_python setting (carried)",
+    # a training script's own options (the Training script box, script_options.py)
+    "--sweep": "the Sweep field",
+    "--step-on": "the Step on field",
+    "--no-step-timeout": "the No-step timeout field",
     # Settings without a field of their own: carried from an opened session (see
     # carried_settings.py), so the message names the setting as the panel lists it.
     "--blocks": "the blocks setting (carried)",
+    "--min-block-ms": "the min_block_ms setting (carried)",
     "--rtol": "the accuracy_rtol setting (carried)",
     "--atol": "the accuracy_atol setting (carried)",
     "--timeout": "the timeout setting (carried)",
@@ -61,25 +66,32 @@ FLAG_FIELDS = {
     "--mlflow-experiment": "the Experiment field of Log to TensorBoard or MLflow",
 }
 # Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D",
-# a script's own "--batch_size={batch_size}"), and the options of a script run, which the
-# window does not start yet: its messages say to run the script from the command line.
-FOREIGN_FLAGS = frozenset({"--logdir", "--batch", "--sweep", "--step-on", "--no-step-timeout"})
-# "pass " (the engine's verb for a flag), a flag, and a quoted value: --factory "GPT(...)"
-_FLAG = re.compile(r"(\bpass )?(--[a-z][a-z-]*[a-z])(\s+\"[^\"]*\")?")
+# a script's own "--batch_size={batch_size}").
+FOREIGN_FLAGS = frozenset({"--logdir", "--batch"})
+# "pass " (the engine's verb for a flag), a flag, and its value: a quoted one (--factory
+# "GPT(...)"), a number or a NAME=V list (--warmup 5, --sweep n=1,2); in backticks, a word too
+# (`--step-on forward`); or "a longer" flag (a longer --no-step-timeout)
+_FLAG = re.compile(
+    r"(\bpass |\ba longer |\ba shorter )?(`)?(--[a-z][a-z-]*[a-z])"
+    r"(\s+\"[^\"]*\"|\s+[0-9][\w.]*(?![\w-])|\s+\w+=[\w.,]+|(?(2)\s+\w+(?=`)))?(?(2)`)"
+)
 
 
 def in_app_terms(text: str) -> str:
-    """text with each known flag named as the window's field; a quoted value that followed
-    the flag is kept in front: 'e.g. --factory "M(...)"' -> 'e.g. "M(...)" in the Factory
-    field', and 'pass --input-shape' -> 'fill in the Input shape field'. Unknown flags are left
-    as they are."""
+    """text with each known flag named as the window's field; a value that followed the flag
+    is kept in front: 'e.g. --factory "M(...)"' -> 'e.g. "M(...)" in the Factory field',
+    '`--step-on forward`' -> 'forward in the Step on field'; 'pass --input-shape' -> 'fill in
+    the Input shape field', 'a longer --no-step-timeout' -> 'a longer value in the No-step
+    timeout field'. Unknown flags are left as they are."""
 
     def name(match: re.Match[str]) -> str:
-        verb, flag, value = match.groups()
+        verb, _tick, flag, value = match.groups()
         field = FLAG_FIELDS.get(flag)
         if field is None:
             return match.group(0)
         named = f"{value.strip()} in {field}" if value else field
+        if verb and verb.startswith("a "):
+            return f"{verb}value in {field}"
         return f"fill in {named}" if verb else named
 
     return _FLAG.sub(name, text)

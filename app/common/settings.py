@@ -1,6 +1,6 @@
-"""Persistent preferences (QSettings): last model, arms, batch sizes, recent files, the tracker
-last logged to, the window's geometry and layout (splitter states, whether the setup panel
-shows).
+"""Persistent preferences (QSettings): last model, arms, batch sizes, recent files, each
+training script's arguments and working directory, the tracker last logged to, the window's
+geometry and layout (splitter states, whether the setup panel shows).
 
 One module owns the keys so the window and the tests agree on them. The INI format in the user
 scope is used on purpose: tests can redirect it to a temporary folder with `QSettings.setPath`.
@@ -16,6 +16,7 @@ from PySide6.QtCore import QByteArray, QSettings
 ORGANIZATION = "tcprof"
 APPLICATION = "Torch Compile Profiler"
 MAX_RECENT = 8
+MAX_SCRIPTS = 50  # scripts whose arguments and working directory are remembered
 
 
 def qsettings() -> QSettings:
@@ -47,6 +48,26 @@ class Preferences:
 
     def set_setup(self, state: dict[str, Any]) -> None:
         self._s.setValue("setup", json.dumps(state))
+
+    # -- each training script's own options (its arguments, working directory, ...) ----------
+    def script_options(self, path: str) -> dict[str, Any]:
+        """What the script at `path` was last run with ({} for a script never opened)."""
+        for entry in self._scripts():
+            if entry.get("path") == path:
+                return entry
+        return {}
+
+    def remember_script(self, options: dict[str, Any]) -> None:
+        """Keep a script's options (`options["path"]` names it), the newest first."""
+        path = options.get("path")
+        if not isinstance(path, str) or not path:
+            return
+        kept = [e for e in self._scripts() if e.get("path") != path]
+        self._s.setValue("scripts", json.dumps([dict(options), *kept][:MAX_SCRIPTS]))
+
+    def _scripts(self) -> list[dict[str, Any]]:
+        value = self._get_json("scripts", [])
+        return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
     # -- the Summary's hidden columns -----------------------------------------------------------
     def hidden_columns(self, default: list[str]) -> list[str]:

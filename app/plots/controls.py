@@ -1,5 +1,6 @@
-"""The small row of plot controls beside the legend: the x axis, the section shown, smoothing,
-a log y axis for step time, and a button that shows everything again after a zoom.
+"""The small row of plot controls beside the legend: the x axis, the section shown, what the
+middle plot shows, smoothing, a log y axis for step time, and a button that shows everything
+again after a zoom.
 
 Plain Qt widgets and their signals; `LivePlots` acts on them.
 """
@@ -19,10 +20,17 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import muted_colour
 from tcprof.app.plots.live_data import Section
+from tcprof.app.plots.plot_choices import MIDDLE_LABELS, SCRIPT_ONLY
 from tcprof.app.plots.smoothing import MAX_WEIGHT
 from tcprof.app.plots.x_axis import LABELS, MODES, SECTION
 
 LATEST = "running"
+MIDDLE_TIP = (
+    "What the middle plot shows: throughput (samples/s), or for a training script's run its\n"
+    "loss at each step (what it called backward on) or its own time between steps (data\n"
+    "loading, logging, evaluation: what compiling does not speed up)"
+)
+NOT_A_SCRIPT = "A training script's runs only: a model file's steps carry no loss"
 
 
 class PlotControls(QWidget):
@@ -43,9 +51,13 @@ class PlotControls(QWidget):
         self.section.setToolTip(
             "Which batch size (and round) 'step in batch size' shows: the one running, or one"
         )
+        self.middle = QComboBox()
+        for key, label in MIDDLE_LABELS.items():
+            self.middle.addItem(label, key)
+        self.middle.setToolTip(MIDDLE_TIP)
         # narrow combos (their lists open at full width): the row fits beside the setup at 1024
         short = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        for combo, letters in ((self.x_axis, 12), (self.section, 10)):
+        for combo, letters in ((self.x_axis, 12), (self.section, 10), (self.middle, 8)):
             combo.setSizeAdjustPolicy(short)
             combo.setMinimumContentsLength(letters)
         self.smoothing = QDoubleSpinBox()
@@ -71,6 +83,7 @@ class PlotControls(QWidget):
         for label, widget in (
             ("x", self.x_axis),
             ("", self.section),
+            ("", self.middle),
             ("smooth", self.smoothing),
             ("", self.log_y),
             ("", self.fit),
@@ -80,9 +93,33 @@ class PlotControls(QWidget):
                 text.setStyleSheet(f"color: {muted_colour()};")
                 layout.addWidget(text)
             layout.addWidget(widget)
-        for widget in (self.x_axis, self.section, self.smoothing, self.log_y, self.fit):
+        for widget in (
+            self.x_axis,
+            self.section,
+            self.middle,
+            self.smoothing,
+            self.log_y,
+            self.fit,
+        ):
             widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.section.setVisible(self.mode() == SECTION)
+
+    def middle_key(self) -> str:
+        return str(self.middle.currentData())
+
+    def show_middle(self, key: str, script: bool) -> None:
+        """Show the middle plot's choice; a script's loss and own time are offered only for a
+        script's run (a model file's steps carry neither)."""
+        self.middle.blockSignals(True)
+        try:
+            for i in range(self.middle.count()):
+                item = self.middle.model().item(i)  # type: ignore[attr-defined]
+                if self.middle.itemData(i) in SCRIPT_ONLY:
+                    item.setEnabled(script)
+                    item.setToolTip("" if script else NOT_A_SCRIPT)
+            self.middle.setCurrentIndex(self.middle.findData(key))
+        finally:
+            self.middle.blockSignals(False)
 
     def mode(self) -> str:
         return str(self.x_axis.currentData())

@@ -182,6 +182,10 @@ class ArmTrace:
     # (step_ms holds the slowest; these hold only the steps whose event had ms_fastest).
     fastest_ms: Series = field(default_factory=Series)
     slowest_ms: Series = field(default_factory=Series)
+    # A training script's steps: what backward was called on, and its own time between steps
+    # (data loading, logging): the `loss` and `own_ms` of its steps events.
+    loss: Series = field(default_factory=Series)
+    own_ms: Series = field(default_factory=Series)
     markers: list[Marker] = field(default_factory=list)
     markers_version: int = 0
     contended: list[Contended] = field(default_factory=list)
@@ -251,9 +255,24 @@ class ArmTrace:
         nan = np.array([np.nan])
         self.step_ms.extend(gap, nan, self._last_t, self.section)
         self.throughput.extend(gap, nan, self._last_t, self.section)
-        if self.fastest_ms.n:
-            self.fastest_ms.extend(gap, nan, self._last_t, self.section)
-            self.slowest_ms.extend(gap, nan, self._last_t, self.section)
+        for extra in (self.fastest_ms, self.slowest_ms, self.loss, self.own_ms):
+            if extra.n:
+                extra.extend(gap, nan, self._last_t, self.section)
+
+    def add_script(self, x0: int, ms: list[float], event: dict[str, Any], t: float | None) -> None:
+        """A script's steps x0, x0+1, ...: their loss and own time (None: not known), at the
+        times add_steps gives the same steps."""
+        k = len(ms)
+        ends: np.ndarray | None = None
+        if t is not None:
+            ms_arr = np.asarray(ms, dtype=np.float64)
+            ends = t - (np.cumsum(ms_arr[::-1])[::-1] - ms_arr) / 1000.0
+        xs = x0 + np.arange(k, dtype=np.float64)
+        for key in ("loss", "own_ms"):
+            values = event.get(key)
+            if isinstance(values, list) and len(values) == k:
+                ys = np.array([np.nan if v is None else float(v) for v in values])
+                getattr(self, key).extend(xs, ys, ends, self.section)
 
     def add_spread(self, x0: int, slowest: list[float], fastest: list[float]) -> None:
         """The fastest and slowest rank's ms for steps x0, x0+1, ... (a distributed arm)."""
@@ -295,6 +314,8 @@ class ArmTrace:
             "rss_mb": self.rss_mb,
             "cuda_alloc_mb": self.cuda_alloc_mb,
             "cuda_reserved_mb": self.cuda_reserved_mb,
+            "loss": self.loss,
+            "own_ms": self.own_ms,
         }
 
 
@@ -345,10 +366,11 @@ class LiveData:
         self.wall_sections: list[tuple[float, Section]] = []  # (t, section) as the run moved
         # The compile cost of each (arm, batch size), once a summary says it (round 1's).
         self.compile_costs: dict[tuple[int, int], float] = {}
+        self.script = False  # a training script's run: its steps carry their loss
 
     @classmethod
     def from_config(cls, config: Any) -> LiveData:
-        return cls(
+        data = cls(
             [a.name for a in config.run_arms],
             list(config.batch_sizes),
             config.warmup,
@@ -357,6 +379,8 @@ class LiveData:
             device=config.device,
             eager=[is_eager(a.backend) for a in config.run_arms],
         )
+        data.script = getattr(config, "script", None) is not None
+        return data
 
     @classmethod
     def from_session(cls, session: dict[str, Any], events: list[dict[str, Any]]) -> LiveData:
@@ -373,6 +397,7 @@ class LiveData:
             device=device if isinstance(device, str) else None,
             eager=[is_eager(str(a.get("backend") or a.get("name"))) for a in arms],
         )
+        data.script = isinstance(config.get("script"), dict)
         for event in events:
             data.apply(event)
         data.set_compile_costs(session)
@@ -573,6 +598,8 @@ class LiveData:
                 began = None if t is None else t - float(np.sum(ms)) / 1000.0
                 trace._block_start[(section, block)] = (start, began)
             trace.add_steps(x0, ms, event["batch_size"], t)
+            if "loss" in event or "own_ms" in event:
+                trace.add_script(x0, list(ms), event, t)
             fastest = event.get("ms_fastest")
             if isinstance(fastest, list) and fastest:
                 trace.add_spread(x0, list(ms), fastest)

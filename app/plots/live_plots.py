@@ -1,4 +1,5 @@
-"""Live plots of step time, throughput and memory, one colour per arm.
+"""Live plots of step time, throughput (or a training script's loss, or its own time between
+steps: the middle plot's choice, plot_choices.py) and memory, one colour per arm.
 
 Plots never redraw per event: events fill `LiveData`'s numpy buffers, and a timer pulls from
 them. Each tick redraws at most one of the three plots (round-robin, only a plot whose data
@@ -64,6 +65,7 @@ from tcprof.app.plots.controls import PlotControls
 from tcprof.app.plots.decimation import sample, visible_peaks, visible_range
 from tcprof.app.plots.legend import PlotLegend
 from tcprof.app.plots.live_data import LiveData, Section
+from tcprof.app.plots.plot_choices import MIDDLE_TITLES, THROUGHPUT, middle_for, remember_middle
 from tcprof.app.plots.readout import Crosshair, number_text
 from tcprof.app.plots.smoothing import Smoothed
 from tcprof.app.plots.x_axis import AXIS_TITLES, SECTION, WALL, XAxis
@@ -78,19 +80,24 @@ CACHE = QGraphicsItem.CacheMode.DeviceCoordinateCache
 CURVES = (
     ("step_ms", 0, Qt.PenStyle.SolidLine),
     ("throughput", 1, Qt.PenStyle.SolidLine),
+    ("loss", 1, Qt.PenStyle.SolidLine),
+    ("own_ms", 1, Qt.PenStyle.SolidLine),
     ("rss_mb", 2, Qt.PenStyle.SolidLine),
     ("cuda_alloc_mb", 2, Qt.PenStyle.DashLine),
     ("cuda_reserved_mb", 2, Qt.PenStyle.DotLine),
 )
 PLOT_OF = {key: plot_index for key, plot_index, _ in CURVES}
 PLOT_KEYS = tuple(tuple(k for k, p, _ in CURVES if p == index) for index in range(3))
-SMOOTHED = ("step_ms", "throughput")  # the curves smoothing applies to
+SMOOTHED = ("step_ms", "throughput", "loss", "own_ms")  # the curves smoothing applies to
 ROBUST = (0, 1)  # the plots whose y range ignores outliers (memory fits every point)
-UNITS = {"step_ms": "ms", "throughput": "samples/s"}
+UNITS = {"step_ms": "ms", "throughput": "samples/s", "loss": "", "own_ms": "ms"}
 # the memory plot is the process's RSS (compiler included), not Summary's tensor peak
 TITLES = ("step time (ms)", "throughput (samples/s)", "process RSS (MB), compiler included")
 CUDA_MEMORY_TITLE = "memory (MB): CUDA allocated - -, reserved ···, process RSS ─"
-EMPTY_HINT = "Choose a model and press Run (Ctrl+R);\nstep time, throughput and memory stream here"
+EMPTY_HINT = (
+    "Choose a model file or a training script and press Run (Ctrl+R);\n"
+    "step time, throughput (a script's loss) and memory stream here"
+)
 STALE_OPACITY = 0.35  # the curves of a run whose setup has since changed
 RAW_ALPHA = 70  # of 255: the raw curve under a smoothed one
 SPAN_ALPHA = 45  # of 255: a compile's span on the time axis
@@ -270,6 +277,10 @@ class LivePlots(QWidget):
         self.controls.smoothing.valueChanged.connect(self.set_smoothing)
         self.controls.log_y.toggled.connect(self.set_log_y)
         self.controls.fit.clicked.connect(self.fit_x)
+        self.middle = THROUGHPUT  # what the middle plot shows (plot_choices.py)
+        self.controls.middle.currentIndexChanged.connect(
+            lambda _i: self.set_middle(self.controls.middle_key(), remember=True)
+        )
         plot_choices.restore(self)
         for signal in (
             self.controls.x_axis.currentIndexChanged,
@@ -403,6 +414,35 @@ class LivePlots(QWidget):
         items += [*self._spans[arm], self._wait_spans[arm], *self.contention.items(arm)]
         return items
 
+    def _keys(self, index: int) -> tuple[str, ...]:
+        """The buffers plot `index` draws: the middle plot draws only its choice."""
+        return (self.middle,) if index == 1 else PLOT_KEYS[index]
+
+    def set_middle(self, key: str, remember: bool = False) -> None:
+        """What the middle plot shows: throughput, or a script's loss or own time (those only
+        for a script's run: a model file's steps carry neither)."""
+        script = self.data is not None and self.data.script
+        if key not in MIDDLE_TITLES or (key != THROUGHPUT and not script):
+            key = THROUGHPUT
+        if remember:
+            remember_middle(script, key)
+        self.controls.show_middle(key, script)
+        if key == self.middle:
+            return
+        self.middle = key
+        self.plots[1].setTitle(MIDDLE_TITLES[key], size="9pt")
+        self.crosshair.middle = key
+        for arm, curves in enumerate(self._curves):
+            for other in PLOT_KEYS[1]:
+                if other != key:
+                    curves[other].setData([], [])
+                    self._smooth[arm][other].setData([], [])
+                    self._drawn.pop((arm, other), None)
+        self._clip_seen = {k: v for k, v in self._clip_seen.items() if k[1] != 1}
+        self._invalidate()
+        if self.data is not None:
+            self.refresh()
+
     # -- run lifecycle ------------------------------------------------------------------------
     def start(self, data: LiveData) -> None:
         """Clear the plots and follow a new run's buffers."""
@@ -421,6 +461,7 @@ class LivePlots(QWidget):
                 plot.enableAutoRange(axis="y")
                 plot.setAutoVisible(y=True)
         self._update_layout()
+        self.set_middle(middle_for(data.script))
         self.timer.start()
         self.wait_timer.start()
         self.started.emit()
@@ -710,7 +751,7 @@ class LivePlots(QWidget):
             if i in self.hidden:
                 continue
             series = trace.series()
-            for key in PLOT_KEYS[index]:
+            for key in self._keys(index):
                 s = series[key]
                 if self._seen.get((i, key)) == s.version or s.n == 0:
                     continue
@@ -763,7 +804,7 @@ class LivePlots(QWidget):
         shown = [i for i in range(len(data.arms)) if i not in self.hidden and i < len(self._clips)]
         curves = []
         for i in shown:
-            for key in PLOT_KEYS[index]:
+            for key in self._keys(index):
                 s = data.arms[i].series()[key]
                 x, i0, i1, offset = self.axis.span(data, s)
                 j0, j1 = visible_range(x[i0:i1], x0 + offset, x1 + offset)
@@ -776,7 +817,7 @@ class LivePlots(QWidget):
         inset = (hi - lo) * (CLIP_SIZE * 0.7) / max(vb.height(), 1.0)
         for i in shown:
             parts = [
-                clipped(*self._drawn.get((i, key), empty), lo, hi, log) for key in PLOT_KEYS[index]
+                clipped(*self._drawn.get((i, key), empty), lo, hi, log) for key in self._keys(index)
             ]
             cx, cy, up = (np.concatenate(column) for column in zip(*parts, strict=True))
             state = (cx.tobytes(), cy.tobytes(), lo, hi)
@@ -794,9 +835,9 @@ class LivePlots(QWidget):
 
     def _clip_tip(self, arm: int, index: int):
         """The tooltip of a clipped point: the arm, its real value and where it is."""
-        unit = UNITS[PLOT_KEYS[index][0]]
 
         def tip(x: float, y: float, value: object) -> str:
+            unit = UNITS[self._keys(index)[0]]
             name = self.data.arms[arm].name if self.data is not None else "?"
             lo, hi = self.plots[index].vb.viewRange()[1]
             edge = "top" if y > (lo + hi) / 2 else "bottom"

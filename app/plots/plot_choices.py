@@ -1,6 +1,9 @@
 """The plots' choices that survive a restart, as a W&B or TensorBoard user expects of a
-dashboard: the x axis, the smoothing weight and the log step-time axis. Read once when the
-plots are made; written whenever one changes. A value the current version does not know (an
+dashboard: the x axis, the smoothing weight, the log step-time axis, and what the middle plot
+shows (throughput; for a training script's run also its loss or its own time between steps),
+kept apart for scripts and model files: a script's run shows its loss until the user chooses
+otherwise. Read when the plots are made (the middle plot's when a run starts); written
+whenever one changes. A value the current version does not know (an
 x-axis mode since renamed, a weight out of range) is ignored, never an error."""
 
 from __future__ import annotations
@@ -10,6 +13,16 @@ from typing import Protocol
 from tcprof.app.common.settings import Preferences
 from tcprof.app.plots.smoothing import MAX_WEIGHT
 from tcprof.app.plots.x_axis import MODES
+
+THROUGHPUT, LOSS, OWN_MS = "throughput", "loss", "own_ms"
+# What the middle plot can show: its title, and its name in the control row.
+MIDDLE_TITLES = {
+    THROUGHPUT: "throughput (samples/s)",
+    LOSS: "loss (what the script called backward on)",
+    OWN_MS: "the script's own time between steps (ms): data, logging, evaluation",
+}
+MIDDLE_LABELS = {THROUGHPUT: "throughput", LOSS: "loss", OWN_MS: "own time"}
+SCRIPT_ONLY = (LOSS, OWN_MS)  # a model file's steps carry neither
 
 
 class _Chooser(Protocol):
@@ -37,6 +50,22 @@ def restore(plots: _Chooser) -> None:
 
 
 def remember(plots: _Chooser) -> None:
-    Preferences().set_plot_choices(
-        {"x_axis": plots.x_mode(), "smoothing": plots.smoothing, "log_y": plots.log_y}
-    )
+    prefs = Preferences()
+    chosen = {"x_axis": plots.x_mode(), "smoothing": plots.smoothing, "log_y": plots.log_y}
+    prefs.set_plot_choices({**prefs.plot_choices(), **chosen})
+
+
+def middle_for(script: bool) -> str:
+    """The middle plot's last choice for a script's run (default: its loss) or a model
+    file's (throughput)."""
+    saved = Preferences().plot_choices().get("middle_script" if script else "middle_model")
+    if saved in MIDDLE_TITLES and (script or saved not in SCRIPT_ONLY):
+        return str(saved)
+    return LOSS if script else THROUGHPUT
+
+
+def remember_middle(script: bool, key: str) -> None:
+    prefs = Preferences()
+    choices = prefs.plot_choices()
+    choices["middle_script" if script else "middle_model"] = key
+    prefs.set_plot_choices(choices)

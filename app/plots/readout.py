@@ -23,6 +23,11 @@ from tcprof.app.plots.x_axis import XAxis
 # What each plot reads: (series key, short name, unit, how many steps back a value still holds)
 STEP_READ = (("step_ms", "", "ms", 0.5),)
 THROUGHPUT_READ = (("throughput", "", "samples/s", 0.5),)
+MIDDLE_READS = {  # the middle plot's choice (plot_choices.py)
+    "throughput": THROUGHPUT_READ,
+    "loss": (("loss", "loss", "", 0.5),),
+    "own_ms": (("own_ms", "own", "ms", 0.5),),
+}
 CPU_MEMORY_READ = (("rss_mb", "RSS", "MB", float("inf")),)
 CUDA_MEMORY_READ = (
     ("cuda_alloc_mb", "alloc", "MB", float("inf")),
@@ -47,6 +52,7 @@ class Crosshair:
         self.colours: list[QColor] = []
         self.cuda = False
         self.step: float | None = None
+        self.middle = "throughput"  # what the middle plot shows
         self.axis = XAxis()
         self.hidden: set[int] = set()  # arms the legend hid
         # Pixels at the top of plot i the readout stays under (0: none).
@@ -75,7 +81,8 @@ class Crosshair:
         self.hide()
 
     def reads(self) -> tuple[tuple[tuple[str, str, str, float], ...], ...]:
-        return (STEP_READ, THROUGHPUT_READ, CUDA_MEMORY_READ if self.cuda else CPU_MEMORY_READ)
+        middle = MIDDLE_READS.get(self.middle, THROUGHPUT_READ)
+        return (STEP_READ, middle, CUDA_MEMORY_READ if self.cuda else CPU_MEMORY_READ)
 
     def readout(self, plot_index: int, step: float) -> list[tuple[str, str]]:
         """(arm, its values as text) at `step` on one plot; arms with no value there are left
@@ -93,7 +100,7 @@ class Crosshair:
                     parts.append(f"{short} {number_text(value)}".strip())
                     last_unit = unit
             if parts:
-                rows.append((trace.name, " · ".join(parts) + f" {last_unit}"))
+                rows.append((trace.name, f"{' · '.join(parts)} {last_unit}".rstrip()))
         return rows
 
     def show_at(self, step: float) -> None:

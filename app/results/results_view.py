@@ -1,5 +1,6 @@
 """Results tabs: the verdict and the summary table (batch size x arm), compile insight, logs, environment, and
-the reproducing code, torch.profiler operators, saved weights and the ranks of distributed arms.
+the reproducing code, torch.profiler operators, saved weights, the ranks of distributed arms and
+(a training script's session) what the script compiled where and its own time.
 
 Every tab but the logs and the environment is filled from one session dict (the engine's
 `Session.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
@@ -15,6 +16,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QLabel,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -30,6 +32,8 @@ from tcprof.app.results.insight_view import InsightView
 from tcprof.app.results.log_panel import LogPanel
 from tcprof.app.results.profile_view import ProfileView
 from tcprof.app.results.ranks_view import RanksView
+from tcprof.app.results.script_view import TITLE as SCRIPT_TITLE
+from tcprof.app.results.script_view import ScriptView, summary_note
 from tcprof.app.results.summary_columns import SummaryColumns, two_lines
 from tcprof.app.results.verdict_banner import VerdictBanner
 from tcprof.app.results.weights_view import WeightsView
@@ -92,6 +96,11 @@ class ResultsView(QTabWidget):
         summary_layout.setContentsMargins(0, 0, 0, 0)
         summary_layout.setSpacing(2)
         summary_layout.addWidget(self.verdict)
+        self.script_note = QLabel()  # a script's session: what was compiled and where
+        self.script_note.setWordWrap(True)
+        self.script_note.setStyleSheet("font-size: 8pt")
+        self.script_note.hide()
+        summary_layout.addWidget(self.script_note)
         summary_layout.addWidget(self.summary, 1)
         self.insight = InsightView()
         self.logs = LogPanel()
@@ -110,6 +119,8 @@ class ResultsView(QTabWidget):
         self.addTab(self.weights, "Weights")
         self.ranks = RanksView()  # distributed arms: the straggler view, compiles per rank
         self.addTab(self.ranks, "Ranks")
+        self.script = ScriptView()
+        self.addTab(self.script, SCRIPT_TITLE)
         self.show_session({"arms": []})
 
     def show_session(self, session: dict[str, Any]) -> None:
@@ -121,6 +132,10 @@ class ResultsView(QTabWidget):
         self.profile.show_session(session)
         self.weights.show_session(session)
         self.ranks.show_session(session)
+        self.setTabVisible(self.indexOf(self.script), self.script.show_session(session))
+        note = summary_note(session)
+        self.script_note.setText(note)
+        self.script_note.setVisible(bool(note))
 
     def _show_summary(self, session: dict[str, Any]) -> None:
         header, rows = table_rows(session)

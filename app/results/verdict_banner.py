@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import error_colour, good_colour
 from tcprof.profiler.analysis.verdict import (
     BAD,
@@ -48,7 +49,8 @@ class VerdictBanner(QFrame):
         for v in self.verdicts:
             colour = tone_colour(v.tone)
             style = f' style="color: {colour}"' if colour else ""
-            lines.append(f"<div{style}><b>{html.escape(v.text)}</b></div>")
+            # a failed arm's error names the engine's flags: the window names its fields
+            lines.append(f"<div{style}><b>{html.escape(in_app_terms(v.text))}</b></div>")
         self.notes = session_notes(session) if self.verdicts else []
         lines += [f'<div style="font-size: small">{html.escape(n)}</div>' for n in self.notes]
         self.label.setText("".join(lines))

@@ -200,13 +200,17 @@ class CoreOptions(QObject):
             "profile_steps": self.profile_steps.value(),
         }
 
-    def options(self) -> dict[str, Any]:
+    def options(self, check_model: bool = True) -> dict[str, Any]:
         """RunConfig keyword arguments; ConfigError (with a readable message) if the model or
-        the batch sizes are invalid."""
-        model_problem = self.model.error()
+        the batch sizes are invalid. check_model=False (a script runs, not the model file):
+        the model is not checked and the batch sizes stay as typed (the script's arguments
+        may not take them)."""
+        model_problem = self.model.error() if check_model else None
         if model_problem:
             raise ConfigError(model_problem)
         held = self._held()
+        if not check_model:
+            return {**held, "device": held["device"] or "cpu"}
         return {
             **held,
             "batch_sizes": parse_batch_sizes(held["batch_sizes"]),

@@ -6,6 +6,9 @@ Inspect and Run first show one line in the notice bar naming the file and the ex
 a button that confirms and a Cancel. A notice rather than a dialog: it names the file without
 blocking the window, and the session stays readable meanwhile. Confirmed, the model is
 inspected; if Run asked, the run follows once the inspection answers without an error.
+
+A training script from a session (script_options.py) gets the same question before Run: it is
+never inspected (importing a script runs it), so once confirmed the run starts.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.notice_bar import NoticeBar
 from tcprof.app.setup.model_picker import ModelPicker
+from tcprof.app.setup.script_options import ScriptOptions
 
 
 class ModelConsent(QObject):
@@ -22,15 +26,31 @@ class ModelConsent(QObject):
     runReady = Signal()  # confirmed for a run and inspected without an error: run now
     runDropped = Signal(str)  # confirmed for a run, but the inspection failed: why
 
-    def __init__(self, model: ModelPicker, notice: NoticeBar, parent: QObject | None = None):
+    def __init__(
+        self,
+        model: ModelPicker,
+        notice: NoticeBar,
+        parent: QObject | None = None,
+        script: ScriptOptions | None = None,
+    ):
         super().__init__(parent)
         self.model = model
+        self.script = script
         self.notice = notice
         self._run_after_inspection = False
         model.inspected.connect(self._on_inspected)
 
+    def needs_trust(self) -> bool:
+        """Whether what Run runs (the script, or the model file) needs the user's word."""
+        if self.script is not None and self.script.active():
+            return self.script.needs_trust()
+        return self.model.needs_trust()
+
     def ask(self, then_run: bool) -> None:
         """Name the file that would run and wait for the user's word."""
+        if self.script is not None and self.script.active():
+            self._ask_script()
+            return
         path = self.model.current_path()
         if not path:
             return
@@ -42,6 +62,27 @@ class ModelConsent(QObject):
             [(action, lambda: self._confirm(path, then_run))],
             dismiss="Cancel",
         )
+
+    def _ask_script(self) -> None:
+        script = self.script
+        assert script is not None
+        path = script.path()
+        state = script.state()
+        args = f" {state['args']}" if state["args"].strip() else ""
+        self.notice.show_notice(
+            f"Running {path} runs the script (python {path}{args}, in {state['cwd']}) in "
+            "each arm's process.",
+            [("Run the script", lambda: self._confirm_script(path))],
+            dismiss="Cancel",
+        )
+
+    def _confirm_script(self, path: str) -> None:
+        self.notice.clear()
+        script = self.script
+        if script is None or not script.active() or script.path() != path:
+            return  # the notice named another script than the panel now holds
+        script.trust()
+        self.runReady.emit()
 
     def _confirm(self, path: str, then_run: bool) -> None:
         self.notice.clear()

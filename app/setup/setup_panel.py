@@ -7,8 +7,10 @@ sub-editors, each with `options()` / `set_options()` and the RunConfig fields it
 model, arms and Run box: core_options.py), so the config, the saved state and `restore` list
 sub-editors, not fields. `restore` puts a setup back (the last one at start-up, or an opened
 session's config) with every RunConfig field: those without a field here are carried and shown
-(see carried_settings.py). Its spin boxes and combo boxes ignore the mouse wheel unless
-focused, so scrolling the panel changes nothing (wheel_guard.py).
+(see carried_settings.py). A training script (script_options.py) takes the model file's place
+in the Model box; the fields it cannot take are disabled, saying why (script_mode.py), and one
+from a session waits for the user's word before it runs. Its spin boxes and combo boxes ignore
+the mouse wheel unless focused, so scrolling the panel changes nothing (wheel_guard.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from tcprof.app.common.background import BackgroundCalls
 from tcprof.app.common.field_names import in_app_terms
@@ -29,8 +31,11 @@ from tcprof.app.setup.host_field import HOST_KEYS, HostField
 from tcprof.app.setup.loop_options import LOOP_KEYS, LoopOptions
 from tcprof.app.setup.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from tcprof.app.setup.model_extras import EXTRA_KEYS, ModelExtras
+from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
+from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
-from tcprof.profiler.config import ConfigError, RunConfig
+from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
+from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 
 # The RunConfig fields this panel has a field for; every other one is carried from a restored
 # setup, except the artifacts folder, which each run gets anew.
@@ -49,16 +54,16 @@ CARRIED_FIELDS = tuple(
     for f in dataclasses.fields(RunConfig)
     if f.name not in PANEL_FIELDS and f.name not in ("artifacts_dir", "script")
 )
-# A session of a training script (`tcprof run -- python train.py`): the window shows its
-# results, but runs no script yet, and never takes the script for a model file to inspect.
-SCRIPT_SESSION = (
-    "this session profiled a script ({command}); the window does not run scripts yet: run it "
-    "again with tcprof run [options] -- {command}, or choose a model file"
+BATCH_SIZES_TIP = (
+    "Not used: the script's arguments have no {batch_size} to fill (write\n"
+    "--batch_size={batch_size} in the Arguments field where the script takes it), or Sweep\n"
+    "gives the phases' values."
 )
 
 
 class SetupPanel(QWidget):
     validityChanged = Signal(bool)
+    openScriptRequested = Signal()  # the Model box's Open script… (the window's dialog)
 
     def __init__(self, background: BackgroundCalls | None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -70,11 +75,17 @@ class SetupPanel(QWidget):
         self.optimizer, self.lr, self.seed = core.optimizer, core.lr, core.seed
         self.save_weights, self.profile_steps = core.save_weights, core.profile_steps
 
-        model_box = QGroupBox("Model")
+        model_box = self.model_box = QGroupBox("Model")
         self.extras = ModelExtras()
+        self.script = ScriptOptions()
+        self.open_script = QPushButton("Open a training script instead…")
+        self.open_script.setToolTip(
+            "Profile your own training script, unchanged (File > Open script…, Ctrl+Shift+O)"
+        )
+        self.open_script.clicked.connect(self.openScriptRequested)
         model_layout = QVBoxLayout(model_box)
-        model_layout.addWidget(self.model)
-        model_layout.addWidget(self.extras)
+        for w in (self.model, self.extras, self.open_script, self.script):
+            model_layout.addWidget(w)
 
         arms_box = QGroupBox("Arms (first = baseline)")
         QVBoxLayout(arms_box).addWidget(self.arms)
@@ -122,10 +133,26 @@ class SetupPanel(QWidget):
             layout.addWidget(w)
         layout.addStretch(1)
 
-        for editor in (core, *self._editors, self.carried):
+        for editor in (core, *self._editors, self.carried, self.script):
             editor.changed.connect(self.revalidate)
-        self._script: str | None = None  # a restored script session's command (see restore)
-        self.model.inspected.connect(self._forget_script)
+        self.script.modelRequested.connect(self.script.clear)
+        self.model.fileChosen.connect(lambda _path: self.script.clear())
+        not_for_scripts = {
+            "loop": [self.loop.loop],
+            "amp": [self.loop.amp],
+            "channels_last": [self.loop.channels_last],
+            "compile_optimizer": [self.loop.compile_optimizer],
+            "weights": [self.extras.weights, self.extras.browse],
+            "save_weights": [self.save_weights],
+            "profile_steps": [self.profile_steps],
+            "apply_advice": [self.measurement.apply_advice],
+            "host": [self.host],
+        }
+        own = {"optimizer": [self.optimizer], "lr": [self.lr]}
+        own.update(block_module=[self.extras.block_module], parallel=[self.distributed.parallel])
+        fields = {k: v for k, v in not_for_scripts.items() if k in NOT_FOR_SCRIPTS}
+        self.script_mode = ScriptMode({**fields, **{k: own[k] for k in OWN_REASONS}})
+        self._batch_tip = self.batch_sizes.toolTip()
         self._valid: bool | None = None
         self.revalidate()
         guard_wheel(self)
@@ -136,7 +163,8 @@ class SetupPanel(QWidget):
 
     # -- validation -----------------------------------------------------------------------------
     def revalidate(self) -> None:
-        batch = self.core.batch_problem()
+        self._show_mode()
+        batch = self.core.batch_problem() if self.batch_sizes.isEnabled() else ""
         self.batch_error.setText(batch)
         self.batch_error.setVisible(bool(batch))
         problem = self.error()
@@ -154,8 +182,6 @@ class SetupPanel(QWidget):
     def error(self) -> str | None:
         """The first reason the run cannot start, or None; in the window's terms (a flag the
         engine names becomes the field to fix, see field_names.py)."""
-        if self._script:
-            return SCRIPT_SESSION.format(command=self._script)
         try:
             self.config()
         except ConfigError as exc:
@@ -164,8 +190,38 @@ class SetupPanel(QWidget):
 
     def config(self) -> RunConfig:
         """The RunConfig for Run; ConfigError (with a readable message) if input is invalid.
-        The run controller puts the run's session folder in it."""
-        return RunConfig(**self.core.options(), **self._options())
+        The run controller puts the run's session folder in it. A script's run is built as
+        `tcprof run [options] -- python SCRIPT ARGS` builds it (script_options.py)."""
+        if not self.script.active():
+            return RunConfig(**self.core.options(), **self._options())
+        core = self.core.options(check_model=False)
+        script = self.script.run_fields(core["batch_sizes"])
+        core.update(script, source=ModelSource(path=script["script"].path))
+        options = {**core, **self._options()}
+        for field in self.script_mode.disabled():
+            options.pop(field, None)  # disabled, saying why: the run takes the default
+        return RunConfig(**options)
+
+    def step_probe(self) -> dict[str, Any] | None:
+        """The model's priced step (the run estimate's); none for a script (never inspected)."""
+        return None if self.script.active() else (self.model.info or {}).get("probe")
+
+    def source_path(self) -> str:
+        """The file a run runs: the script, or the model file."""
+        return self.script.path() if self.script.active() else self.model.current_path()
+
+    def _show_mode(self) -> None:
+        """The Model box holds the model file's fields or the script's; the fields a script
+        cannot take are disabled while it is chosen, and so is Batch sizes when nothing in the
+        arguments takes it."""
+        active = self.script.active()
+        self.model_box.setTitle("Training script" if active else "Model")
+        for w in (self.model, self.extras, self.open_script):
+            w.setVisible(not active)
+        self.script_mode.apply(active)
+        uses = not active or self.script.uses_batch_sizes()
+        self.batch_sizes.setEnabled(uses)
+        self.batch_sizes.setToolTip(self._batch_tip if uses else BATCH_SIZES_TIP)
 
     def _options(self) -> dict[str, Any]:
         """The RunConfig keyword arguments of all but the core fields, as they are saved too."""
@@ -175,32 +231,39 @@ class SetupPanel(QWidget):
         return options
 
     # -- a script's session ---------------------------------------------------------------------
-    def _without_script(self, state: dict[str, Any]) -> dict[str, Any]:
-        """A script session's setup without its script: its `source` is the script's file,
-        which must never be inspected (imported) as a model file; Run stays off until a model
-        file is chosen (SCRIPT_SESSION)."""
+    def _take_script(self, state: dict[str, Any], trusted: bool) -> dict[str, Any]:
+        """A setup with a script (a session's config, or the panel's own state): the script
+        goes to the Script box (a session's is not trusted: it runs after the user's word),
+        the rest to the fields; its `source` (the script's file) never reaches the model field,
+        which must never inspect (import) a script."""
         script = state.get("script")
-        if not isinstance(script, dict):
-            self._script = None
+        if not isinstance(script, dict) or not isinstance(script.get("path"), str):
             return state
-        from tcprof.profiler.report.script_section import command_text
-
         try:
-            self._script = command_text(script)
-        except (KeyError, TypeError):
-            self._script = "a script"
-        return {k: v for k, v in state.items() if k not in ("source", "script", "batch_sizes")}
-
-    def _forget_script(self) -> None:
-        if self._script:
-            self._script = None
-            self.revalidate()
+            if "python" in script or isinstance(script.get("args"), list):
+                self.script.set_from_session(script, state.get("batch_sizes"))
+            else:
+                self.script.set_script(script["path"], script, trusted=trusted)
+        except (TypeError, ValueError):
+            return state
+        state = {k: v for k, v in state.items() if k != "script"}
+        if isinstance(state.get("source"), dict) and state["source"].get("path") == script["path"]:
+            state.pop("source")
+        if not self.script.uses_batch_sizes():
+            state.pop("batch_sizes", None)  # a sweep's values, or the one phase's 1
+        if state.get("parallel") == TORCHRUN:
+            state.pop("parallel")  # what a script with several processes runs under: not a field
+        return state
 
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """What `restore` takes back: the fields (batch sizes as typed) and the carried ones,
         and whether the model was trusted (read back only from the user's own preferences)."""
-        return {**self.core.state(), MODEL_TRUSTED: self.model.trusted, **self._options()}
+        state = {**self.core.state(), MODEL_TRUSTED: self.model.trusted, **self._options()}
+        if self.script.active():
+            state.update(script=self.script.state(), **{MODEL_TRUSTED: self.script.trusted})
+            state["model_file_trusted"] = self.model.trusted
+        return state
 
     def restore(self, state: dict[str, Any], trust_model: bool = False) -> None:
         """Put a setup back: this panel's `state()`, or a session's config (RunConfig.to_dict()),
@@ -209,7 +272,11 @@ class SetupPanel(QWidget):
         inspected, unless trust_model (the caller's word, never the state's: a session file
         could claim anything). Numbers a field clamped or rounded (say, lr=1e-07 below the
         field's 1e-06) are named in the panel rather than run as something else unsaid."""
-        state = self._without_script(state)
+        if not isinstance(state.get("script"), dict):
+            self.script.clear()
+        state = self._take_script(state, trust_model)
+        if trust_model and "model_file_trusted" in state:  # the user's own, saved with a script
+            trust_model = state["model_file_trusted"] is True
         adjusted = self.core.set_options(state, trust_model)
         for editor in self._editors:
             editor.set_options(state)

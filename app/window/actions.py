@@ -22,6 +22,7 @@ class WindowActions:
     (its text the example's title)."""
 
     open: QAction
+    open_script: QAction  # a training script, run unchanged
     export: QAction
     log_to: QAction  # Export's other choice: the session to TensorBoard or MLflow
     run: QAction
@@ -66,6 +67,13 @@ def make_actions(window: QMainWindow) -> WindowActions:
             "Open…",
             QKeySequence.StandardKey.Open,
             "Open a model file, or a saved session (session.json, events.jsonl)",
+        ),
+        open_script=_action(
+            window,
+            "Open script…",
+            "Ctrl+Shift+O",
+            "Open your training script (python train.py ARGS), run unchanged: eager against "
+            "compiled, with its own data, optimizer and loss",
         ),
         export=_action(
             window,
@@ -124,6 +132,7 @@ def _fill_toolbar(actions: WindowActions) -> None:
     toolbar.setObjectName("main_toolbar")
     toolbar.setMovable(False)
     toolbar.addAction(actions.open)
+    toolbar.addAction(actions.open_script)
     examples_button = QToolButton()
     examples_button.setText("Examples")
     examples_button.setMenu(actions.examples_menu)
@@ -155,6 +164,7 @@ def _export_choices(actions: WindowActions) -> None:
 def _fill_menus(window: QMainWindow, actions: WindowActions) -> None:
     file_menu = window.menuBar().addMenu("&File")
     file_menu.addAction(actions.open)
+    file_menu.addAction(actions.open_script)
     file_menu.addMenu(actions.recent_menu)
     file_menu.addMenu(actions.examples_menu)
     file_menu.addSeparator()

@@ -49,6 +49,7 @@ from tcprof.app.window.diagnose import RunVariants
 from tcprof.app.window.environment_probe import request_environment
 from tcprof.app.window.error_banner import ErrorBanner
 from tcprof.app.window.layout import WindowLayout
+from tcprof.app.window.script_opening import ScriptOpening
 from tcprof.app.window.stale_results import StaleResults
 from tcprof.app.window.title import TITLE, session_date, window_title
 from tcprof.profiler.config import ConfigError
@@ -113,12 +114,11 @@ class MainWindow(QMainWindow):
         self.results = ResultsView()
         self.status = RunStatus()
         self.sessions = SessionActions(self)
-        self.consent = ModelConsent(self.setup.model, self.notice, self)
+        self.consent = ModelConsent(self.setup.model, self.notice, self, self.setup.script)
         self._lay_out()
         self.commands = make_actions(self)
-        self.run_estimate = RunEstimate(
-            self.setup.config, probe=lambda: (self.setup.model.info or {}).get("probe")
-        )
+        self.scripts = ScriptOpening(self)  # Open script…, a dropped .py: script or model?
+        self.run_estimate = RunEstimate(self.setup.config, probe=self.setup.step_probe)
         self.run_estimate.place_after(self.commands.toolbar, self.commands.stop)
         self.close_guard = CloseGuard(self, lambda: self.controller.running, self.status.activity)
         self._connect()
@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self.setup.model.inspected.connect(self._on_model_inspected)
         self.setup.model.inspectRequested.connect(lambda: self.consent.ask(then_run=False))
         self.setup.model.changed.connect(self._on_model_changed)
+        self.setup.script.changed.connect(self._on_model_changed)
         self.consent.confirmed.connect(
             lambda path: self._set_recent(self.prefs.add_recent_file(path))
         )
@@ -198,15 +199,17 @@ class MainWindow(QMainWindow):
         running = self.controller.running
         commands = self.commands
         commands.run.setEnabled(not running and self.setup.is_valid())
-        unasked = self.setup.model.needs_trust()
-        commands.run.setText(INSPECT_AND_RUN_TEXT if unasked else RUN_TEXT)
+        unasked = self.consent.needs_trust()
+        confirm = self.scripts.confirm_text() or (
+            INSPECT_AND_RUN_TEXT,
+            "The model file came from a session: confirm that it may run, then it is "
+            "inspected and run (Ctrl+R)",
+        )
+        commands.run.setText(confirm[0] if unasked else RUN_TEXT)
         if not (self.setup.is_valid() or running):
             commands.run.setToolTip(f"Cannot run: {self.setup.error()}")
         elif unasked:
-            commands.run.setToolTip(
-                "The model file came from a session: confirm that it may run, then it is "
-                "inspected and run (Ctrl+R)"
-            )
+            commands.run.setToolTip(confirm[1])
         else:
             commands.run.setToolTip("Run every arm at every batch size (Ctrl+R)")
         commands.stop.setEnabled(running)
@@ -249,6 +252,7 @@ class MainWindow(QMainWindow):
         """A model file the user chose in this window: trusted, so inspected at once."""
         if self.controller.running:
             return
+        self.setup.script.clear()  # a model file replaces a script
         self.setup.model.set_path(path, model, factory, shape)
         self._set_recent(self.prefs.add_recent_file(path))
 
@@ -270,7 +274,7 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         saved = self.sessions.session if self.sessions.saved else None
-        self.setWindowTitle(window_title(self.setup.model.current_path(), saved))
+        self.setWindowTitle(window_title(self.setup.source_path(), saved))
 
     def _set_recent(self, paths: list[str]) -> None:
         self.setup.model.set_recent(paths)
@@ -282,14 +286,13 @@ class MainWindow(QMainWindow):
         recent.setEnabled(bool(paths) and not self.controller.running)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(OPENABLE):
+        if self.scripts.dropped_path(event, OPENABLE):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile():
-            self.open_path(urls[0].toLocalFile())
+        """A session opens; a .py file may be a script or a model file: the window asks."""
+        if path := self.scripts.dropped_path(event, OPENABLE):
+            self.scripts.dropped(path) if path.endswith(".py") else self.open_path(path)
             event.acceptProposedAction()
 
     def open_sessions_folder(self) -> None:
@@ -385,7 +388,7 @@ class MainWindow(QMainWindow):
     def start_run(self) -> None:
         if self.controller.running:
             return
-        if self.setup.model.needs_trust():
+        if self.consent.needs_trust():
             self.consent.ask(then_run=True)
             return
         try:

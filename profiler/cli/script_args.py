@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from pathlib import Path
 
 from tcprof.profiler.config import MIN_BLOCK_MS, ConfigError, ScriptSource
-from tcprof.profiler.config.script import BATCH_SIZE, DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON
+from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON
+from tcprof.profiler.config.script_command import (
+    find_module,
+    script_from_command,
+    script_phases,
+    sweep_name,
+)
 
-# interpreter options that change nothing tcprof measures (taken and dropped); -c is refused
-_FLAG_OPTIONS = ("-u", "-B", "-O", "-OO", "-s", "-S", "-E", "-I", "-P", "-b", "-bb", "-q")
-_VALUE_OPTIONS = ("-W", "-X")
+__all__ = ["find_module", "phases", "script_source", "split_command"]
 
 
 def split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
@@ -77,7 +79,8 @@ def check_no_script_options(args: argparse.Namespace) -> None:
 
 
 def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
-    """The ScriptSource of a command line (ConfigError when it names no script)."""
+    """The ScriptSource of a command line (ConfigError when it names no script), run in the
+    directory tcprof was started in (config/script_command.py, shared with the window)."""
     if args.model_file or args.example:
         raise ConfigError(
             "give a model file or a script after --, not both "
@@ -88,98 +91,16 @@ def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
             "--min-block-ms adds steps to a model file's blocks; a script's blocks are exactly "
             "--steps / --blocks of its own steps (it has only so many): raise --steps instead"
         )
-    words = list(command)
-    if not words:
-        raise ConfigError("nothing after --: give the script's command, e.g. -- python train.py")
-    python = "python"
-    if not words[0].endswith(".py"):
-        python = words.pop(0)
-        if "python" not in os.path.basename(python):
-            raise ConfigError(
-                f"-- {python} ...: tcprof runs Python scripts (-- python train.py ARGS, "
-                "or -- python -m package.module ARGS)"
-            )
-    words = _drop_interpreter_options(words)
-    cwd = os.getcwd()
-    sweep = _sweep_name(args)
-    common = {"cwd": cwd, "python": python, "step_on": args.step_on, "sweep": sweep}
-    common["no_step_timeout_s"] = args.no_step_timeout
-    if words and words[0] == "-m":
-        if len(words) < 2:
-            raise ConfigError("-m needs a module name: -- python -m package.module ARGS")
-        module = words[1]
-        return ScriptSource(
-            path=find_module(module, cwd), module=module, args=tuple(words[2:]), **common
-        )
-    if not words:
-        raise ConfigError("no script after the interpreter: -- python train.py ARGS")
-    path = Path(words[0]).expanduser()
-    if not path.is_file():
-        raise ConfigError(f"no such script: {words[0]}")
-    return ScriptSource(path=str(path.absolute()), args=tuple(words[1:]), **common)
-
-
-def _drop_interpreter_options(words: list[str]) -> list[str]:
-    while words and words[0].startswith("-") and words[0] != "-m":
-        option = words.pop(0)
-        if option == "-c":
-            raise ConfigError("-c runs a command, not a script: save it as a file")
-        if option in _VALUE_OPTIONS:
-            if words:
-                words.pop(0)
-        elif option not in _FLAG_OPTIONS and not option.startswith(_VALUE_OPTIONS):
-            raise ConfigError(f"the interpreter option {option} is not one tcprof can pass on")
-    return words
-
-
-def find_module(module: str, cwd: str) -> str:
-    """The file `python -m module` runs from `cwd`, found without importing anything: its
-    `.py` file, or its package's `__main__.py`, under the working directory or sys.path."""
-    parts = module.split(".")
-    for base in [cwd, *sys.path]:
-        root = Path(base or cwd).joinpath(*parts)
-        for candidate in (root.with_suffix(".py"), root / "__main__.py"):
-            if candidate.is_file():
-                return str(candidate.absolute())
-    raise ConfigError(f"no module {module} under {cwd} (python -m runs it from there)")
-
-
-def _sweep_name(args: argparse.Namespace) -> str | None:
-    if args.sweep:
-        return str(args.sweep.split("=", 1)[0].strip())
-    return None
+    return script_from_command(
+        command,
+        os.getcwd(),
+        step_on=args.step_on,
+        sweep=sweep_name(args.sweep),
+        no_step_timeout_s=args.no_step_timeout,
+    )
 
 
 def phases(args: argparse.Namespace, script: ScriptSource) -> tuple[tuple[int, ...], ScriptSource]:
     """The phases' values (the run's batch sizes) and the script with its sweep named: the
     --sweep values, else --batch-sizes for a {batch_size} placeholder, else one phase."""
-    from tcprof.profiler.config import parse_batch_sizes
-
-    if args.sweep:
-        name, _, values = args.sweep.partition("=")
-        if not name.strip() or not values.strip():
-            raise ConfigError("--sweep is NAME=V1,V2,... e.g. --sweep batch_size=8,16")
-        odd = next((v for v in values.replace(",", " ").split() if not v.isdigit()), None)
-        if odd is not None:
-            raise ConfigError(
-                f"--sweep {name}: {odd!r} is not a positive integer; a sweep's values are whole "
-                "numbers, each run as a batch-size phase (for other values, one run per value)"
-            )
-        try:
-            return parse_batch_sizes(values), script
-        except ConfigError as exc:
-            raise ConfigError(f"--sweep {name}: {exc}") from exc
-    if BATCH_SIZE in script.placeholders():
-        return parse_batch_sizes(args.batch_sizes), _named(script, BATCH_SIZE)
-    if args.batch_sizes != "32":
-        raise ConfigError(
-            "--batch-sizes fills {batch_size} in the script's arguments, and they have none "
-            "(write --batch_size={batch_size} where the script takes it)"
-        )
-    return (1,), script
-
-
-def _named(script: ScriptSource, sweep: str) -> ScriptSource:
-    import dataclasses
-
-    return dataclasses.replace(script, sweep=sweep)
+    return script_phases(script, args.sweep, args.batch_sizes, args.batch_sizes != "32")

@@ -76,6 +76,21 @@ def test_a_flags_value_stays_with_its_field_and_unknown_flags_stay():
     assert in_app_terms("pass --no-such-flag") == "pass --no-such-flag"
 
 
+def test_a_scripts_messages_read_in_the_windows_terms():
+    """The words of a script's errors (profiler/worker/script_errors.py)."""
+    assert in_app_terms(
+        "no optimizer step in 120 s: is this a training script? `--step-on forward` for "
+        "inference (or a longer --no-step-timeout)"
+    ) == (
+        "no optimizer step in 120 s: is this a training script? forward in the Step on field "
+        "for inference (or a longer value in the No-step timeout field)"
+    )
+    assert in_app_terms("this run needs 8 (1 first + --warmup 1 + --steps 4 ...)") == (
+        "this run needs 8 (1 first + 1 in the Warm-up field + 4 in the Steps field ...)"
+    )
+    assert in_app_terms("give --sweep n=1,2,4") == "give n=1,2,4 in the Sweep field"
+
+
 def test_the_banner_names_fields_not_flags(qtbot):
     error = {
         "kind": "load",
@@ -91,3 +106,23 @@ def test_the_banner_names_fields_not_flags(qtbot):
         "Factory field"
     )
     assert "--factory" not in banner.details.toPlainText()
+
+
+@pytest.mark.parametrize(
+    ("how", "steps", "step_on"),
+    [("no_step", 0, "optimizer"), ("returned", 0, "optimizer"), ("returned", 3, "optimizer")],
+)
+def test_a_scripts_errors_name_no_flag_in_the_banner(how, steps, step_on, tmp_path):
+    """The worker's own words for a script that never steps or ends early
+    (profiler/worker/script_errors.py), as the banner shows them."""
+    from tcprof.profiler.worker.script_errors import script_error
+    from tcprof.profiler.worker.script_run import ScriptEnd
+    from tests.support.script_harness import script_config
+
+    path = tmp_path / "train.py"
+    path.write_text("")
+    cfg = script_config(path, step_on=step_on)
+    error = script_error(ScriptEnd(how), cfg, 1, steps, in_step=False, compiled=False)
+    line = one_line({**error, "arm": 0}, ["eager"])
+    assert line.startswith("eager") and not FLAG.search(line), line
+    assert any(field in line for field in ("Step on field", "Steps field", "No-step timeout"))

@@ -130,7 +130,7 @@ def test_arm_dialog_keeps_options_it_was_given(qtbot):
     dialog.deleteLater()
 
 
-def test_dropping_a_python_file_loads_it(make_window, tmp_path):
+def test_dropping_a_python_file_loads_it_as_a_model_file_when_asked(make_window, tmp_path):
     window = make_window(background=False)
     path = write_model(tmp_path, "dropped.py", "import torch.nn as nn\n")
     mime = QMimeData()
@@ -143,6 +143,10 @@ def test_dropping_a_python_file_loads_it(make_window, tmp_path):
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
+    # a .py file may be a model file or a training script: the window asks (the likelier first)
+    first = window.notice.buttons[0]
+    assert first.text() == "Open as a model file"
+    first.click()
     assert Path(window.setup.model.current_path()) == Path(path)
 
 

@@ -1,0 +1,88 @@
+"""A training script's live plots: each step's loss and the script's own time, from its steps
+events, in the middle plot (its choice remembered apart for scripts and model files), and a
+model file's run, whose steps carry neither, kept to throughput."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tcprof.app.plots.live_data import LiveData
+from tcprof.app.plots.plot_choices import MIDDLE_TITLES, middle_for
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _steps(arm, start, ms, **extra):
+    return {"type": "steps", "arm": arm, "batch_size": 1, "start": start, "ms": ms, **extra}
+
+
+def _script_data() -> LiveData:
+    config = SimpleNamespace(
+        run_arms=[SimpleNamespace(name="eager", backend="eager")],
+        batch_sizes=[1],
+        warmup=1,
+        steps=4,
+        replicates=1,
+        device="cpu",
+        script=object(),
+    )
+    return LiveData.from_config(config)
+
+
+@pytest.fixture
+def plots(qtbot):
+    from tcprof.app.plots.live_plots import LivePlots
+
+    widget = LivePlots()
+    qtbot.addWidget(widget)
+    widget.resize(900, 500)
+    widget.show()
+    yield widget
+    widget.clear()
+
+
+def test_a_scripts_steps_fill_its_loss_and_own_time_at_the_steps_times():
+    data = _script_data()
+    assert data.script
+    data.apply(_steps(0, 1, [100.0, 100.0], loss=[2.0, None], own_ms=[5.0, 7.0], t=3.0))
+    data.apply(_steps(0, 4, [50.0], loss=[1.5], own_ms=[None], t=4.0))  # after a skipped step
+    x, loss = data.arms[0].loss.data()
+    assert list(x[:2]) == [1.0, 2.0] and loss[0] == 2.0 and math.isnan(loss[1])
+    assert np.isnan(loss[2]) and list(x[3:]) == [4.0] and loss[3] == 1.5  # the break, then 4
+    assert list(data.arms[0].loss.times()[:2]) == [2.9, 3.0]
+    _x, own = data.arms[0].own_ms.data()
+    assert list(own[:2]) == [5.0, 7.0] and math.isnan(own[-1])
+    model_run = LiveData(["eager"], [8], warmup=0, steps=3)
+    model_run.apply({**_steps(0, 1, [1.0]), "batch_size": 8})
+    assert not model_run.script and model_run.arms[0].loss.n == 0
+
+
+def test_a_scripts_run_shows_its_loss_and_the_choice_is_kept_per_kind(plots, qtbot):
+    data = _script_data()
+    plots.start(data)
+    assert plots.middle == "loss" and plots.controls.middle_key() == "loss"
+    assert plots.plots[1].titleLabel.text == MIDDLE_TITLES["loss"]
+    data.apply(_steps(0, 1, [10.0, 10.0, 10.0], loss=[3.0, 2.5, 2.0], own_ms=[1, 1, 1], t=1.0))
+
+    def drawn(key):
+        y = plots._curves[0][key].getData()[1]
+        return [] if y is None else list(y)
+
+    qtbot.waitUntil(lambda: len(drawn("loss")) == 3, timeout=5000)
+    assert drawn("loss") == [3.0, 2.5, 2.0]
+    assert drawn("throughput") == []  # not drawn while the loss shows
+    assert plots.crosshair.readout(1, 2.0) == [("eager", "loss 2.50")]
+    plots.controls.middle.setCurrentIndex(plots.controls.middle.findData("own_ms"))
+    assert plots.middle == "own_ms" and middle_for(script=True) == "own_ms"
+    assert middle_for(script=False) == "throughput"
+    model_run = LiveData(["eager"], [8], warmup=0, steps=3)
+    plots.start(model_run)
+    assert plots.middle == "throughput"  # a model file's steps carry no loss
+    item = plots.controls.middle.model().item(plots.controls.middle.findData("loss"))
+    assert not item.isEnabled() and "carry no loss" in item.toolTip()
+    plots.start(_script_data())
+    assert plots.middle == "own_ms"  # the script's choice, remembered

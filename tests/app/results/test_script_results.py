@@ -1,0 +1,94 @@
+"""A training script's session in the results: the Summary names what each compiled arm
+compiled and where (once, not per phase), the Your script tab has the command, the model, each
+step's compute and own time and the files written, a model file's session has no such tab, and
+a failed arm's verdict names the window's fields, not the engine's flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcprof.app.results.results_view import ResultsView
+from tcprof.app.results.script_view import summary_note
+
+pytestmark = pytest.mark.timeout(60)
+
+MODEL_NOTE = (
+    "the model is `model`, Net (train.py:10), whose parameters SGD at train.py:24 optimizes"
+)
+IN_PLACE = "`model`, Net (train.py:10), compiled in place with backend=aot_eager"
+
+
+def _row(bs: int, own: float, **extra) -> dict:
+    figures = {"compute_median_ms": 2.0, "own_median_ms": own, "step_median_ms": 2.0 + own}
+    figures.update(own_share=own / (2.0 + own), data_bound=own >= 2.0, startup_s=0.5)
+    return {"batch_size": bs, "status": "ok", "median_ms": 2.0, "script": figures, **extra}
+
+
+def _session(failed: bool = False) -> dict:
+    compiled_row = (
+        {
+            "batch_size": 8,
+            "status": "error",
+            "error": {"message": "no optimizer step in 120 s: `--step-on forward` for inference"},
+        }
+        if failed
+        else _row(8, 3.0)
+    )
+    arms = [
+        {
+            "index": 0,
+            "name": "eager",
+            "backend": "eager",
+            "results": [_row(8, 0.5), _row(16, 0.5)],
+            "script": {
+                "notes": [{"kind": "model", "text": MODEL_NOTE}] * 2,
+                "files": [{"path": "/w/out/ckpt.pt", "bytes": 1234}],
+            },
+        },
+        {
+            "index": 1,
+            "name": "aot_eager",
+            "backend": "aot_eager",
+            "results": [compiled_row, _row(16, 3.0)],
+            "script": {"notes": [{"kind": "in_place", "text": IN_PLACE}] * 2, "files": []},
+        },
+    ]
+    config = {
+        "script": {"path": "/w/train.py", "args": ["--bs={batch_size}"], "sweep": "batch_size"},
+        "batch_sizes": [8, 16],
+        "arms": [{"backend": "eager"}, {"backend": "aot_eager"}],
+    }
+    return {"status": "completed", "baseline": "eager", "config": config, "arms": arms}
+
+
+@pytest.fixture
+def results(qtbot):
+    view = ResultsView()
+    qtbot.addWidget(view)
+    return view
+
+
+def test_a_scripts_session_says_what_was_compiled_where_and_its_own_time(results):
+    session = _session()
+    note = summary_note(session)
+    assert note.splitlines()[0] == f"aot_eager: {IN_PLACE}"  # once, and not the eager arm's
+    assert note.count(IN_PLACE) == 1 and "data-bound" in note
+    results.show_session(session)
+    assert results.script_note.text() == note and not results.script_note.isHidden()
+    tab = results.script
+    assert results.isTabVisible(results.indexOf(tab))
+    assert "python /w/train.py --bs={batch_size}" in tab.command.text()
+    assert tab.notes.text().count(MODEL_NOTE) == 1
+    assert tab.notes.text().count("compiled in place") == 1
+    cells = [[tab.split.item(r, c).text() for c in range(4)] for r in range(tab.split.rowCount())]
+    assert cells[0] == ["eager", "batch_size=8", "2", "0.5"]
+    assert cells[2][:2] == ["aot_eager", "batch_size=8"] and cells[2][3] == "3"
+    assert "The script wrote: /w/out/ckpt.pt (1,234 bytes)" in tab.after.toPlainText()
+    results.show_session({"arms": [], "config": {"source": {"path": "/w/model.py"}}})
+    assert not results.isTabVisible(results.indexOf(tab)) and results.script_note.isHidden()
+
+
+def test_a_failed_arms_verdict_names_the_windows_fields(results):
+    results.show_session(_session(failed=True))
+    text = results.verdict.label.text()
+    assert "forward in the Step on field" in text and "--step-on" not in text
