@@ -18,9 +18,10 @@ def configure_process() -> None:
 
 
 def file_to_open(argv: list[str]) -> str | None:
-    """The file the window opens at start: the first model file (.py) or saved session
-    (session.json, events.jsonl, a session folder) named, as an absolute path; None if none.
-    A model named here is the user's choice and is inspected; a session only shown (its model
+    """The file the window opens at start: the first .py file (a model file or a training
+    script, as a drop guesses) or saved session (session.json, events.jsonl, a session folder)
+    named, as an absolute path; None if none. A model named here is the user's choice and is
+    inspected, a script opened to run (never run before Run); a session only shown (its model
     runs once the user confirms)."""
     from tcprof.profiler.store.files import is_saved_session
 
@@ -31,7 +32,7 @@ def file_to_open(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Open the main window; an optional argument is a model file or a saved session to open.
+    """Open the main window; an optional argument is a model file, a script or a saved session.
     Returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     from PySide6.QtWidgets import QApplication

@@ -61,8 +61,9 @@ SWEEP_TIP = (
     "batch-size phases. Empty: {batch_size} takes the Batch sizes field."
 )
 TIMEOUT_TIP = (
-    "A script with no step this long after it starts is not a training script\n"
-    "(--no-step-timeout); it stops with that error rather than waiting."
+    "A script with no step after this long of its own time is not a training script\n"
+    "(--no-step-timeout); it stops with that error rather than waiting. Compile time\n"
+    "is not counted."
 )
 
 

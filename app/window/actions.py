@@ -66,7 +66,7 @@ def make_actions(window: QMainWindow) -> WindowActions:
             window,
             "Open…",
             QKeySequence.StandardKey.Open,
-            "Open a model file, or a saved session (session.json, events.jsonl)",
+            "Open a model file, a training script or a saved session (session.json, events.jsonl)",
         ),
         open_script=_action(
             window,

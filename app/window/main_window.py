@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
         )
         path, _ = QFileDialog.getOpenFileName(
             self,
-            "Open a model file or a saved session",
+            "Open a model file, a training script or a saved session",
             start,
             "Models and sessions (*.py *.json *.jsonl);;Python files (*.py);;"
             "Sessions (session.json events.jsonl *.json *.jsonl)",
@@ -238,12 +238,12 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def open_path(self, path: str) -> bool:
-        """A .py file is a model (the user's choice: trusted); session.json, events.jsonl or a
-        session folder is a saved session, shown without running anything. False if it could
-        not be opened (the banner says why)."""
+        """A .py file is a script or a model, as a drop guesses (the user's choice: trusted);
+        session.json, events.jsonl or a session folder is a saved session, shown without
+        running anything. False if it could not be opened (the banner says why)."""
         if path.endswith((".json", ".jsonl")) or Path(path).is_dir():
             return self.sessions.open_session(path)
-        self.load_model(path)
+        self.scripts.opened(path)
         return True
 
     def load_model(

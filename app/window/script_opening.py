@@ -1,11 +1,13 @@
 """Opening a training script in the window: File > Open script…, the Model box's button, and a
 .py file dropped on the window, which may be either a script or a model file, so the window
-asks which (a notice with both choices, the likelier first).
+asks which (a notice with both choices, the likelier first). A .py file opened with File >
+Open… or named on the command line (`tcprof gui train.py`) takes the same guess at once: a
+script opens as a script, the notice offering the model file instead.
 
 A script the user opens here is theirs to run (trusted); its arguments and working directory
 come back from the last time it was opened (settings.py keeps them per script path, as they
-are edited; a session's script only once the user let it run). A script is read here only as text, to guess what a dropped
-file is; it is never imported in the window.
+are edited; a session's script only once the user let it run). A script is read here only as
+text, to guess what an opened file is; it is never imported in the window.
 """
 
 from __future__ import annotations
@@ -95,6 +97,21 @@ class ScriptOpening(QObject):
             choices,
             dismiss="Cancel",
         )
+
+    def opened(self, path: str) -> None:
+        """A .py file opened with File > Open… or named on the command line (the user's
+        choice, so trusted): the drop's guess decides, without asking first. A script is
+        opened as one, the notice offering the model file instead; anything else is a model
+        file, as before."""
+        if not looks_like_script(path):
+            self.window.load_model(path)
+        elif self.open_script(path):
+            self.window.notice.show_notice(
+                f"{Path(path).name} reads like a training script: Run profiles it unchanged "
+                "(its own data, optimizer and loss). Or open it as a model file (tcprof builds "
+                "the model and writes the training step).",
+                [(OPEN_AS_MODEL, lambda: self._chosen(path, script=False))],
+            )
 
     def _chosen(self, path: str, script: bool) -> None:
         self.window.notice.clear()

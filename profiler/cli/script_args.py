@@ -52,8 +52,8 @@ def add_script_options(run: argparse.ArgumentParser) -> None:
         type=float,
         default=DEFAULT_NO_STEP_TIMEOUT_S,
         metavar="S",
-        help="a script with no step this long after it starts is not a training script "
-        "(default %(default)g s)",
+        help="a script with no step after this long of its own time (its compiles not "
+        "counted) is not a training script (default %(default)g s)",
     )
 
 

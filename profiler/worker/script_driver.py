@@ -21,7 +21,7 @@ import psutil
 import torch
 
 from tcprof.profiler.config import RunConfig
-from tcprof.profiler.worker import distributed, quiet_room, script_run
+from tcprof.profiler.worker import distributed, quiet_room, script_alarm
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.memory import MemoryProbe
 from tcprof.profiler.worker.script_insight import Insight
@@ -127,7 +127,7 @@ class ScheduleDriver:
 
     def _first(self, marks: StepMarks) -> None:
         assert self.tracker is not None
-        script_run.cancel_alarm()
+        script_alarm.cancel()
         cuda = torch.cuda.is_available() and torch.cuda.is_initialized()
         device = torch.device("cuda" if cuda else "cpu")  # the script's: it initialised CUDA
         self.insight.device_type = device.type

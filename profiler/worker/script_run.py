@@ -13,14 +13,13 @@ from __future__ import annotations
 import os
 import random
 import runpy
-import signal
 import sys
 from dataclasses import dataclass
-from types import FrameType
 
 import torch
 
 from tcprof.profiler.config import ScriptSource
+from tcprof.profiler.worker import script_alarm
 from tcprof.profiler.worker.script_steps import NoFirstStep, ScriptStopped
 
 
@@ -48,23 +47,6 @@ def _numpy_importable() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("numpy") is not None
-
-
-def _alarm(signum: int, frame: FrameType | None) -> None:
-    raise NoFirstStep
-
-
-def arm_alarm(seconds: float) -> None:
-    """No first step within `seconds`: NoFirstStep is raised in the script (cancel_alarm at
-    its first step). SIGALRM interrupts a sleep or a blocking read, so a waiting script ends."""
-    if hasattr(signal, "setitimer"):
-        signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-
-
-def cancel_alarm() -> None:
-    if hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def run_once(source: ScriptSource, args: list[str]) -> ScriptEnd:
@@ -98,7 +80,7 @@ def run_once(source: ScriptSource, args: list[str]) -> ScriptEnd:
     else:
         return ScriptEnd("returned")
     finally:
-        cancel_alarm()
+        script_alarm.cancel()
         sys.argv[:] = saved_argv
         sys.path[:] = saved_path
         sys.stdin = saved_stdin

@@ -28,7 +28,7 @@ class ScriptStopped(BaseException):
 
 
 class NoFirstStep(BaseException):
-    """No step within --no-step-timeout of the script's start (raised by an alarm)."""
+    """No step within --no-step-timeout of the script's own time (raised by an alarm)."""
 
 
 @dataclass

@@ -21,6 +21,7 @@ from tcprof.profiler.worker import (
     compile_cache,
     environment,
     lifeline,
+    script_alarm,
     script_files,
     script_parity,
     script_ranks,
@@ -135,7 +136,7 @@ class ScriptWorker:
         compiler = ScriptCompiler(arm, tracker, torch.compile, self._note(bs))
         script_run.set_seeds(self.cfg.seed)
         script_files.begin([self.cfg.artifacts_dir])
-        script_run.arm_alarm(self.source.no_step_timeout_s)
+        script_alarm.arm(self.source.no_step_timeout_s, arm.compiled)
         try:
             with ScriptHooks(tracker, compiler) as hooks, script_ranks.own_rendezvous(run):
                 end = script_run.run_once(self.source, self.source.argv_for(self._value(bs)))
@@ -200,7 +201,7 @@ class ScriptWorker:
         tracker: StepTracker
 
         def on_step(marks: StepMarks) -> None:
-            script_run.cancel_alarm()
+            script_alarm.cancel()
             losses.append(loss_value(marks.losses))
             if len(losses) >= steps:
                 tracker.stop()

@@ -1,6 +1,7 @@
 """A training script in the window: File > Open script…, a dropped .py file (a script or a
-model file: the window asks), each script's arguments and working directory remembered, and a
-session's script, which runs only after the user's word (opening the session never runs it)."""
+model file: the window asks; File > Open… and the command line take the same guess at once),
+each script's arguments and working directory remembered, and a session's script, which runs
+only after the user's word (opening the session never runs it)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
+from tcprof.app.main import file_to_open
 from tcprof.app.window.main_window import RUN_TEXT
 from tcprof.app.window.script_opening import CONFIRM_AND_RUN_TEXT, OPEN_AS_MODEL, RUN_AS_SCRIPT
 from tcprof.profiler.config.examples import example_path
@@ -120,6 +122,26 @@ def test_a_dropped_py_file_asks_script_or_model(make_window, script, tmp_path):
     assert [b.text() for b in window.notice.buttons] == [OPEN_AS_MODEL, RUN_AS_SCRIPT]
     _button(window, OPEN_AS_MODEL).click()
     assert not window.setup.script.active()
+    assert window.setup.model.current_path() == str(model)
+
+
+def test_open_and_the_command_line_open_a_script_as_a_script_offering_the_model(
+    make_window, script, tmp_path
+):
+    """File > Open… and `tcprof gui FILE` (both open_path) take the drop's guess at once."""
+    window = make_window(background=False)
+    assert window.open_path(file_to_open(["gui", str(script)]))
+    assert window.setup.script.active() and window.setup.script.trusted
+    assert window.setup.script.path() == str(script)
+    assert "train.py reads like a training script" in window.notice.text()
+    assert [b.text() for b in window.notice.buttons] == [OPEN_AS_MODEL]
+    _button(window, OPEN_AS_MODEL).click()
+    assert not window.setup.script.active() and not window.notice.isVisible()
+    assert window.setup.model.current_path() == str(script)
+    model = Path(shutil.copy(example_path("simple"), tmp_path / "mymodel.py"))
+    window.scripts.open_script(str(script))
+    assert window.open_path(str(model))  # a model file opens as one, asking nothing
+    assert not window.setup.script.active() and not window.notice.isVisible()
     assert window.setup.model.current_path() == str(model)
 
 
