@@ -21,7 +21,13 @@ It prints, per condition:
   * position: each arm's process median by its position in the round, against its run median.
 
 Run: .venv/bin/python -m bench.known_truth [--runs 30] [--load off,on] [--period 3]
-About a minute per run on a 2-core machine. Run nothing else meanwhile.
+About three minutes per run on a 2-core machine. Run nothing else meanwhile.
+
+Thirty runs per condition take hours, more than one quiet stretch of a shared machine gives:
+`--record FILE` appends each run (its condition, seed, figures, the truth measured around it,
+the commit) to FILE as one JSON line as soon as it ends, `--first-seed N` goes on where earlier
+runs stopped, and `--summarise FILE` prints the figures over every run recorded there (each
+run against the truth measured with it).
 """
 
 from __future__ import annotations
@@ -185,6 +191,51 @@ def summarise(label: str, runs: list[dict[str, Any]], truth: float) -> list[str]
     return lines
 
 
+def record(
+    path: Path, condition: str, period: float, seed: int, run: dict[str, Any], truth: dict
+) -> None:
+    """One run, appended as a JSON line the moment it ends (a cut-off session keeps the rest)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    line = {
+        "condition": condition,
+        "period_s": period if condition == "on" else None,
+        "seed": seed,
+        "truth": truth["repeat2"],
+        "truth_half_pct": truth["repeat2_half_pct"],
+        "commit": commit,
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **{k: v for k, v in run.items() if k != "positions"},
+        "positions": {str(k): v for k, v in run["positions"].items()},
+    }
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+def summarise_recorded(path: Path) -> list[str]:
+    """The figures over every recorded run, per condition, each run's repeat2 against the
+    truth measured before it (scaled so that `summarise` compares it with 1.0)."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for text in path.read_text(encoding="utf-8").splitlines():
+        if not text.strip():
+            continue
+        line = json.loads(text)
+        point, (lo, hi) = line["repeat2"]
+        t = line["truth"]
+        run = {
+            "repeat2": (point / t, (lo / t, hi / t)),
+            **{twin: tuple(line[twin]) for twin in TWINS},
+            "positions": {int(k): v for k, v in line["positions"].items()},
+        }
+        by.setdefault(line["condition"], []).append(run)
+    lines = []
+    for condition, runs in by.items():
+        label = "quiet machine" if condition == "off" else "a neighbour switched on and off"
+        lines += summarise(f"{label} (repeat2 as a ratio to its truth)", runs, 1.0)
+    return lines
+
+
 def _pct(ratio: float) -> str:
     return f"{(ratio - 1) * 100:+.1f}%"
 
@@ -201,9 +252,15 @@ def main() -> None:
     parser.add_argument("--load", default="off,on", help="off, on, or off,on")
     parser.add_argument("--period", type=float, default=3.0, help="the neighbour's on/off, s")
     parser.add_argument("--truth-pairs", type=int, default=2000)
+    parser.add_argument("--record", help="append each run to this JSON-lines file")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first run's seed")
+    parser.add_argument("--summarise", help="print the figures of the runs recorded in FILE")
     parser.add_argument("extra", nargs="*", help="more `tcprof run` options (after --)")
     args = parser.parse_args()
     t0 = time.time()
+    if args.summarise:
+        print("\n".join(summarise_recorded(Path(args.summarise))))
+        return
     truth = measure_truth(args.truth_pairs)
     print(
         f"truth (one process, {args.truth_pairs} steps of each, alternated): repeat2 against eager "
@@ -217,12 +274,15 @@ def main() -> None:
         neighbour = Neighbour(args.period) if condition == "on" else None
         runs = []
         try:
-            for i in range(args.runs):
+            for i in range(args.first_seed, args.first_seed + args.runs):
                 session = tcprof_run(i, args.extra)
                 runs.append(figures(session))
                 f = runs[-1]
+                if args.record:
+                    record(Path(args.record), condition, args.period, i, f, truth)
                 print(
-                    f"[load {condition}] run {i + 1}/{args.runs} (seed {i}): repeat2 "
+                    f"[load {condition}] run {i - args.first_seed + 1}/{args.runs} (seed {i}): "
+                    "repeat2 "
                     f"{f['repeat2'][0]:.3f} [{f['repeat2'][1][0]:.3f}-{f['repeat2'][1][1]:.3f}], "
                     + ", ".join(
                         f"{t} {f[t][0]:.3f} [{f[t][1][0]:.3f}-{f[t][1][1]:.3f}]" for t in TWINS

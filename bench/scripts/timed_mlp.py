@@ -1,6 +1,7 @@
 """A training script that times itself as a user would: perf_counter from each step's first
-forward to its optimizer step's end (tcprof's compute), written to $TIMES_OUT when set. Under
-tcprof it runs the same, its own timing unused."""
+forward to its optimizer step's end (tcprof's compute), written to $TIMES_OUT when set, and the
+wall-clock time its first step ended at, to $FIRST_STEP_OUT when set. Under tcprof it runs the
+same, its own timing unused."""
 
 import argparse
 import json
@@ -31,6 +32,9 @@ for step in range(args.steps):
     t1 = time.perf_counter()
     optimizer.zero_grad()
     times.append((t1 - t0) * 1000.0)
+    if step == 0 and os.environ.get("FIRST_STEP_OUT"):
+        with open(os.environ["FIRST_STEP_OUT"], "w") as f:
+            json.dump({"first_step_end": time.time()}, f)
 if os.environ.get("TIMES_OUT"):
     with open(os.environ["TIMES_OUT"], "w") as f:
         json.dump(times, f)
