@@ -1,7 +1,11 @@
 """A script run's worker loop driven in this process: the real ScriptWorker and its command
 loop (profiler/worker/script_commands.py) reading a list of commands, its events recorded
 instead of written to a pipe. For the tests of what a script run says and does without the
-cost of a worker process (torch is imported once, by the test process)."""
+cost of a worker process (torch is imported once, by the test process).
+
+A run arms the script's no-step alarm (SIGALRM, profiler/worker/script_alarm.py), which would
+take the place of pytest-timeout's own SIGALRM: the modules that use this harness time out by
+`method="thread"`."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.session.fold import Session
 from tests.support.script_harness import schedule, script_config, serve
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(120, method="thread")
 
 SCRIPT = """
     import time, torch

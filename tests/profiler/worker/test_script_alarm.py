@@ -14,7 +14,7 @@ from tcprof.profiler.config import ArmSpec
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180, method="thread")]
 SCRIPT = ROOT / "tests" / "support" / "scripts" / "slow_compile.py"
 SLEEP_S = "2.5"
 TIMEOUT_S = 1.5

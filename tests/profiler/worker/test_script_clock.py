@@ -12,7 +12,7 @@ from tcprof.profiler.worker import script_clock, script_steps
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(120, method="thread")
 
 
 class Event:

@@ -8,7 +8,7 @@ import pytest
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(120, method="thread")
 BROKEN = ROOT / "tests" / "support" / "scripts" / "broken"
 
 

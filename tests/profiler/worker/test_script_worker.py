@@ -16,7 +16,7 @@ from tcprof.profiler.config import ArmSpec
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(240, method="thread")
 SCRIPTS = ROOT / "tests" / "support" / "scripts"
 
 
