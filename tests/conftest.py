@@ -40,3 +40,15 @@ def no_leaked_workers():
         except psutil.Error:
             pass
     assert not leaked, f"worker processes left running: {[c.pid for c in leaked]}"
+
+
+HEAVY_MARKS = ("install", "inductor", "slow", "tracker")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files with real runs of tens of seconds first (stable otherwise): under
+    `-n 2 --dist loadfile` each file is one unit of work in this order, and a long file handed
+    out last keeps one process busy while the other idles (the wheel's install test, the last
+    file collected, took the suite's final 50 s on one core)."""
+    heavy = {item.path for item in items if any(item.get_closest_marker(m) for m in HEAVY_MARKS)}
+    items.sort(key=lambda item: item.path not in heavy)

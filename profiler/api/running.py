@@ -166,7 +166,8 @@ def _config(
                 "model_name= and factory= choose a model in a file; a class or callable "
                 "given as model= is the model itself"
             )
-        config = config_from_args(argparse.Namespace(**{**vars(args), "model_file": "."}))
+        placeholder = argparse.Namespace(**{**vars(args), "model_file": "."})
+        config = config_from_args(placeholder, check_file=False)
         shipment = pack(model, make_batch)
         config = dataclasses.replace(
             config,

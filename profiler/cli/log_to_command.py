@@ -11,8 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tcprof.profiler.store.files import SessionLoadError
-from tcprof.profiler.trackers import log_session, parse_specs
+from tcprof.profiler.trackers.specs import parse_specs
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 SPEC_HELP = (
@@ -57,6 +56,10 @@ def log_to_trackers(folder: Path, specs: Sequence[str], experiment: str | None) 
     """Log a saved session, each outcome a line on stderr: EXIT_OK when every tracker took it,
     EXIT_ERROR when one did not, EXIT_USAGE when the folder holds no readable session,
     EXIT_INTERRUPTED on Ctrl+C (the session stays saved)."""
+    # imported here, not by `tcprof run`'s start (before its first worker): 0.1 s
+    from tcprof.profiler.store.files import SessionLoadError
+    from tcprof.profiler.trackers.log import log_session
+
     try:
         warnings = log_session(folder, specs, mlflow_experiment=experiment, on_logged=_say)
     except SessionLoadError as exc:

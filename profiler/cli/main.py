@@ -25,11 +25,8 @@ from tcprof.profiler.cli.progress import TerminalProgress
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
 from tcprof.profiler.cli.script_args import split_command
-from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ConfigError, ModelSource, examples
-from tcprof.profiler.distributed import node_follower
 from tcprof.profiler.protocol.types import Event, Json
-from tcprof.profiler.report.export import REPORT_FORMATS, export_reports
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.store import files as session_files
 
@@ -79,6 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"tcprof: error: {tracker_problem}", file=sys.stderr)
         return EXIT_USAGE
     if config.node_rank > 0:  # node 0 runs the schedule and writes the session
+        from tcprof.profiler.distributed import node_follower
+
         return EXIT_OK if node_follower.follow(config) == 0 else EXIT_ERROR
     progress = TerminalProgress(
         config, [a.name for a in config.run_arms], quiet=args.quiet, show_output=args.show_output
@@ -126,6 +125,8 @@ def _run_and_save(
         problems += save_reports(full, saved.folder)
     for line in problems:
         print(f"tcprof: {line}", file=sys.stderr)
+    from tcprof.profiler.cli.summary import render_summary
+
     data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
     if args.json:
         print(json.dumps(data, indent=1))
@@ -143,6 +144,8 @@ def _run_and_save(
 
 def save_reports(session: Json, folder: Path) -> list[str]:
     """The reports beside the saved session; a line per problem (never an exception)."""
+    from tcprof.profiler.report.export import REPORT_FORMATS, export_reports
+
     try:
         export_reports(session, folder, REPORT_FORMATS)
     except OSError as exc:

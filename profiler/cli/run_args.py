@@ -398,8 +398,18 @@ def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tupl
     return tuple(out)
 
 
-def config_from_args(args: argparse.Namespace) -> RunConfig:
-    """args.script_command: the command after `--` (main.py splits it off), or None."""
+def _check_model_file(path: Path, given: str) -> None:
+    """A model file that is not there is a usage error before any folder or worker exists
+    (a worker would only say so after its start, every arm of it)."""
+    if path.is_dir():
+        raise ConfigError(f"{given} is a folder: give the model file (a .py defining the model)")
+    if not path.is_file():
+        raise ConfigError(f"model file not found: {given}")
+
+
+def config_from_args(args: argparse.Namespace, *, check_file: bool = True) -> RunConfig:
+    """args.script_command: the command after `--` (main.py splits it off), or None.
+    `check_file=False`: the model file is written later (the Python API's shipped model)."""
     command = getattr(args, "script_command", None)
     script = script_source(args, command) if command is not None else None
     if script is None:
@@ -417,6 +427,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         path = str(examples.example_path(args.example))
     else:
         path = str(Path(args.model_file).expanduser().absolute())
+        if check_file:
+            _check_model_file(Path(path), args.model_file)
     logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
     if args.ladder is not None and args.arms:
         raise ConfigError("give --arms or --ladder, not both")

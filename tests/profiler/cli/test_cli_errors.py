@@ -16,12 +16,15 @@ def _error_events(out):
 
 
 def test_missing_file(tmp_path):
-    rc, stdout, stderr, s = run_cli(
-        [str(tmp_path / "nope.py"), "--arms", "eager", *FAST], tmp_path / "out"
+    """A usage error before anything runs: one line, exit 2, no session folder."""
+    missing = tmp_path / "nope.py"
+    rc, stdout, stderr, s = run_cli([str(missing), "--arms", "eager", *FAST], tmp_path / "out")
+    assert rc == 2 and s is None and not (tmp_path / "out").exists()
+    assert stderr == f"tcprof: error: model file not found: {missing}\n" and stdout == ""
+    rc, _, stderr, _ = run_cli([str(tmp_path), "--arms", "eager", *FAST], tmp_path / "out")
+    assert rc == 2 and stderr.strip().endswith(
+        "is a folder: give the model file (a .py defining the model)"
     )
-    assert rc == 1
-    assert "model file not found" in arm(s, "eager")["error"]["message"]
-    assert "not found" in stdout
 
 
 def test_syntax_error_names_file_and_line(tmp_path):
