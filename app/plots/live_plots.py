@@ -64,9 +64,10 @@ from tcprof.app.plots.contention import ContendedShading
 from tcprof.app.plots.controls import PlotControls
 from tcprof.app.plots.decimation import sample, visible_peaks, visible_range
 from tcprof.app.plots.legend import PlotLegend
-from tcprof.app.plots.live_data import LiveData, Section
+from tcprof.app.plots.live_data import LiveData
 from tcprof.app.plots.plot_choices import MIDDLE_TITLES, THROUGHPUT, middle_for, remember_middle
 from tcprof.app.plots.readout import Crosshair, number_text
+from tcprof.app.plots.series import Section
 from tcprof.app.plots.smoothing import Smoothed
 from tcprof.app.plots.x_axis import AXIS_TITLES, SECTION, WALL, XAxis
 from tcprof.app.plots.y_range import clipped, robust_range, worth_moving
