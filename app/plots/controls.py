@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.common.theme import muted_colour
-from tcprof.app.plots.live_data import Section
 from tcprof.app.plots.plot_choices import MIDDLE_LABELS, SCRIPT_ONLY
+from tcprof.app.plots.series import Section
 from tcprof.app.plots.smoothing import MAX_WEIGHT
 from tcprof.app.plots.x_axis import LABELS, MODES, SECTION
 

@@ -1,322 +1,35 @@
-"""The numbers behind the live plots: growable numpy buffers per arm, fed from run events.
+"""The numbers behind the live plots: each arm's buffers (arm_trace.py), fed from run events.
 
 Kept free of Qt so it is cheap to test and so the plots can pull from it on a timer instead of
 redrawing per event. Only the GUI thread touches it (RunController applies drained events, the
-plots read), so it needs no lock. Applying an event is cheap: small `steps` events (a worker
-sends one per step at high rates) are appended to plain lists, and turned into numpy in one
-go when the plots next read the buffers (~1 us per event instead of ~50 us of numpy calls).
+plots read), so it needs no lock. Each point has three coordinates (series.py): its place in
+"all batch sizes in a row", its step within its section, its wall-clock time.
 
-Each point is kept with three coordinates, so the plots can switch x axes without a copy
-(x_axis.py):
-
-- its place in "all batch sizes in a row": a run is rounds (replicates) of batch sizes; each
-  (round, batch size) is a section that starts where the previous one's data ended, and at
-  least span = 1 + warmup + steps after its start. Sections are laid out as they begin: a timed
-  block may run more steps than asked for (to last its minimum time), so a section's width is
-  known only once it is measured. A point's step within its section is this x less the
-  section's start, and each buffer records where each section's points begin (`Series.marks`);
-- its wall-clock time: the `t` the engine relays with every event (seconds since the run
-  began). A `steps` event arrives at t after its last step, so each step's end is t less the
-  steps after it. Times only grow: a late relay never moves a step back.
-
-A line breaks (a NaN point) where a section begins and where an arm's steps skip (the discarded
-step before a timed block), so blocks and phases are not joined. Events of the untimed accuracy
-pass are not plotted. Compiles become markers (`Marker`: where, how long, and the text shown on
-hover); `phase` events say which arm waits on a compile (`waits`). A timed block that other
-processes slowed (`block_done` with `contended`) is kept as a `Contended` span, so the plots can
-shade the steps whose times a neighbour inflated.
+Events of the untimed accuracy pass are not plotted. Compiles become markers and contended
+blocks spans (marks.py); `phase` events say which arm waits on a compile (`waits`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tcprof.profiler.protocol.compile_terms import (
-    COMPILE_COST,
-    COMPILE_TIMER,
-    compile_figure,
-    frame_label,
-    seconds_text,
-)
+from tcprof.app.plots.arm_trace import ArmTrace
+from tcprof.app.plots.marks import Contended, Marker, compile_marker, marker_text
+from tcprof.app.plots.series import Section
+from tcprof.profiler.protocol.compile_terms import compile_figure
 from tcprof.profiler.report.palette import is_eager
 
-INITIAL_CAPACITY = 4096
-SMALL_EVENT = 64  # steps events up to this many steps are buffered in lists
 # Phases during which an arm shows nothing on the plots (no step data yet): their time is shown.
 WAIT_PHASES = {
     "loading": "loading",
     "compiling": "compiling",
     "first_step": "first step of",
 }
-SAME_EMISSION_S = 0.05  # compile events this close together were sent after the same step
-
-Section = tuple[int, int]  # (round, batch size)
-
-
-class Series:
-    """An append-only (x, y, t) series in doubling numpy buffers; `version` bumps on change.
-
-    x is the point's place in "all batch sizes in a row", t its wall-clock time (s)."""
-
-    def __init__(self, capacity: int = INITIAL_CAPACITY) -> None:
-        self._x = np.empty(capacity, dtype=np.float64)
-        self._y = np.empty(capacity, dtype=np.float64)
-        self._t = np.empty(capacity, dtype=np.float64)
-        self._n = 0
-        self._last_t = 0.0
-        self.version = 0
-        self.marks: list[tuple[Section, int]] = []  # (section, index of its first point)
-        self._before_read: Callable[[], None] | None = None  # folds pending data in
-
-    @property
-    def n(self) -> int:
-        if self._before_read is not None:
-            self._before_read()
-        return self._n
-
-    def extend(
-        self,
-        xs: np.ndarray,
-        ys: np.ndarray,
-        ts: np.ndarray | float | None = None,
-        section: Section | None = None,
-    ) -> None:
-        k = len(xs)
-        if k == 0:
-            return
-        need = self._n + k
-        if need > len(self._x):
-            cap = max(need, 2 * len(self._x))
-            self._x = np.resize(self._x, cap)
-            self._y = np.resize(self._y, cap)
-            self._t = np.resize(self._t, cap)
-        if section is not None and (not self.marks or self.marks[-1][0] != section):
-            self.marks.append((section, self._n))
-        self._x[self._n : need] = xs
-        self._y[self._n : need] = ys
-        t = self._t[self._n : need]
-        t[:] = self._last_t if ts is None else ts
-        np.maximum(t, self._last_t, out=t)  # times only grow
-        np.maximum.accumulate(t, out=t)
-        self._last_t = float(t[-1])
-        self._n = need
-        self.version += 1
-
-    def append(
-        self, x: float, y: float, t: float | None = None, section: Section | None = None
-    ) -> None:
-        self.extend(np.array([x], dtype=np.float64), np.array([y], dtype=np.float64), t, section)
-
-    def data(self) -> tuple[np.ndarray, np.ndarray]:
-        """Views (no copy) of the filled part."""
-        n = self.n
-        return self._x[:n], self._y[:n]
-
-    def times(self) -> np.ndarray:
-        """The points' wall-clock times (a view): never decreasing."""
-        return self._t[: self.n]
-
-    def section_range(self, section: Section | None) -> tuple[int, int]:
-        """[i0, i1): the points of one section (an arm's points of a section are contiguous)."""
-        n = self.n
-        for k, (key, start) in enumerate(self.marks):
-            if key == section:
-                end = self.marks[k + 1][1] if k + 1 < len(self.marks) else n
-                return start, end
-        return 0, 0
-
-
-@dataclass
-class Marker:
-    """A compile or recompile moment: where it is, how long it took, and the text on hover."""
-
-    x: float  # in "all batch sizes in a row"
-    kind: str  # first | recompile
-    text: str
-    section: Section | None = None
-    step: float = 0.0  # within its section
-    t0: float | None = None  # wall-clock span of torch's compile timer (s)
-    t1: float | None = None
-    seconds: float | None = None
-    timer: bool = False  # `seconds` is torch's compile timer (a worker's compile event)
-    sent: float | None = None  # the run's time its event was sent (s)
-    fields: dict[str, Any] = field(default_factory=dict, repr=False)
-
-
-@dataclass
-class Contended:
-    """A timed block during which the rest of the machine was busy (its steps read slow)."""
-
-    section: Section
-    step0: int  # its first and last step, within its section
-    step1: int
-    x0: float  # the same, in "all batch sizes in a row"
-    x1: float
-    t0: float | None  # the run's time its first step began and its last ended (s)
-    t1: float | None
-    busy_elsewhere: float  # cores the rest of the machine kept busy, on average
-
-    @property
-    def text(self) -> str:
-        return (
-            f"contended block (steps {self.step0:,}–{self.step1:,}): other processes kept "
-            f"{self.busy_elsewhere:.1f} cores busy meanwhile, so these steps may read slow"
-        )
-
-
-@dataclass
-class ArmTrace:
-    name: str
-    eager: bool = False  # runs the uncompiled model (takes the palette's first colour)
-    step_ms: Series = field(default_factory=Series)
-    throughput: Series = field(default_factory=Series)
-    rss_mb: Series = field(default_factory=Series)
-    cuda_alloc_mb: Series = field(default_factory=Series)
-    cuda_reserved_mb: Series = field(default_factory=Series)
-    # A distributed arm's spread: the fastest and the slowest rank's time at the same steps
-    # (step_ms holds the slowest; these hold only the steps whose event had ms_fastest).
-    fastest_ms: Series = field(default_factory=Series)
-    slowest_ms: Series = field(default_factory=Series)
-    # A training script's steps: what backward was called on, and its own time between steps
-    # (data loading, logging): the `loss` and `own_ms` of its steps events.
-    loss: Series = field(default_factory=Series)
-    own_ms: Series = field(default_factory=Series)
-    markers: list[Marker] = field(default_factory=list)
-    markers_version: int = 0
-    contended: list[Contended] = field(default_factory=list)
-    contended_version: int = 0
-    # Each measured block's first step and when it began: (section, block) -> (step, t).
-    _block_start: dict[tuple[Section, int], tuple[int, float | None]] = field(
-        default_factory=dict, repr=False
-    )
-    section: Section | None = None  # the (round, batch size) its last steps were in
-    next_start: int = 0  # the step after its last one (a later start is a skip: a line break)
-    # What its worker is doing (a `phase` event): the phase, its batch size, when it began
-    # (the clock's time, and the run's t when the event had one).
-    phase: str | None = None
-    phase_batch_size: int | None = None
-    phase_since: float = 0.0
-    phase_t: float | None = None
-    # Small steps events not yet in step_ms / throughput: x, ms, batch size and time per step.
-    _pending_x: list[int] = field(default_factory=list, repr=False)
-    _pending_ms: list[float] = field(default_factory=list, repr=False)
-    _pending_bs: list[int] = field(default_factory=list, repr=False)
-    _pending_t: list[float] = field(default_factory=list, repr=False)
-    _last_t: float = field(default=0.0, repr=False)
-
-    def __post_init__(self) -> None:
-        self.step_ms._before_read = self.flush
-        self.throughput._before_read = self.flush
-
-    def add_steps(
-        self, x0: int, ms: list[float] | np.ndarray, batch_size: int, t: float | None = None
-    ) -> None:
-        """Steps x0, x0+1, ... took `ms` milliseconds each; the last ended at t (s)."""
-        k = len(ms)
-        if k <= SMALL_EVENT and not isinstance(ms, np.ndarray):
-            self._pending_x.extend(range(x0, x0 + k))
-            self._pending_ms.extend(ms)
-            self._pending_bs.extend([batch_size] * k)
-            if t is None:
-                self._pending_t.extend([self._last_t] * k)
-            elif k == 1:
-                self._pending_t.append(t)
-            else:  # each step's end: t less the steps after it
-                ends = []
-                after = 0.0
-                for value in reversed(ms):
-                    ends.append(t - after / 1000.0)
-                    after += value
-                self._pending_t.extend(reversed(ends))
-            if t is not None:
-                self._last_t = t
-            self.step_ms.version += 1  # readers see a change; the data follows on read
-            self.throughput.version += 1
-            return
-        self.flush()
-        ms_arr = np.asarray(ms, dtype=np.float64)
-        if t is None:
-            ts: np.ndarray | float = self._last_t
-        else:
-            ts = t - (np.cumsum(ms_arr[::-1])[::-1] - ms_arr) / 1000.0
-            self._last_t = t
-        self._extend(x0 + np.arange(k, dtype=np.float64), ms_arr, float(batch_size), ts)
-
-    def add_gap(self, x: float) -> None:
-        """A break in the step-time and throughput lines (NaN: the plots draw connect='finite'),
-        so a section's or a block's first steps are not joined to the steps before."""
-        self.flush()
-        gap = np.array([float(x)])
-        nan = np.array([np.nan])
-        self.step_ms.extend(gap, nan, self._last_t, self.section)
-        self.throughput.extend(gap, nan, self._last_t, self.section)
-        for extra in (self.fastest_ms, self.slowest_ms, self.loss, self.own_ms):
-            if extra.n:
-                extra.extend(gap, nan, self._last_t, self.section)
-
-    def add_script(self, x0: int, ms: list[float], event: dict[str, Any], t: float | None) -> None:
-        """A script's steps x0, x0+1, ...: their loss and own time (None: not known), at the
-        times add_steps gives the same steps."""
-        k = len(ms)
-        ends: np.ndarray | None = None
-        if t is not None:
-            ms_arr = np.asarray(ms, dtype=np.float64)
-            ends = t - (np.cumsum(ms_arr[::-1])[::-1] - ms_arr) / 1000.0
-        xs = x0 + np.arange(k, dtype=np.float64)
-        for key in ("loss", "own_ms"):
-            values = event.get(key)
-            if isinstance(values, list) and len(values) == k:
-                ys = np.array([np.nan if v is None else float(v) for v in values])
-                getattr(self, key).extend(xs, ys, ends, self.section)
-
-    def add_spread(self, x0: int, slowest: list[float], fastest: list[float]) -> None:
-        """The fastest and slowest rank's ms for steps x0, x0+1, ... (a distributed arm)."""
-        self.flush()
-        k = min(len(slowest), len(fastest))
-        xs = x0 + np.arange(k, dtype=np.float64)
-        n = self.step_ms.n
-        ts = self.step_ms.times()[n - k : n] if n >= k else None  # those of the same steps
-        self.fastest_ms.extend(xs, np.asarray(fastest[:k], dtype=np.float64), ts, self.section)
-        self.slowest_ms.extend(xs, np.asarray(slowest[:k], dtype=np.float64), ts, self.section)
-
-    def flush(self) -> None:
-        """Fold pending small steps events into the numpy buffers."""
-        if not self._pending_ms:
-            return
-        xs = np.array(self._pending_x, dtype=np.float64)
-        ms = np.array(self._pending_ms, dtype=np.float64)
-        bs = np.array(self._pending_bs, dtype=np.float64)
-        ts = np.array(self._pending_t, dtype=np.float64)
-        self._pending_x, self._pending_ms, self._pending_bs, self._pending_t = [], [], [], []
-        self._extend(xs, ms, bs, ts)
-
-    def _extend(
-        self, xs: np.ndarray, ms: np.ndarray, bs: float | np.ndarray, ts: np.ndarray | float
-    ) -> None:
-        self.step_ms.extend(xs, ms, ts, self.section)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.throughput.extend(
-                xs,
-                np.where(ms > 0, bs * 1000.0 / np.maximum(ms, 1e-12), 0.0),
-                ts,
-                self.section,
-            )
-
-    def series(self) -> dict[str, Series]:
-        return {
-            "step_ms": self.step_ms,
-            "throughput": self.throughput,
-            "rss_mb": self.rss_mb,
-            "cuda_alloc_mb": self.cuda_alloc_mb,
-            "cuda_reserved_mb": self.cuda_reserved_mb,
-            "loss": self.loss,
-            "own_ms": self.own_ms,
-        }
 
 
 @dataclass
@@ -673,79 +386,12 @@ class LiveData:
         section: Section,
         t: float | None,
     ) -> None:
-        arm = self.arms.index(trace)
-        seconds = event.get("seconds")
-        seconds = float(seconds) if isinstance(seconds, (int, float)) else None
-        step = int(event.get("step") or 0)
-        marker = Marker(
-            x=float(offset + step),
-            kind=str(event.get("kind") or "first"),
-            text="",
-            section=section,
-            step=float(step),
-            seconds=seconds,
-            timer="compile_id" in event or event.get("timer") is True,
-            fields={
-                k: event.get(k)
-                for k in ("frame", "reason", "backward_s", "fail_type", "fail_reason", "cost")
-                if event.get(k) is not None
-            },
-        )
-        if t is not None and seconds is not None:
-            # torch's timer ended before the event was sent; compiles sent after the same step
-            # ran one after another: each earlier one ends where the next began.
-            group = []
-            for other in reversed(trace.markers):
-                if other.t1 is None or other.section != section or other.step != step:
-                    break
-                if other.sent is None or abs(other.sent - t) > SAME_EMISSION_S:
-                    break
-                group.append(other)
-            end = group[0].sent if group else t
-            assert end is not None
-            for other in group:
-                other.t0 = (other.t0 or 0.0) - seconds
-                other.t1 = (other.t1 or 0.0) - seconds
-            marker.t0, marker.t1, marker.sent = end - seconds, end, end
-        marker.text = self._marker_text(arm, marker)
+        marker = compile_marker(event, offset, section, t, trace.markers)
+        marker.text = self._marker_text(self.arms.index(trace), marker)
         trace.markers.append(marker)
         trace.markers_version += 1
 
     def _marker_text(self, arm: int, marker: Marker) -> str:
-        """What hovering a compile marker says: the arm, batch size and frame, the compile's own
-        duration (torch's compile timer) and its share of the batch size's compile cost when a
-        summary has given that cost, and why it compiled."""
-        trace = self.arms[arm]
         rep, bs = marker.section or (0, 0)
-        label = "compile" if marker.kind == "first" else "recompile"
-        frame = marker.fields.get("frame")
-        where = f" in {frame_label(frame)}" if frame else ""
-        head = f"{trace.name} · bs {bs} · {label}{where}"
-        if self.replicates > 1:
-            head += f" · round {rep + 1}"
-        lines = [head]
-        if marker.seconds is not None:
-            if marker.timer:
-                took = f"{COMPILE_TIMER}: {seconds_text(marker.seconds)}"
-            elif marker.fields.get("cost"):
-                took = f"{COMPILE_COST}: {seconds_text(marker.seconds)}"
-            else:
-                took = f"took {seconds_text(marker.seconds)}"
-            cost = self.compile_costs.get((arm, bs)) if rep == 0 else None
-            if cost is not None and marker.timer:
-                share = marker.seconds / cost
-                if share <= 1.0:
-                    took += f", {share:.0%} of bs {bs}'s {COMPILE_COST} ({seconds_text(cost)})"
-                else:
-                    took += f", longer than bs {bs}'s {COMPILE_COST} ({seconds_text(cost)})"
-            backward = marker.fields.get("backward_s")
-            if isinstance(backward, (int, float)) and backward:
-                took += f"; backward compile {seconds_text(float(backward))}"
-            lines.append(took)
-        if marker.fields.get("fail_type"):
-            lines.append(
-                f"failed: {marker.fields['fail_type']} {marker.fields.get('fail_reason') or ''}"
-            )
-        reason = marker.fields.get("reason") or ("first compile" if label == "compile" else "?")
-        lines.append(str(reason))
-        return "\n".join(lines)
+        cost = self.compile_costs.get((arm, bs)) if rep == 0 else None
+        return marker_text(marker, self.arms[arm].name, self.replicates, cost)

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tcprof.app.plots.live_data import Contended, LiveData, Marker, Section, Series
+from tcprof.app.plots.live_data import LiveData
+from tcprof.app.plots.marks import Contended, Marker
+from tcprof.app.plots.series import Section, Series
 
 SECTION = "section"
 WALL = "wall"

@@ -61,7 +61,7 @@ def test_plots_keep_their_features_and_cheap_settings(plots):
     plots.start(data)
     plots.set_x_axis(ROW)  # every section in a row: both sections' lines and labels show
     assert len(plots.plots) == 3
-    assert plots._extras == [], "a section's line appears when the section begins"
+    assert plots.guides.lines == [], "a section's line appears when the section begins"
     for plot in plots.plots:
         assert plot.getAxis("left").cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
         assert plot.getAxis("left").style["maxTickLevel"] == 0
@@ -78,18 +78,19 @@ def test_plots_keep_their_features_and_cheap_settings(plots):
     )
     data.apply(_steps(0, 32, 1, [1.0, 2.0]))
     assert plots.refresh()
-    points = plots._markers[1].points()
+    points = plots.arm_items.markers[1].points()
     assert len(points) == 1 and "size mismatch" in points[0].data()
-    x, y = plots._curves[0]["step_ms"].getData()
+    x, y = plots.arm_items.curves[0]["step_ms"].getData()
     assert list(y) == [1.0, 2.0]
     assert not plots.refresh()  # nothing changed: nothing redrawn
     # Batch-size phases: one line per section in each plot, labelled in the first.
-    lines = [item for _plot, item in plots._extras]
+    lines = [item for _plot, item in plots.guides.lines]
     assert len(lines) == 3 * len(data.batch_sizes)
-    labels = [label.toPlainText() for label in plots.labels]
+    labels = [label.toPlainText() for label in plots.guides.labels]
     assert labels == ["bs=64", "bs=32"], "sections in the order they began"
     assert all(
-        label.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for label in plots.labels
+        label.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
+        for label in plots.guides.labels
     )
 
 
@@ -120,20 +121,20 @@ def test_a_tick_redraws_one_changed_plot_round_robin(plots, qtbot):
         data.apply({"type": "memory", "arm": arm, "batch_size": 32, "step": 1, "rss_mb": 300.0})
     drawn = []
     for _ in range(3):
-        before = {k: v.getData()[0] for k, v in plots._curves[0].items()}
-        plots._last_tick = plots._last_cost = 0.0  # no pacing in this test
+        before = {k: v.getData()[0] for k, v in plots.arm_items.curves[0].items()}
+        plots.pacer.last_tick = plots.pacer.last_cost = 0.0  # no pacing in this test
         plots._tick()
-        after = {k: v.getData()[0] for k, v in plots._curves[0].items()}
+        after = {k: v.getData()[0] for k, v in plots.arm_items.curves[0].items()}
         drawn.append({k for k in after if (before[k] is None) != (after[k] is None)})
     assert drawn == [{"step_ms"}, {"throughput"}, {"rss_mb"}]
-    plots._last_tick = plots._last_cost = 0.0
+    plots.pacer.last_tick = plots.pacer.last_cost = 0.0
     ticks = plots.ticks
     plots._tick()  # nothing new: no redraw
     assert plots.ticks == ticks
     data.apply({"type": "memory", "arm": 0, "batch_size": 32, "step": 50, "rss_mb": 301.0})
-    plots._last_tick = plots._last_cost = 0.0
+    plots.pacer.last_tick = plots.pacer.last_cost = 0.0
     plots._tick()  # only the memory plot changed: it is the one redrawn, whatever the turn
-    assert plots.ticks == ticks + 1 and plots._curves[0]["rss_mb"].getData()[0][-1] == 50.0
+    assert plots.ticks == ticks + 1 and plots.arm_items.curves[0]["rss_mb"].getData()[0][-1] == 50.0
 
 
 def test_an_expensive_redraw_delays_the_next_tick(plots):
@@ -141,18 +142,23 @@ def test_an_expensive_redraw_delays_the_next_tick(plots):
     plots.start(data)
     plots.timer.stop()
     data.apply(_steps(0, 32, 1, [1.0]))
-    plots._last_tick = time.perf_counter()
-    plots._last_cost = 10.0  # as if the last redraw took 10 s
+    plots.pacer.last_tick = time.perf_counter()
+    plots.pacer.last_cost = 10.0  # as if the last redraw took 10 s
     skipped = plots.skipped_ticks
     plots._tick()
-    assert plots.skipped_ticks == skipped + 1 and plots._curves[0]["step_ms"].getData()[0] is None
+    assert (
+        plots.skipped_ticks == skipped + 1
+        and plots.arm_items.curves[0]["step_ms"].getData()[0] is None
+    )
 
 
 def test_the_timer_keeps_plots_live_during_a_run(plots, qtbot):
     data = _data()
     plots.start(data)
     data.apply(_steps(0, 32, 1, [1.0, 1.5, 2.0]))
-    qtbot.waitUntil(lambda: plots._curves[0]["throughput"].getData()[0] is not None, timeout=5000)
+    qtbot.waitUntil(
+        lambda: plots.arm_items.curves[0]["throughput"].getData()[0] is not None, timeout=5000
+    )
     plots.stop()
     assert not plots.timer.isActive()
 
@@ -171,10 +177,10 @@ def test_arms_added_mid_run_get_their_own_curves_and_log_filter(plots, qtbot):
         data.apply(event)
         logs.add_events([event])
     for _ in range(3):
-        plots._last_tick = plots._last_cost = 0.0
+        plots.pacer.last_tick = plots.pacer.last_cost = 0.0
         plots._tick()
     assert [t.name for t in data.arms] == ["eager", "inductor", "inductor + fix"]
-    x, y = plots._curves[2]["step_ms"].getData()
+    x, y = plots.arm_items.curves[2]["step_ms"].getData()
     assert list(y) == [1.0, 2.0]
     assert logs.filter.itemText(logs.filter.count() - 1) == "inductor + fix"
     assert "applying advice: running inductor + fix" in logs.text.toPlainText()

@@ -102,14 +102,16 @@ def test_the_step_time_range_ignores_a_spike_and_marks_it(plots):
     low, high = plots.plots[0].vb.viewRange()[1]
     assert high < 1.0, f"a 30 ms spike stretched the axis to {high:.2f} ms"
     assert low < 0.058 < 0.060 < high, "the steps themselves are inside the range"
-    (spike,) = plots._clips[0][0].points()
+    (spike,) = plots.arm_items.clips[0][0].points()
     assert spike.pos().x() == 121 and (high + low) / 2 < spike.pos().y() <= high, "at the top"
-    tip = _tip(plots._clips[0][0], spike)
+    tip = _tip(plots.arm_items.clips[0][0], spike)
     assert tip == "eager: 30.00 ms at step 121 (beyond the plot's top)", tip
-    assert plots._clips[1][0].points().size == 0, "nothing of the other arm is clipped"
+    assert plots.arm_items.clips[1][0].points().size == 0, "nothing of the other arm is clipped"
     # The throughput dip of the same step is marked at the throughput plot's bottom.
-    (dip,) = plots._clips[0][1].points()
-    assert dip.pos().x() == 121 and "beyond the plot's bottom" in _tip(plots._clips[0][1], dip)
+    (dip,) = plots.arm_items.clips[0][1].points()
+    assert dip.pos().x() == 121 and "beyond the plot's bottom" in _tip(
+        plots.arm_items.clips[0][1], dip
+    )
 
 
 def test_the_range_leaves_out_spikes_of_a_long_run_zoomed_out(plots):
@@ -124,7 +126,7 @@ def test_the_range_leaves_out_spikes_of_a_long_run_zoomed_out(plots):
     plots.refresh()
     low, high = plots.plots[0].vb.viewRange()[1]
     assert low < 0.058 < high < 0.1
-    assert 0 < len(plots._clips[0][0].points()) <= 200
+    assert 0 < len(plots.arm_items.clips[0][0].points()) <= 200
 
 
 def test_smoothing_draws_an_average_over_the_faint_raw_curve(plots):
@@ -132,18 +134,18 @@ def test_smoothing_draws_an_average_over_the_faint_raw_curve(plots):
     rng = np.random.default_rng(0)
     data.apply(_steps(0, 8, 1, np.abs(1.0 + 0.2 * rng.standard_normal(20_000))))
     plots.refresh()
-    assert plots._smooth[0]["step_ms"].getData()[1] is None, "off by default"
+    assert plots.arm_items.smooth[0]["step_ms"].getData()[1] is None, "off by default"
     plots.controls.smoothing.setValue(0.9)
     assert plots.smoothing == 0.9
-    raw = plots._curves[0]["step_ms"]
-    sx, sy = plots._smooth[0]["step_ms"].getData()
+    raw = plots.arm_items.curves[0]["step_ms"]
+    sx, sy = plots.arm_items.smooth[0]["step_ms"].getData()
     rx, ry = raw.getData()
     assert len(sx) <= 2100 and len(sx) == len(rx), "decimated like the raw curve"
     assert np.nanstd(sy) < 0.5 * np.nanstd(ry)
     assert raw.opts["pen"].color().alpha() < 255, "the raw curve stays, faint"
-    assert plots._smooth[0]["step_ms"].zValue() > raw.zValue()
+    assert plots.arm_items.smooth[0]["step_ms"].zValue() > raw.zValue()
     plots.controls.smoothing.setValue(0.0)
-    assert plots._smooth[0]["step_ms"].getData()[1] is None
+    assert plots.arm_items.smooth[0]["step_ms"].getData()[1] is None
     assert raw.opts["pen"].color().alpha() == 255
 
 
@@ -155,15 +157,19 @@ def test_clicking_a_legend_entry_hides_that_arm_in_every_plot(plots, qtbot):
     entry = plots.legend.buttons[1]
     qtbot.mouseClick(entry, Qt.MouseButton.LeftButton)
     assert 1 in plots.hidden
-    items = [*plots._curves[1].values(), *plots._smooth[1].values(), plots._markers[1]]
+    items = [
+        *plots.arm_items.curves[1].values(),
+        *plots.arm_items.smooth[1].values(),
+        plots.arm_items.markers[1],
+    ]
     assert items and not any(item.isVisible() for item in items)
-    assert all(item.isVisible() for item in plots._curves[0].values())
+    assert all(item.isVisible() for item in plots.arm_items.curves[0].values())
     assert entry.font().strikeOut() and not plots.legend.buttons[0].font().strikeOut()
     plots.refresh()
     assert "inductor" not in plots.crosshair.readout(0, 10.0)[0][0]
     qtbot.mouseClick(entry, Qt.MouseButton.LeftButton)
-    assert 1 not in plots.hidden and plots._curves[1]["step_ms"].isVisible()
-    assert plots._markers[1].isVisible() and not entry.font().strikeOut()
+    assert 1 not in plots.hidden and plots.arm_items.curves[1]["step_ms"].isVisible()
+    assert plots.arm_items.markers[1].isVisible() and not entry.font().strikeOut()
 
 
 def test_the_log_toggle_puts_step_time_on_a_log_axis(plots, qtbot):
@@ -213,18 +219,18 @@ def test_step_in_batch_size_starts_every_arms_section_at_zero(plots):
     data.apply(_steps(1, 64, 1, [2.5] * 5))
     plots.refresh()
     for arm in (0, 1):  # the section running (bs=64): both arms from its step 1
-        x, y = plots._curves[arm]["step_ms"].getData()
+        x, y = plots.arm_items.curves[arm]["step_ms"].getData()
         assert x[0] == 1 and list(x) == [1, 2, 3, 4, 5], x
     assert plots.plots[0].vb.viewRange()[0][1] < 20, "the bs=64 section only"
     plots.controls.section.setCurrentIndex(plots.controls.section.findText("bs=32"))
     assert plots.axis.chosen == (0, 32)
     for arm, n in ((0, 7400), (1, 3200)):
-        x, y = plots._curves[arm]["step_ms"].getData()
+        x, y = plots.arm_items.curves[arm]["step_ms"].getData()
         assert x[0] == 1 and x[np.isfinite(y)][-1] == n, "each arm's bs=32 steps from 1 on"
-    assert [label.toPlainText() for label in plots.labels] == ["warm-up", "measured"]
+    assert [label.toPlainText() for label in plots.guides.labels] == ["warm-up", "measured"]
     # The row layout is still there: bs=64 starts after the longest bs=32.
     plots.controls.x_axis.setCurrentIndex(plots.controls.x_axis.findData(ROW))
-    x, _y = plots._curves[1]["step_ms"].getData()
+    x, _y = plots.arm_items.curves[1]["step_ms"].getData()
     assert x[0] == 1 and x[-1] > 7400
 
 
@@ -250,17 +256,17 @@ def _timed_run(plots) -> LiveData:
 def test_wall_clock_time_draws_each_compile_as_a_span_of_its_seconds(plots):
     _timed_run(plots)
     assert plots.plots[-1].getAxis("bottom").labelText.startswith("time since the run began")
-    x, _y = plots._curves[0]["step_ms"].getData()
+    x, _y = plots.arm_items.curves[0]["step_ms"].getData()
     assert list(x) == [22.5, 23.0], "each step at the time it ended"
-    (span,) = plots._spans[1]
+    (span,) = plots.arm_items.spans[1]
     start, end = span.getRegion()
     assert (start, end) == (2.0, 22.0) and end - start == 20.0, "as long as the compile"
     assert span.isVisible() and "20.00 s" in span.toolTip()
-    (marker,) = plots._markers[1].points()
+    (marker,) = plots.arm_items.markers[1].points()
     assert marker.pos().x() == 2.0
-    assert plots._spans[0] == [], "eager did not compile"
+    assert plots.arm_items.spans[0] == [], "eager did not compile"
     plots.set_x_axis(SECTION)  # spans are for the time axis
-    assert plots._spans[1] == []
+    assert plots.arm_items.spans[1] == []
 
 
 def test_compiles_sent_together_are_laid_end_to_end(plots):
@@ -270,7 +276,7 @@ def test_compiles_sent_together_are_laid_end_to_end(plots):
     data.apply({**base, "seconds": 3.0, "t": 10.0})
     data.apply({**base, "seconds": 2.0, "t": 10.01})  # after the same step: it ran second
     plots.refresh()
-    regions = sorted(span.getRegion() for span in plots._spans[0])
+    regions = sorted(span.getRegion() for span in plots.arm_items.spans[0])
     assert regions == [(5.0, 8.0), (8.0, 10.0)]
 
 
@@ -287,15 +293,17 @@ def test_section_labels_never_overlap_at_any_zoom(plots):
         for bs in sizes:
             data.apply(_steps(0, bs, 1, [1.0, 1.0, 1.0], replicate=rep))
     plots.refresh()
-    assert len(plots.labels) == 24 and "r1 bs=16" not in [t.toPlainText() for t in plots.labels]
+    assert len(plots.guides.labels) == 24 and "r1 bs=16" not in [
+        t.toPlainText() for t in plots.guides.labels
+    ]
     for x0, x1 in ((0, 110), (0, 40), (20, 30), (0, 8)):
         plots.plots[0].setXRange(x0, x1, padding=0)
-        shown = [label for label in plots.labels if label.isVisible()]
+        shown = [label for label in plots.guides.labels if label.isVisible()]
         assert shown, (x0, x1)
         assert _rects_disjoint(shown), f"labels overlap at x {x0}..{x1}"
     assert len(shown) >= 1
     plots.plots[0].setXRange(0, 110, padding=0)
-    assert sum(label.isVisible() for label in plots.labels) < 24, "some are left out"
+    assert sum(label.isVisible() for label in plots.guides.labels) < 24, "some are left out"
 
 
 def test_the_compile_wait_shows_its_time_and_survives_a_hover(plots, qtbot):
@@ -306,7 +314,7 @@ def test_the_compile_wait_shows_its_time_and_survives_a_hover(plots, qtbot):
     data.apply({"type": "phase", "arm": 1, "phase": "compiling", "batch_size": 16, "t": 4.0})
     now[0] += 12.0
     plots.refresh()
-    text = plots.wait_text
+    text = plots.wait.text
     qtbot.waitUntil(lambda: text.isVisible() and "12 s" in text.toPlainText(), timeout=5000)
     assert text.toPlainText() == "compiling inductor · bs 16… 12 s"
     assert text.parentItem() is plots.plots[0].vb, "on the step-time plot"
@@ -322,7 +330,7 @@ def test_the_compile_wait_shows_its_time_and_survives_a_hover(plots, qtbot):
     assert readout.isVisible()
     # On the time axis a span grows from the compile's start to now.
     plots.set_x_axis(WALL)
-    span = plots._wait_spans[1]
+    span = plots.arm_items.wait_spans[1]
     assert span.isVisible() and span.getRegion()[0] == 4.0
     assert span.getRegion()[1] == pytest.approx(4.0 + 15.0), "the run's time now"
     data.apply({"type": "first_step", "arm": 1, "batch_size": 16, "ms": 15000.0, "t": 19.0})
@@ -346,7 +354,7 @@ def test_a_compile_marker_says_its_duration_and_its_share_of_the_compile_cost(pl
     )
     data.apply(_steps(1, 64, 1, [1.0, 1.0]))
     plots.refresh()
-    (point,) = plots._markers[1].points()
+    (point,) = plots.arm_items.markers[1].points()
     assert "torch's compile timer: 1.50 s" in point.data(), "live: the cost is not known yet"
     assert "compile cost" not in point.data()
     summary = {
@@ -357,7 +365,7 @@ def test_a_compile_marker_says_its_duration_and_its_share_of_the_compile_cost(pl
     }
     data.apply({"type": "summary", "session": summary})  # as a saved session gives it
     plots.refresh()
-    (point,) = plots._markers[1].points()
+    (point,) = plots.arm_items.markers[1].points()
     assert "torch's compile timer: 1.50 s, 25% of bs 64's compile cost (6.00 s)" in point.data()
 
 

@@ -111,11 +111,11 @@ def test_markers_at_the_same_step_sit_at_different_heights(plots):
     vb = plots.plots[0].vb
     heights = []
     for arm in (1, 2):
-        (point,) = plots._markers[arm].points()
+        (point,) = plots.arm_items.markers[arm].points()
         heights.append(vb.mapViewToScene(point.pos()).y())
     assert abs(heights[0] - heights[1]) >= 10, "one arm's marker hides the other's"
     plots.plots[0].setYRange(0, 1000)  # the markers follow a new y range
-    (point,) = plots._markers[1].points()
+    (point,) = plots.arm_items.markers[1].points()
     assert point.pos().y() < 200
 
 
@@ -155,16 +155,16 @@ def test_a_distributed_arm_shows_its_rank_spread_under_the_slowest_curve(plots):
         }
     )
     plots.refresh()
-    band = plots._bands[0]
+    band = plots.arm_items.bands[0]
     rect = band.path().boundingRect()
     assert (rect.left(), rect.right()) == (1.0, 3.0)
     assert (rect.top(), rect.bottom()) == (4.0, 6.0)
-    assert band.zValue() < plots._curves[0]["step_ms"].zValue()
-    assert list(plots._curves[0]["step_ms"].getData()[1]) == slowest
+    assert band.zValue() < plots.arm_items.curves[0]["step_ms"].zValue()
+    assert list(plots.arm_items.curves[0]["step_ms"].getData()[1]) == slowest
     assert band.brush().color().alpha() < 255
     assert "fastest to slowest rank" in plots.legend.text()
     no_spread = _run(plots)
-    assert no_spread and plots._bands[0].path().isEmpty()
+    assert no_spread and plots.arm_items.bands[0].path().isEmpty()
 
 
 def test_a_contended_block_is_shaded_over_its_steps_on_every_axis(plots):

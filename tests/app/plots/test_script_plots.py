@@ -69,7 +69,7 @@ def test_a_scripts_run_shows_its_loss_and_the_choice_is_kept_per_kind(plots, qtb
     data.apply(_steps(0, 1, [10.0, 10.0, 10.0], loss=[3.0, 2.5, 2.0], own_ms=[1, 1, 1], t=1.0))
 
     def drawn(key):
-        y = plots._curves[0][key].getData()[1]
+        y = plots.arm_items.curves[0][key].getData()[1]
         return [] if y is None else list(y)
 
     qtbot.waitUntil(lambda: len(drawn("loss")) == 3, timeout=5000)

@@ -43,7 +43,7 @@ def test_a_script_run_from_the_window_plots_its_loss_and_says_what_it_compiled(
     assert ended.args == ["completed"], window.banner.text()
     losses = [arm.loss.data()[1] for arm in window.controller.data.arms]
     assert all(len(y) >= 6 for y in losses) and all((y[y == y] > 0).all() for y in losses)
-    drawn = plots._curves[1]["loss"].getData()[1]  # aot_eager's loss, on the middle plot
+    drawn = plots.arm_items.curves[1]["loss"].getData()[1]  # aot_eager's loss, on the middle plot
     assert drawn is not None and len(drawn) > 0
     note = window.results.script_note.text()
     assert "aot_eager: `model`, Net (train.py:10), compiled in place with backend=aot_eager" in (

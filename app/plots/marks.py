@@ -1,0 +1,138 @@
+"""What the plots mark on a run's steps: its compiles and its contended blocks.
+
+Compiles become markers (`Marker`: where, how long, and the text shown on hover). A timed block
+that other processes slowed (`block_done` with `contended`) is kept as a `Contended` span, so
+the plots can shade the steps whose times a neighbour inflated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tcprof.app.plots.series import Section
+from tcprof.profiler.protocol.compile_terms import (
+    COMPILE_COST,
+    COMPILE_TIMER,
+    frame_label,
+    seconds_text,
+)
+
+SAME_EMISSION_S = 0.05  # compile events this close together were sent after the same step
+
+
+@dataclass
+class Marker:
+    """A compile or recompile moment: where it is, how long it took, and the text on hover."""
+
+    x: float  # in "all batch sizes in a row"
+    kind: str  # first | recompile
+    text: str
+    section: Section | None = None
+    step: float = 0.0  # within its section
+    t0: float | None = None  # wall-clock span of torch's compile timer (s)
+    t1: float | None = None
+    seconds: float | None = None
+    timer: bool = False  # `seconds` is torch's compile timer (a worker's compile event)
+    sent: float | None = None  # the run's time its event was sent (s)
+    fields: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Contended:
+    """A timed block during which the rest of the machine was busy (its steps read slow)."""
+
+    section: Section
+    step0: int  # its first and last step, within its section
+    step1: int
+    x0: float  # the same, in "all batch sizes in a row"
+    x1: float
+    t0: float | None  # the run's time its first step began and its last ended (s)
+    t1: float | None
+    busy_elsewhere: float  # cores the rest of the machine kept busy, on average
+
+    @property
+    def text(self) -> str:
+        return (
+            f"contended block (steps {self.step0:,}–{self.step1:,}): other processes kept "
+            f"{self.busy_elsewhere:.1f} cores busy meanwhile, so these steps may read slow"
+        )
+
+
+def compile_marker(
+    event: dict[str, Any], offset: int, section: Section, t: float | None, earlier: list[Marker]
+) -> Marker:
+    """A `compile` event's marker (its text still empty), timed on the run's clock; `earlier`
+    (the arm's markers so far) are moved back when it was sent after the same step as they."""
+    seconds = event.get("seconds")
+    seconds = float(seconds) if isinstance(seconds, (int, float)) else None
+    step = int(event.get("step") or 0)
+    marker = Marker(
+        x=float(offset + step),
+        kind=str(event.get("kind") or "first"),
+        text="",
+        section=section,
+        step=float(step),
+        seconds=seconds,
+        timer="compile_id" in event or event.get("timer") is True,
+        fields={
+            k: event.get(k)
+            for k in ("frame", "reason", "backward_s", "fail_type", "fail_reason", "cost")
+            if event.get(k) is not None
+        },
+    )
+    if t is not None and seconds is not None:
+        # torch's timer ended before the event was sent; compiles sent after the same step
+        # ran one after another: each earlier one ends where the next began.
+        group = []
+        for other in reversed(earlier):
+            if other.t1 is None or other.section != section or other.step != step:
+                break
+            if other.sent is None or abs(other.sent - t) > SAME_EMISSION_S:
+                break
+            group.append(other)
+        end = group[0].sent if group else t
+        assert end is not None
+        for other in group:
+            other.t0 = (other.t0 or 0.0) - seconds
+            other.t1 = (other.t1 or 0.0) - seconds
+        marker.t0, marker.t1, marker.sent = end - seconds, end, end
+    return marker
+
+
+def marker_text(marker: Marker, name: str, replicates: int, cost: float | None) -> str:
+    """What hovering a compile marker says: the arm, batch size and frame, the compile's own
+    duration (torch's compile timer) and its share of the batch size's compile cost (`cost`,
+    once a summary has given it), and why it compiled."""
+    rep, bs = marker.section or (0, 0)
+    label = "compile" if marker.kind == "first" else "recompile"
+    frame = marker.fields.get("frame")
+    where = f" in {frame_label(frame)}" if frame else ""
+    head = f"{name} · bs {bs} · {label}{where}"
+    if replicates > 1:
+        head += f" · round {rep + 1}"
+    lines = [head]
+    if marker.seconds is not None:
+        if marker.timer:
+            took = f"{COMPILE_TIMER}: {seconds_text(marker.seconds)}"
+        elif marker.fields.get("cost"):
+            took = f"{COMPILE_COST}: {seconds_text(marker.seconds)}"
+        else:
+            took = f"took {seconds_text(marker.seconds)}"
+        if cost is not None and marker.timer:
+            share = marker.seconds / cost
+            if share <= 1.0:
+                took += f", {share:.0%} of bs {bs}'s {COMPILE_COST} ({seconds_text(cost)})"
+            else:
+                took += f", longer than bs {bs}'s {COMPILE_COST} ({seconds_text(cost)})"
+        backward = marker.fields.get("backward_s")
+        if isinstance(backward, (int, float)) and backward:
+            took += f"; backward compile {seconds_text(float(backward))}"
+        lines.append(took)
+    if marker.fields.get("fail_type"):
+        lines.append(
+            f"failed: {marker.fields['fail_type']} {marker.fields.get('fail_reason') or ''}"
+        )
+    reason = marker.fields.get("reason") or ("first compile" if label == "compile" else "?")
+    lines.append(str(reason))
+    return "\n".join(lines)
