@@ -28,8 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # Local state of a checkout that is no part of the source (see .gitignore).
 TOP_LEVEL_LOCAL = {".git", ".venv", "build", "dist", "out", "tmp"}
 ANYWHERE_LOCAL = shutil.ignore_patterns(
-    "__pycache__", "*.py[cod]", "*.egg-info", ".pytest_cache", ".ruff_cache"
-)
+    "__pycache__",
+    "*.py[cod]",
+    "*.egg-info",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".import_linter_cache",
+)  # the checkers' caches: tests/test_types.py may be writing one meanwhile (files come and go)
 # Runs one PEP 517 hook of setuptools (the project's build backend) in the current folder.
 BUILD = (
     "import sys; from setuptools import build_meta as backend; "
