@@ -5,52 +5,20 @@ its session; Stop is a run of its own."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
-import psutil
 import pytest
 
+from tests.support.live_runs import alive, events_so_far, rank_pids
 from tests.support.paths import ROOT
 from tests.support.script_cli import SHORT, arm, notes, run_script
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 SCRIPT = ROOT / "tests" / "support" / "scripts" / "ddp_train.py"
-
-
-def _events(out: Path) -> list[dict]:
-    found = []
-    path = out / "events.jsonl"
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            found.append(json.loads(line))
-        except ValueError:
-            continue  # the run may be writing its last line
-    return found
-
-
-def _rank_pids(out: Path) -> list[int]:
-    return [
-        e["event"]["pid"]
-        for e in _events(out)
-        if e.get("type") == "rank_event" and e["event"].get("type") == "hello"
-    ]
-
-
-def _alive(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                alive.append(pid)
-        except psutil.NoSuchProcess:
-            pass
-    return alive
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +44,8 @@ def test_each_arm_runs_the_script_in_two_ranks_under_torchrun(ddp):
         assert all(r["median_ms"] > 0 and r["steps"] == 4 for r in row["ranks"])
         assert row["script"]["own_median_ms"] is not None
     assert "  eager (the script): 0: " in stdout and "slowest rank" in stdout
-    assert len(set(_rank_pids(out))) >= 4  # two ranks per arm, each its own process
-    assert _alive(_rank_pids(out)) == []
+    assert len(set(rank_pids(out))) >= 4  # two ranks per arm, each its own process
+    assert alive(rank_pids(out)) == []
 
 
 def test_the_scripts_own_ddp_model_is_compiled_in_place_once_in_the_notes(ddp):
@@ -95,8 +63,12 @@ def test_the_scripts_own_ddp_model_is_compiled_in_place_once_in_the_notes(ddp):
 def test_the_loss_is_rank_zeros_step_by_step_and_agrees_across_arms(ddp):
     session, _, out = ddp
     rank0: dict[tuple[str, int], float] = {}
-    names = {e["arm"]: e["name"] for e in _events(out) if e.get("type") == "arm_start"}
-    for e in _events(out):
+    names = {
+        e["arm"]: e["name"]
+        for e in events_so_far(out / "events.jsonl")
+        if e.get("type") == "arm_start"
+    }
+    for e in events_so_far(out / "events.jsonl"):
         inner = e.get("event") or {}
         if e.get("type") != "rank_event" or e.get("rank") != 0 or e["replicate"] != 0:
             continue
@@ -134,24 +106,24 @@ def test_stop_while_the_ranks_run_the_script_leaves_none_behind(tmp_path):
     )
     try:
         deadline = time.monotonic() + 180
-        while not any(e.get("phase") == "measuring" for e in _events(out)):
+        while not any(e.get("phase") == "measuring" for e in events_so_far(out / "events.jsonl")):
             assert time.monotonic() < deadline, "no block within 180 s"
             try:
                 proc.wait(timeout=0.1)
             except subprocess.TimeoutExpired:
                 continue
             raise AssertionError(f"the run ended by itself: {proc.stderr.read()[-2000:]}")
-        pids = _rank_pids(out)
-        assert len(pids) == 2 and _alive(pids) == pids
+        pids = rank_pids(out)
+        assert len(pids) == 2 and alive(pids) == pids
         proc.send_signal(signal.SIGINT)  # as Ctrl+C, or the window's Stop
         proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     deadline = time.monotonic() + 10
-    while _alive(pids) and time.monotonic() < deadline:
+    while alive(pids) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _alive(pids) == []
+    assert alive(pids) == []
 
 
 def test_a_rank_that_dies_in_the_script_ends_the_arm_is_named_and_leaves_none(tmp_path):
@@ -185,5 +157,5 @@ def test_a_rank_that_dies_in_the_script_ends_the_arm_is_named_and_leaves_none(tm
     assert (
         error["message"].startswith("eager: rank 1 (node 0, ") and "ended first" in error["message"]
     )
-    pids = _rank_pids(out)
-    assert len(pids) == 2 and _alive(pids) == []
+    pids = rank_pids(out)
+    assert len(pids) == 2 and alive(pids) == []

@@ -6,7 +6,6 @@ process of the arm outlives the run.
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
 import subprocess
@@ -15,10 +14,10 @@ import textwrap
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from tests.support.cli import arm, events, fast_args, run_cli
+from tests.support.live_runs import alive, events_so_far, rank_pids
 
 # Only the tests with a deadline of seconds (the stall, Stop during a compile) are `serial`;
 # the rest check what the ranks report, which another test beside them does not change.
@@ -27,35 +26,9 @@ pytestmark = [pytest.mark.timeout(240)]
 QUICK = fast_args(batch_sizes="16", steps=4, accuracy=False, quiet=False)
 
 
-def _rank_pids(out: Path) -> list[int]:
-    """Every rank process the run started (from their own hello)."""
-    return [
-        e["event"]["pid"]
-        for e in _file_events(out / "events.jsonl")
-        if e.get("type") == "rank_event" and e["event"].get("type") == "hello"
-    ]
-
-
-def _file_events(path: Path) -> list[dict]:
-    """The events written so far (a run may be writing the last line)."""
-    found = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            found.append(json.loads(line))
-        except ValueError:
-            continue
-    return found
-
-
 def _assert_all_gone(pids: list[int]) -> None:
-    alive = []
-    for pid in pids:
-        try:
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                alive.append(pid)
-        except psutil.NoSuchProcess:
-            pass
-    assert not alive, f"processes left behind: {alive}"
+    left = alive(pids)
+    assert not left, f"processes left behind: {left}"
 
 
 def _model(tmp_path: Path, body: str) -> Path:
@@ -123,7 +96,7 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
     assert "slowest rank" in stdout
     assert "compile per rank: 0: " in stdout and "diverged" not in stdout
     _assert_the_step_is_the_slowest_ranks(out)
-    _assert_all_gone(_rank_pids(out))
+    _assert_all_gone(rank_pids(out))
 
 
 def _assert_the_step_is_the_slowest_ranks(out: Path) -> None:
@@ -131,7 +104,7 @@ def _assert_the_step_is_the_slowest_ranks(out: Path) -> None:
     merged: dict[tuple, float] = {}
     fastest: dict[tuple, float] = {}
     per_rank: dict[tuple, list[float]] = {}
-    for e in _file_events(out / "events.jsonl"):
+    for e in events_so_far(out / "events.jsonl"):
         steps = e["event"] if e["type"] == "rank_event" else e
         if steps.get("type") != "steps" or steps.get("phase") != "measure":
             continue
@@ -158,7 +131,7 @@ def test_a_rank_that_raises_ends_the_arm_and_is_named(tmp_path):
     error = arm(session, "eager")["error"]
     assert error["message"].startswith("rank 1 (node 0, ")
     assert "rank one broke" in error["message"]
-    _assert_all_gone(_rank_pids(out))
+    _assert_all_gone(rank_pids(out))
 
 
 def test_a_rank_that_dies_ends_the_arm_and_is_named(tmp_path):
@@ -172,7 +145,7 @@ def test_a_rank_that_dies_ends_the_arm_and_is_named(tmp_path):
     assert error["kind"] == "crash"
     assert error["message"].startswith("eager: rank 1 (node 0, ")
     assert "ended first" in error["message"]
-    _assert_all_gone(_rank_pids(out))
+    _assert_all_gone(rank_pids(out))
 
 
 @pytest.mark.serial  # timing-sensitive: its deadline of seconds
@@ -186,7 +159,7 @@ def test_a_rank_that_sleeps_forever_is_caught_by_the_stall_timeout_and_named(tmp
     (stall,) = [e for e in events(out) if e["type"] == "error" and e["kind"] == "stall"]
     assert "rank 1 (node 0, " in stall["message"] and "is behind" in stall["message"]
     assert "ranked.py" in stall["message"]
-    _assert_all_gone(_rank_pids(out))
+    _assert_all_gone(rank_pids(out))
 
 
 @pytest.mark.serial  # timing-sensitive: its deadline of seconds
@@ -217,7 +190,7 @@ def test_stop_during_a_distributed_compile_leaves_no_process_behind(tmp_path):
             except subprocess.TimeoutExpired:
                 continue
             raise AssertionError(f"the run ended before compiling: {proc.stderr.read()}")
-        pids = _rank_pids(out)
+        pids = rank_pids(out)
         assert len(pids) == 2
         proc.send_signal(signal.SIGINT)  # as Ctrl+C, or the window's Stop
         proc.wait(timeout=30)
@@ -229,7 +202,7 @@ def test_stop_during_a_distributed_compile_leaves_no_process_behind(tmp_path):
 
 def _compiling(path: Path) -> bool:
     return any(
-        e.get("type") == "phase" and e.get("phase") == "compiling" for e in _file_events(path)
+        e.get("type") == "phase" and e.get("phase") == "compiling" for e in events_so_far(path)
     )
 
 
@@ -265,7 +238,7 @@ def test_two_nodes_on_the_loopback_address_make_one_session(tmp_path):
     assert sorted(r["node"] for r in row["ranks"]) == [0, 1]
     assert all(r["median_ms"] > 0 and r["host"] for r in row["ranks"])
     assert "slowest rank" in stdout
-    _assert_all_gone(_rank_pids(out))
+    _assert_all_gone(rank_pids(out))
 
 
 @pytest.mark.inductor
@@ -284,4 +257,4 @@ def test_a_ddp_arm_compiled_by_inductor_reports_every_ranks_compile(tmp_path):
     for rank in row["ranks"]:
         assert rank["graphs"] >= 1 and rank["compile_s"] > 0, rank
     assert "compile per rank" in stdout
-    _assert_all_gone(_rank_pids(out))
+    _assert_all_gone(rank_pids(out))

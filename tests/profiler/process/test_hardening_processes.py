@@ -21,6 +21,7 @@ from tcprof.profiler.process.local import MAX_LINE_BYTES
 from tcprof.profiler.process.log_limit import HEAD_LINES, TAIL_LINES
 from tcprof.profiler.worker import lifeline
 from tests.support.cli import MODELS, arm, events, fast_args, run_cli
+from tests.support.live_runs import events_so_far
 
 QUICK = fast_args(batch_sizes="2", steps=2, blocks=1, accuracy=False)
 GONE_WITHIN_S = 5.0
@@ -80,18 +81,6 @@ def _wait_gone(pids: list[int], timeout_s: float = GONE_WITHIN_S) -> list[int]:
             continue
 
 
-def _file_events(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            pass  # the line being written
-    return out
-
-
 def _start_run(model: Path, out: Path, *extra: str) -> subprocess.Popen:
     args = [str(model), "--arms", "eager", "--steps", "100000", "--warmup", "0"]
     return subprocess.Popen(
@@ -118,7 +107,7 @@ def _wait_for(
     """The worker's pid, once the run wrote an event of that type and phase."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        found = _file_events(events_file)
+        found = events_so_far(events_file)
         if any(e["type"] == type_ and e.get("phase") == phase for e in found):
             return next(e["pid"] for e in found if e["type"] == "hello")
         try:
