@@ -1,4 +1,4 @@
-"""Run the real CLI in a subprocess, as a user would, and read back what it wrote."""
+"""Run the real CLI as a user would (its `main`, in this process) and read back what it wrote."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tcprof.profiler.store.files import SESSION_JSON, read_session
@@ -45,29 +43,17 @@ FAST = fast_args()
 FAST_CHECKED = fast_args(accuracy=True)  # with the untimed accuracy pass
 
 
-def run_cli(
-    args: list[str], out: Path, timeout: float = 240, *, subprocess_: bool = False
-) -> tuple[int, str, str, dict | None]:
+def run_cli(args: list[str], out: Path) -> tuple[int, str, str, dict | None]:
     """`tcprof run ARGS --out OUT`: (exit code, stdout, stderr, the saved session or None).
 
     Tests run one round unless they ask for more (the default's rounds are for users). The
-    command runs in this process by default, as `python -m tcprof.profiler` would run it (its
-    `main`, its output captured), so every run of a test process shares one worker fork server
-    instead of each importing torch for its own; `subprocess_=True` runs a real `tcprof`
-    process, for what only a process shows (its exit by a signal, its own environment)."""
+    command runs in this process, as `python -m tcprof.profiler` would run it (its `main`, its
+    output captured), so every run of a test process shares one worker fork server instead of
+    each importing torch for its own; a test that needs a real process (a signal, its own
+    limits) starts one itself. Its time limit is the test's pytest-timeout."""
     if "--replicates" not in args:
         args = [*args, "--replicates", "1"]
-    argv = ["run", *args, "--out", str(out)]
-    if subprocess_:
-        proc = subprocess.run(
-            [sys.executable, "-m", "tcprof.profiler", *argv],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
-    else:
-        code, stdout, stderr = cli_in_process(argv)
+    code, stdout, stderr = cli_in_process(["run", *args, "--out", str(out)])
     session_file = out / SESSION_JSON
     session = read_session(session_file) if session_file.exists() else None  # paths absolute
     return code, stdout, stderr, session

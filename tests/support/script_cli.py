@@ -14,11 +14,11 @@ SHORT += ["--min-block-ms", "0", "--quiet"]
 
 
 def run_script(
-    options: list[str], command: list[str], out: Path, cwd: Path | None = None, timeout: float = 400
+    options: list[str], command: list[str], out: Path, cwd: Path | None = None
 ) -> tuple[int, str, str, dict | None]:
     """`tcprof run OPTIONS --out OUT -- COMMAND` started in `cwd`: (exit code, stdout, stderr,
     the saved session or None). It runs in this process (tests/support/cli.py says why), in
-    `cwd` for the time of the run; `timeout` is pytest-timeout's, as for the run's test."""
+    `cwd` for the time of the run; its time limit is the test's pytest-timeout."""
     argv = ["run", *options, "--out", str(out), "--", *command]
     code, stdout, stderr = cli_in_process(argv, cwd=cwd)
     session_file = out / SESSION_JSON
