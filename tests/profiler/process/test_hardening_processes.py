@@ -56,7 +56,7 @@ def _model(tmp_path: Path, name: str, body: str, init: str = "") -> Path:
 
 
 def _run(model: Path, out: Path, *extra: str, arms: str = "eager") -> tuple[int, dict]:
-    rc, _, stderr, session = run_cli([str(model), "--arms", arms, *QUICK, *extra], out, 120)
+    rc, _, stderr, session = run_cli([str(model), "--arms", arms, *QUICK, *extra], out)
     assert session is not None, stderr
     return rc, session
 

@@ -164,13 +164,13 @@ def test_no_accuracy_skips_the_check(tmp_path):
 
 
 @pytest.mark.inductor
+@pytest.mark.timeout(600)  # three inductor compiles, cold ones included
 def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path):
     args = _without(FAST, "--replicates", "--blocks", "--steps")
     rc, stdout, _, s = run_cli(
         [str(MODELS / "relu_model.py"), "--arms", "eager,inductor", "--batch-sizes", "8"]
         + ["--replicates", "3", "--steps", "2", "--blocks", "1", "--no-accuracy", *args],
         tmp_path,
-        timeout=600,
     )
     assert rc == 0, stdout
     ind = arm(s, "inductor")
