@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import psutil
 import pytest
@@ -18,6 +19,11 @@ os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 # or a Stop's, which a worker's start-up does not move. The engine's default (timed arms
 # fresh) is checked by tests that set the variable themselves.
 os.environ.setdefault("TCPROF_FORK_WORKERS", "all")
+# A suite started in the background of a non-interactive shell inherits SIGINT ignored, and so
+# would every `tcprof run` a test starts to press Ctrl+C on (an ignored signal stays ignored
+# across exec): a handler here is reset to the default in each child, which then stops on it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
