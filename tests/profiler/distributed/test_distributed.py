@@ -58,10 +58,13 @@ def _model(tmp_path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("parallel", ["ddp", "fsdp"])
-def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
+# Under DDP both arms, so the speedup between distributed arms is checked; under FSDP the compiled
+# arm only (its wrapping, accuracy and per-rank compile are FSDP's own; an eager arm's ranks are
+# merged by the same code as under DDP), one torchrun launch fewer for the suite.
+@pytest.mark.parametrize(("parallel", "arms"), [("ddp", "eager,aot_eager"), ("fsdp", "aot_eager")])
+def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel, arms):
     out = tmp_path / "out"
-    args = ["--example", "mlp", "--arms", "eager,aot_eager", "--nproc", "2"]
+    args = ["--example", "mlp", "--arms", arms, "--nproc", "2"]
     checked = [a for a in QUICK if a != "--no-accuracy"]  # each rank checks its wrapped step
     rc, stdout, stderr, session = run_cli([*args, "--parallel", parallel, *checked], out)
     assert rc == 0, stderr
@@ -71,7 +74,7 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
     assert "gradients" in accuracy["checked"]
     config = session["config"]
     assert (config["nproc"], config["parallel"], config["nnodes"]) == (2, parallel, 1)
-    for name in ("eager", "aot_eager"):
+    for name in arms.split(","):
         a = arm(session, name)
         assert a["error"] is None
         assert a["world_size"] == 2
@@ -83,7 +86,8 @@ def test_two_ranks_report_per_rank_results_and_a_speedup(tmp_path, parallel):
             assert rank["median_ms"] > 0 and rank["steps"] == row["steps"]
             assert rank["host"] and rank["node"] == 0
         assert row["samples_per_s"] == pytest.approx(32 / (row["median_ms"] / 1000))
-    assert arm(session, "aot_eager")["results"][0]["speedup"] is not None
+    if parallel == "ddp":  # against the eager arm
+        assert arm(session, "aot_eager")["results"][0]["speedup"] is not None
     assert arm(session, "aot_eager")["results"][0]["ranks"][0]["compile_cold_s"] is not None
     ranks = arm(session, "aot_eager")["results"][0]["ranks"]
     assert ranks[0]["graph_breaks"] == ranks[1]["graph_breaks"]  # DDP's own, on either rank
