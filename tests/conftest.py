@@ -51,6 +51,17 @@ def no_leaked_workers():
 HEAVY_MARKS = ("install", "inductor", "slow", "tracker")
 
 
+def pytest_ignore_collect(collection_path, config):
+    """`make test`'s serial pass (`-m serial`) imports only the test files that mark a test
+    serial: importing the other 130 (torch, Qt, mlflow) took 12 s to deselect them all. A
+    serial test is marked in its own file (`pytest.mark.serial`), never by a conftest."""
+    if config.getoption("markexpr", "") != "serial" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return "mark.serial" not in collection_path.read_text(encoding="utf-8")
+
+
 def pytest_collection_modifyitems(config, items):
     """The files with real runs of tens of seconds first (stable otherwise): under
     `-n 2 --dist loadfile` each file is one unit of work in this order, and a long file handed

@@ -13,7 +13,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from mlflow.tracking import MlflowClient
 
 from tcprof.profiler.analysis.verdict import verdict_lines
 from tcprof.profiler.report.markdown import md_text
@@ -22,6 +21,14 @@ from tests.support.mlflow_server import MlflowServer, free_port
 
 pytestmark = [pytest.mark.tracker, pytest.mark.timeout(300)]
 EXPERIMENT = "tcprof-tests"
+
+
+def MlflowClient(tracking_uri: str):  # noqa: N802  (MLflow's class, as the tests call it)
+    """MLflow's client, imported when a test first needs it: importing mlflow takes about 2.5 s,
+    which every test process of `make test` would otherwise pay while collecting this file."""
+    from mlflow.tracking import MlflowClient as Client
+
+    return Client(tracking_uri=tracking_uri)
 
 
 @pytest.fixture(scope="module")
