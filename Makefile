@@ -22,10 +22,10 @@ run: $(STAMP)
 	$(BIN)/tcprof
 
 # Two passes: what is not timing-sensitive on three processes (one file per process at a time;
-# on two cores a third keeps both busy while a test waits on its workers, and the last files'
-# tail shorter: docs/benchmarks.md, "The suite at 10 minutes"), then the timing-sensitive tests (marked
-# serial) alone, so their deadlines stay honest. Both fork their workers (tests/conftest.py): the
-# deadlines are a stall's or a Stop's, not a figure.
+# on two cores a third keeps both busy while a test waits on its workers: docs/benchmarks.md,
+# "The suite at 10 minutes"), then the timing-sensitive tests (marked serial) alone, so their
+# deadlines stay honest. Both fork their workers (tests/conftest.py): the deadlines are a
+# stall's or a Stop's, not a figure.
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 3 --dist loadfile -m "not serial" --durations=15
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m serial --durations=10

@@ -53,7 +53,7 @@ HEAVY_MARKS = ("install", "inductor", "slow", "tracker")
 
 def pytest_ignore_collect(collection_path, config):
     """`make test`'s serial pass (`-m serial`) imports only the test files that mark a test
-    serial: importing the other 130 (torch, Qt, mlflow) took 12 s to deselect them all. A
+    serial: importing all the others (torch, Qt) took 12 s only to deselect their tests. A
     serial test is marked in its own file (`pytest.mark.serial`), never by a conftest."""
     if config.getoption("markexpr", "") != "serial" or collection_path.suffix != ".py":
         return None
@@ -64,7 +64,7 @@ def pytest_ignore_collect(collection_path, config):
 
 def pytest_collection_modifyitems(config, items):
     """The files with real runs of tens of seconds first (stable otherwise): under
-    `-n 2 --dist loadfile` each file is one unit of work in this order, and a long file handed
+    `-n 3 --dist loadfile` each file is one unit of work in this order, and a long file handed
     out last keeps one process busy while the other idles (the wheel's install test, the last
     file collected, took the suite's final 50 s on one core)."""
     heavy = {item.path for item in items if any(item.get_closest_marker(m) for m in HEAVY_MARKS)}

@@ -191,6 +191,7 @@ def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path):
     saved = [e for e in ind["cache_events"] if e["event"] == "saved"]
     assert saved and saved[0]["saved"] and (tmp_path / "artifacts").exists()
     row = ind["results"][0]
+    assert row["graphs"] >= 1 and row["dynamo_compile_s"] > 0
     cache = row["compile_cache"]
     assert cache["cold"]["fx_misses"] > 0 and cache["cold"]["fx_hits"] == 0
     assert cache["warm"]["fx_hits"] > 0 and cache["warm"]["fx_misses"] == 0
