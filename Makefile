@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(TORCH)
+SUITE_ENV := env -u PYTHONDONTWRITEBYTECODE QT_QPA_PLATFORM=offscreen
 
 .PHONY: run test lint format bench clean
 
@@ -25,10 +26,12 @@ run: $(STAMP)
 # on two cores a third keeps both busy while a test waits on its workers: docs/benchmarks.md,
 # "The suite at 10 minutes"), then the timing-sensitive tests (marked serial) alone, so their
 # deadlines stay honest. Both fork their workers (tests/conftest.py): the deadlines are a
-# stall's or a Stop's, not a figure.
+# stall's or a Stop's, not a figure. Bytecode is cached even where the environment says not to
+# (PYTHONDONTWRITEBYTECODE): otherwise every worker, CLI and test process compiles the project's
+# modules, and pytest rewrites every test file's asserts, again (docs/benchmarks.md).
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 3 --dist loadfile -m "not serial" --durations=15
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m serial --durations=10
+	$(SUITE_ENV) $(BIN)/python -m pytest -q -n 3 --dist loadfile -m "not serial" --durations=15
+	$(SUITE_ENV) $(BIN)/python -m pytest -q -m serial --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -5,6 +5,12 @@ must carry everything the wheel needs), and the wheel goes into a new virtual en
 the checkout with the torch this suite runs on. `tcprof` then runs from a neutral folder with no
 trace of the checkout on its path: the examples, a run with two arms, and a report whose chart
 library is inline.
+
+The new environment gets the wheel's declared dependencies (torch, PySide6, scipy and the rest,
+closed over their own requirements) as links to this suite's installed copies, in a folder its
+one `.pth` file names: pip finds them installed and adds only tcprof, and a dependency the wheel
+fails to declare is missing there as it would be on a user's machine. Installing them afresh
+(over 1 GB of files) was most of this test's time.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tcprof.profiler.config.examples import list_examples
 
@@ -41,13 +49,16 @@ BUILD = (
     "import sys; from setuptools import build_meta as backend; "
     "print(getattr(backend, 'build_' + sys.argv[1])(sys.argv[2]))"
 )
+# The one file this test adds to the new environment: it names the folder of linked dependencies.
+DEPENDENCY_PTH = "suite-dependencies.pth"
 # What an environment's site-packages holds that no distribution but tcprof's installed.
 OWNED_BY_TCPROF_ONLY = (
     "import importlib.metadata as m, pathlib; "
     "site = pathlib.Path(m.distribution('tcprof').locate_file('')); "
     "owned = {pathlib.PurePath(f).parts[0] for d in m.distributions() "
     "if d.metadata['Name'] != 'tcprof' for f in (d.files or [])}; "
-    "print(*sorted(p.name for p in site.iterdir() if p.name not in owned and p.name != '__pycache__'))"
+    f"owned |= {{'__pycache__', {DEPENDENCY_PTH!r}}}; "
+    "print(*sorted(p.name for p in site.iterdir() if p.name not in owned))"
 )
 # Extraction refuses links and paths out of the folder where Python offers it (3.10.12+, 3.11.4+).
 SAFE_EXTRACT = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
@@ -93,6 +104,46 @@ def _source_modules() -> list[str]:
     return sorted(found)
 
 
+def _declared_closure(wheel: Path) -> set[str]:
+    """The distributions the wheel requires (no extras), with theirs, as this suite has them."""
+    with zipfile.ZipFile(wheel) as zf:
+        (meta,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        text = zf.read(meta).decode()
+    todo = [
+        line.split(":", 1)[1].strip()
+        for line in text.splitlines()
+        if line.startswith("Requires-Dist:")
+    ]
+    seen: set[str] = set()
+    while todo:
+        req = Requirement(todo.pop())
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        name = canonicalize_name(req.name)
+        if name not in seen:
+            seen.add(name)
+            todo += importlib.metadata.distribution(name).requires or []
+    return seen
+
+
+def _link_dependencies(wheel: Path, folder: Path, venv_python: Path) -> None:
+    """Links the wheel's dependency closure's top-level files into `folder`, and points the new
+    environment at it with one `.pth` file (named in OWNED_BY_TCPROF_ONLY's exceptions)."""
+    folder.mkdir()
+    for name in _declared_closure(wheel):
+        dist = importlib.metadata.distribution(name)
+        site = Path(str(dist.locate_file("")))
+        for top in {Path(str(f)).parts[0] for f in dist.files or []} - {".."}:
+            if (site / top).exists() and not (folder / top).exists():
+                (folder / top).symlink_to(site / top)
+    (_purelib(venv_python) / DEPENDENCY_PTH).write_text(str(folder) + "\n")
+
+
+def _purelib(venv_python: Path) -> Path:
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    return Path(_run([str(venv_python), "-c", code], venv_python.parent).strip())
+
+
 def _clean_env(home: Path) -> dict[str, str]:
     """The test's environment without anything that points Python at the checkout."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
@@ -127,11 +178,15 @@ def test_the_installed_wheel_runs_like_the_checkout(tmp_path):
     env = _clean_env(tmp_path / "home")
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp_path, env=env)
     python, tcprof = venv / "bin" / "python", venv / "bin" / "tcprof"
-    # This suite's pip installs into the new environment (no pip bootstrapped there); byte-code
-    # compilation of torch's thousands of modules is left to first use.
+    _link_dependencies(wheel, tmp_path / "dependencies", python)
+    # This suite's pip installs into the new environment (no pip bootstrapped there), the torch
+    # pinned as everywhere: it is found among the linked dependencies, and nothing replaces it.
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"]
     torch_pin = f"torch=={importlib.metadata.version('torch')}"
     _run([*pip, "--no-compile", torch_pin, str(wheel)], tmp_path, env)
+    listing = [sys.executable, "-m", "pip", "--python", str(python), "list", "--format", "freeze"]
+    installed = _run([*listing, "--path", str(_purelib(python))], tmp_path, env).split()
+    assert [line.split("==")[0] for line in installed] == ["tcprof"], installed
 
     neutral = tmp_path / "elsewhere"
     neutral.mkdir()
