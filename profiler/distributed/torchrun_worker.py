@@ -32,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import psutil
@@ -206,7 +206,7 @@ class DistributedWorker(OwnProcess):
 
     def _read_rank(self, rank: int, stream: IO[bytes]) -> None:
         said_bye = False
-        for line in stream:
+        for line in _lines(stream):
             try:
                 event = decode(line)
             except ValueError:
@@ -364,3 +364,12 @@ def _kill(procs: list[psutil.Process]) -> None:
             proc.kill()  # psutil checks it is still the same process (no reused pid)
         except psutil.Error:
             pass
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """A rank's lines until its connection ends; a rank killed mid-write resets it, which is
+    the same end (whether it said bye decides what it means), not an error of the reader."""
+    try:
+        yield from stream
+    except OSError:
+        return
