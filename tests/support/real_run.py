@@ -37,8 +37,7 @@ def shared_real_run(tmp_path_factory) -> tuple[dict, Path]:
     """One real run of `run_real`'s defaults for the whole `make test` pass, shared by every
     test process that asks (the report and tracker tests only read it): the first process runs
     it under a file lock in the pass's common temporary folder, the others wait and read what
-    it saved. Returns (live session dict, as JSON holds it; the run's folder, with its reports).
-    filelock comes with torch."""
+    it saved. Returns (live session dict, as JSON holds it; the run's folder, with its reports)."""
     from filelock import FileLock
 
     root = tmp_path_factory.getbasetemp()
