@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 
 from tcprof.profiler.analysis.verdict import session_notes
@@ -16,13 +17,21 @@ from tcprof.profiler.worker.quiet_room import BlockWatch
 BUSY = "import time\nend = time.time() + 30\nwhile time.time() < end: pass\n"
 
 
+def _wait_until_busy(pid: int, cpu_s: float = 0.1, timeout_s: float = 30.0) -> None:
+    """Until the neighbour has spent `cpu_s` of CPU time: its interpreter has started and spins."""
+    process, deadline = psutil.Process(pid), time.monotonic() + timeout_s
+    while sum(process.cpu_times()[:2]) < cpu_s:
+        assert time.monotonic() < deadline, "the neighbour never started spinning"
+        time.sleep(0.02)
+
+
 @pytest.mark.timeout(60)
 def test_a_busy_neighbour_during_a_block_is_read_as_contention():
     neighbour = subprocess.Popen([sys.executable, "-c", BUSY])
     try:
-        time.sleep(0.3)  # the neighbour is running
+        _wait_until_busy(neighbour.pid)
         watch = BlockWatch()
-        time.sleep(0.6)  # this process idles: all the machine's busy time is elsewhere
+        time.sleep(0.6)  # the watched stretch: this process idles, the busy time is elsewhere
         elsewhere, contended = watch.read()
     finally:
         neighbour.kill()
