@@ -15,23 +15,28 @@ the summary prints beside the measured truth.
 
 Then `--runs` default runs of `tcprof run` (the default seed first, then seeds 1, 2, ...), each
 with the defaults (rounds, steps, blocks, the accuracy check off to save time). Under `--load`,
-the benchmark itself starts a busy process on one core and switches it on and off every
-`--period` seconds (SIGSTOP / SIGCONT), so the machine's state changes between and within rounds.
+the benchmark itself starts a busy process on one core and switches it on and off (SIGSTOP /
+SIGCONT), each stretch drawn at random with a mean of `--period` seconds (`--switching fixed`:
+every `--period` seconds, which locks onto tcprof's schedule: see `Neighbour`), so the machine's
+state changes between and within rounds. Each run keeps its measured blocks (arm, round, when,
+how busy the rest of the machine was, the block's median step) to show where the load landed.
 It prints, per condition:
 
   * coverage: how many 95% intervals contain the truth (repeat2 against eager, and each twin);
   * bias: the geometric mean of point / truth over the runs, with its 95% t interval;
   * width: the median half-width of the interval;
-  * position: each arm's process median by its position in the round, against its run median.
+  * position: each arm's process median by its position in the round, against its run median;
+  * load: the share of each arm's blocks that ran beside the busy neighbour.
 
 Run: .venv/bin/python -m bench.known_truth [--runs 30] [--load off,on] [--period 3]
-About three minutes per run on a 2-core machine. Run nothing else meanwhile.
+Two to three minutes per run on a 2-core machine. Run nothing else meanwhile.
 
 Thirty runs per condition take hours, more than one quiet stretch of a shared machine gives:
 `--record FILE` appends each run (its condition, seed, figures, the truth measured after it,
 the workload, the commit) to FILE as one JSON line as soon as it ends, `--first-seed N` goes on
 where earlier runs stopped, and `--summarise FILE` prints the figures over every run recorded
-there, per workload and condition. Runs of the earlier wide workload (no `workload` field) are
+there, per workload, condition and way of switching (bench/known_truth_summary.py), each run
+judged against the truth of its own sitting. Runs of the earlier wide workload (no `workload` field) are
 judged against the truth measured before them, as they were recorded.
 """
 
@@ -42,6 +47,7 @@ import contextlib
 import json
 import math
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -53,12 +59,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.known_truth_summary import (
+    TWINS,
+    pooled_line,
+    pooled_truth,
+    summarise,
+    summarise_recorded,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "bench" / "models" / "known_truth_model.py"
 BATCH = 512
 WORKLOAD = "tanh-8x128"  # recorded with each run: DEPTH x WIDTH of known_truth_model
 ARMS = "eager, repeat2"
-TWINS = {"eager-control": "eager", "repeat2-control": "repeat2"}
 
 
 # -- the truth, in one process ------------------------------------------------------------------
@@ -131,32 +144,23 @@ def truth_line(t: dict[str, float]) -> str:
     )
 
 
-def pooled_truth(measurements: list[dict[str, float]]) -> dict[str, float]:
-    """The truth over many short measurements: the turn-weighted mean log ratio, its 95% interval
-    from the spread of the measurements' own means (drift between them counts), and what it
-    would be were the work outside the graph free (r1 / (1 + r1))."""
-    out: dict[str, float] = {}
-    n = [m["turns"] for m in measurements]
-    for name in ("repeat1", "repeat2"):
-        means = [m[f"{name}_log_mean"] for m in measurements]
-        centre = sum(w * x for w, x in zip(n, means, strict=True)) / sum(n)
-        if len(means) > 1:
-            half = _t975(len(means) - 1) * statistics.stdev(means) / math.sqrt(len(means))
-        else:
-            half = 1.96 * measurements[0][f"{name}_log_sd"] / math.sqrt(n[0])
-        out[name], out[f"{name}_half_pct"] = math.exp(centre), (math.exp(half) - 1) * 100
-    out["graph_only"] = out["repeat1"] / (1 + out["repeat1"])
-    out["measurements"], out["turns"] = len(measurements), sum(n)
-    return out
-
-
 # -- a neighbour that comes and goes -------------------------------------------------------------
 class Neighbour:
-    """A busy process on one core, switched on and off every `period` seconds; `paused()` holds
-    it off (while the truth is measured)."""
+    """A busy process on one core, switched on and off; `paused()` holds it off (while the truth
+    is measured).
 
-    def __init__(self, period: float) -> None:
-        self.period = period
+    `switching="random"` (the default) draws each on and off stretch from an exponential
+    distribution of mean `period` seconds (at least a tenth of a second), so that at any moment a
+    switch is as likely as at any other. A fixed period (`switching="fixed"`) locks onto tcprof's
+    schedule, whose timing repeats from run to run to a fraction of a second: in ten runs of
+    96 s (sixteen periods of 6 s) the neighbour landed on the same blocks in six and seven runs
+    of ten, most of them repeat2's, where a neighbour that keeps no time would land on any
+    block in about one run of ten. Such a load is not noise the rounds can average out but the
+    same push in every run (docs/benchmarks.md)."""
+
+    def __init__(self, period: float, switching: str = "random", seed: int = 0) -> None:
+        self.period, self.switching = period, switching
+        self._rng = random.Random(seed)
         self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -164,9 +168,14 @@ class Neighbour:
         self._thread = threading.Thread(target=self._toggle, daemon=True)
         self._thread.start()
 
+    def _stretch(self) -> float:
+        if self.switching == "fixed":
+            return self.period
+        return max(0.1, self._rng.expovariate(1.0 / self.period))
+
     def _toggle(self) -> None:
         on = True
-        while not self._stop.wait(self.period):
+        while not self._stop.wait(self._stretch()):
             on = not on
             with self._lock:
                 if not self._held:
@@ -201,7 +210,42 @@ def tcprof_run(seed: int, extra: list[str]) -> dict[str, Any]:
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"tcprof run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-        return json.loads((Path(out) / "session.json").read_text())
+        session = json.loads((Path(out) / "session.json").read_text())
+        session["_blocks"] = block_table(Path(out), session)
+        return session
+
+
+def block_table(folder: Path, session: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every measured block: its arm, round, block number, when it ended (s into the run), how
+    busy the rest of the machine was while it ran (`busy_elsewhere`, cores: the neighbour's
+    state, as the worker read it) and the median of its steps (ms), from `events.jsonl` and
+    `steps.csv`. The benchmark keeps them to see where the load landed."""
+    import csv
+
+    names = {a["index"]: a["name"] for a in session["arms"]}
+    steps: dict[tuple[str, int, int], list[float]] = {}
+    with (folder / "steps.csv").open(newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["arm"], int(row["replicate"]), int(row["block"]))
+            steps.setdefault(key, []).append(float(row["ms"]))
+    blocks = []
+    for text in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
+        event = json.loads(text)
+        if event.get("type") != "block_done" or not isinstance(event.get("replicate"), int):
+            continue
+        key = (names[event["arm"]], event["replicate"], event["block"])
+        if key in steps:
+            blocks.append(
+                {
+                    "arm": key[0],
+                    "round": key[1],
+                    "block": key[2],
+                    "t": event["t"],
+                    "busy": event["busy_elsewhere"],
+                    "ms": statistics.median(steps[key]),
+                }
+            )
+    return blocks
 
 
 def figures(session: dict[str, Any]) -> dict[str, Any]:
@@ -219,45 +263,17 @@ def figures(session: dict[str, Any]) -> dict[str, Any]:
             if r < len(medians) and medians[r] and name in names:
                 positions.setdefault(names.index(name), []).append(math.log(medians[r] / centre))
     out["positions"] = positions
+    out["blocks"] = session.get("_blocks", [])
     return out
 
 
-def summarise(label: str, runs: list[dict[str, Any]], truth: float) -> list[str]:
-    lines = [f"\n## {label}: {len(runs)} runs"]
-    for name, true in (("repeat2", truth), ("eager-control", 1.0), ("repeat2-control", 1.0)):
-        pairs = [r[name] for r in runs if r[name][0] is not None]
-        covered = sum(ci[0] <= true <= ci[1] for _, ci in pairs)
-        logs = [math.log(point / true) for point, _ in pairs]
-        mean = statistics.fmean(logs)
-        half = (
-            _t975(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-            if len(logs) > 1
-            else math.inf
-        )
-        widths = [(ci[1] / ci[0]) ** 0.5 - 1 for _, ci in pairs]
-        lines.append(
-            f"{name:16s} truth {true:.4f}: coverage {covered}/{len(pairs)} "
-            f"({covered / len(pairs):.0%}); bias {_pct(math.exp(mean))} "
-            f"[{_pct(math.exp(mean - half))}, {_pct(math.exp(mean + half))}]; "
-            f"median half-width {statistics.median(widths) * 100:.1f}%"
-        )
-    pooled: dict[int, list[float]] = {}
-    for r in runs:
-        for k, v in r["positions"].items():
-            pooled.setdefault(k, []).extend(v)
-    lines.append(
-        "position effect (process median against the arm's run median): "
-        + ", ".join(
-            f"{k + 1}{'st' if k == 0 else 'nd' if k == 1 else 'rd' if k == 2 else 'th'} "
-            f"{_pct(math.exp(statistics.fmean(v)))} (n={len(v)})"
-            for k, v in sorted(pooled.items())
-        )
-    )
-    return lines
-
-
 def record(
-    path: Path, condition: str, period: float, seed: int, run: dict[str, Any], truth: dict
+    path: Path,
+    condition: str,
+    load: dict[str, Any],
+    seed: int,
+    run: dict[str, Any],
+    truth: dict[str, float],
 ) -> None:
     """One run, appended as a JSON line the moment it ends (a cut-off session keeps the rest),
     with the truth measured just after it."""
@@ -267,7 +283,7 @@ def record(
     line = {
         "workload": WORKLOAD,
         "condition": condition,
-        "period_s": period if condition == "on" else None,
+        **(load if condition == "on" else {"period_s": None}),
         "seed": seed,
         "truth_after": truth,
         "commit": commit,
@@ -279,63 +295,17 @@ def record(
         f.write(json.dumps(line) + "\n")
 
 
-def summarise_recorded(path: Path) -> list[str]:
-    """The figures over every recorded run, per workload and condition. This workload's runs are
-    judged against the truth pooled over the measurements that followed them; the earlier wide
-    workload's against the truth measured before each (its `truth_blocks`). repeat2 is scaled
-    by its truth so that `summarise` compares it with 1.0."""
-    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for text in path.read_text(encoding="utf-8").splitlines():
-        if text.strip():
-            line = json.loads(text)
-            by.setdefault((line.get("workload", "wide-3x384"), line["condition"]), []).append(line)
-    lines = []
-    for (workload, condition), group in by.items():
-        if "truth_after" in group[0]:
-            truth = pooled_truth([line["truth_after"] for line in group])
-            lines.append(f"\n{workload}, load {condition}: {pooled_line(truth)}")
-            truths = [truth["repeat2"]] * len(group)
-        else:
-            truths = [line.get("truth_blocks") or line["truth"] for line in group]
-        runs = []
-        for line, t in zip(group, truths, strict=True):
-            point, (lo, hi) = line["repeat2"]
-            runs.append(
-                {
-                    "repeat2": (point / t, (lo / t, hi / t)),
-                    **{twin: tuple(line[twin]) for twin in TWINS},
-                    "positions": {int(k): v for k, v in line["positions"].items()},
-                }
-            )
-        label = "quiet machine" if condition == "off" else "a neighbour switched on and off"
-        lines += summarise(f"{workload}, {label} (repeat2 as a ratio to its truth)", runs, 1.0)
-    return lines
-
-
-def pooled_line(truth: dict[str, float]) -> str:
-    return (
-        f"truth pooled over {truth['measurements']} measurements ({truth['turns']} turns): "
-        f"repeat2 {truth['repeat2']:.4f} ±{truth['repeat2_half_pct']:.2f}%, repeat1 "
-        f"{truth['repeat1']:.4f} ±{truth['repeat1_half_pct']:.2f}% (graph work alone would give "
-        f"{truth['graph_only']:.4f})"
-    )
-
-
-def _pct(ratio: float) -> str:
-    return f"{(ratio - 1) * 100:+.1f}%"
-
-
-def _t975(df: int) -> float:
-    from scipy.special import stdtrit
-
-    return float(stdtrit(df, 0.975))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--load", default="off,on", help="off, on, or off,on")
     parser.add_argument("--period", type=float, default=3.0, help="the neighbour's on/off, s")
+    parser.add_argument(
+        "--switching",
+        choices=("random", "fixed"),
+        default="random",
+        help="the neighbour's stretches: exponential of mean --period (random), or --period",
+    )
     parser.add_argument("--truth-first", type=int, default=200, help="turns before the runs")
     parser.add_argument("--truth-turns", type=int, default=60, help="turns after each run")
     parser.add_argument("--truth-block", type=int, default=10, help="steps per turn")
@@ -353,7 +323,9 @@ def main() -> None:
     print(f"truth before the runs: {truth_line(probe.measure(args.truth_first))}", flush=True)
     report: list[str] = []
     for condition in args.load.split(","):
-        neighbour = Neighbour(args.period) if condition == "on" else None
+        neighbour = (
+            Neighbour(args.period, args.switching, args.first_seed) if condition == "on" else None
+        )
         runs, truths = [], []
         try:
             for i in range(args.first_seed, args.first_seed + args.runs):
@@ -363,7 +335,8 @@ def main() -> None:
                     truths.append(probe.measure(args.truth_turns))
                 f = runs[-1]
                 if args.record:
-                    record(Path(args.record), condition, args.period, i, f, truths[-1])
+                    load = {"period_s": args.period, "switching": args.switching}
+                    record(Path(args.record), condition, load, i, f, truths[-1])
                 print(
                     f"[load {condition}] run {i - args.first_seed + 1}/{args.runs} (seed {i}): "
                     "repeat2 "
@@ -378,7 +351,9 @@ def main() -> None:
             if neighbour:
                 neighbour.close()
         label = (
-            "quiet machine" if condition == "off" else f"a neighbour on/off every {args.period:g} s"
+            "quiet machine"
+            if condition == "off"
+            else f"a neighbour on/off every {args.period:g} s ({args.switching})"
         )
         truth = pooled_truth(truths)
         report += [f"\n{label}: {pooled_line(truth)}"]
