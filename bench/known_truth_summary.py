@@ -106,9 +106,9 @@ def sittings(group: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 def summarise_recorded(path: Path) -> list[str]:
     """The figures over every recorded run, per workload, condition and way of switching. This
     workload's runs are judged against the truth pooled over the measurements that followed the
-    runs of their own sitting: the truth moves with the machine's pace (0.504 at an eager step of
-    4-8 ms, 0.513 at 2.1 ms), so a truth pooled over sittings would judge each sitting against
-    another state's. The earlier wide workload's runs are judged against the truth measured
+    runs of their own sitting: the truth moves between sittings more than within one (0.501 to
+    0.515 over five sittings, each to within ±0.3-1.3%), so a truth pooled over sittings would
+    judge each sitting against another state's. The earlier wide workload's runs are judged against the truth measured
     before each (its `truth_blocks`). repeat2 is scaled by its truth so that `summarise`
     compares it with 1.0."""
     by: dict[tuple[str, str], list[dict[str, Any]]] = {}
