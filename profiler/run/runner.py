@@ -17,8 +17,9 @@ On several nodes (`--nnodes M`) this is node 0's runner: the other nodes join it
 (node_leader.py) before the first round, each distributed arm's torchrun spans every node, and
 the followers are told when the run is over. The other nodes run no Runner (node_follower.py).
 
-Errors: a fatal one ends the arm's round (no more batch sizes) and the arm is not started in
-later rounds; the run goes on with the others and ends `completed_with_errors`. A worker that
+Errors: a fatal one ends the arm's round (no more batch sizes) and the arm is neither started
+nor announced in later rounds (a round with no arm left is not announced at all); the run goes
+on with the others and ends `completed_with_errors`. A worker that
 ends unasked or stalls is such an error (arm_supervisor). A non-fatal one (out of memory) drops
 that batch size for that arm, in this round and the later ones; the arm goes on with its next
 batch size. Whatever ends the run, an exception included, ends every worker first.
@@ -223,8 +224,12 @@ class Runner:
 
     # -- rounds -------------------------------------------------------------------------------
     def _run_round(self, round_no: int, cache: str) -> None:
+        """A round of the arms still alive; none left (each failed in a way that repeats), no
+        round: nothing is started and nothing announced."""
+        order = [i for i in schedule.round_order(len(self._specs), round_no) if i not in self._dead]
+        if not order:
+            return
         arms = self._workers.begin(round_no, self._specs)
-        order = [i for i in schedule.round_order(len(arms), round_no) if i not in self._dead]
         self._publish(
             {
                 "type": "round_start",

@@ -207,6 +207,19 @@ def test_a_fatal_error_ends_that_arm_and_the_others_go_on():
     assert fakes.commands("accuracy") == [], "a dead arm gets no accuracy check"
 
 
+def test_rounds_with_no_arm_left_are_neither_started_nor_announced():
+    """Every arm failed in the first round (a forward that raises fails again): the later
+    rounds would run nothing, so no banner says they did."""
+    fault = Fault("prepare", "fatal", batch_size=8)
+    fakes = FakeWorkers({0: ArmScript(faults=(fault,)), 1: ArmScript(faults=(fault,))})
+    session, events = _run(_config(replicates=3, accuracy=True), fakes)
+    assert session.status == "completed_with_errors"
+    assert [e["replicate"] for e in events if e["type"] == "round_start"] == [0]
+    assert [e["replicate"] for e in events if e["type"] == "arm_start"] == [0, 0]
+    assert not [e for e in events if e["type"] == "steps"]
+    assert {r.process for r in fakes.received} == {0}, "no worker of a later round"
+
+
 def test_a_non_fatal_error_is_recorded_and_the_run_goes_on(tmp_path):
     fault = Fault("save_weights", "error", error_kind="weights")
     fakes = FakeWorkers({0: ArmScript(faults=(fault,))})
