@@ -127,6 +127,9 @@ def run_parsed(
         live = recorded.run()
     finally:
         shown.close(recorded.session.status)
+    if recorded.refusal is not None:  # found wrong before any arm ran, as the CLI refuses it
+        recorded.save()
+        raise ConfigError(recorded.refusal)
     full = live.to_dict()
     saved = recorded.save(full)
     problems = [saved.problem] if saved.problem else []

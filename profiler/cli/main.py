@@ -115,6 +115,10 @@ def _run_and_save(
         session = recorded.run()
     finally:
         progress.close()
+    if recorded.refusal is not None:  # found wrong before any arm ran: bad input, one line
+        recorded.save()
+        print(f"tcprof: error: {recorded.refusal}", file=sys.stderr)
+        return EXIT_USAGE
     interrupted = recorded.interrupted or bool(signalled)
     full = session.to_dict()
     saved = recorded.save(full)  # the session first: a failing report keeps it

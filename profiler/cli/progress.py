@@ -119,6 +119,8 @@ class TerminalProgress:
             return e.get("kind") == CompileKind.RECOMPILE
         if kind == EventType.LOG:
             return self.show_output and e.get("stream") == "output"
+        if kind == EventType.ERROR and e.get("arm") is None and e.get("kind") == "usage":
+            return False  # a refused run: the command's own error line says it, once
         if kind == EventType.WORKER_EXIT:
             return e.get("status") not in ("normal", "stopped")
         return True

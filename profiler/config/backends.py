@@ -7,6 +7,8 @@ shows them grouped so that a first-time user picks `inductor` and knows what `ao
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 RECOMMENDED = "recommended"
@@ -95,3 +97,13 @@ def group_backends(names: list[str] | tuple[str, ...]) -> list[tuple[str, list[B
         if members:
             grouped.append((group, members))
     return grouped
+
+
+def unknown_backend(name: str, known: Iterable[str]) -> str:
+    """One line for a backend torch does not know: the nearest name when one is near (a
+    typo), else the list to choose from."""
+    names = sorted(set(known))
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        return f"unknown torch.compile backend {name!r}: did you mean {close[0]!r}?"
+    return f"unknown torch.compile backend {name!r}; available: {', '.join(names)}"

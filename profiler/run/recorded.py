@@ -9,7 +9,9 @@ start, and nothing is patched in once the run is going.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,7 +19,7 @@ from typing import Any, Protocol
 from tcprof.profiler.config import RunConfig
 from tcprof.profiler.protocol.types import Event, Listener
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.files import open_event_log, save_session
+from tcprof.profiler.store.files import clear_earlier_run, open_event_log, save_session
 from tcprof.profiler.store.run_folder import open_run_folder
 from tcprof.profiler.store.run_lock import RunLock
 
@@ -33,12 +35,23 @@ class SessionRunner(Protocol):
 
 
 RunnerFactory = Callable[[RunConfig, list[Listener]], SessionRunner]
+Check = Callable[[RunConfig], "str | None"]  # what is known wrong before any arm runs, or None
+REFUSED = "refused"  # the run's status when the check found something wrong: nothing ran
 
 
 def _engine_runner(config: RunConfig, listeners: list[Listener]) -> SessionRunner:
     from tcprof.profiler.run.runner import Runner  # the schedule and its processes
 
     return Runner(config, listeners=listeners)
+
+
+def _engine_check(factory: RunnerFactory) -> Check | None:
+    """The engine's runner starts real workers: its run is checked first. A test's stand-in
+    (scripted fake workers, a canned session) runs nothing real and is not."""
+    from tcprof.profiler.run.preflight import check_before_run
+    from tcprof.profiler.run.runner import Runner
+
+    return check_before_run if factory in (_engine_runner, Runner) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,7 +68,10 @@ class RecordedRun:
     session and to `on_log_failure`, and the run goes on), session files saved by `save()`.
 
     `listeners` hear every event after the log has it; `run()` returns the session however
-    the run ended (Ctrl+C included: `interrupted` says so)."""
+    the run ended (Ctrl+C included: `interrupted` says so). Before the runner starts, `check`
+    (by default profiler/run/preflight.py's, for the engine's runner) looks for what is known
+    wrong: found, the run is `refused` (`refusal` says why, as one `usage` error event) and
+    no arm runs."""
 
     def __init__(
         self,
@@ -65,14 +81,19 @@ class RecordedRun:
         listeners: Sequence[Listener] = (),
         runner_factory: RunnerFactory = _engine_runner,
         on_log_failure: Listener | None = None,
+        check: Check | None | bool = True,
     ) -> None:
+        """check: True for the engine's check when the runner is the engine's, None for none."""
         self.folder = Path(folder)
         self.config = dataclasses.replace(config, artifacts_dir=str(self.folder.absolute()))
         self._lock = lock if lock is not None else _try_lock(self.folder)
         self._on_log_failure = on_log_failure
         self._log = open_event_log(self.folder, on_failure=self._log_failed)
-        self.runner = runner_factory(self.config, [self._log, *listeners])
+        self._listeners: list[Listener] = [self._log, *listeners]
+        self.runner = runner_factory(self.config, self._listeners)
+        self._check = _engine_check(runner_factory) if check is True else check or None
         self.interrupted = False
+        self.refusal: str | None = None
 
     @classmethod
     def in_folder(
@@ -101,6 +122,9 @@ class RecordedRun:
     def run(self) -> Session:
         """Run to the end (or until cancelled or interrupted); the log is closed either way."""
         try:
+            self.refusal = self._check(self.config) if self._check is not None else None
+            if self.refusal is not None:
+                return self._refuse(self.refusal)
             return self.runner.run()
         except KeyboardInterrupt:
             self.interrupted = True
@@ -108,10 +132,30 @@ class RecordedRun:
         finally:
             self._log.close()
 
+    def _refuse(self, problem: str) -> Session:
+        """The run as recorded when its check failed: started, one usage error, ended."""
+        now = time.time()
+        for event in (
+            {"type": "run_start", "config": self.config.to_dict(), "wall_time": now, "t": 0.0},
+            {"type": "error", "kind": "usage", "message": problem, "fatal": True, "t": 0.0},
+            {"type": "run_end", "status": REFUSED, "wall_time": now, "t": 0.0},
+        ):
+            self.session.apply(event)
+            for listener in self._listeners:
+                listener(event)
+        return self.session
+
     def save(self, session: dict[str, Any] | None = None) -> Saved:
         """Write session.json and steps.csv into the folder (else into a temporary folder, so
         what was measured is kept), then release the folder's lock. `session` is the session's
-        dict when the caller has one already."""
+        dict when the caller has one already. A refused run ran nothing: its folder keeps
+        nothing (an --out can be used again at once), and it is saved nowhere."""
+        if self.refusal is not None:
+            self.release()
+            clear_earlier_run(self.folder)
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()  # a folder made for this run; one holding other files stays
+            return Saved(None, None)
         try:
             data = session if session is not None else self.session.to_dict()
             saved, problem = save_session(data, self.folder)

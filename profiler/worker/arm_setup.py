@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from tcprof.profiler.config import ArmSpec, RunConfig
+from tcprof.profiler.config.backends import unknown_backend
 from tcprof.profiler.worker import checkpoint, compile_cache, inputs, model_source, step_loop
 from tcprof.profiler.worker.blocks import NoRepeatedBlock, find_repeated_blocks
 from tcprof.profiler.worker.channel import EventChannel
@@ -33,9 +34,7 @@ def check_backend(arm: ArmSpec) -> None:
 
     known = _dynamo.list_backends(exclude_tags=())
     if arm.torch_backend not in known:
-        raise usage_error(
-            f"unknown torch.compile backend {arm.backend!r}; available: {', '.join(sorted(known))}"
-        )
+        raise usage_error(unknown_backend(arm.backend, known))
 
 
 def check_threads(threads: int | None) -> None:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.support.cli import FAST, FAST_CHECKED, MODELS, arm, events, run_cli
+from tests.support.cli import FAST, FAST_CHECKED, MODELS, arm, events, fast_args, run_cli
 
 
 def _error_events(out):
@@ -145,16 +145,29 @@ def test_crashed_worker_is_classified(tmp_path):
     assert err["kind"] == "crash" and "code 3" in err["message"]
 
 
-def test_unknown_backend_is_a_usage_error(tmp_path):
-    rc, _, _, s = run_cli(
-        ["--example", "simple", "--arms", "eager,no_such_backend", *FAST], tmp_path
-    )
-    assert rc == 2
-    assert (
-        "unknown torch.compile backend 'no_such_backend'"
-        in arm(s, "no_such_backend")["error"]["message"]
-    )
-    assert arm(s, "eager")["results"][0]["status"] == "ok"
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (
+            ["--arms", "eager; inducter"],
+            "unknown torch.compile backend 'inducter': did you mean 'inductor'?",
+        ),
+        (["--arms", "eager,no_such_backend"], "unknown torch.compile backend 'no_such_backend';"),
+        (
+            ["--arms", "eager", "--device", "mps"],  # never there on Linux
+            "device 'mps' was asked for, but this torch build sees none (devices here: cpu",
+        ),
+    ],
+)
+@pytest.mark.skipif(sys.platform == "darwin", reason="mps may be there")
+def test_a_mistake_torch_finds_is_refused_before_any_arm_runs(tmp_path, args, line):
+    """Checked once by a worker with torch loaded, before the first round: one line, exit 2,
+    no round banner, no step, and no session folder (the --out can be used again at once)."""
+    out = tmp_path / "out"
+    rc, stdout, stderr, s = run_cli(["--example", "simple", *args, *fast_args(quiet=False)], out)
+    assert rc == 2 and s is None and stdout == "" and not out.exists()
+    assert stderr.startswith(f"tcprof: error: {line}") and stderr.count("\n") == 1, stderr
+    assert "round" not in stderr
 
 
 @pytest.mark.parametrize(
