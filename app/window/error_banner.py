@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import error_colour
 from tcprof.app.window.traceback_frames import user_frames
+from tcprof.profiler.protocol.event_text import error_where
 
 
 def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
@@ -34,7 +35,7 @@ def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
     arm = error.get("arm")
     who = arm_names[arm] if isinstance(arm, int) and 0 <= arm < len(arm_names) else "run"
     bs = f" at bs {error['batch_size']}" if error.get("batch_size") is not None else ""
-    where = f" ({error['file']}:{error['line']})" if error.get("file") else ""
+    where = error_where(error)
     message = in_app_terms(str(error.get("message") or "")).strip().splitlines()
     first = message[0] if message else "?"
     kind = f"{error.get('kind')} error"

@@ -228,9 +228,9 @@ def _payback(row: dict[str, Any]) -> str | None:
 
 
 def _error_text(row: dict[str, Any]) -> str:
+    """Why it failed, whole: a cause cut mid-parenthesis reads as a different one."""
     err = row.get("error") or {}
-    message = " ".join(str(err.get("message") or row.get("status") or "error").split())
-    return message if len(message) <= 80 else message[:79] + "…"
+    return " ".join(str(err.get("message") or row.get("status") or "error").split())
 
 
 def _classify(row: dict[str, Any]) -> str:
@@ -311,7 +311,7 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
         err = arm.get("error") or {}
         if err:
             message = " ".join(str(err.get("message") or err.get("kind") or "error").split())
-            return ArmVerdict(name, f"{name} failed: {message[:120]}", BAD)
+            return ArmVerdict(name, f"{name} failed: {message}", BAD)
         return ArmVerdict(name, f"{name}: nothing was measured", NEUTRAL)
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
@@ -322,7 +322,9 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
     lead = measured[0] if measured else rows[0]  # the first size: payback and memory
     if len(rows) > 1:
         lead = {**lead, "_named": True}
-    extras = [_payback(lead), memory_words(lead) and f"{memory_words(lead)}{_at(lead)}"]
+    # a failed row measured no speedup: its compile neither pays back nor fails to
+    payback = _payback(lead) if measured else None
+    extras = [payback, memory_words(lead) and f"{memory_words(lead)}{_at(lead)}"]
     accuracy = [(r.get("accuracy") or {}).get("status") for r in rows]
     failed = [r for r, s in zip(rows, accuracy, strict=True) if s == "fail"]
     unsure = [r for r, s in zip(rows, accuracy, strict=True) if s == "nondeterministic"]

@@ -26,6 +26,7 @@ from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
 from tcprof.profiler.cli.script_args import split_command
 from tcprof.profiler.config import ConfigError, ModelSource, examples
+from tcprof.profiler.protocol.event_text import error_where
 from tcprof.profiler.protocol.types import Event, Json
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.store import files as session_files
@@ -143,7 +144,21 @@ def _run_and_save(
     if interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
+    for line in failure_lines(data):  # the cause is the last thing read
+        print(f"tcprof: error: {line}", file=sys.stderr)
     return exit_code(data) if saved.folder is not None else EXIT_ERROR
+
+
+def failure_lines(data: Json) -> list[str]:
+    """Why arms failed, a line per distinct cause naming the arms it stopped ('eager,
+    aot_eager: forward: … (model.py:7)'), each location once."""
+    causes: dict[str, list[str]] = {}
+    for arm in data["arms"]:
+        err = arm.get("error")
+        if isinstance(err, dict):
+            cause = f"{err.get('kind')}: {err.get('message')}{error_where(err)}"
+            causes.setdefault(cause, []).append(str(arm.get("name")))
+    return [f"{', '.join(names)}: {cause}" for cause, names in causes.items()]
 
 
 def save_reports(session: Json, folder: Path) -> list[str]:

@@ -113,9 +113,18 @@ def _accuracy(e: dict[str, Any]) -> str:
     return f"{_at(e)}accuracy {e.get('status')}{detail}{why}"
 
 
+def error_where(e: dict[str, Any]) -> str:
+    """' (file:line)' after an error's message, unless the message names that place already
+    (a worker's 'RuntimeError: … (model.py:7)'): each location said once."""
+    file, line = e.get("file"), e.get("line")
+    if not file:
+        return ""
+    short = f"{str(file).replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}"
+    return "" if short in str(e.get("message") or "") else f" ({file}:{line})"
+
+
 def _error(e: dict[str, Any]) -> str:
-    where = f" ({e.get('file')}:{e.get('line')})" if e.get("file") else ""
-    return f"ERROR {_at(e)}{e.get('kind')}: {e.get('message')}{where}"
+    return f"ERROR {_at(e)}{e.get('kind')}: {e.get('message')}{error_where(e)}"
 
 
 def _worker_exit(e: dict[str, Any]) -> str:
