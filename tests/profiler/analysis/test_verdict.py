@@ -146,6 +146,21 @@ def test_slower_noise_fell_back_and_failed_say_so():
     assert text == "inductor failed: boom" and tone == BAD
 
 
+def test_a_failed_arm_says_why_in_full_and_never_that_its_compile_does_not_pay_back():
+    """A script that ended after 10 optimizer steps of 31: its compile was timed, its speedup
+    never; the cause is not cut mid-parenthesis."""
+    message = (
+        "the script ended after 10 optimizer steps; tcprof needs 31 (1 first + 10 warm-up + "
+        "20 measured): give it more steps (--max-steps) or fewer (--steps)"
+    )
+    failed = _row(
+        1, status="error", compile_cold_s=0.74, error={"kind": "script", "message": message}
+    )
+    text, tone = _only(_session(failed))
+    assert text == f"inductor failed at bs 1: {message}" and tone == BAD
+    assert "pays back" not in text
+
+
 def test_several_sizes_are_summarised_in_one_line_and_partial_runs_say_so():
     rows = [
         _row(8, **FASTER),

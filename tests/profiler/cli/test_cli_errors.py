@@ -223,3 +223,41 @@ def test_timeout_ends_every_worker_and_keeps_results(tmp_path):
     assert rc == 1
     assert s["status"] == "timeout"
     assert s["arms"][0]["results"][0]["steps"] > 0, "steps measured before the timeout are kept"
+
+
+FORWARD_RAISES = """
+import torch
+
+
+class Exploding(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        raise RuntimeError("forward exploded on purpose")
+"""
+
+
+@pytest.mark.parametrize(
+    "model, cause", [("forward_raises", "forward exploded on purpose"), ("crash.py", "code 3")]
+)
+def test_a_failed_run_ends_on_its_cause_after_no_round_that_did_not_run(tmp_path, model, cause):
+    """Every arm fails in the first round: no banner for the rounds that will not run, and the
+    last line read is the cause, its location said once."""
+    if model == "forward_raises":
+        path = tmp_path / "exploding.py"
+        path.write_text(FORWARD_RAISES)
+        args = [str(path), "--input-shape", "8"]
+    else:
+        args = [str(MODELS / model)]
+    rc, stdout, stderr, s = run_cli(
+        [*args, "--arms", "eager", *fast_args(quiet=False), "--replicates", "3"], tmp_path / "o"
+    )
+    assert rc == 1 and s is not None
+    last = [line for line in (stdout + stderr).splitlines() if line.strip()][-1]
+    assert last.startswith("tcprof: error: eager: ") and cause in last, last
+    assert "round 2/3" not in stderr and "round 3/3" not in stderr
+    for line in stderr.splitlines():
+        if "exploding.py:" in line:
+            assert line.count("exploding.py:") == 1, line
