@@ -120,8 +120,8 @@ class ProfilerThread(QThread):
             self.recorded.release()
             return
         saved = self.recorded.save(session.to_dict())
-        if saved.folder is not None:
-            self.session_dir = saved.folder
+        if saved.folder is not None or self.recorded.refusal is not None:
+            self.session_dir = saved.folder  # a refused run ran nothing and keeps no folder
         self.save_error = saved.problem
 
     def _relay(self, event: Event) -> None:
