@@ -200,3 +200,18 @@ def test_visible_peaks_keeps_extremes_and_clips_to_the_view():
     assert len(xs) <= 4002 and ys.max() == 50.0 and np.all(np.diff(xs) >= 0)
     xs, ys = visible_peaks(x, y, 1000, 1100)
     assert xs[0] >= 998 and xs[-1] <= 1102 and len(xs) < 110  # only the visible part
+
+
+def test_a_refused_run_ends_with_its_cause_as_an_error_and_no_folder(qtbot, tmp_path):
+    """The engine's check before any arm runs (here: the model file is gone) reaches the
+    window as one usage error, for its error banner; nothing ran, no folder is kept."""
+    controller = RunController()
+    received = []
+    controller.eventsArrived.connect(received.extend)
+    config = RunConfig(source=ModelSource(str(tmp_path / "gone.py")), arms=(ArmSpec("eager"),))
+    with qtbot.waitSignal(controller.runEnded, timeout=30_000) as ended:
+        controller.start(config)
+    assert ended.args == ["refused"]
+    errors = [e for e in received if e["type"] == "error"]
+    assert [e["kind"] for e in errors] == ["usage"] and "gone.py" in errors[0]["message"]
+    assert controller.session_dir is None
