@@ -430,10 +430,14 @@ class LivePlots(QWidget):
             name = self.data.arms[arm].name if self.data is not None else "?"
             lo, hi = self.plots[index].vb.viewRange()[1]
             edge = "top" if y > (lo + hi) / 2 else "bottom"
-            return (
-                f"{name}: {number_text(float(value))} {unit} at "  # type: ignore[arg-type]
+            real, count = value if isinstance(value, tuple) else (value, 1)
+            text = (
+                f"{name}: {number_text(float(real))} {unit} at "
                 f"{self.axis.position_text(x)} (beyond the plot's {edge})"
             )
+            if count > 1:  # one marker for the points beyond within its width
+                text += f"; {count} points beyond here, this the furthest"
+            return text
 
         return tip
 
