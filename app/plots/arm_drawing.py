@@ -25,9 +25,10 @@ from tcprof.app.plots.band import band_path
 from tcprof.app.plots.contention import ContendedShading
 from tcprof.app.plots.decimation import sample, visible_peaks, visible_range
 from tcprof.app.plots.live_data import LiveData
+from tcprof.app.plots.phase_guides import LABEL_ROW_PX, LABEL_ROWS
 from tcprof.app.plots.series import Series
 from tcprof.app.plots.x_axis import WALL, XAxis
-from tcprof.app.plots.y_range import clipped, robust_range, worth_moving
+from tcprof.app.plots.y_range import clipped, robust_range, thinned, top_room_for, worth_moving
 
 MARKER_ROWS = 4  # arms' marker rows above the plot's bottom edge (then repeating)
 
@@ -106,14 +107,19 @@ def fit_y(
             x, i0, i1, offset = axis.span(data, s)
             j0, j1 = visible_range(x[i0:i1], x0 + offset, x1 + offset)
             curves += _pieces(s, x, i0 + j0, i0 + j1, offset, items.drawn.get((i, key), empty))
-    new = robust_range(curves, log)
+    # the step-time plot's top holds the phase labels' rows: no data under them
+    top = LABEL_ROWS * LABEL_ROW_PX + CLIP_SIZE if index == 0 else 0
+    new = robust_range(curves, log, top_room_for(top, vb.height()))
     if new is not None and worth_moving(tuple(vb.viewRange()[1]), new):
         vb.setYRange(*new, padding=0)
     lo, hi = vb.viewRange()[1]
     inset = (hi - lo) * (CLIP_SIZE * 0.7) / max(vb.height(), 1.0)
+    left, right = vb.viewRange()[0]
+    band = (right - left) * CLIP_SIZE / max(vb.width(), 1.0)  # a marker's width
     for i in shown:
         parts = [clipped(*items.drawn.get((i, key), empty), lo, hi, log) for key in keys]
         cx, cy, up = (np.concatenate(column) for column in zip(*parts, strict=True))
+        cx, cy, up, count = thinned(cx, cy, up, band)
         state = (cx.tobytes(), cy.tobytes(), lo, hi)
         if items.clip_seen.get((i, index)) == state:
             continue  # as drawn: a scatter's setData is not free
@@ -124,7 +130,8 @@ def fit_y(
             x=cx,
             y=np.where(up, hi - inset, lo + inset),
             symbol=np.where(up, "t1", "t").tolist() if mixed else ("t1" if up.any() else "t"),
-            data=cy,  # the real values; the tooltip says them (the plots' clip tip)
+            # the real values and how many points each marker stands for (the clip tip)
+            data=[(v, int(n)) for v, n in zip(cy.tolist(), count.tolist(), strict=True)],
         )
 
 

@@ -32,8 +32,15 @@ from tcprof.app.plots.contention import ContendedShading
 from tcprof.app.plots.controls import PlotControls
 from tcprof.app.plots.legend import PlotLegend
 from tcprof.app.plots.live_data import LiveData
+from tcprof.app.plots.loss_parity import loss_note
 from tcprof.app.plots.phase_guides import PhaseGuides
-from tcprof.app.plots.plot_choices import MIDDLE_TITLES, THROUGHPUT, middle_for, remember_middle
+from tcprof.app.plots.plot_choices import (
+    LOSS,
+    MIDDLE_TITLES,
+    THROUGHPUT,
+    middle_for,
+    remember_middle,
+)
 from tcprof.app.plots.plot_frame import (
     CUDA_MEMORY_TITLE,
     TITLES,
@@ -120,6 +127,7 @@ class LivePlots(QWidget):
         self.controls.log_y.toggled.connect(self.set_log_y)
         self.controls.fit.clicked.connect(self.fit_x)
         self.middle = THROUGHPUT  # what the middle plot shows (plot_choices.py)
+        self._middle_title = self.plots[1].titleLabel.text  # with the loss's agreement note
         self.controls.middle.currentIndexChanged.connect(
             lambda _i: self.set_middle(self.controls.middle_key(), remember=True)
         )
@@ -248,7 +256,7 @@ class LivePlots(QWidget):
         if key == self.middle:
             return
         self.middle = key
-        self.plots[1].setTitle(MIDDLE_TITLES[key], size="9pt")
+        self._set_middle_title(MIDDLE_TITLES[key])
         self.crosshair.middle = key
         self.arm_items.show_middle(key)
         self._invalidate()
@@ -278,6 +286,22 @@ class LivePlots(QWidget):
         self.timer.start()
         self.wait_timer.start()
         self.started.emit()
+
+    def _set_middle_title(self, title: str) -> None:
+        if title != self._middle_title:
+            self._middle_title = title
+            self.plots[1].setTitle(title, size="9pt")
+
+    def _update_loss_title(self) -> None:
+        """The loss plot's title says where the shown arms' losses agree: one curve then hides
+        the other (loss_parity.py)."""
+        assert self.data is not None
+        shown = [i for i in range(len(self.data.arms)) if i not in self.hidden]
+        note = loss_note(
+            [self.data.arms[i].name for i in shown], [self.data.arms[i].loss for i in shown]
+        )
+        title = MIDDLE_TITLES[LOSS]
+        self._set_middle_title(f"{title} · {note}" if note else title)
 
     def _update_memory_title(self) -> None:
         """Name CUDA memory only on a CUDA run (its device, or CUDA figures in its data)."""
@@ -391,6 +415,8 @@ class LivePlots(QWidget):
         changed |= drew
         if index == 2 and data.device is None:
             self._update_memory_title()
+        if index == 1 and (drew or drawn) and self.middle == LOSS:
+            self._update_loss_title()
         changed |= drawn
         if changed:
             self.last_redraw_s = time.perf_counter() - t0
@@ -404,10 +430,14 @@ class LivePlots(QWidget):
             name = self.data.arms[arm].name if self.data is not None else "?"
             lo, hi = self.plots[index].vb.viewRange()[1]
             edge = "top" if y > (lo + hi) / 2 else "bottom"
-            return (
-                f"{name}: {number_text(float(value))} {unit} at "  # type: ignore[arg-type]
+            real, count = value if isinstance(value, tuple) else (value, 1)
+            text = (
+                f"{name}: {number_text(float(real))} {unit} at "
                 f"{self.axis.position_text(x)} (beyond the plot's {edge})"
             )
+            if count > 1:  # one marker for the points beyond within its width
+                text += f"; {count} points beyond here, this the furthest"
+            return text
 
         return tip
 

@@ -17,6 +17,7 @@ from tcprof.app.plots.plot_frame import CACHE
 
 LABEL_GAP = 6  # px between two phase labels on a row
 LABEL_ROWS = 2  # a label that touches the one before goes on the next row, or is not shown
+LABEL_ROW_PX = 18  # a row's height: the step-time plot's range leaves its top rows free of data
 
 
 class PhaseGuides:

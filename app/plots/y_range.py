@@ -5,7 +5,8 @@ curve into a line at the bottom. Here the range fits the points drawn, but no fu
 Tukey's far fences of each curve's visible steps (its quartiles, 3 interquartile ranges out: past them
 lies about 1 Gaussian point in 400,000, so noise stays inside and spikes do not), with a margin;
 the points beyond are drawn clipped at the edge and marked (`clipped`), their real values on
-hover.
+hover: one marker per band of a marker's width (`thinned`: the furthest out, and how many it
+stands for), not dozens crowding the edge.
 
 The quartiles come from a fixed-size sample of the visible raw steps (`decimation.sample`), and
 the extremes from the points drawn (already decimated): the cost does not grow with the run, and
@@ -45,8 +46,15 @@ def _quartiles(values: np.ndarray) -> tuple[float, float]:
     return float(part[k1]), float(part[k3])
 
 
+def top_room_for(pixels: float, height: float) -> float:
+    """The share of the span to add above (besides MARGIN) so that the top `pixels` of a view
+    `height` px tall hold no data: the phase labels' rows and the clipped points' markers."""
+    share = min(max(pixels, 0.0) / max(height, 1.0), 0.5)
+    return max(TOP_ROOM, (share * (1 + 2 * MARGIN) - MARGIN) / (1 - share))
+
+
 def robust_range(
-    curves: list[tuple[np.ndarray, np.ndarray]], log: bool = False
+    curves: list[tuple[np.ndarray, np.ndarray]], log: bool = False, top_room: float = TOP_ROOM
 ) -> tuple[float, float] | None:
     """(low, high) in view units holding every curve: each curve, a (sample of its visible raw
     steps, its decimated points drawn) pair, gives the extremes of what it draws within its own
@@ -71,12 +79,12 @@ def robust_range(
     lo, hi = min(lows), max(highs)
     if log:
         span = max(hi - lo, MIN_DECADES)
-        return lo - MARGIN * span, hi + (MARGIN + TOP_ROOM) * span
+        return lo - MARGIN * span, hi + (MARGIN + top_room) * span
     span = max(hi - lo, MIN_SPAN * abs(hi)) or 1.0
     low = lo - MARGIN * span
     if low < 0 <= lo:  # values that cannot be negative: the axis stops at 0
         low = 0.0
-    return low, hi + (MARGIN + TOP_ROOM) * span
+    return low, hi + (MARGIN + top_room) * span
 
 
 def worth_moving(shown: tuple[float, float], new: tuple[float, float]) -> bool:
@@ -101,3 +109,24 @@ def clipped(
         distance = np.where(above[out], v[out] - high, low - v[out])
         out = np.sort(out[np.argpartition(distance, -MAX_CLIPPED)[-MAX_CLIPPED:]])
     return x[out], y[out], above[out]
+
+
+def thinned(
+    x: np.ndarray, y: np.ndarray, above: np.ndarray, band: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, above, count): the clipped points, one per `band` of x (a marker's width in view
+    units) on each edge, the furthest out of its band, and how many points it stands for."""
+    if len(x) == 0 or not band > 0:
+        return x, y, above, np.ones(len(x), dtype=np.int64)
+    column = np.floor(x / band).astype(np.int64)
+    beyond = np.where(above, y, -y)  # larger: further out, on either edge
+    order = np.lexsort((-beyond, column, above))  # by edge, band, furthest first
+    key = np.stack([above[order], column[order]], axis=1)
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = np.any(key[1:] != key[:-1], axis=1)
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, len(order)))
+    keep = order[starts]
+    by_x = np.argsort(x[keep], kind="stable")
+    keep, counts = keep[by_x], counts[by_x]
+    return x[keep], y[keep], above[keep], counts

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import muted_colour
 from tcprof.app.setup.backend_choice import description, fill_backends
+from tcprof.app.setup.narrow import text_wide
 from tcprof.profiler.config import COMPILE_MODES, ArmSpec
 
 DEFAULT_ARMS = (ArmSpec("eager"), ArmSpec("inductor"))
@@ -178,7 +179,7 @@ class ArmsEditor(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         buttons = QHBoxLayout()
         for b in (add, self.edit_button, self.remove_button):
-            buttons.addWidget(b)
+            buttons.addWidget(text_wide(b))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list)

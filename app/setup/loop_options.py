@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QWidget
 
+from tcprof.app.setup.narrow import wrapping
 from tcprof.profiler.config import AMP_DTYPES, LOOPS
 
 LOOP_KEYS = ("loop", "amp", "channels_last", "compile_optimizer")
@@ -59,7 +60,7 @@ class LoopOptions(QWidget):
         self.channels_last.setToolTip(CHANNELS_LAST_TIP)
         self.compile_optimizer = QCheckBox("Compile the optimizer step")
         self.compile_optimizer.setToolTip(COMPILE_OPTIMIZER_TIP)
-        form = QFormLayout(self)
+        form = wrapping(QFormLayout(self))
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Loop", self.loop)
         form.addRow("Mixed precision", self.amp)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.setup.narrow import wrapping
 from tcprof.profiler.config import (
     CONTROL_LABEL,
     CONTROL_SUFFIX,
@@ -114,7 +115,7 @@ class MeasurementOptions(QWidget):
         self.stall_timeout.setSpecialValueText("off")
         self.stall_timeout.setValue(DEFAULT_STALL_TIMEOUT_S or 0.0)
         self.stall_timeout.setToolTip(STALL_TIMEOUT_TIP)
-        form = QFormLayout(self)
+        form = wrapping(QFormLayout(self))
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Replicates", self.replicates)
         form.addRow("Threads", self.threads)

@@ -40,6 +40,7 @@ from tcprof.app.common.background import BackgroundCalls
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import error_colour, muted_colour
 from tcprof.app.setup.model_watch import ModelFileWatch
+from tcprof.app.setup.narrow import text_wide, wrapping
 from tcprof.profiler.config import ConfigError, ModelSource, parse_input_shape
 from tcprof.profiler.config.examples import example_for
 from tcprof.profiler.process.inspection import inspect_model
@@ -113,7 +114,7 @@ class ModelPicker(QWidget):
         self.watch = ModelFileWatch(self)
         self.watch.changedOnDisk.connect(self._on_changed_on_disk)
         self.path = QComboBox()
-        self.path.setMinimumContentsLength(10)
+        self.path.setMinimumContentsLength(6)
         self.path.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -123,7 +124,7 @@ class ModelPicker(QWidget):
             "Drop a .py file on the window to open it."
         )
         self.path.activated.connect(lambda i: self._choose(self.path.itemData(i)))
-        browse = QPushButton("Open…")
+        browse = self.browse = text_wide(QPushButton("Open…"))
         browse.setToolTip("Open a model file (Ctrl+O)")
         browse.clicked.connect(self.openRequested)
         self.inspect_button = QPushButton("Inspect…")
@@ -167,7 +168,7 @@ class ModelPicker(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(self.summary.textInteractionFlags())
-        form = QFormLayout(self)
+        form = wrapping(QFormLayout(self))
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("File", row)
         form.addRow("Model", self.candidate)

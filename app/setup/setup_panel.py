@@ -31,6 +31,7 @@ from tcprof.app.setup.host_field import HOST_KEYS, HostField
 from tcprof.app.setup.loop_options import LOOP_KEYS, LoopOptions
 from tcprof.app.setup.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from tcprof.app.setup.model_extras import EXTRA_KEYS, ModelExtras
+from tcprof.app.setup.narrow import wrapping
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
@@ -91,7 +92,7 @@ class SetupPanel(QWidget):
         QVBoxLayout(arms_box).addWidget(self.arms)
 
         run_box = QGroupBox("Run")
-        form = QFormLayout(run_box)
+        form = wrapping(QFormLayout(run_box))
         self.host = HostField()
         for label, field in (*core.run_rows(), ("Host", self.host)):
             form.addRow(label, field)

@@ -170,39 +170,90 @@ def curves(session_dict: dict[str, Any]) -> list[tuple[str, Any, list[list[float
     return out
 
 
+def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart) inside [low, high], at most
+    `most` + 1 of them: the loss chart's axes."""
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return [low] if math.isfinite(low) else []
+    raw = (high - low) / max(1, most)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step - 1e-9) * step
+    count = int(math.floor((high - first) / step + 1e-9)) + 1
+    return [round(first + k * step, 12) for k in range(count)]
+
+
+def _joined(curve: list[list[float]]) -> list[tuple[float, float]]:
+    """A curve's finite points in step order: one line across the steps it has no loss for
+    (steps the script skipped, the discarded step before a timed block), never a break."""
+    points = []
+    for x, y in curve:
+        if isinstance(y, (int, float)) and not isinstance(y, bool) and math.isfinite(y):
+            points.append((float(x), float(y)))
+    return sorted(points)
+
+
 def _svg(series: list[tuple[str, list[list[float]]]], esc: Esc) -> str:
-    points = [(x, y) for _, c in series for x, y in c if math.isfinite(y)]
+    joined = [(label, _joined(curve)) for label, curve in series]
+    points = [p for _, c in joined for p in c]
     if not points:
         return ""
-    width, height, pad = 640, 240, 36
+    width, height = 640, 260
+    left, right, top, bottom = 56, 16, 12, 40  # room for the tick labels and axis titles
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
     y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
-    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1e-9)
+    x1 = x1 if x1 > x0 else x0 + 1
+    if y1 <= y0:
+        y0, y1 = y0 - max(abs(y0) * 0.05, 1e-9), y1 + max(abs(y1) * 0.05, 1e-9)
 
     def sx(x: float) -> float:
-        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad)
+        return left + (x - x0) / (x1 - x0) * (width - left - right)
 
     def sy(y: float) -> float:
-        return height - pad - (y - y0) / (y1 - y0) * (height - 2 * pad)
+        return top + (y1 - y) / (y1 - y0) * (height - top - bottom)
 
-    colours = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
+    axis = 'stroke="#59636e" stroke-width="1"'
+    grid = 'stroke="rgba(0,0,0,0.08)" stroke-width="1"'
+    label = 'font-size="11" fill="#59636e"'
+    base = height - bottom
     parts = [
         f'<svg viewBox="0 0 {width} {height}" role="img" class="loss-curve">',
-        f'<text x="{pad}" y="14" font-size="11">loss {y1:.4g}</text>',
-        f'<text x="{pad}" y="{height - 6}" font-size="11">loss {y0:.4g} · steps {x0:g}'
-        f"–{x1:g}</text>",
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{base}" {axis}/>',
+        f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" {axis}/>',
     ]
-    for i, (label, curve) in enumerate(series):
+    for y in nice_ticks(y0, y1):
+        at = f"{sy(y):.1f}"
+        parts.append(
+            f'<line class="y-tick" x1="{left - 4}" y1="{at}" x2="{width - right}" y2="{at}" '
+            f'{grid}/><text x="{left - 6}" y="{at}" dy="4" text-anchor="end" {label}>'
+            f"{y:.4g}</text>"
+        )
+    for x in nice_ticks(x0, x1, most=8):
+        if x != int(x):
+            continue  # steps are whole
+        at = f"{sx(x):.1f}"
+        parts.append(
+            f'<line class="x-tick" x1="{at}" y1="{base}" x2="{at}" y2="{base + 4}" {axis}/>'
+            f'<text x="{at}" y="{base + 16}" text-anchor="middle" {label}>{int(x)}</text>'
+        )
+    parts.append(
+        f'<text x="{(left + width - right) / 2:.0f}" y="{height - 4}" text-anchor="middle" '
+        f"{label}>step</text>"
+        f'<text x="12" y="{(top + base) / 2:.0f}" text-anchor="middle" {label} '
+        f'transform="rotate(-90 12 {(top + base) / 2:.0f})">loss</text>'
+    )
+    colours = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
+    for i, (name, curve) in enumerate(joined):
         colour = colours[i % len(colours)]
-        dash = ' stroke-dasharray="4 3"' if "parity" in label else ""
-        line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in curve if math.isfinite(y))
+        dash = ' stroke-dasharray="4 3"' if "parity" in name else ""
+        line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in curve)
         parts.append(
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5"{dash} points="{line}">'
-            f"<title>{esc(label)}</title></polyline>"
+            f"<title>{esc(name)}</title></polyline>"
         )
         parts.append(
-            f'<text x="{width - pad - 180}" y="{16 + 13 * i}" font-size="11" fill="{colour}">'
-            f"{esc(label)}</text>"
+            f'<text x="{width - right - 180}" y="{top + 12 + 13 * i}" font-size="11" '
+            f'fill="{colour}">{esc(name)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -388,3 +388,37 @@ def test_the_plots_choices_survive_a_restart(qtbot):
     third = LivePlots()
     qtbot.addWidget(third)
     assert (third.x_mode(), third.smoothing, third.log_y) == (SECTION, 0.0, False)
+
+
+def test_the_phase_labels_sit_above_the_steps_and_spikes_share_one_marker_a_band(plots):
+    """A noisy run with a spike every 10th of 2,000 steps: the 'measured' label lies above every
+    drawn step inside the range (the range leaves the label rows free), and the spikes beyond
+    the top are one marker per marker's width, the tooltip saying how many it stands for."""
+    data = _started(plots, LiveData(["eager"], [8], warmup=5, steps=2000))
+    rng = np.random.default_rng(1)
+    data.apply(_steps(0, 8, 1, 1.0 + 0.05 * rng.standard_normal(5), phase="warmup"))
+    ms = 1.0 + 0.05 * rng.standard_normal(2000)
+    ms[::10] = 30.0
+    data.apply(_steps(0, 8, 6, ms))
+    plots.refresh()
+    QApplication.processEvents()
+    vb = plots.plots[0].vb
+    low, high = vb.viewRange()[1]
+    assert high < 5, "the spikes are left out of the range"
+    (measured,) = [t for t in plots.guides.labels if t.toPlainText() == "measured"]
+    assert measured.isVisible()
+    label_bottom = measured.mapRectToScene(measured.boundingRect()).bottom()
+    x, y = plots.arm_items.curves[0]["step_ms"].getData()
+    inside = np.isfinite(y) & (y <= high)
+    highest = vb.mapViewToScene(QPointF(float(x[inside][0]), float(y[inside].max()))).y()
+    assert highest > label_bottom, "no step drawn under the label rows"
+    markers = plots.arm_items.clips[0][0].points()
+    from tcprof.app.plots.arm_items import CLIP_SIZE
+
+    assert 0 < len(markers) <= vb.width() / CLIP_SIZE + 2, len(markers)
+    xs = sorted(p.pos().x() for p in markers)
+    spacing = min(b - a for a, b in zip(xs, xs[1:], strict=False))
+    assert spacing * vb.width() / (vb.viewRange()[0][1] - vb.viewRange()[0][0]) >= CLIP_SIZE / 2
+    assert sum(p.data()[1] for p in markers) == 200, "every spike counted once"
+    crowded = max(markers, key=lambda p: p.data()[1])
+    assert "points beyond here" in _tip(plots.arm_items.clips[0][0], crowded)

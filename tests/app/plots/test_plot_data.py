@@ -114,3 +114,25 @@ def test_decimated_points_keep_their_own_x_on_a_time_axis():
     t = np.cumsum(np.r_[np.full(5000, 0.001), np.full(5000, 1.0)])  # two paces
     xs, ys = visible_peaks(t, np.ones_like(t), 0, t[-1], max_points=100)
     assert np.all(np.isin(xs, t)), "every x is a point's own time"
+
+
+def test_clipped_points_thin_to_the_furthest_of_each_band_and_count_the_rest():
+    from tcprof.app.plots.y_range import thinned, top_room_for
+
+    x = np.array([0.0, 0.4, 0.9, 1.2, 3.5, 3.6])
+    y = np.array([10.0, 30.0, -5.0, 12.0, 11.0, -9.0])
+    above = y > 0
+    tx, ty, up, count = thinned(x, y, above, band=1.0)
+    assert list(zip(tx, ty, up, count, strict=True)) == [
+        (0.4, 30.0, True, 2),
+        (0.9, -5.0, False, 1),
+        (1.2, 12.0, True, 1),
+        (3.5, 11.0, True, 1),
+        (3.6, -9.0, False, 1),
+    ]
+    assert thinned(x, y, above, band=0.0)[3].tolist() == [1] * 6
+    # 40 px free at the top of a 200 px view: the data's top sits 40 px down
+    room = top_room_for(40, 200)
+    steps = np.linspace(1.0, 2.0, 101)
+    lo, hi = robust_range([(steps, steps)], top_room=room)
+    assert (hi - 2.0) / (hi - lo) == pytest.approx(0.2)

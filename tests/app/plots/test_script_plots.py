@@ -20,9 +20,9 @@ def _steps(arm, start, ms, **extra):
     return {"type": "steps", "arm": arm, "batch_size": 1, "start": start, "ms": ms, **extra}
 
 
-def _script_data() -> LiveData:
+def _script_data(names=("eager",)) -> LiveData:
     config = SimpleNamespace(
-        run_arms=[SimpleNamespace(name="eager", backend="eager")],
+        run_arms=[SimpleNamespace(name=name, backend=name) for name in names],
         batch_sizes=[1],
         warmup=1,
         steps=4,
@@ -86,3 +86,24 @@ def test_a_scripts_run_shows_its_loss_and_the_choice_is_kept_per_kind(plots, qtb
     assert not item.isEnabled() and "carry no loss" in item.toolTip()
     plots.start(_script_data())
     assert plots.middle == "own_ms"  # the script's choice, remembered
+
+
+def test_the_loss_plot_says_where_the_arms_losses_agree(plots, qtbot):
+    """Equal losses draw as one line (the compiled arm's over the baseline's): the title says
+    they agree and within how much; a difference is said as one, and a hidden arm leaves it."""
+    data = _script_data(("eager", "aot_eager", "inductor"))
+    plots.start(data)
+    loss = [3.0, 2.5, 2.0, 1.5]
+    data.apply(_steps(0, 1, [10.0] * 4, loss=loss, t=1.0))
+    data.apply(_steps(1, 1, [10.0] * 2, loss=[3.0, 2.5004], t=1.0))
+    data.apply(_steps(1, 4, [10.0], loss=[1.5], t=2.0))  # step 3 skipped: not compared
+    data.apply(_steps(2, 1, [10.0] * 4, loss=[3.0, 2.5, 2.9, 1.5], t=1.0))
+    title = plots.plots[1].titleLabel
+    qtbot.waitUntil(lambda: "agree" in title.text, timeout=5000)
+    assert title.text.startswith(MIDDLE_TITLES["loss"])
+    assert "eager and aot_eager agree within 0.0004" in title.text
+    assert "inductor differs from eager by up to 0.9" in title.text
+    plots.legend.set_shown(2, False)
+    qtbot.waitUntil(lambda: "inductor" not in title.text, timeout=5000)
+    plots.legend.set_shown(1, False)
+    qtbot.waitUntil(lambda: title.text == MIDDLE_TITLES["loss"], timeout=5000)

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from PySide6.QtCore import QByteArray, QPoint, QRect
+from PySide6.QtWidgets import QScrollArea
 
 from tcprof.app.common.settings import qsettings
 from tcprof.app.plots.plots_slot import MIN_HEIGHT as PLOTS_MIN_HEIGHT
@@ -191,3 +192,45 @@ def test_the_window_holds_from_1024x640_with_the_error_banner(make_window, qtbot
     window.banner.add({"kind": "load", "message": "no such file: /" + "long-folder/" * 30}, [])
     qtbot.waitUntil(window.banner.isVisible, timeout=2000)
     assert window.banner.minimumSizeHint().width() <= room, "a long path does not widen it"
+
+
+def test_at_1024x640_the_setup_buttons_and_the_summarys_last_column_are_in_view(
+    make_window, qtbot, tmp_path
+):
+    """The setup panel's buttons show their whole text inside the panel's visible area (no
+    sideways scrolling there), and the Summary's columns narrow to its width, the last in
+    view, each narrowed title whole in its tooltip; wider, they take their widths back."""
+    window = _shown(make_window, qtbot)
+    write_session(tmp_path / "s1", started_at=1.0)
+    assert window.open_path(str(tmp_path / "s1"))
+    qtbot.waitUntil(lambda: window.results.summary.rowCount() == 2, timeout=2000)
+    scroll = window.window_layout.setup_box.findChild(QScrollArea)
+    visible = _in_window(scroll.viewport(), window)
+    setup = window.setup
+    buttons = [setup.model.browse, setup.arms.remove_button, setup.arms.edit_button]
+    for button in buttons:
+        assert button.isVisible(), button.text()
+        whole = button.fontMetrics().horizontalAdvance(button.text())
+        assert button.width() >= whole + 8, button.text()
+        assert visible.contains(_in_window(button, window)), button.text()
+    assert scroll.horizontalScrollBar().maximum() == 0, "the panel fits: no sideways scroll"
+    table = window.results.summary
+    shown = [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]
+    last = shown[-1]
+    qtbot.waitUntil(
+        lambda: (
+            table.columnViewportPosition(last) + table.columnWidth(last) <= table.viewport().width()
+        ),
+        timeout=2000,
+    )
+    assert table.horizontalScrollBar().maximum() == 0
+    assert window.results.header()[last] == "breaks", "labels read whole, though elided"
+    narrowed = [c for c in shown if "…" in table.horizontalHeaderItem(c).text()]
+    assert narrowed, "at 1024 px some titles give way"
+    for c in narrowed:
+        assert window.results.header()[c] in table.horizontalHeaderItem(c).toolTip()
+    window.window_layout.set_setup_visible(False)  # room again: whole titles
+    qtbot.waitUntil(
+        lambda: not any("…" in table.horizontalHeaderItem(c).text() for c in shown),
+        timeout=2000,
+    )

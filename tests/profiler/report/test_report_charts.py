@@ -5,6 +5,7 @@ zooms them together (run under node with stand-ins for the page and uPlot, when 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -129,3 +130,27 @@ def test_the_script_draws_every_step_chart_over_the_shared_range(tmp_path):
     assert charts[0]["points"] == [2 + 7000, 2 + 7000], "round 1: warm-up and its block"
     assert charts[2]["points"] == [4, 4]
     assert zoom["zoomed"] == [[100, 200]] * 3, "a zoom moves every step chart"
+
+
+def test_the_loss_chart_has_ticks_and_joins_over_the_steps_a_script_skipped():
+    """Each axis has round tick values (the loss at three or more, every step tick whole),
+    and a curve with steps missing (None, NaN: skipped, or the discarded step before a block)
+    is one unbroken line through its steps in order."""
+    from html import escape
+
+    from tcprof.profiler.report.script_section import _svg, nice_ticks
+
+    assert nice_ticks(0.4973, 3.01) == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    assert nice_ticks(0, 59, most=8) == [0, 10, 20, 30, 40, 50]
+    losses = [3.0 * 0.97**i for i in range(40)]
+    skipped = [[i, None if i % 10 == 5 else v] for i, v in enumerate(losses)]
+    skipped[7][1] = float("nan")
+    svg = _svg([("eager", [[i, v] for i, v in enumerate(losses)]), ("parity run", skipped)], escape)
+    y_ticks = re.findall(r'class="y-tick"[^>]*/><text[^>]*>([^<]+)</text>', svg)
+    x_ticks = re.findall(r'class="x-tick"[^>]*/><text[^>]*>([^<]+)</text>', svg)
+    assert len(y_ticks) >= 3 and all(float(t) for t in y_ticks)
+    assert x_ticks == ["0", "5", "10", "15", "20", "25", "30", "35"]
+    lines = re.findall(r'<polyline[^>]*stroke-dasharray="4 3" points="([^"]+)"', svg)
+    assert len(lines) == 1, "the dashed parity curve is one line"
+    xs = [float(p.split(",")[0]) for p in lines[0].split()]
+    assert len(xs) == 40 - 4 - 1 and xs == sorted(xs)
