@@ -350,6 +350,13 @@ def first_step_check(
     return {"events_s": events, "excess_s": excess, "residual_s": excess - events}
 
 
+def timed_by_events(arm: ArmRecord, replicate: int) -> bool:
+    """Whether one process of the arm reported torch's compile events (at any batch size); a
+    process with none (a session from a fake or a foreign worker) is costed by its first
+    step's wall-clock excess, as sessions were before compile events were complete."""
+    return any(r.compiles_of(replicate) for r in arm.results.values())
+
+
 def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> dict[str, Any]:
     """Compile cost per cache state: cold (round 0, an empty cache), portable (a fresh process
     loaded with the cold round's cache artifacts) and warm (the cold round's cache folder).
@@ -366,9 +373,16 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
         if _excess_ms(res, rep, recording) is None:
             continue
         mode = arm.caches.get(rep, "cold" if rep == 0 else "warm")
-        costs.setdefault(mode, []).append(sum(compile_seconds(c) for c in res.compiles_of(rep)))
+        if timed_by_events(arm, rep):
+            cost = sum(compile_seconds(c) for c in res.compiles_of(rep))
+        else:  # no compile event from this process: the first step's wall-clock excess
+            excess = _excess_ms(res, rep, recording) or 0.0
+            base_excess = (_excess_ms(base, rep) if base else None) or 0.0
+            cost = max(0.0, excess - max(0.0, base_excess)) / 1000.0
+        costs.setdefault(mode, []).append(cost)
         caches.setdefault(mode, _cache_counts(res, rep))
-    check = first_step_check(res, base, recording) if costs.get("cold") else None
+    by_events = costs.get("cold") and timed_by_events(arm, 0)
+    check = first_step_check(res, base, recording) if by_events else None
     cold = costs.get("cold", [None])[0]
     warm = float(np.median(costs["warm"])) if costs.get("warm") else None
     portable = costs.get("portable", [None])[0]
