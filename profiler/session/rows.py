@@ -239,9 +239,7 @@ def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
     return rows
 
 
-def _first_excess_ms(
-    res: BatchResult, replicate: int, recording_steps: int = 0
-) -> float | None:
+def _first_excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> float | None:
     """How much longer than a steady step the first step of one process took, plus the
     excess of the first `recording_steps` warm-up steps (CUDA graphs recorded there)."""
     excess = _excess_ms(res, replicate, recording_steps)

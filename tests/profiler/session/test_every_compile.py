@@ -22,7 +22,9 @@ SCRIPTS = ROOT / "tests" / "support" / "scripts"
 
 def _session(script: str, backend: str) -> tuple[dict, list[dict]]:
     sleeping_backend.register()
-    cfg = script_config(SCRIPTS / script, ("--steps", "30"), arms=(ArmSpec("eager"), ArmSpec(backend)))
+    cfg = script_config(
+        SCRIPTS / script, ("--steps", "30"), arms=(ArmSpec("eager"), ArmSpec(backend))
+    )
     events = [{"type": "run_start", "config": cfg.to_dict(), "wall_time": 0.0}]
     for arm in (0, 1):
         events += [{**e, "arm": arm, "replicate": 0} for e in serve(schedule(cfg, arm))]
@@ -111,3 +113,13 @@ def test_a_compiled_helper_outside_the_model_is_counted(helper):
     assert row["compiles_list"][0]["site_file"].endswith("compiled_helper.py")
     assert row["compile_cold_s"] == pytest.approx(_events_s(events), rel=0.05)
     assert row["compile_cold_s"] > row["compile_check"]["events_s"]  # the one before counts
+
+
+def test_a_recompile_for_evaluation_under_no_grad_names_the_call(eval_first):
+    data, _ = eval_first
+    (advice,) = [a for a in data["arms"][1]["advice"] if a["kind"] == "grad_mode"]
+    assert "torch.no_grad()" in advice["message"] and "in an evaluation" in advice["message"]
+    assert advice["evidence"]["calls"] and advice["evidence"]["calls"][0].endswith(
+        "eval_first.py:30"
+    )
+    assert "set_stance" in advice["fix"] and "--log guards,recompiles" not in advice["fix"]
