@@ -16,7 +16,6 @@ from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
 from tcprof.profiler.session.script_rows import script_arm
 
-
 _COMPILE_CONTEXT = ("when", "at_step", "grad_mode", "site_file", "site_line", "shapes")
 
 
