@@ -220,6 +220,44 @@ def _number_key(name: str, rc: dict[str, Any]) -> str:
     return name
 
 
+GRAD_MODE = "GLOBAL_STATE changed: grad_mode"
+WHEN_WORDS = {"before_training": "before training", "evaluation": "in an evaluation"}
+
+
+def _site(rc: dict[str, Any]) -> str:
+    """The call in the user's code that compiled ('train.py:30'), else the compiled frame."""
+    file, line = rc.get("site_file"), rc.get("site_line")
+    return f"{file}:{line}" if file else _where(rc)
+
+
+def _grad_mode_advice(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recompiles because grad mode changed: the model was called under torch.no_grad() (an
+    evaluation) and with gradients (training). Each mode is a graph of its own: expected,
+    compiled once per mode, and counted in the compile cost; said with the calls that did it."""
+    no_grad = [rc for rc in items if rc.get("grad_mode") is False]
+    calls = sorted({_site(rc) for rc in no_grad})
+    when = sorted({WHEN_WORDS.get(str(rc.get("when")), "") for rc in no_grad} - {""})
+    at = f" at {', '.join(calls)}" if calls else ""
+    during = f" ({', '.join(when)})" if when else ""
+    return {
+        "kind": "grad_mode",
+        "message": f"{len(items)} recompile(s) because grad mode changed: the compiled code "
+        f"was called under torch.no_grad(){at}{during} and with gradients in training, and "
+        "each mode is a graph of its own",
+        "fix": "expected, paid once per mode and counted in the compile cost. If that "
+        "evaluation is not worth a compile, run it eagerly: wrap it in "
+        '`with torch.compiler.set_stance("force_eager"):` or call the uncompiled model '
+        "(`model._orig_mod`) there; a compile of the evaluation of its own pays back only if "
+        "it runs often",
+        "evidence": {
+            "count": len(items),
+            "calls": calls,
+            "where": sorted({_site(rc) for rc in items}),
+        },
+        "apply": None,
+    }
+
+
 def recompile_advice(
     recompiles: list[dict[str, Any]], batch_sizes: list[int], dynamic: bool | None = None
 ) -> list[dict[str, Any]]:
@@ -230,9 +268,13 @@ def recompile_advice(
     numbers: dict[str, list[tuple[dict[str, Any], str]]] = defaultdict(list)
     names: dict[str, str] = {}
     other: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    grad: list[dict[str, Any]] = []
     sizes = set(batch_sizes)
     for rc in recompiles:
         reason = str(rc.get("reason") or "")
+        if GRAD_MODE in _first_line(reason):
+            grad.append(rc)
+            continue
         size = SIZE_GUARD.search(reason)
         value = VALUE_GUARD.search(reason.strip())
         if size:
@@ -252,6 +294,8 @@ def recompile_advice(
     if shape:
         out.append(_size_advice(shape, batch_dim=False, dynamic=dynamic, run_sizes=sizes))
     out += [_value_advice(names[key], items, dynamic) for key, items in numbers.items()]
+    if grad:
+        out.append(_grad_mode_advice(grad))
     for reason, items in other.items():
         out.append(
             {

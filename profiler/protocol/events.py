@@ -221,10 +221,13 @@ class FirstStepEvent(Relayed, total=False):
     ms: float
     loss: float | None
     grad_norm: float | None
-    compile_s: float  # dynamo's compile time during the step
+    compile_s: float  # dynamo's compile time during the step (a script: not before it)
     compiles: int
     compile_peak_mb: float | None
-    startup_s: float  # a script: from its start to its first forward (imports, data, model)
+    # a script: from its start to its first training forward (imports, data, model, an
+    # evaluation before training), less the compiles before it (startup_compile_s)
+    startup_s: float
+    startup_compile_s: float
 
 
 class StepsEvent(Relayed, total=False):
@@ -273,6 +276,14 @@ class CompileEvent(Relayed, total=False):
     guards: int | None
     fail_type: str | None  # a compile that failed (under suppress_errors: runs eagerly)
     fail_reason: str | None
+    # when it began (a script: before_training | step | evaluation, and the step's index),
+    # the grad mode, the call in the user's code and the call's tensor shapes
+    when: str
+    at_step: int
+    grad_mode: bool
+    site_file: str | None
+    site_line: int | None
+    shapes: list[list[int]] | None
 
 
 class GraphBreakEvent(Relayed, total=False):

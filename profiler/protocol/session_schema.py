@@ -253,6 +253,7 @@ RESULT_NUMBERS = (
     "aa_speedup",
     "memory_ratio",
     "rss_ratio",
+    "first_step_extra_s",
 )
 BREAK_EVEN_CI = ListOf(NUM, length=2)  # [low, high]; high null: within noise it may never pay back
 RESULT = Fields(
@@ -307,6 +308,26 @@ RESULT = Fields(
                 "fx_cache": TEXT,
             }
         ),
+        "compiles_list": ListOf(
+            Fields(
+                {
+                    "compile_id": TEXT,
+                    "kind": TEXT,
+                    "when": TEXT,
+                    "at_step": INT,
+                    "frame": TEXT,
+                    **WHERE,
+                    "site_file": TEXT,
+                    "site_line": INT,
+                    "grad_mode": FLAG,
+                    "shapes": ListOf(ListOf(INT)),
+                    "reason": TEXT,
+                    "seconds": NUM,
+                    "share": NUM,
+                }
+            )
+        ),
+        "compile_check": Fields({"events_s": NUM, "excess_s": NUM, "residual_s": NUM}),
         "profile": PROFILE,
         "world_size": INT,
         "global_batch_size": INT,

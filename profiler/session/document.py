@@ -16,6 +16,8 @@ from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
 from tcprof.profiler.session.script_rows import script_arm
 
+_COMPILE_CONTEXT = ("when", "at_step", "grad_mode", "site_file", "site_line", "shapes")
+
 
 def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
     results = [result_row(session, arm, arm.results[bs]) for bs in session.ordered_batch_sizes(arm)]
@@ -33,8 +35,12 @@ def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
         "graph_breaks": dedupe_graph_breaks(arm),
         "recompiles": [
             {
-                k: c.get(k)
-                for k in ("batch_size", "step", "reason", "frame", "file", "line", "seconds")
+                **{
+                    k: c.get(k)
+                    for k in ("batch_size", "step", "reason", "frame", "file", "line", "seconds")
+                },
+                # when it began and the user's call (sessions before them have none)
+                **{k: c[k] for k in _COMPILE_CONTEXT if k in c},
             }
             for bs in session.ordered_batch_sizes(arm)
             for c in arm.results[bs].compiles

@@ -99,6 +99,11 @@ class ResultRow:
     aa_ci: list[float] | None = None
     aa_flagged: bool | None = None  # its interval excludes 1.0: the harness itself differs
     script: Json | None = None  # a script's compute / own time split and loss curve (script_rows)
+    # the cold round's compiles, each with when / what / how long, adding up to compile_cold_s
+    compiles_list: list[Json] | None = None
+    # torch's compile events in the first step against its wall-clock excess: the residual
+    compile_check: dict[str, float] | None = None
+    first_step_extra_s: float | None = None  # what the first step paid beyond compiling
 
     def to_dict(self) -> Json:
         """The row as session.json holds it (readers of saved sessions read these dicts)."""
@@ -234,6 +239,17 @@ def rank_rows(arm: ArmRecord, res: BatchResult, compiled: bool) -> list[Json]:
     return rows
 
 
+def _first_excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> float | None:
+    """How much longer than a steady step the first step of one process took, plus the
+    excess of the first `recording_steps` warm-up steps (CUDA graphs recorded there)."""
+    excess = _excess_ms(res, replicate, recording_steps)
+    if excess is None:
+        return None
+    return excess - 1000.0 * sum(
+        compile_seconds(c) for c in res.compiles_of(replicate) if (c.get("step") or 0) > 0
+    )
+
+
 def _excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> float | None:
     """How much longer than a steady step the first step of one process took, plus the
     compiles later in that batch size (a recompile during warm-up or measurement), plus the
@@ -277,23 +293,94 @@ def _cache_counts(res: BatchResult, replicate: int) -> dict[str, int]:
     return out
 
 
+def compile_seconds(c: dict[str, Any]) -> float:
+    """One compile's time by torch's own events: its frame and its lazy backward compile."""
+    return float(c.get("seconds") or 0.0) + float(c.get("backward_s") or 0.0)
+
+
+def _in_first_step(c: dict[str, Any]) -> bool:
+    """A compile inside the first step's timer (not before training, not a later step)."""
+    return (c.get("step") or 0) == 0 and c.get("when") != "before_training"
+
+
+def compile_list(res: BatchResult, replicate: int = 0) -> list[dict[str, Any]]:
+    """Each compile of one process, in order: when it began, what triggered it, its time
+    and share; the times add up to that process's compile cost."""
+    compiles = res.compiles_of(replicate)
+    total = sum(compile_seconds(c) for c in compiles)
+    out = []
+    for c in compiles:
+        secs = compile_seconds(c)
+        out.append(
+            {
+                "compile_id": c.get("compile_id"),
+                "kind": c.get("kind"),
+                "when": c.get("when") or ("first_step" if _in_first_step(c) else "step"),
+                "at_step": c.get("at_step", c.get("step")),
+                "frame": c.get("frame"),
+                "file": c.get("file"),
+                "line": c.get("line"),
+                "site_file": c.get("site_file"),
+                "site_line": c.get("site_line"),
+                "grad_mode": c.get("grad_mode"),
+                "shapes": c.get("shapes"),
+                "reason": c.get("reason"),
+                "seconds": secs,
+                "share": secs / total if total > 0 else None,
+            }
+        )
+    return out
+
+
+def first_step_check(
+    res: BatchResult, base: BatchResult | None, recording: int = 0
+) -> dict[str, float] | None:
+    """The cold round's compile time against a clock that is not torch's: the first step's
+    wall-clock excess over a steady step (less the baseline's own) beside torch's compile
+    events inside that step; the residual is what the first step paid beyond compiling (lazy
+    initialisation, CUDA graph recording)."""
+    excess = _first_excess_ms(res, 0, recording)
+    if excess is None:
+        return None
+    base_excess = (_first_excess_ms(base, 0) if base else None) or 0.0
+    excess = (excess - max(0.0, base_excess)) / 1000.0
+    events = sum(compile_seconds(c) for c in res.compiles_of(0) if _in_first_step(c))
+    return {"events_s": events, "excess_s": excess, "residual_s": excess - events}
+
+
+def timed_by_events(arm: ArmRecord, replicate: int) -> bool:
+    """Whether one process of the arm reported torch's compile events (at any batch size); a
+    process with none (a session from a fake or a foreign worker) is costed by its first
+    step's wall-clock excess, as sessions were before compile events were complete."""
+    return any(r.compiles_of(replicate) for r in arm.results.values())
+
+
 def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> dict[str, Any]:
     """Compile cost per cache state: cold (round 0, an empty cache), portable (a fresh process
     loaded with the cold round's cache artifacts) and warm (the cold round's cache folder).
-    The baseline's own first-step excess (one-off costs eager pays too) is subtracted."""
+    A round's cost is the time its process spent compiling by torch's own compile events,
+    wherever they happened (before training, in a step, in an evaluation); a round without a
+    first step measured has none. What the first step paid beyond compiling is
+    `first_step_extra_s` (first_step_check)."""
     base_arm = session.baseline
     base = base_arm.results.get(res.batch_size) if base_arm and base_arm is not arm else None
     costs: dict[str, list[float]] = {}
     caches: dict[str, dict[str, int]] = {}
     recording = cudagraph_recording_steps(arm, res)
     for rep in sorted(res.first_steps):
-        excess = _excess_ms(res, rep, recording)
-        if excess is None:
+        if _excess_ms(res, rep, recording) is None:
             continue
-        base_excess = (_excess_ms(base, rep) if base else None) or 0.0
         mode = arm.caches.get(rep, "cold" if rep == 0 else "warm")
-        costs.setdefault(mode, []).append(max(0.0, excess - max(0.0, base_excess)) / 1000.0)
+        if timed_by_events(arm, rep):
+            cost = sum(compile_seconds(c) for c in res.compiles_of(rep))
+        else:  # no compile event from this process: the first step's wall-clock excess
+            excess = _excess_ms(res, rep, recording) or 0.0
+            base_excess = (_excess_ms(base, rep) if base else None) or 0.0
+            cost = max(0.0, excess - max(0.0, base_excess)) / 1000.0
+        costs.setdefault(mode, []).append(cost)
         caches.setdefault(mode, _cache_counts(res, rep))
+    by_events = costs.get("cold") and timed_by_events(arm, 0)
+    check = first_step_check(res, base, recording) if by_events else None
     cold = costs.get("cold", [None])[0]
     warm = float(np.median(costs["warm"])) if costs.get("warm") else None
     portable = costs.get("portable", [None])[0]
@@ -322,6 +409,9 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
         )
     return {
         "compile_s": first,
+        "compile_check": check,
+        "first_step_extra_s": max(0.0, check["residual_s"]) if check else None,
+        "compiles_list": compile_list(res) if res.compiles else None,
         "compile_cold_s": cold,
         "compile_warm_s": warm,
         "compile_portable_s": portable,
@@ -374,7 +464,10 @@ def _compare_with_baseline(
         ("compile_warm_s", "break_even_warm_steps", "break_even_warm_ci"),
         ("compile_s", "break_even_steps", "break_even_ci"),
     ):
-        steps, low, high = stats.break_even_interval(getattr(row, cost), base_median, interval)
+        full = getattr(row, cost)
+        if full is not None and cost != "compile_warm_s":  # the first step's own extra too
+            full += row.first_step_extra_s or 0.0
+        steps, low, high = stats.break_even_interval(full, base_median, interval)
         if cost == "compile_s" and getattr(row, cost) is None:
             continue
         setattr(row, point, steps)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import sys
+import sysconfig
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +97,25 @@ class CompileWatcher:
         dynamo_utils.clear_compilation_metrics()
         self.cudagraph_skips: list[dict[str, Any]] = []
         self._skips_counted = _cudagraph_skip_count()
+        # what each compile found when it began (compile id -> its context), and who says
+        # when it happened (a script run sets it: before training, step N, in evaluation)
+        self.started: dict[str, dict[str, Any]] = {}
+        self.context: Callable[[], dict[str, Any]] | None = None
+        _on_compile_start(self._compile_started)
+
+    def _compile_started(self, args: Any) -> None:
+        """A frame compile begins (torch's start callback, on the compiling thread): its call
+        site in the user's code, the grad mode, the shapes it was called with, and when."""
+        try:
+            if getattr(getattr(args, "callback_trigger", None), "name", "DYNAMO") != "DYNAMO":
+                return
+            info: dict[str, Any] = {"grad_mode": torch.is_grad_enabled()}
+            info.update(call_site(sys._getframe(1)))
+            if self.context is not None:
+                info.update(self.context())
+            self.started[str(getattr(args, "compile_id", None))] = info
+        except Exception:  # never let insight break the user's run
+            pass
 
     def _on_record(self, record: logging.LogRecord) -> None:
         name = record.name
@@ -158,6 +179,7 @@ class CompileWatcher:
             )
         for c in out:
             c["backward_s"] = backward.pop(str(c["compile_id"]), None)
+            c.update(self.started.pop(str(c["compile_id"]), {}))
         return out
 
     def take_graph_breaks(self) -> list[dict[str, Any]]:
@@ -190,6 +212,37 @@ class CompileWatcher:
         return out
 
 
+def _on_compile_start(callback: Callable[[Any], None]) -> None:
+    """Register with torch's compile start callbacks (absent from an old torch: no context)."""
+    try:
+        from torch._dynamo.callback import callback_handler
+    except ImportError:
+        return
+    callback_handler.register_start_callback(callback)
+
+
+def call_site(frame: Any) -> dict[str, Any]:
+    """Where the compiled code was called from: the innermost frame outside torch and tcprof
+    (the user's line), and the tensor shapes of the innermost call on the way there that
+    passed any (a module's `_call_impl` or tcprof's dispatcher: the compiled frame's inputs)."""
+    from tcprof.profiler.worker.script_compile import internal
+
+    shapes: list[list[int]] | None = None
+    while frame is not None and (
+        internal(frame.f_code.co_filename) or frame.f_code.co_filename.startswith(_STDLIB)
+    ):
+        if shapes is None:
+            args = frame.f_locals.get("args") if frame.f_code.co_name != "_compile" else None
+            if isinstance(args, tuple):
+                found = [list(a.shape) for a in args if isinstance(a, torch.Tensor)]
+                shapes = found or None
+        frame = frame.f_back
+    if frame is None:
+        return {"site_file": None, "site_line": None, "shapes": shapes}
+    return {"site_file": frame.f_code.co_filename, "site_line": frame.f_lineno, "shapes": shapes}
+
+
+_STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
 _WRAPPED = "Encountered graph break when attempting to trace"
 _REASON_ENDS = ("Explanation:", "Hint:", "Developer debug context:", "For more details")
 

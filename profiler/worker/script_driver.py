@@ -24,7 +24,7 @@ from tcprof.profiler.config import RunConfig
 from tcprof.profiler.worker import distributed, quiet_room, script_alarm
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.memory import MemoryProbe
-from tcprof.profiler.worker.script_insight import Insight
+from tcprof.profiler.worker.script_insight import BEFORE_TRAINING, Insight, seconds
 from tcprof.profiler.worker.script_steps import StepMarks, StepTimes, StepTracker
 
 WARMUP_FLUSH_S = 0.5  # warm-up steps are sent at least this often (the stall watch sees them)
@@ -135,16 +135,20 @@ class ScheduleDriver:
         self.tracker.settle()
         times = self.tracker.read(marks)
         compiles = self.insight.take(self.bs, 0)
+        before = [c for c in compiles if c.get("when") == BEFORE_TRAINING]
+        before_s = sum(seconds(c) for c in before)
         self.ch.emit(
             "first_step",
             batch_size=self.bs,
             ms=round(times.compute_ms, 4),
             loss=times.loss,
             grad_norm=None,
-            compile_s=sum(c["seconds"] or 0 for c in compiles),
-            compiles=len(compiles),
+            compile_s=sum(seconds(c) for c in compiles if c not in before),
+            compiles=len(compiles) - len(before),
             compile_peak_mb=self.memory.peak_mb(),
-            startup_s=round(self.tracker.first_forward_s or 0.0, 3),
+            # start-up is the script's own: the compiles before its first step are not
+            startup_s=round(max(0.0, (self.tracker.first_forward_s or 0.0) - before_s), 3),
+            startup_compile_s=round(before_s, 4),
         )
         self.last_loss = times.loss
         self._memory(0)

@@ -134,6 +134,7 @@ class ScriptWorker:
             _dynamo.reset()
         run, self.runs = self.runs, self.runs + 1
         compiler = ScriptCompiler(arm, tracker, torch.compile, self._note(bs))
+        self.insight.follow(tracker, lambda: compiler.model)
         script_run.set_seeds(self.cfg.seed)
         script_files.begin([self.cfg.artifacts_dir])
         script_alarm.arm(self.source.no_step_timeout_s, arm.compiled)

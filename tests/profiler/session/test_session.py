@@ -149,8 +149,9 @@ def test_files_are_strict_json_and_csv(tmp_path):
     assert len(csv_lines) == 5 and csv_lines[2].split(",")[5] == ""  # NaN: an empty cell
 
 
-def _round_events(rep, cache, arm, first_ms, ms, block_split=2, cache_hits=0):
-    """One process of one arm in round `rep`: first step, then measured blocks."""
+def _round_events(rep, cache, arm, first_ms, ms, block_split=2, cache_hits=0, compile_s=0.5):
+    """One process of one arm in round `rep`: first step (arm 1 compiles for `compile_s` by
+    torch's events), then measured blocks."""
     out = [
         {"type": "arm_start", "arm": arm, "replicate": rep, "cache": cache},
         {"type": "first_step", "arm": arm, "replicate": rep, "batch_size": 8, "ms": first_ms},
@@ -164,7 +165,7 @@ def _round_events(rep, cache, arm, first_ms, ms, block_split=2, cache_hits=0):
                 "batch_size": 8,
                 "step": 0,
                 "kind": "first",
-                "seconds": 0.5,
+                "seconds": compile_s,
                 "fx_cache_hits": cache_hits,
                 "fx_cache_misses": 1 - cache_hits,
             }
@@ -215,7 +216,13 @@ def test_replicates_cold_warm_portable_and_the_control():
     for rep, (shift, cache, comp) in enumerate(zip(shifts, caches, compile_ms, strict=True)):
         ev += _round_events(rep, None, 0, 4.0 * shift + 50.0, [4.0 * shift] * 4)
         ev += _round_events(
-            rep, cache, 1, 2.0 * shift + 50.0 + comp, [2.0 * shift] * 4, cache_hits=int(rep > 0)
+            rep,
+            cache,
+            1,
+            2.0 * shift + 50.0 + comp,
+            [2.0 * shift] * 4,
+            cache_hits=int(rep > 0),
+            compile_s=comp / 1000.0,
         )
         control_ms = 4.0 * shift * noise[rep]
         ev += _round_events(rep, None, 2, control_ms + 50.0, [control_ms] * 4)
