@@ -53,8 +53,9 @@ def first_tensor(args: Sequence[Any], kwargs: Mapping[str, Any]) -> torch.Tensor
         if found is not None:
             return found
     for key in _FIRST_KEYS:
-        if isinstance(kwargs.get(key), torch.Tensor):
-            return kwargs[key]
+        named = kwargs.get(key)
+        if isinstance(named, torch.Tensor):
+            return named
     for value in kwargs.values():
         found = _tensor_in(value)
         if found is not None:
