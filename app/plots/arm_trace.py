@@ -56,7 +56,7 @@ class ArmTrace:
     # Small steps events not yet in step_ms / throughput: x, ms, batch size and time per step.
     _pending_x: list[int] = field(default_factory=list, repr=False)
     _pending_ms: list[float] = field(default_factory=list, repr=False)
-    _pending_bs: list[int] = field(default_factory=list, repr=False)
+    _pending_bs: list[float] = field(default_factory=list, repr=False)
     _pending_t: list[float] = field(default_factory=list, repr=False)
     _last_t: float = field(default=0.0, repr=False)
 
@@ -65,14 +65,20 @@ class ArmTrace:
         self.throughput._before_read = self.flush
 
     def add_steps(
-        self, x0: int, ms: list[float] | np.ndarray, batch_size: int, t: float | None = None
+        self,
+        x0: int,
+        ms: list[float] | np.ndarray,
+        batch_size: int | list[float],
+        t: float | None = None,
     ) -> None:
-        """Steps x0, x0+1, ... took `ms` milliseconds each; the last ended at t (s)."""
+        """Steps x0, x0+1, ... took `ms` milliseconds each; the last ended at t (s). Each
+        consumed `batch_size` samples (a script's: a list, one per step)."""
         k = len(ms)
+        per_step = batch_size if isinstance(batch_size, list) else [float(batch_size)] * k
         if k <= SMALL_EVENT and not isinstance(ms, np.ndarray):
             self._pending_x.extend(range(x0, x0 + k))
             self._pending_ms.extend(ms)
-            self._pending_bs.extend([batch_size] * k)
+            self._pending_bs.extend(per_step)
             if t is None:
                 self._pending_t.extend([self._last_t] * k)
             elif k == 1:
@@ -96,7 +102,9 @@ class ArmTrace:
         else:
             ts = t - (np.cumsum(ms_arr[::-1])[::-1] - ms_arr) / 1000.0
             self._last_t = t
-        self._extend(x0 + np.arange(k, dtype=np.float64), ms_arr, float(batch_size), ts)
+        self._extend(
+            x0 + np.arange(k, dtype=np.float64), ms_arr, np.asarray(per_step, np.float64), ts
+        )
 
     def add_gap(self, x: float) -> None:
         """A break in the step-time and throughput lines (NaN: the plots draw connect='finite'),

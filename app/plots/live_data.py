@@ -310,7 +310,7 @@ class LiveData:
             if isinstance(block, int) and (section, block) not in trace._block_start:
                 began = None if t is None else t - float(np.sum(ms)) / 1000.0
                 trace._block_start[(section, block)] = (start, began)
-            trace.add_steps(x0, ms, event["batch_size"], t)
+            trace.add_steps(x0, ms, _samples(event, len(ms)), t)
             if "loss" in event or "own_ms" in event:
                 trace.add_script(x0, list(ms), event, t)
             fastest = event.get("ms_fastest")
@@ -395,3 +395,13 @@ class LiveData:
         rep, bs = marker.section or (0, 0)
         cost = self.compile_costs.get((arm, bs)) if rep == 0 else None
         return marker_text(marker, self.arms[arm].name, self.replicates, cost)
+
+
+def _samples(event: dict[str, Any], n: int) -> int | list[float]:
+    """Each step's samples: a script's as its model was given them (the `samples` of its
+    steps, every micro-batch summed; NaN where none was seen), a model file's its batch size
+    (a script's phase is not its batch: it drew a samples/s of "bs 1")."""
+    samples = event.get("samples")
+    if isinstance(samples, list) and len(samples) == n:
+        return [float(v) if isinstance(v, (int, float)) else float("nan") for v in samples]
+    return int(event["batch_size"])

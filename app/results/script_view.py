@@ -85,7 +85,7 @@ class ScriptView(QWidget):
         self.split.resizeColumnsToContents()
         rows_px = sum(self.split.rowHeight(r) for r in range(min(len(rows), MAX_ROWS_SHOWN)))
         self.split.setFixedHeight(self.split.horizontalHeader().height() + rows_px + 4)
-        after = [*script_section.data_bound(session)]
+        after = [*script_section.data_bound(session), *script_section.work_lines(session)]
         parity = script_section.accuracy_note(session)
         if parity:
             after.append(in_app_terms(parity))

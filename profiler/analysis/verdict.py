@@ -438,11 +438,13 @@ def contention_note(session: dict[str, Any]) -> str | None:
         return None
     where = ", ".join(f"{name} at bs {bs}: {n}/{of}" for name, bs, n, of in hit[:4])
     more = f" and {len(hit) - 4} more" if len(hit) > 4 else ""
-    return (
+    text = (
         f"blocks contended ({where}{more}): other processes kept the machine busy while they "
         "ran, which slows steps unevenly; the intervals include them, a quieter machine gives "
         "tighter ones"
     )
+    script = (session.get("config") or {}).get("script")
+    return _script_words(text, script) if script else text
 
 
 def verdict_lines(session: dict[str, Any]) -> list[str]:

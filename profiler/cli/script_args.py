@@ -1,5 +1,5 @@
 """`tcprof run [tcprof options] -- python train.py ARGS`: the script command after `--`, and
-the options that only a script takes (`--sweep`, `--step-on`, `--no-step-timeout`).
+the options that only a script takes (`--sweep`, `--step-on`, `--no-step-timeout`, `--unit`).
 
 Everything after the first `--` is the user's command as they type it: the interpreter word
 (`python`, `python3`, a path to one; or the script itself), then `train.py ARGS` or
@@ -12,7 +12,7 @@ import argparse
 import os
 
 from tcprof.profiler.config import MIN_BLOCK_MS, ConfigError, ScriptSource
-from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON
+from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON, WORK_UNITS
 from tcprof.profiler.config.script_command import (
     find_module,
     script_from_command,
@@ -55,6 +55,15 @@ def add_script_options(run: argparse.ArgumentParser) -> None:
         help="a script with no step after this long of its own time (its compiles not "
         "counted) is not a training script (default %(default)g s)",
     )
+    group.add_argument(
+        "--unit",
+        choices=WORK_UNITS,
+        default=None,
+        help="what the script's throughput counts: samples (the batch's leading dimension), "
+        "tokens (batch x sequence of the token ids its model is given, padding counted) or "
+        "steps; each summed over a step's micro-batches (default: tokens where the model is "
+        "given token ids, else samples)",
+    )
 
 
 def check_no_script_options(args: argparse.Namespace) -> None:
@@ -69,6 +78,7 @@ def check_no_script_options(args: argparse.Namespace) -> None:
                 getattr(args, "no_step_timeout", None),
                 DEFAULT_NO_STEP_TIMEOUT_S,
             ),
+            ("--unit", getattr(args, "unit", None), None),
         )
         if value is not None and value != default
     ]
@@ -97,6 +107,7 @@ def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
         step_on=args.step_on,
         sweep=sweep_name(args.sweep),
         no_step_timeout_s=args.no_step_timeout,
+        unit=args.unit,
     )
 
 

@@ -18,6 +18,9 @@ from typing import Any
 from tcprof.profiler.config.choices import ConfigError
 
 STEP_ON = ("optimizer", "forward")  # what a step is: an optimizer step, or a forward call
+# what a script's throughput counts (--unit; None: tokens where its model is given token ids,
+# else samples, the batch's leading dimension, else steps)
+WORK_UNITS = ("samples", "tokens", "steps")
 DEFAULT_NO_STEP_TIMEOUT_S = 120.0  # no first step within this: not a training script
 BATCH_SIZE = "batch_size"  # the placeholder --batch-sizes fills
 # Placeholders are identifiers in braces, so JSON or shell braces in an argument are left alone.
@@ -50,6 +53,7 @@ class ScriptSource:
     step_on: str = "optimizer"  # optimizer | forward
     sweep: str | None = None  # the placeholder whose values are the phases
     no_step_timeout_s: float = DEFAULT_NO_STEP_TIMEOUT_S
+    unit: str | None = None  # samples | tokens | steps; None: as its inputs show (WORK_UNITS)
 
     def placeholders(self) -> list[str]:
         """The placeholder names in the arguments, in order of first appearance."""
@@ -84,6 +88,8 @@ class ScriptSource:
     def check(self) -> None:
         if self.step_on not in STEP_ON:
             raise ConfigError(f"--step-on is one of {', '.join(STEP_ON)}, not {self.step_on!r}")
+        if self.unit is not None and self.unit not in WORK_UNITS:
+            raise ConfigError(f"--unit is one of {', '.join(WORK_UNITS)}, not {self.unit!r}")
         if not self.no_step_timeout_s > 0:
             raise ConfigError("--no-step-timeout must be a positive number of seconds")
         names = self.placeholders()

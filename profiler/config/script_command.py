@@ -29,6 +29,7 @@ def script_from_command(
     step_on: str = "optimizer",
     sweep: str | None = None,
     no_step_timeout_s: float = DEFAULT_NO_STEP_TIMEOUT_S,
+    unit: str | None = None,
 ) -> ScriptSource:
     """The ScriptSource of a command's words (the interpreter word first, or the script),
     run in `cwd`; ConfigError when they name no script. `sweep`: the placeholder whose values
@@ -46,6 +47,7 @@ def script_from_command(
             )
     words = _drop_interpreter_options(words)
     common: dict[str, Any] = {"cwd": cwd, "python": python, "step_on": step_on, "sweep": sweep}
+    common["unit"] = unit
     if words and words[0] == "-m":
         if len(words) < 2:
             raise ConfigError("-m needs a module name: -- python -m package.module ARGS")

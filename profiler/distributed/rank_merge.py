@@ -41,7 +41,7 @@ FIRST_RANK_ONLY = (
 )
 MAX_KEYS = ("ms", "compile_s", "compile_peak_mb", "waited_s")
 PEAK_KEYS = ("peak_rss_mb", "os_peak_rss_mb", "peak_cuda_mb", "peak_cuda_reserved_mb")
-SCRIPT_STEP_KEYS = ("own_ms", "loss")  # a script's per-step values beside `ms`
+SCRIPT_STEP_KEYS = ("own_ms", "loss", "samples", "tokens")  # a script's per-step values beside `ms`
 
 
 class RankMerger:
@@ -180,8 +180,10 @@ def _at(values: list[Any], i: int) -> Any:
 
 def _combine(key: str, values: list[Any]) -> Any:
     """One step's value across the ranks (in rank order): the script's own time is the
-    slowest rank's; the loss is rank 0's."""
+    slowest rank's; the loss is rank 0's; the work (samples, tokens) is every rank's."""
     if key == "loss":
         return values[0]
     numbers = [v for v in values if isinstance(v, (int, float))]
+    if key in ("samples", "tokens"):
+        return sum(numbers) if numbers else None
     return max(numbers) if numbers else None

@@ -146,6 +146,8 @@ EVENTS: dict[str, Fields] = {
         block=INT,
         own_ms=ListOf(NUM),
         loss=ListOf(NUM),
+        samples=ListOf(INT),
+        tokens=ListOf(INT),
     ),
     "script": _event(
         ScriptEvent,

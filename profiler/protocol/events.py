@@ -243,6 +243,11 @@ class StepsEvent(Relayed, total=False):
     # was called on (None: not known)
     own_ms: list[float | None]
     loss: list[float | None]
+    # ... and what each step's forwards were given (script_work.py): the samples (the batch's
+    # leading dimension) and tokens (batch x sequence of token ids), summed over its
+    # micro-batches, padding counted (None: not seen)
+    samples: list[int | None]
+    tokens: list[int | None]
 
 
 class MemoryEvent(Relayed, total=False):

@@ -127,6 +127,7 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
             "arm": a.get("name"),
             "batch_size": r.get("batch_size"),
             "samples_per_s": r.get("samples_per_s"),
+            "work_per_s": (r.get("script") or {}).get("work_per_s"),
             "median_ms": r.get("median_ms"),
         }
         for a in arms
@@ -165,7 +166,26 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
         "summary": summary,
         "markers": markers,
         "cuda": cuda,
+        "throughput": _throughput(session_dict),
     }
+
+
+def _throughput(session_dict: dict[str, Any]) -> dict[str, Any]:
+    """What the throughput charts count: a model file's samples (its batch size per step); a
+    script's own unit, with each row's measured work per step (its phases are not batches:
+    `phase` names what they are, None for a script without a sweep)."""
+    script = (session_dict.get("config") or {}).get("script")
+    if not script:
+        return {"unit": "samples", "work": None, "phase": "bs"}
+    work = {
+        str(a.get("name")): {
+            str(r.get("batch_size")): (r.get("script") or {}).get("work_per_step")
+            for r in a.get("results") or []
+        }
+        for a in session_dict.get("arms") or []
+    }
+    sweep = script.get("sweep")
+    return {"unit": script_section.work_unit(session_dict), "work": work, "phase": sweep}
 
 
 def _header(session_dict: dict[str, Any], folder: Any = None) -> str:

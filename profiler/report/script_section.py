@@ -1,7 +1,7 @@
 """The "Your script" part of the reports and of `tcprof run`'s summary, for a session of a
 training script run unchanged (config.script): the command, what each arm compiled and where,
 each step split into compute and the script's own time (a data-bound script named as such),
-the loss curves of the timed arms and of the untimed parity runs, and the files the script
+its unit of work (samples or tokens per step, as its model was given them), the loss curves of the timed arms and of the untimed parity runs, and the files the script
 wrote. A session of a model file has no such part."""
 
 from __future__ import annotations
@@ -40,6 +40,62 @@ def phase_text(script: dict[str, Any], batch_size: Any) -> str:
     """'batch_size=8' for a sweep's phase; 'the script' for a script without one."""
     sweep = script.get("sweep")
     return f"{sweep}={batch_size}" if sweep else "the script"
+
+
+def work_unit(session_dict: dict[str, Any]) -> str:
+    """What a script's throughput counts: its `--unit`, else what its rows measured (tokens
+    where its model was given token ids, else samples, else steps)."""
+    script = script_of(session_dict) or {}
+    if script.get("unit"):
+        return str(script["unit"])
+    for arm in session_dict.get("arms") or []:
+        for row in arm.get("results") or []:
+            unit = (row.get("script") or {}).get("unit")
+            if unit in ("tokens", "samples"):
+                return str(unit)
+    return "steps" if script else "samples"
+
+
+def work_text(row: dict[str, Any], unit: str) -> str:
+    """A row's measured work per step in the unit: '2,048 tokens' ('-': not seen)."""
+    fig = row.get("script") or {}
+    value = fig.get(f"{unit}_per_step") if unit != "steps" else 1
+    return f"{value:,.0f} {unit}" if isinstance(value, (int, float)) else "-"
+
+
+def work_lines(session_dict: dict[str, Any]) -> list[str]:
+    """How the script's throughput was counted, with each phase's work per step: 'throughput
+    in tokens/s: 2,048 tokens per step (...; padding counted)'."""
+    script = script_of(session_dict)
+    if script is None:
+        return []
+    unit = work_unit(session_dict)
+    seen: dict[str, None] = {}
+    for arm in session_dict.get("arms") or []:
+        for row in arm.get("results") or []:
+            fig = row.get("script") or {}
+            parts = [
+                f"{fig[k]:,.0f} {word}"
+                for k, word in (("tokens_per_step", "tokens"), ("samples_per_step", "samples"))
+                if isinstance(fig.get(k), (int, float))
+            ]
+            if parts:
+                at = (
+                    f" at {phase_text(script, row.get('batch_size'))}"
+                    if script.get("sweep")
+                    else ""
+                )
+                seen[" and ".join(parts) + " per step" + at] = None
+    how = {
+        "tokens": "batch x sequence of the token ids its model is given, every micro-batch of "
+        "a step summed; padding counted",
+        "samples": "the leading dimension of the batch its model is given, every micro-batch "
+        "of a step summed",
+        "steps": "optimizer steps",
+    }[unit]
+    measured = "; ".join(seen) if seen else "its model's inputs showed no batch"
+    given = " (--unit)" if script.get("unit") else ""
+    return [f"throughput in {unit}/s{given} ({how}): {measured}"]
 
 
 def _ms(value: Any) -> str:
@@ -124,6 +180,7 @@ def text_lines(
         lines += ["", "compute and the script's own time per step (medians):"]
         lines += ["  " + line for line in table.splitlines()]
     lines += [f"  note: {line}" for line in data_bound(session_dict)]
+    lines += [f"  {line}" for line in work_lines(session_dict)]
     written = files(session_dict)
     if written:
         lines.append(f"the script wrote: {', '.join(written)}")
@@ -276,6 +333,7 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>",
         *(f'<p class="note">{esc(line)}</p>' for line in data_bound(session_dict)),
+        *(f'<p class="note">{esc(line)}</p>' for line in work_lines(session_dict)),
     ]
     by_phase: dict[Any, list[tuple[str, list[list[float]]]]] = {}
     for label, phase, curve in curves(session_dict):
@@ -307,6 +365,7 @@ def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) 
     out.append("|" + "---|" * len(SPLIT_HEADER))
     out += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in split_rows(session_dict)]
     out += ["", *(f"- _{md_text(line)}_" for line in data_bound(session_dict))]
+    out += [f"- {md_text(line)}" for line in work_lines(session_dict)]
     series = curves(session_dict)
     if series:
         steps = sorted({int(x) for _, _, c in series for x, _ in c})[:12]

@@ -175,6 +175,9 @@ NUMERIC_COLUMNS = frozenset(
         "median ms",
         "p90 ms",
         "samples/s",
+        "tokens/s",
+        "steps/s",
+        "per step",
         "compile s cold/warm",
         "break-even cold/warm",
         "tensor peak",
@@ -196,7 +199,13 @@ COLUMN_HELP = {
     "which slows their steps (rerun on a quieter machine)",
     "median ms": "median of the per-process medians (one process per arm per round)",
     "p90 ms": "90th percentile over all measured steps",
-    "samples/s": "batch size / median step time",
+    "samples/s": "batch size / median step time; a script's: the samples its steps gave its "
+    "model (the batch's leading dimension, every micro-batch summed) / median step time",
+    "tokens/s": "a script's tokens per step (batch x sequence of the token ids its model is "
+    "given, every micro-batch summed, padding counted) / median step time",
+    "steps/s": "a script's optimizer steps per second of compute (1000 / median step time)",
+    "per step": "a script's work per step as its model was given it (samples or tokens, every "
+    "micro-batch summed): a script has no batch size of tcprof's",
     "speedup [95% CI]": "the baseline's step time / the arm's: from 2+ rounds the geometric mean "
     "of the rounds' ratios of process medians, with the paired t interval around it (it covers "
     "process-to-process variation); from one round a bootstrap of steps",
@@ -266,6 +275,12 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "recompiles",
         "breaks",
     ]
+    script = script_section.script_of(session_dict)
+    unit = script_section.work_unit(session_dict)
+    if script is not None:  # its own unit; no batch size of tcprof's unless it sweeps one
+        header[5] = f"{unit}/s"
+        if not script.get("sweep"):
+            header[1] = "per step"
     rows = []
     for arm_index, arm, r in summary_results(session_dict):
         status = status_text(r)  # "stopped at 12/50": its figures are marked partial
@@ -277,11 +292,11 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         rows.append(
             [
                 arm["name"],
-                str(r["batch_size"]),
+                _phase_cell(script, r, unit),
                 status,
                 mark_partial(fmt_ms(r.get("median_ms")), r),
                 fmt_ms(r.get("p90_ms")),
-                _f(r.get("samples_per_s"), ",.0f"),
+                _throughput_cell(script, r),
                 mark_partial(fmt_speedup(r), r) if arm_index else "baseline",
                 mark_partial(fmt_verdict(r), r) if arm_index else "-",
                 fmt_compile(r),
@@ -294,6 +309,20 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
             ]
         )
     return header, rows
+
+
+def _phase_cell(script: dict[str, Any] | None, row: dict[str, Any], unit: str) -> str:
+    """The batch size; a script's phase value, or without a sweep its work per step."""
+    if script is not None and not script.get("sweep"):
+        return script_section.work_text(row, unit)
+    return str(row["batch_size"])
+
+
+def _throughput_cell(script: dict[str, Any] | None, row: dict[str, Any]) -> str:
+    if script is None:
+        return _f(row.get("samples_per_s"), ",.0f")
+    value = (row.get("script") or {}).get("work_per_s")
+    return _f(value, ",.0f" if value is None or value >= 100 else ".3g")
 
 
 def steps_text(session_dict: dict[str, Any]) -> str:

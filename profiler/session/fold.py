@@ -340,7 +340,7 @@ _FOLD: dict[EventType, Callable[[Session, dict[str, Any]], None]] = {
 
 
 def _fold_script_steps(res: BatchResult, e: dict[str, Any]) -> None:
-    """A script's steps also carry the script's own time and the loss of each step."""
+    """A script's steps also carry the script's own time, the loss and the work of each step."""
     own, loss, ms = e.get("own_ms"), e.get("loss"), e.get("ms") or []
     if not isinstance(own, list) and not isinstance(loss, list):
         return
@@ -355,6 +355,9 @@ def _fold_script_steps(res: BatchResult, e: dict[str, Any]) -> None:
         return
     res.own_ms.extend(own)
     res.loss.extend(loss)
+    for key, into in (("samples", res.samples), ("tokens", res.tokens)):
+        work = e.get(key)
+        into.extend(work if isinstance(work, list) and len(work) == len(ms) else [None] * len(ms))
     res.own_by_rep.setdefault(rep, []).extend(v for v in own if isinstance(v, (int, float)))
 
 

@@ -61,6 +61,9 @@ class BatchResult:
     loss: list[float | None] = field(default_factory=list)
     own_by_rep: dict[int, list[float]] = field(default_factory=dict)
     loss_by_step: dict[int, float] = field(default_factory=dict)
+    # ... and each measured step's work, as its forwards were given it (None: not seen)
+    samples: list[int | None] = field(default_factory=list)
+    tokens: list[int | None] = field(default_factory=list)
 
     def processes(self) -> dict[int, list[list[float]]]:
         """Measured blocks per replicate (process), in block order."""

@@ -17,7 +17,7 @@ from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP, controls_of
 from tcprof.profiler.protocol.types import Json
-from tcprof.profiler.session.script_rows import script_row
+from tcprof.profiler.session.script_rows import script_row, work_figures
 
 if TYPE_CHECKING:
     from tcprof.profiler.session.records import ArmRecord, BatchResult, SessionRecord
@@ -173,7 +173,8 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         ranks=rank_rows(arm, res, compiled) if arm.world_size > 1 else None,
     )
     if session.config.get("script"):
-        row = dataclasses.replace(row, script=script_row(res, median))
+        unit = session.config["script"].get("unit")
+        row = dataclasses.replace(row, script=script_row(res, median, unit))
     if compiled:
         row = dataclasses.replace(row, **compile_costs(session, arm, res))
     _compare_with_baseline(session, arm, res, row)
@@ -191,10 +192,11 @@ def _global_batch(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> i
 def _samples_per_s(
     session: SessionRecord, arm: ArmRecord, res: BatchResult, median: float | None
 ) -> float | None:
-    """The batch over the step time; a script's phases are batch sizes only when its sweep is
-    {batch_size} (else None: its samples per step are its own business)."""
-    script = session.config.get("script")
-    if not median or (script and script.get("sweep") != "batch_size"):
+    """The batch over the step time; a script's, the samples its steps consumed (its phases
+    are not its batch: script_rows.work_figures)."""
+    if session.config.get("script"):
+        return work_figures(res, median, None)["samples_per_s"]
+    if not median:
         return None
     return res.batch_size * arm.world_size / (median / 1000.0)
 

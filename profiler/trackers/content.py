@@ -156,13 +156,19 @@ def step_series(session: dict[str, Any]) -> dict[str, list[StepSeries]]:
         for a in session.get("arms") or []
         for r in a.get("results") or []
     }
+    measured = {  # a script's samples per step, as its model was given them
+        (a.get("name"), r.get("batch_size")): (r.get("script") or {}).get("samples_per_step")
+        for a in session.get("arms") or []
+        for r in a.get("results") or []
+    }
     grouped: dict[tuple[str, int], list[list[Any]]] = {}
     for row in steps_rows(session):
         if isinstance(row[col["batch_size"]], int) and _number(row[col["ms"]]):
             grouped.setdefault((str(row[col["arm"]]), row[col["batch_size"]]), []).append(row)
     out: dict[str, list[StepSeries]] = {}
     for (arm, bs), rows in grouped.items():
-        samples = bs * int(world.get((arm, bs)) or 1)  # a distributed step is the global batch
+        samples = measured.get((arm, bs)) or bs * int(world.get((arm, bs)) or 1)
+        # (a distributed step is the global batch; a script's phase is not its batch)
         memory: dict[str, list[tuple[int, float]]] = {}
         for name in MEMORY_COLUMNS:
             points = [(r[col["step"]], _number(r[col[name]])) for r in rows]

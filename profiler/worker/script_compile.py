@@ -11,7 +11,8 @@ as `nn.Module.compile` does, so `state_dict` keys stay clean.
 The model's calls go through a small dispatcher set as its `_compiled_call_impl` (what
 `nn.Module.compile` sets), which marks the first forward of each step outside any compiled
 code; a module the script compiled into an `OptimizedModule` is marked by a forward pre-hook on
-that wrapper, which runs before TorchDynamo's frame. Every decision becomes a note for the
+that wrapper, which runs before TorchDynamo's frame. Each mark carries the call's inputs: the
+step's work (script_work.py) is read from their shapes there. Every decision becomes a note for the
 session ("GPT (model.py:118) compiled in place with backend=inductor").
 """
 
@@ -92,7 +93,7 @@ class Dispatch:
         tracker = self.compiler.tracker
         outer = self.depth == 0
         if outer:
-            tracker.forward_start(self.module.training and torch.is_grad_enabled())
+            tracker.forward_start(self.module.training and torch.is_grad_enabled(), args, kwargs)
         self.depth += 1
         try:
             out = self.inner(*args, **kwargs)
@@ -121,7 +122,7 @@ class TimedFunction:
         counts = self.owner is None or self.owner is model
         training = model is None or (model.training and torch.is_grad_enabled())
         if counts:
-            self.compiler.tracker.forward_start(training)
+            self.compiler.tracker.forward_start(training, args, kwargs)
         out = self.fn(*args, **kwargs)
         if counts:
             self.compiler.tracker.forward_end()
@@ -218,7 +219,7 @@ class ScriptCompiler:
         self._undo_dispatch(module)
         wrapped = self.original(module, **self.arm_kwargs(kwargs))
         self.script_compiled.add(id(wrapped))
-        wrapped.register_forward_pre_hook(self._pre_hook)
+        wrapped.register_forward_pre_hook(self._pre_hook, with_kwargs=True)
         wrapped.register_forward_hook(self._post_hook)
         self.wrappers[id(module)] = wrapped
         if self.model is module:
@@ -249,9 +250,9 @@ class ScriptCompiler:
             )
         self.note({"kind": "script_compile", "text": text, "file": at["file"], "line": at["line"]})
 
-    def _pre_hook(self, module: nn.Module, args: Any) -> None:
+    def _pre_hook(self, module: nn.Module, args: Any, kwargs: dict[str, Any]) -> None:
         if module is self.wrapper:
-            self.tracker.forward_start(module.training and torch.is_grad_enabled())
+            self.tracker.forward_start(module.training and torch.is_grad_enabled(), args, kwargs)
 
     def _post_hook(self, module: nn.Module, args: Any, out: Any) -> None:
         if module is self.wrapper:
@@ -270,8 +271,8 @@ class ScriptCompiler:
         if self.on_adopt is not None:
             self.on_adopt()
         info = class_where(module)
-        self.name = name
-        called = f"`{name}`, " if name else ""
+        self.name = name if name is not None else variable_name(module, sys._getframe(1))
+        called = f"`{self.name}`, " if self.name else ""
         self.note({"kind": "model", "text": f"the model is {called}{info['where']}, {how}", **info})
         if self.arm.compiled and (self.wrapper is not None or self.function_compiled):
             return  # the script's compiled code calls it: marks come from that code's calls
@@ -314,16 +315,18 @@ def _traceable(module: nn.Module) -> Any:
 
 def find_owner(
     optimizer: torch.optim.Optimizer, frame: FrameType | None
-) -> tuple[nn.Module, str] | None:
+) -> tuple[nn.Module, str | None] | None:
     """The module among the script's variables (its frames' locals and globals, from the one
     making the optimizer outwards) that owns the optimizer's parameters: all of them, with the
-    fewest others; else the one owning most of them. With the variable's name."""
+    fewest others; else the one owning most of them. With the script's name for it
+    (`variable_name`: `model`, not the `self` of the method that made the optimizer)."""
     wanted = {id(p) for group in optimizer.param_groups for p in group["params"]}
-    best: tuple[tuple[int, int, int], nn.Module, str] | None = None
+    best: tuple[tuple[int, int, int], nn.Module] | None = None
     seen: set[int] = set()
+    start = frame
     while frame is not None:
         if not internal(frame.f_code.co_filename):
-            for name, value in list(frame.f_locals.items()):
+            for value in list(frame.f_locals.values()):
                 if not isinstance(value, nn.Module) or id(value) in seen:
                     continue
                 seen.add(id(value))
@@ -334,6 +337,28 @@ def find_owner(
                 plain = 0 if hasattr(value, "_orig_mod") else 1
                 score = (covered, -len(own - wanted), plain)
                 if best is None or score > best[0]:
-                    best = (score, value, name)
+                    best = (score, value)
         frame = frame.f_back
-    return (best[1], best[2]) if best else None
+    return (best[1], variable_name(best[1], start)) if best else None
+
+
+UNNAMING = ("self", "cls")  # a method's own argument: the object's name inside its class
+
+
+def variable_name(module: nn.Module, frame: FrameType | None) -> str | None:
+    """The script's name for the model: the variable holding it (or the script's compiled
+    wrapper of it) in the outermost of the script's frames that has one, from `frame` outwards
+    (the module level or the caller, where the user wrote `model = GPT(...)`); never a
+    method's `self`. None: no variable of the script holds it (the class alone names it)."""
+    inner = getattr(module, "_orig_mod", module)
+    name = None
+    while frame is not None:
+        if not internal(frame.f_code.co_filename):
+            for key, value in list(frame.f_locals.items()):
+                if key in UNNAMING or not isinstance(value, nn.Module):
+                    continue
+                if value is inner or getattr(value, "_orig_mod", None) is inner:
+                    name = key
+                    break
+        frame = frame.f_back
+    return name

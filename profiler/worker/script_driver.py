@@ -222,6 +222,8 @@ class ScheduleDriver:
             ms=[round(t.compute_ms, 5) for t in times],
             own_ms=[None if t.own_ms is None else round(t.own_ms, 5) for t in times],
             loss=[t.loss for t in times],
+            samples=[m.work.samples for m in self.pending],
+            tokens=[m.work.tokens for m in self.pending],
             **extra,
         )
         if times[-1].loss is not None:

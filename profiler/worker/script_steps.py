@@ -7,7 +7,8 @@ driven by a GradScaler too), so gradient accumulation's micro-batches are one st
 (a training forward: grad enabled and the model in train mode, so an evaluation between steps
 is the script's own time) to its end; the script's own time runs from the step before's end (or
 from where the script resumed after a pause) to that first forward. Nothing here reads a time
-or a loss: the marks are read after a block (script_clock.py).
+or a loss: the marks are read after a block (script_clock.py). What each counted forward was
+given adds to the step's work (script_work.py): every micro-batch of an accumulating step.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import torch
 
 from tcprof.profiler.worker.script_clock import CpuClock, CudaClock, clock_for_script
+from tcprof.profiler.worker.script_work import Work
 
 
 class ScriptStopped(BaseException):
@@ -38,6 +40,7 @@ class StepMarks:
     start: Any  # its first forward (None: no forward of the model was seen)
     end: Any
     losses: list[torch.Tensor] = field(default_factory=list)
+    work: Work = field(default_factory=Work)  # the samples and tokens its forwards were given
 
 
 @dataclass
@@ -55,6 +58,7 @@ class StepTracker:
         self.boundary: Any = None
         self.started: Any = None
         self.losses: list[torch.Tensor] = []
+        self.work = Work()
         self.index = 0
         self.stopping = False
         self.began_s = time.perf_counter()
@@ -74,10 +78,16 @@ class StepTracker:
             self.clock = clock_for_script()
         return self.clock
 
-    def forward_start(self, training: bool) -> None:
-        """A call of the model. In optimizer mode only a training forward starts compute."""
+    def forward_start(
+        self, training: bool, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> None:
+        """A call of the model, with what it was given. In optimizer mode only a training
+        forward starts compute and counts as work."""
         self.check()
-        if self.started is not None or (self.step_on == "optimizer" and not training):
+        if self.step_on == "optimizer" and not training:
+            return
+        self.work.add(args, kwargs)
+        if self.started is not None:
             return
         if self.first_forward_s is None:
             self.first_forward_s = time.perf_counter() - self.began_s
@@ -94,9 +104,9 @@ class StepTracker:
     def step_end(self) -> None:
         self.check()
         end = self._clock().mark()
-        marks = StepMarks(self.index, self.boundary, self.started, end, self.losses)
+        marks = StepMarks(self.index, self.boundary, self.started, end, self.losses, self.work)
         self.index += 1
-        self.losses, self.started, self.boundary = [], None, end
+        self.losses, self.started, self.boundary, self.work = [], None, end, Work()
         self.on_step(marks)
 
     def resume(self) -> None:

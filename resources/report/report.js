@@ -18,6 +18,8 @@
 
   var plots = [];
   var state = { bs: D.batch_sizes.length ? D.batch_sizes[0] : null, log: false, round: 0 };
+  var T = D.throughput || { unit: "samples", work: null, phase: "bs" };
+  function phaseWord() { return T.phase === "bs" ? "batch size" : T.phase || "the script"; }
 
   function fmt(v, digits, unit) {
     if (v == null || !isFinite(v)) return "-";
@@ -62,7 +64,7 @@
       if (!s) return col;
       function put(step, ms) {
         var at = step - lo;
-        if (at >= 0 && at < len && ms != null) { col[at] = perStep(ms); any = true; }
+        if (at >= 0 && at < len && ms != null) { col[at] = perStep(ms, arm.name); any = true; }
       }
       if (state.round === 0) {
         warm = Math.max(warm, (s.warmup_ms || []).length);
@@ -178,6 +180,13 @@
     d.textContent = text;
     el.appendChild(d);
   }
+  // A step's work in the throughput's unit: a model file's batch size; a script's measured
+  // samples, tokens or 1 (steps) per step.
+  function workPerStep(arm, bs) {
+    if (!T.work) return bs;
+    var w = (T.work[arm] || {})[String(bs)];
+    return w == null ? null : w;
+  }
   function drawStepCharts() {
     plots.forEach(function (p) { p.u.destroy(); });
     plots = [];
@@ -191,7 +200,7 @@
     var later = state.round > 0 ? "memory: round 1 (the only one recorded)" : null;
     var specs = [
       { id: "chart-step-time", title: "ms", series: stepSeries(bs, function (ms) { return ms; }), unit: " ms", digits: null, markers: true },
-      { id: "chart-throughput", title: "samples/s", series: stepSeries(bs, function (ms) { return ms > 0 ? bs * 1000 / ms : null; }), unit: "/s", digits: 0, markers: true },
+      { id: "chart-throughput", title: T.unit + "/s", series: stepSeries(bs, function (ms, arm) { var w = workPerStep(arm, bs); return ms > 0 && w != null ? w * 1000 / ms : null; }), unit: "/s", digits: 0, markers: true },
       { id: "chart-memory", title: D.cuda ? "CUDA allocated MB" : "process RSS MB", series: memorySeries(bs), unit: " MB", digits: 1, markers: false, note: later },
     ];
     specs.forEach(function (spec) {
@@ -221,7 +230,8 @@
     var data = [bss].concat(D.arms.map(function (arm) {
       return bss.map(function (bs) {
         var r = D.summary.find(function (s) { return s.arm === arm.name && s.batch_size === bs; });
-        return r && r.samples_per_s != null ? r.samples_per_s : null;
+        var v = r ? (T.work ? r.work_per_s : r.samples_per_s) : null;
+        return v != null ? v : null;
       });
     }));
     var series = [{ label: "batch size", value: function (u, v) { return v == null ? "-" : String(v); } }].concat(
@@ -231,7 +241,7 @@
       }));
     makePlot(el, {
       scales: { x: { time: false, distr: 2 } },
-      axes: [axis("batch size"), axis("median samples/s")],
+      axes: [axis(phaseWord()), axis("median " + T.unit + "/s")],
       series: series,
       cursor: { drag: { x: false, y: false } },
     }, data);
@@ -242,7 +252,7 @@
       D.batch_sizes.forEach(function (bs) {
         var b = document.createElement("button");
         b.type = "button";
-        b.textContent = "bs=" + bs;
+        b.textContent = T.phase ? T.phase + "=" + bs : "the script";
         b.setAttribute("aria-pressed", String(bs === state.bs));
         b.addEventListener("click", function () {
           state.bs = bs;

@@ -32,7 +32,7 @@ class RecordingChannel(EventChannel):
 def script_config(path: Path, args: tuple[str, ...] = (), **overrides: Any) -> RunConfig:
     script_fields = {
         k: overrides.pop(k)
-        for k in ("step_on", "sweep", "no_step_timeout_s", "cwd")
+        for k in ("step_on", "sweep", "no_step_timeout_s", "cwd", "unit")
         if k in overrides
     }
     script = ScriptSource(path=str(path), args=args, **{"cwd": str(path.parent), **script_fields})

@@ -61,6 +61,14 @@ def test_a_scripts_steps_fill_its_loss_and_own_time_at_the_steps_times():
     assert not model_run.script and model_run.arms[0].loss.n == 0
 
 
+def test_a_scripts_throughput_counts_the_samples_its_steps_gave_its_model_not_bs_1():
+    data = _script_data()
+    data.apply(_steps(0, 1, [100.0, 50.0], samples=[6, 6], tokens=[30, 30], t=1.0))
+    data.apply(_steps(0, 3, np.full(20, 40.0), samples=[8] * 19 + [None], t=2.0))  # numpy path
+    _x, per_s = data.arms[0].throughput.data()
+    assert list(per_s[:2]) == [60.0, 120.0] and per_s[2] == 200.0 and math.isnan(per_s[-1])
+
+
 def test_a_scripts_run_shows_its_loss_and_the_choice_is_kept_per_kind(plots, qtbot):
     data = _script_data()
     plots.start(data)

@@ -92,3 +92,28 @@ def test_a_failed_arms_verdict_names_the_windows_fields(results):
     results.show_session(_session(failed=True))
     text = results.verdict.label.text()
     assert "forward in the Step on field" in text and "--step-on" not in text
+
+
+def test_a_scripts_summary_counts_its_own_unit_with_no_batch_size_of_one(results):
+    """A language model's script without a sweep: tokens per step where the batch size was,
+    tokens/s where samples/s was, and the tab says how they were counted."""
+    session = _session()
+    session["config"]["script"] = {"path": "/w/train.py", "args": [], "sweep": None}
+    session["config"]["batch_sizes"] = [1]
+    for arm in session["arms"]:
+        row = _row(1, 0.5)
+        row["script"].update(
+            unit="tokens", tokens_per_step=2048.0, samples_per_step=8.0, work_per_step=2048.0
+        )
+        row["script"]["work_per_s"] = row["script"]["tokens_per_s"] = 2048 * 1000 / 2.0
+        arm["results"] = [row]
+    results.show_session(session)
+    header = [
+        results.summary.horizontalHeaderItem(c).text().replace("\n", " ")
+        for c in range(results.summary.columnCount())
+    ]
+    assert "tokens/s" in header and "per step" in header
+    assert "bs" not in header and "samples/s" not in header
+    cells = [results.summary.item(0, c).text() for c in range(results.summary.columnCount())]
+    assert "2,048 tokens" in cells and "1,024,000" in cells
+    assert "padding counted" in results.script.after.toPlainText()

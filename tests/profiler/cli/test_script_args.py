@@ -111,3 +111,16 @@ def test_a_script_takes_nproc_and_host(project, monkeypatch):
         monkeypatch,
     )
     assert (cfg.nproc, cfg.parallel, cfg.host, cfg.min_block_ms) == (2, "torchrun", "gpu-box", 0)
+
+
+def test_unit_overrides_what_a_scripts_throughput_counts(project, monkeypatch):
+    from tcprof.profiler.api import options
+
+    cfg = _config(["--unit", "tokens", "--", "python", "train.py"], project, monkeypatch)
+    assert cfg.script is not None and cfg.script.unit == "tokens"
+    assert _config(["--", "python", "train.py"], project, monkeypatch).script.unit is None
+    with pytest.raises(ConfigError, match="--unit applies to a script"):
+        _config(["--example", "simple", "--unit", "samples"], project, monkeypatch)
+    with pytest.raises(SystemExit):  # argparse: not one of samples, tokens, steps
+        _config(["--unit", "words", "--", "python", "train.py"], project, monkeypatch)
+    assert options.run_options()["unit"].choices == ("samples", "tokens", "steps")

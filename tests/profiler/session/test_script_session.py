@@ -60,7 +60,9 @@ def test_each_row_splits_the_step_into_compute_and_the_scripts_own_time(session)
     assert fig["own_median_ms"] >= 50 and fig["compute_median_ms"] == row["median_ms"]
     assert fig["step_median_ms"] == pytest.approx(fig["compute_median_ms"] + fig["own_median_ms"])
     assert fig["data_bound"] is True and fig["own_share"] > 0.5
-    assert row["samples_per_s"] is None  # a script's phase is not a batch size
+    # a script's phase is not a batch size: its samples are the 4 rows its model is given
+    assert fig["unit"] == "samples" and fig["samples_per_step"] == 4
+    assert row["samples_per_s"] == pytest.approx(4 * 1000 / row["median_ms"])
     assert [k for k, _ in fig["loss_curve"]] == [0, 1, 3, 4, 5, 7, 8, 9]
 
 
