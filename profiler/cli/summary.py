@@ -22,6 +22,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     if verdicts:
         parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
     notes = session_notes(session_dict)
+    compared = compared_any(session_dict)
+    if not compared:  # no round measured a comparison: its order is no one's concern
+        notes = [n for n in notes if n != (session_dict.get("schedule") or {}).get("note")]
     if notes:
         parts.append("\n".join(f"  note: {line}" for line in notes))
     for arm in session_dict["arms"]:
@@ -57,8 +60,26 @@ def render_summary(session_dict: dict[str, Any]) -> str:
         )
     if (session_dict.get("config") or {}).get("steps"):
         parts.append(f"steps: {steps_text(session_dict)}")
-    parts += method_notes(session_dict)
+    parts += [
+        note
+        for note in method_notes(session_dict)
+        if compared or not note.startswith(INTERVAL_NOTES)
+    ]
     return "\n".join(parts)
+
+
+# method notes about the speedup's interval and the rounds' order ("run 3 or more rounds")
+INTERVAL_NOTES = ("speedup:", "order:")
+
+
+def compared_any(session_dict: dict[str, Any]) -> bool:
+    """Whether any row holds a speedup: when every arm failed (or the baseline did) there is
+    no interval to explain, and the footer would end a failed run on rounds that never ran."""
+    return any(
+        r.get("speedup") is not None
+        for arm in session_dict.get("arms") or []
+        for r in arm.get("results") or []
+    )
 
 
 def render_insight(session_dict: dict[str, Any]) -> str:

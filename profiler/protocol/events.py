@@ -436,6 +436,7 @@ class ErrorEvent(Relayed, total=False):
     batch_size: int | None
     fatal: bool  # false: the arm goes on with its next batch size (out of memory, ...)
     rank: int  # a distributed arm: the rank that raised it
+    steps_run: int  # a script: the steps it completed before failing (first step included)
 
 
 class DoneEvent(Relayed, total=False):

@@ -76,7 +76,9 @@ LOADED = Fields(
         "parallel": Fields({"parallel": TEXT, "world_size": INT}),  # a distributed arm
     }
 )
-ERROR_BRIEF = Fields({"kind": TEXT, "message": TEXT, **WHERE}, also=_line_with_file)
+ERROR_BRIEF = Fields(
+    {"kind": TEXT, "message": TEXT, **WHERE, "steps_run": INT}, also=_line_with_file
+)
 ERROR = with_fields(
     ERROR_BRIEF,
     exception=TEXT,
@@ -236,6 +238,7 @@ RESULT_NUMBERS = (
     "compile_cold_s",
     "compile_warm_s",
     "compile_portable_s",
+    "compile_timer_s",
     "break_even_steps",
     "break_even_cold_steps",
     "break_even_warm_steps",

@@ -16,6 +16,7 @@ from tcprof.profiler.analysis.verdict import (
     status_text,
 )
 from tcprof.profiler.config import threads_per_process
+from tcprof.profiler.protocol.compile_terms import seconds_text
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report import script_section
 
@@ -109,9 +110,15 @@ def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt: Callable[
     return f"{fmt(cold)} / {fmt(warm)}" if warm is not None else fmt(cold)
 
 
+TIMER_STANDS_IN = "torch's compile timer"
+
+
 def fmt_compile(row: dict[str, Any]) -> str:
-    """'cold / warm' seconds; a session of schema 1 has one figure (compile_s)."""
+    """'cold / warm' seconds; a session of schema 1 has one figure (compile_s); an arm that
+    failed before a steady step: '4.67 (torch's compile timer)', the figure that stands in."""
     if row.get("compile_cold_s") is None and row.get("compile_warm_s") is None:
+        if row.get("compile_s") is None and row.get("compile_timer_s") is not None:
+            return f"{row['compile_timer_s']:.2f} ({TIMER_STANDS_IN})"
         return _f(row.get("compile_s"), ".2f")
     return _cold_warm(row, "compile_cold_s", "compile_warm_s", lambda v: _f(v, ".2f"))
 
@@ -126,8 +133,8 @@ def _compact_steps(v: float) -> str:
 def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
     """'14,100 [9,800–25k] / 1,200 [800–2,100]' (cold / warm, each with its interval from the
     speedup's); 'within noise' where the speedup's interval contains 1.0; 'never' if slower."""
-    if is_baseline or row.get("compile_s") is None:
-        return "-"
+    if is_baseline or row.get("compile_s") is None or row.get("speedup") is None:
+        return "-"  # no speedup (an arm or its baseline failed): nothing to pay back with
     if row.get("verdict") == "no_difference" and "break_even_cold_ci" in row:
         return "within noise"
 
@@ -146,6 +153,21 @@ def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
     if row.get("compile_warm_s") is None:
         return cold
     return f"{cold} / {steps(row.get('break_even_warm_steps'), 'break_even_warm_ci')}"
+
+
+def failed_status(row: dict[str, Any]) -> str:
+    """'error after 2 steps (first step 14.37 s)': a failed row keeps what it ran before
+    failing; the steps when the worker counted them, the first step when it was timed."""
+    status = status_text(row)
+    if row.get("status") not in ("error", "oom"):
+        return status
+    steps = (row.get("error") or {}).get("steps_run")
+    if isinstance(steps, int) and steps > 0:
+        status += f" after {steps} step{'s' if steps != 1 else ''}"
+    first = row.get("first_step_ms")
+    if isinstance(first, (int, float)):
+        status += f" (first step {seconds_text(first / 1000)})"
+    return status
 
 
 def fmt_mb(value: float | None) -> str:
@@ -194,7 +216,8 @@ COLUMN_HELP = {
     "bs": "batch size: the rows of one batch size sit together, arm beside arm",
     "status": "ok: measured; stopped at 12/50: cut short after 12 of the 50 steps asked of "
     "each process (its figures, marked partial, are from fewer steps); error / oom: the "
-    "arm failed at this batch size; fell back: dynamo gave up compiling and ran eagerly; "
+    "arm failed at this batch size (after 2 steps, first step 14.37 s: what it ran before "
+    "failing); fell back: dynamo gave up compiling and ran eagerly; "
     "(3/30 blocks contended): blocks during which other processes kept the machine busy, "
     "which slows their steps (rerun on a quieter machine)",
     "median ms": "median of the per-process medians (one process per arm per round)",
@@ -214,7 +237,9 @@ COLUMN_HELP = {
     "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
     "against its identical twin",
     "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
-    "round left (warm), minus the one-off first-step cost eager pays too",
+    "round left (warm), minus the one-off first-step cost eager pays too; \"(torch's compile "
+    'timer)": an arm that failed before any steady step has no excess to measure, so '
+    "torch's own timer of its compiles stands in (a part of the cost)",
     "break-even cold/warm": "training steps until the compile cost is paid back by faster steps, "
     "with the interval the speedup's gives; 'within noise': the speedup's interval contains 1.0",
     "tensor peak": "the training tensors' steady peak: CUDA max allocated over the measured "
@@ -283,7 +308,7 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
             header[1] = "per step"
     rows = []
     for arm_index, arm, r in summary_results(session_dict):
-        status = status_text(r)  # "stopped at 12/50": its figures are marked partial
+        status = failed_status(r)  # "stopped at 12/50": its figures are marked partial
         status += contention_text(r)
         if r.get("fell_back"):
             status += f" ({FELL_BACK})"

@@ -205,6 +205,8 @@ class Session(SessionRecord):
             "file": e.get("file"),
             "line": e.get("line"),
         }
+        if isinstance(e.get("steps_run"), int):  # what it ran before failing stays in its row
+            brief["steps_run"] = e["steps_run"]
         bs = e.get("batch_size")
         if _replicate(e) == ACCURACY_PASS:
             if bs is not None:  # the check could not run: say so, the timings stand

@@ -52,6 +52,9 @@ class ResultRow:
     compile_portable_s: float | None = None
     compile_cache: dict[str, dict[str, int]] | None = None
     compile_missing: dict[str, str | None] | None = None
+    # torch's compile timer over round 1's compiles, where no steady step gave the cost: an arm
+    # that failed after its first step keeps what its compile took, named as the timer's figure
+    compile_timer_s: float | None = None
     break_even_cold_steps: float | None = None
     break_even_warm_steps: float | None = None
     # [low, high] from the speedup's interval; high None: within noise it may never pay back
@@ -177,6 +180,7 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         row = dataclasses.replace(row, script=script_row(res, median, unit))
     if compiled:
         row = dataclasses.replace(row, **compile_costs(session, arm, res))
+        row = dataclasses.replace(row, **timer_stand_in(row, res))
     _compare_with_baseline(session, arm, res, row)
     return row
 
@@ -420,6 +424,19 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
         "compile_cache": caches,
         "compile_missing": missing,
     }
+
+
+def timer_stand_in(row: ResultRow, res: BatchResult) -> dict[str, Any]:
+    """Where the first step ran but no steady step did (the arm failed in its warm-up), the
+    cost cannot be computed; torch's compile timer for those compiles stands in, under its own
+    name, so the row keeps what the compile took rather than '-'."""
+    if row.compile_cold_s is not None or row.compile_s is not None or 0 not in res.first_steps:
+        return {}
+    timed = [c["seconds"] for c in res.compiles if isinstance(c.get("seconds"), (int, float))]
+    if not timed:
+        return {}
+    missing = {**(row.compile_missing or {}), "cold": "no steady step was measured"}
+    return {"compile_timer_s": float(sum(timed)), "compile_missing": missing}
 
 
 def _fell_back(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> bool:

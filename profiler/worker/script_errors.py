@@ -36,15 +36,34 @@ def _unit(cfg: RunConfig) -> str:
     return "optimizer step" if cfg.script.step_on == "optimizer" else "forward call of the model"
 
 
+def _counted(steps: int, unit: str) -> str:
+    """'2 optimizer steps', '1 forward call of the model'."""
+    if steps == 1:
+        return f"1 {unit}"
+    head, _, tail = unit.partition(" of ")
+    return f"{steps} {head}s" + (f" of {tail}" if tail else "")
+
+
 def script_error(
     end: ScriptEnd, cfg: RunConfig, batch_size: int, steps: int, in_step: bool, compiled: bool
 ) -> dict[str, Any]:
-    """The `error` event for a run that ended while a command was owed. steps: the steps it
-    ran; in_step: whether it failed inside a step (after its first forward)."""
+    """The `error` event for a run that ended while a command was owed, with the steps it ran
+    (its row keeps them). steps: the steps it completed; in_step: whether it failed inside a
+    step (after its first forward)."""
+    event = _script_error(end, cfg, batch_size, steps, in_step, compiled)
+    if steps:
+        event["steps_run"] = steps
+    return event
+
+
+def _script_error(
+    end: ScriptEnd, cfg: RunConfig, batch_size: int, steps: int, in_step: bool, compiled: bool
+) -> dict[str, Any]:
     assert cfg.script is not None
     unit = _unit(cfg)
     at = f" at {cfg.script.sweep}={batch_size}" if cfg.script.sweep else ""
-    when = f"before its first {unit}" if steps == 0 else f"at step {steps}"
+    # 'after 2 optimizer steps': the steps it completed (it failed in the next one, or between)
+    when = f"before its first {unit}" if steps == 0 else f"after {_counted(steps, unit)}"
     if end.how == "no_step":
         timeout = cfg.script.no_step_timeout_s
         hint = (

@@ -143,3 +143,22 @@ def test_the_summarys_important_columns_fit_at_1280_px_and_the_rest_can_be_chose
     # an elided cell keeps its whole text in its tooltip
     status = header.index("status")
     assert "blocks contended" in view.summary.item(0, status).toolTip()
+
+
+def test_a_failed_arms_row_keeps_its_first_step_and_compile(qtbot):
+    """What the arm measured before failing stays in the Summary (it read 'error' and '-')."""
+    session = synthetic_session()
+    failed = session["arms"][1]["results"][0]
+    failed.update(status="error", first_step_ms=14370.0, compile_timer_s=11.49, speedup=None)
+    failed.update(compile_s=None, compile_cold_s=None, compile_warm_s=None)
+    failed["compiled_while_measuring"] = False
+    failed["error"] = {"kind": "runtime", "message": "the script raised", "steps_run": 2}
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_session(session)
+    header = view.header()
+    row = dict(zip(header, view.rows()[1], strict=True))
+    assert row["status"] == "error after 2 steps (first step 14.37 s)"
+    assert row["compile s cold/warm"] == "11.49 (torch's compile timer)"
+    status = view.summary.item(1, header.index("status"))
+    assert status.toolTip() == "the script raised"

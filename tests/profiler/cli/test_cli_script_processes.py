@@ -127,3 +127,35 @@ def test_a_script_that_raises_fails_in_one_line_with_its_traceback_kept(tmp_path
     assert line in stdout.splitlines()
     error = next(e for e in session["errors"] if e.get("kind") == "load")
     assert error["traceback"].splitlines()[1].endswith('raises_early.py", line 11, in <module>')
+
+
+def test_a_script_that_raises_at_step_3_ends_on_its_cause_and_keeps_what_it_ran(tmp_path):
+    """eager against aot_eager, one round, a script that raises in its third optimizer step
+    (inside the warm-up): the cause is the last line, its location said once, no footer about
+    intervals or rounds, and each row keeps its first step (the compiled one torch's compile
+    timer, named so: no steady step gave the cost)."""
+    options = ["--arms", "eager; aot_eager", "--no-accuracy", *SHORT, "--warmup", "3"]
+    command = ["python", str(SCRIPTS / "broken" / "raises_at_step_3.py")]
+    code, stdout, stderr, session = run_script(options, command, tmp_path)
+    assert code == 1 and session is not None
+    cause = (
+        "runtime: the script raised after 2 optimizer steps: RuntimeError: the batch at step 3 "
+        "is corrupt (raises_at_step_3.py:11)"
+    )
+    last = [line for line in (stdout + stderr).splitlines() if line.strip()][-1]
+    assert last == f"tcprof: error: eager, aot_eager: {cause}", last
+    for line in (stdout + stderr).splitlines():
+        assert line.count("raises_at_step_3.py:11") <= 1, line
+    assert "run 3 or more rounds" not in stdout and "not balanced" not in stdout, stdout
+    compiled = arm(session, "aot_eager")["results"][0]
+    assert compiled["error"]["steps_run"] == 2 and compiled["first_step_ms"] > 0
+    assert compiled["compile_cold_s"] is None and compiled["compile_timer_s"] > 0
+    table = {
+        line.split()[0]: line
+        for line in stdout.splitlines()
+        if line.startswith(("eager ", "aot_eager "))
+    }
+    assert "error after 2 steps (first step " in table["eager"], table
+    assert "error after 2 steps (first step " in table["aot_eager"], table
+    timer = f"{compiled['compile_timer_s']:.2f} (torch's compile timer)"
+    assert timer in table["aot_eager"], table
