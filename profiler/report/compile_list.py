@@ -187,9 +187,11 @@ def heading(session_dict: dict[str, Any], row: dict[str, Any]) -> str:
     script = script_of(session_dict)
     if script is None:
         return f"Each compile at bs {row.get('batch_size')}"
-    return f"Each compile at {phase_text(script, row.get('batch_size'))}" if script.get(
-        "sweep"
-    ) else "Each compile"
+    return (
+        f"Each compile at {phase_text(script, row.get('batch_size'))}"
+        if script.get("sweep")
+        else "Each compile"
+    )
 
 
 def html(session_dict: dict[str, Any], row: dict[str, Any], esc: Callable[[Any], str]) -> str:
@@ -203,7 +205,7 @@ def html(session_dict: dict[str, Any], row: dict[str, Any], esc: Callable[[Any],
         cls = ' class="total"' if r[0] in (TOTAL, EXTRA) else ""
         title = f' title="{esc(hovers[i])}"' if i < len(hovers) and hovers[i] else ""
         body.append(
-            f"<tr{cls}{title}><td>{esc(r[0])}</td><td class=\"mono\">{esc(r[1])}</td>"
+            f'<tr{cls}{title}><td>{esc(r[0])}</td><td class="mono">{esc(r[1])}</td>'
             f'<td class="mono">{esc(r[2])}</td><td class="num">{esc(r[3])}</td>'
             f'<td class="num">{esc(r[4])}</td></tr>'
         )
