@@ -27,6 +27,7 @@ from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.protocol.compile_terms import (
     BACKWARD_PART,
     COMPILE_COST,
+    OTHER_EVENTS_HELP,
     OTHER_HELP,
     compile_parts,
     frame_label,
@@ -67,10 +68,12 @@ TIMES_HEADER = [
     "break-even cold / warm",
 ]
 TIMES_HELP = (
-    f"cold s is the {COMPILE_COST} quoted in Summary and the reports: the first step less a\n"
-    "steady step (+ later recompiles), less eager's own first-step excess, with an empty cache.\n"
-    "Its parts add up to it: torch's nested compile timers, each less the one inside it\n"
-    f"(first round), and other = {OTHER_HELP}.\n"
+    f"cold s is the {COMPILE_COST} quoted in Summary and the reports: the time the process\n"
+    "spent compiling by torch's compile events, wherever they ran (before training, in a step,\n"
+    "in an evaluation), with an empty cache; the list below gives each compile. Its parts add\n"
+    "up to it: torch's nested compile timers, each less the one inside it (first round), and\n"
+    f"other = {OTHER_EVENTS_HELP}.\n"
+    f"(Older sessions: the first step's excess over eager's, and other = {OTHER_HELP}.)\n"
     "portable = a fresh folder loaded with the cold round's torch.compiler.save_cache_artifacts(),\n"
     "warm = the cache the cold round left. FX cache = Inductor's FX-graph cache hits/misses;\n"
     "break-even = training steps that repay the compile. Hover a '-' for why it is missing."
@@ -91,7 +94,7 @@ PART_TIPS = {
     "decompositions, partitioning",
     "lowering s": "Inductor lowering and scheduling, outside code generation",
     "code gen s": "Inductor code generation: writing and compiling the kernels",
-    "other s": f"other: {OTHER_HELP}",
+    "other s": f"other: {OTHER_EVENTS_HELP}",
 }
 
 

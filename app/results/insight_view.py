@@ -44,13 +44,14 @@ from tcprof.app.results.insight_tables import (
 )
 from tcprof.app.results.ladder_view import LadderView
 from tcprof.profiler.protocol.compile_terms import (
-    OTHER_HELP,
     frame_text,
+    other_help,
     parts_text,
     resume_explanation,
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
+from tcprof.profiler.report import compile_list
 from tcprof.profiler.report.source_context import source_context  # regular files under 1 MB only
 from tcprof.profiler.run.apply_advice import before_after
 
@@ -65,6 +66,11 @@ APPLY_TIP = (
 )
 
 
+COMPILES_TIP = (
+    "Each compile of the batch size selected above, wherever it ran: when, the call in your\n"
+    "code that triggered it (grad mode, input shapes), torch's time for it and its share;\n"
+    "the total is the compile cost. Hover a row for the guard that failed."
+)
 MATRIX_ROWS = 3  # arms the Compile insight matrix shows without scrolling
 
 
@@ -121,11 +127,19 @@ class InsightView(QWidget):
         self.parts = QLabel()
         self.parts.setWordWrap(True)
         self.parts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the selected batch size's compiles: when, what triggered each, its time and share
+        self.compiles = make_table(compile_list.HEADER)
+        self.compiles.setToolTip(f"{COMPILES_TIP}\n{compile_list.WHEN_HELP}")
+        self.compile_case = QLabel()
+        self.compile_case.setWordWrap(True)
+        self.compile_case.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         times_box = QWidget()
         times_layout = QVBoxLayout(times_box)
         times_layout.setContentsMargins(0, 0, 0, 0)
         times_layout.addWidget(self.parts)
         times_layout.addWidget(self.times, 1)
+        times_layout.addWidget(self.compile_case)
+        times_layout.addWidget(self.compiles, 2)
         self.advice = make_table(["cause", "fix", "tcprof can verify it with"])
         self.advice.setToolTip(
             "The arm's guard failures grouped into causes, each with the change that removes\n"
@@ -300,8 +314,9 @@ class InsightView(QWidget):
         selected = self.times.selectionModel().selectedRows()
         results = arm.get("results") or []
         row = results[selected[0].row()] if selected and selected[0].row() < len(results) else {}
+        self._show_compiles(row)
         text = parts_text(row)
-        self.parts.setToolTip(f"other: {OTHER_HELP}" if text else "")
+        self.parts.setToolTip(f"other: {other_help(row)}" if text else "")
         self.parts.setText(
             f"bs {row.get('batch_size')}: {text} s (hover for what other is)"
             if text
@@ -310,6 +325,20 @@ class InsightView(QWidget):
             if row
             else ""
         )
+
+    def _show_compiles(self, row: dict[str, Any]) -> None:
+        """Each compile of the batch size selected, the total that is its compile cost, and
+        where they ran in words, with the first step's check; hidden where none is listed."""
+        cells = compile_list.rows(row)
+        tips = compile_list.tips(row)
+        fill(
+            self.compiles,
+            [[(c, tips[i] if i < len(tips) else None) for c in r] for i, r in enumerate(cells)],
+        )
+        lines = [t for t in (compile_list.case_text(row), compile_list.check_text(row)) if t]
+        self.compile_case.setText("\n".join(lines))
+        self.compile_case.setVisible(bool(lines))
+        self.compiles.setVisible(bool(cells))
 
     def _summary_text(self, arm: dict[str, Any]) -> str:
         parts = [

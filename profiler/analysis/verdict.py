@@ -213,10 +213,14 @@ def _payback(row: dict[str, Any]) -> str | None:
         return None
     steps, ci = row.get(steps_key), row.get(ci_key)
     at = f" at bs {row['batch_size']}" if row.get("_named") else ""
+    cost = f"{_seconds(compile_s)} compile"
+    extra = row.get("first_step_extra_s")
+    if isinstance(extra, (int, float)) and extra >= 0.005:  # break-even counts it too
+        cost += f" (and the {_seconds(extra)} its first step paid beyond compiling)"
     if row.get("verdict") == "no_difference":
-        return f"does not pay back its {_seconds(compile_s)} compile within noise{at}"
+        return f"does not pay back its {cost} within noise{at}"
     if steps is None:
-        return f"never pays back its {_seconds(compile_s)} compile"
+        return f"never pays back its {cost}"
     span = ""
     if ci and ci[0] is not None:
         span = (
@@ -224,7 +228,7 @@ def _payback(row: dict[str, Any]) -> str | None:
             if ci[1] is not None
             else f" [{_steps(ci[0])}–never]"
         )
-    return f"pays back its {_seconds(compile_s)} compile after {_steps(steps)} steps{span}{at}"
+    return f"pays back its {cost} after {_steps(steps)} steps{span}{at}"
 
 
 def _error_text(row: dict[str, Any]) -> str:

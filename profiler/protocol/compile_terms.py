@@ -3,14 +3,17 @@ reports, so that one thing has one name and one number everywhere.
 
 Two compile figures exist and they are different things:
 
-- the *compile cost* (Summary's "compile s", `compile_cold_s`): how much longer the first step
-  took than a steady step, plus later recompiles, minus eager's own first-step excess. It is
-  what compiling costs the user, and the figure break-even is computed from.
+- the *compile cost* (Summary's "compile s", `compile_cold_s`): the time the process spent
+  compiling by torch's compile events, wherever they ran (before training, in a step, in an
+  evaluation). It is what compiling costs the user; break-even adds what the first step paid
+  beyond compiling (`first_step_extra_s`). Sessions saved before 2026-12, and processes that
+  sent no compile event, hold the older figure: the first step's excess over a steady step,
+  plus later recompiles, minus eager's own first-step excess.
 - *torch's compile timer* (a `compile` event's `seconds`, `entire_frame_compile_time_s`): the
   time TorchDynamo spent compiling one frame, Inductor included. It is a part of the cost.
 
 `compile_parts` splits the cost into torch's nested timers and names the remainder, so the
-parts add up to the figure quoted in Summary. TorchDynamo names the code after a graph break
+parts add up to the figure quoted in Summary (report/compile_list.py lists each compile). TorchDynamo names the code after a graph break
 `torch_dynamo_resume_in_<function>_at_<line>`: `resume_explanation` says what that is.
 """
 
@@ -25,6 +28,10 @@ OTHER_HELP = (
     "the first step's excess outside torch's compile timers: running the new compiled code "
     "for the first time (kernel loading, autotuning, allocator warm-up), Python tracing outside "
     "the timed phases, guard building and lazy initialisation"
+)
+OTHER_EVENTS_HELP = (
+    "torch's compile events outside its nested timers (near zero: the cost is the sum of those "
+    "events); what the first step paid beyond compiling is a part of its own, outside the cost"
 )
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
 
@@ -73,6 +80,17 @@ def compile_figure(row: dict[str, Any]) -> float | None:
     """The compile cost of one batch size: the cold one, or the only one a session has."""
     cold = _num(row.get("compile_cold_s"))
     return cold if cold is not None else _num(row.get("compile_s"))
+
+
+def by_events(row: dict[str, Any]) -> bool:
+    """Whether the row's compile cost is the sum of torch's compile events (each compile
+    listed), not the first step's wall-clock excess of older sessions."""
+    return bool(row.get("compiles_list") or row.get("compile_check"))
+
+
+def other_help(row: dict[str, Any]) -> str:
+    """What the remainder "other" is for this row's kind of compile cost."""
+    return OTHER_EVENTS_HELP if by_events(row) else OTHER_HELP
 
 
 SPLIT_TOLERANCE_S = 0.01  # a part this far below zero is rounding; further, the split is wrong
@@ -128,7 +146,7 @@ def compile_parts(row: dict[str, Any]) -> list[tuple[str, float, str]]:
     total, parts = _timers(row)
     if total is None or not parts:
         return []
-    parts.append(("other", total - sum(seconds for _n, seconds, _h in parts), OTHER_HELP))
+    parts.append(("other", total - sum(seconds for _n, seconds, _h in parts), other_help(row)))
     if any(seconds < -SPLIT_TOLERANCE_S for _n, seconds, _h in parts):
         return []
     return [(name, round(max(0.0, seconds), 6), help_text) for name, seconds, help_text in parts]
@@ -147,9 +165,11 @@ def split_problem(row: dict[str, Any]) -> str | None:
     if total - timed < -SPLIT_TOLERANCE_S:
         return (
             f"{COMPILE_TIMER} ({timed:.2f} s) is longer than the {COMPILE_COST} ({total:.2f} s): "
-            "the cost is the first step's excess less eager's own first-step excess, and that "
-            "one-off work (lazy initialisation, first allocations) runs inside the compiled "
-            "arm's timer too, so the cost cannot be split into timers and a remainder"
+            "this session's cost is the older figure, the first step's excess less eager's own "
+            "first-step excess, which leaves out compiles before the first step (an evaluation "
+            "before training, a compiled helper) and takes eager's one-off work (lazy "
+            "initialisation, first allocations) out of the compiled arm's, so it cannot be "
+            "split into timers and a remainder; a new run counts every compile"
         )
     return None
 

@@ -13,6 +13,7 @@ from tcprof.profiler.protocol.compile_terms import resume_explanation
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report import (
     artefacts,
+    compile_list,
     ladder_section,
     regional_section,
     script_section,
@@ -90,6 +91,20 @@ def _insight(session_dict: dict[str, Any]) -> list[str]:
     return items
 
 
+def _compiles(session_dict: dict[str, Any]) -> list[str]:
+    """Each compiled arm's compiles, batch size by batch size, adding up to its compile cost."""
+    out: list[str] = []
+    for arm in session_dict.get("arms") or []:
+        lines = [
+            line
+            for row in arm.get("results") or []
+            for line in compile_list.markdown_lines(session_dict, row, md_text)
+        ]
+        if lines:
+            out += [f"**Compile time: {md_text(arm.get('name'))}**", "", *lines]
+    return out
+
+
 def _resume(frame: Any) -> str:
     """' (the rest of forward after the graph break at line 16, …)' for a resume function."""
     why = resume_explanation(frame)
@@ -159,6 +174,7 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     insight = _insight(session_dict)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
+    out += _compiles(session_dict)
     out += ladder_section.markdown_lines(session_dict, md_text)
     out += regional_section.markdown_lines(session_dict, md_text)
     out += straggler_section.markdown_lines(session_dict, md_text)

@@ -25,6 +25,7 @@ from tcprof.profiler.protocol.compile_terms import (
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import FELL_BACK, recompile_limit_hit
+from tcprof.profiler.report import compile_list
 from tcprof.profiler.report.data import short_where
 from tcprof.profiler.report.table import (
     COLUMN_HELP,
@@ -214,11 +215,17 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
             for r in arm.get("results") or []
             if parts_text(r) or split_problem(r)
         ]
-        if not (breaks or recompiles or fallbacks or arm.get("advice") or costs):
+        listed = [
+            block
+            for r in arm.get("results") or []
+            if (block := compile_list.html(session_dict, r, esc))
+        ]
+        if not (breaks or recompiles or fallbacks or arm.get("advice") or costs or listed):
             continue
         any_found = True
         parts.append(f"<h3>{esc(arm.get('name'))}</h3>")
         parts += [f'<p class="muted">{esc(c)} s</p>' for c in costs]
+        parts += listed
         if breaks:
             rows = []
             for gb in breaks:

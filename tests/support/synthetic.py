@@ -28,7 +28,10 @@ def synthetic_session(
     error: dict[str, Any] | None = None,
     ms: list[float] | None = None,
     debug: dict[str, Any] | None = None,
+    compiles: list[dict[str, Any]] | None = None,
+    first_step_ms: tuple[float, ...] | None = None,
 ) -> dict[str, Any]:
+    """`compiles` replace the compiled arms' one recompile; `first_step_ms` is per arm."""
     cfg = RunConfig(
         source=ModelSource(**(source or {"path": path})),
         arms=arms,
@@ -50,7 +53,7 @@ def synthetic_session(
                     "type": "first_step",
                     "arm": i,
                     "batch_size": bs,
-                    "ms": 50.0,
+                    "ms": first_step_ms[i] if first_step_ms else 50.0,
                     "loss": 1.0,
                     "grad_norm": 2.0,
                 }
@@ -100,11 +103,8 @@ def synthetic_session(
                         "hints": [reason],
                     }
                 )
-                s.apply(
+                for c in compiles or [
                     {
-                        "type": "compile",
-                        "arm": i,
-                        "batch_size": bs,
                         "step": 4,
                         "kind": "recompile",
                         "reason": reason,
@@ -113,7 +113,8 @@ def synthetic_session(
                         "line": 5,
                         "seconds": 0.2,
                     }
-                )
+                ]:
+                    s.apply({"type": "compile", "arm": i, "batch_size": bs, **c})
             s.apply(
                 {
                     "type": "bs_done",
@@ -128,3 +129,62 @@ def synthetic_session(
         s.apply({"type": "error", "arm": len(arms) - 1, **error})
     s.apply({"type": "run_end", "status": "completed", "wall_time": 1_700_000_030.0})
     return s.to_dict()
+
+
+# An evaluation under no_grad before training (as nanoGPT's train.py), the training step's
+# recompile for grad mode and an evaluation's recompile for its batch of 5: 4.00 s of compiles,
+# of which 1.00 s inside the first step. With first steps of 50 ms (eager) and 1250 ms, the
+# first step's excess over eager's is about 1.20 s: 0.20 s beyond compiling.
+EVAL_FIRST_COMPILES: list[dict[str, Any]] = [
+    {
+        "step": 0,
+        "when": "before_training",
+        "at_step": 0,
+        "kind": "first",
+        "frame": "forward",
+        "file": "/models/model.py",
+        "line": 22,
+        "site_file": "/scripts/eval_first.py",
+        "site_line": 30,
+        "grad_mode": False,
+        "shapes": [[16, 8]],
+        "seconds": 2.0,
+    },
+    {
+        "step": 0,
+        "when": "step",
+        "at_step": 0,
+        "kind": "recompile",
+        "reason": "GLOBAL_STATE changed: grad_mode ",
+        "frame": "forward",
+        "file": "/models/model.py",
+        "line": 22,
+        "site_file": "/scripts/eval_first.py",
+        "site_line": 40,
+        "grad_mode": True,
+        "shapes": [[16, 8]],
+        "seconds": 0.8,
+        "backward_s": 0.2,
+    },
+    {
+        "step": 4,
+        "when": "evaluation",
+        "at_step": 4,
+        "kind": "recompile",
+        "reason": "tensor 'x' size mismatch at index 0. expected 16, actual 5",
+        "frame": "forward",
+        "file": "/models/model.py",
+        "line": 22,
+        "site_file": "/scripts/eval_first.py",
+        "site_line": 30,
+        "grad_mode": False,
+        "shapes": [[5, 8]],
+        "seconds": 1.0,
+    },
+]
+
+
+def eval_first_session() -> dict[str, Any]:
+    """A session whose compiled arm compiled before training, in its first step and in an
+    evaluation between steps (EVAL_FIRST_COMPILES)."""
+    return synthetic_session(compiles=EVAL_FIRST_COMPILES, first_step_ms=(50.0, 1250.0))

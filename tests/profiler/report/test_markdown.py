@@ -11,7 +11,11 @@ from tests.support.synthetic import synthetic_session
 
 
 def table_lines(md: str) -> list[str]:
-    return [line for line in md.splitlines() if line.startswith("|")]
+    """The summary table's lines: the report's first table (each compile's list follows)."""
+    lines = md.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("|")), len(lines))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return lines[start:end]
 
 
 def cells(line: str) -> list[str]:

@@ -1,0 +1,237 @@
+"""Each compile of a batch size's cold round in the words every view shares (the window's
+Compile time tab, report.html, report.md): when it ran, what triggered it, its time and share,
+and a total row equal to the compile cost; what the first step paid beyond compiling as a part
+of its own; the first step checked against its wall-clock excess; and a sentence saying where
+the compiles ran, so a compile before training is seen to be counted.
+
+From the row's `compiles_list`, `compile_check` and `first_step_extra_s` (session.json);
+sessions saved before these were recorded have none, and nothing is listed for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.protocol.compile_terms import (
+    COMPILE_COST,
+    compile_figure,
+    frame_label,
+    seconds_text,
+)
+from tcprof.profiler.report.data import short_where
+from tcprof.profiler.report.script_section import phase_text, script_of
+
+HEADER = ["when", "triggered by", "frame", "s", "share"]
+TOTAL = f"total: the {COMPILE_COST}"
+EXTRA = "first step beyond compiling"
+EXTRA_HELP = (
+    "what the first step paid beyond torch's compile events (lazy initialisation, CUDA graph "
+    "recording, first allocations): not in the compile cost, counted in break-even"
+)
+WHEN_HELP = (
+    "before training: before the first step's training forward (an evaluation, a warm-up "
+    "forward, a compiled helper); in step N: that step's forward, backward or optimizer step "
+    "(steps counted from 0, the first step, as in Recompiles); in an evaluation: between "
+    "steps, under torch.no_grad() or with the model in eval mode"
+)
+
+
+def compiles(row: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(row.get("compiles_list") or [])
+
+
+def when_text(c: dict[str, Any]) -> str:
+    """'before training', 'in the first step', 'in step 7', 'in an evaluation after 4 steps'."""
+    when, at = c.get("when"), c.get("at_step")
+    if when == "before_training":
+        return "before training"
+    if when == "evaluation":
+        return f"in an evaluation after {at} steps" if at else "in an evaluation"
+    if when == "first_step" or not at:
+        return "in the first step"
+    return f"in step {at}"
+
+
+def _call(c: dict[str, Any]) -> str:
+    """The call in the user's code that compiled, else the compiled frame's place."""
+    if c.get("site_file"):
+        return short_where(c.get("site_file"), c.get("site_line"))
+    return short_where(c.get("file"), c.get("line"))
+
+
+def _shapes(c: dict[str, Any]) -> str:
+    shapes = c.get("shapes") or []
+    return ", ".join("(" + ", ".join(str(d) for d in s) + ")" for s in shapes)
+
+
+def trigger_text(c: dict[str, Any]) -> str:
+    """'eval_first.py:30 under no_grad, shapes (16, 8)': the call, its grad mode, the shapes."""
+    parts = [_call(c)]
+    grad = c.get("grad_mode")
+    if grad is not None:
+        parts.append("under no_grad" if grad is False else "with gradients")
+    text = " ".join(parts)
+    shapes = _shapes(c)
+    return f"{text}, shapes {shapes}" if shapes else text
+
+
+def _share(value: Any) -> str:
+    return f"{value:.0%}" if isinstance(value, (int, float)) else "-"
+
+
+def rows(row: dict[str, Any]) -> list[list[str]]:
+    """The table's cells: one row per compile, the total (the compile cost) and, when the first
+    step paid more than compiling, that part of its own. Empty without a list."""
+    listed = compiles(row)
+    if not listed:
+        return []
+    out = [
+        [
+            when_text(c),
+            trigger_text(c),
+            frame_label(c.get("frame")),
+            f"{float(c.get('seconds') or 0.0):.2f}",
+            _share(c.get("share")),
+        ]
+        for c in listed
+    ]
+    total = sum(float(c.get("seconds") or 0.0) for c in listed)
+    out.append([TOTAL, f"{len(listed)} compile(s)", "", f"{total:.2f}", "100%"])
+    extra = row.get("first_step_extra_s")
+    if isinstance(extra, (int, float)) and extra >= 0.005:
+        out.append([EXTRA, "lazy initialisation, CUDA graph recording", "", f"{extra:.2f}", ""])
+    return out
+
+
+def tips(row: dict[str, Any]) -> list[str | None]:
+    """Per row of `rows`, what a hover says: the guard that failed, the frame's place."""
+    out: list[str | None] = []
+    for c in compiles(row):
+        reason = plain_reason(c)
+        where = f"{c.get('frame')} at {short_where(c.get('file'), c.get('line'))}"
+        out.append(f"{where}; recompiled because {reason}" if reason else where)
+    if out:
+        out.append(f"the {COMPILE_COST}: the sum of the compiles above")
+        if len(rows(row)) > len(out):
+            out.append(EXTRA_HELP)
+    return out
+
+
+def check_text(row: dict[str, Any]) -> str | None:
+    """'torch's compile events in the first step 1.02 s; the first step's excess over a steady
+    step 1.05 s; residual 0.03 s': the cost against a clock that is not torch's."""
+    check = row.get("compile_check") or {}
+    if not all(isinstance(check.get(k), (int, float)) for k in ("events_s", "excess_s")):
+        return None
+    return (
+        f"check: torch's compile events in the first step {seconds_text(check['events_s'])}; "
+        f"the first step's excess over a steady step {seconds_text(check['excess_s'])}; "
+        f"residual {seconds_text(check['excess_s'] - check['events_s'])}"
+    )
+
+
+def _calls(listed: list[dict[str, Any]], kind: bool = True) -> str:
+    """'an evaluation at eval_first.py:30', 'a call at train.py:12' (each call once); without
+    `kind`, 'at eval_first.py:30'."""
+    seen: dict[str, None] = {}
+    for c in listed:
+        what = ("an evaluation " if c.get("grad_mode") is False else "a call ") if kind else ""
+        seen.setdefault(f"{what}at {_call(c)}")
+    return ", ".join(seen)
+
+
+def _count(n: int) -> str:
+    return f"{n} compile{'s' if n != 1 else ''} ran"
+
+
+def case_text(row: dict[str, Any]) -> str | None:
+    """Where this batch size's compiles ran and how each is counted: '1 compile ran before
+    training (an evaluation at eval_first.py:30), counted in the cost and left out of
+    start-up; ...'. None without a list."""
+    listed = compiles(row)
+    if not listed:
+        return None
+    before = [c for c in listed if c.get("when") == "before_training"]
+    evaluation = [c for c in listed if c.get("when") == "evaluation"]
+    in_steps = [c for c in listed if c.get("when") not in ("before_training", "evaluation")]
+    parts = []
+    if before:
+        parts.append(
+            f"{_count(len(before))} before training ({_calls(before)}), counted in the cost "
+            "and left out of start-up"
+        )
+    if evaluation:
+        parts.append(
+            f"{_count(len(evaluation))} in an evaluation between steps ({_calls(evaluation, kind=False)}), "
+            "counted in the cost"
+        )
+    if in_steps:
+        parts.append(f"{_count(len(in_steps))} inside training steps")
+    figure = compile_figure(row)
+    text = "; ".join(parts)
+    if figure is not None:
+        text += f". The {COMPILE_COST}, {seconds_text(figure)}, is the time all of them took"
+    extra = row.get("first_step_extra_s")
+    if isinstance(extra, (int, float)) and extra >= 0.005:
+        text += (
+            f"; beyond compiling, the first step paid {seconds_text(extra)} (lazy "
+            "initialisation, CUDA graph recording): a part of its own, counted in break-even"
+        )
+    return text[0].upper() + text[1:] + "."
+
+
+def heading(session_dict: dict[str, Any], row: dict[str, Any]) -> str:
+    """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
+    script = script_of(session_dict)
+    if script is None:
+        return f"Each compile at bs {row.get('batch_size')}"
+    return (
+        f"Each compile at {phase_text(script, row.get('batch_size'))}"
+        if script.get("sweep")
+        else "Each compile"
+    )
+
+
+def html(session_dict: dict[str, Any], row: dict[str, Any], esc: Callable[[Any], str]) -> str:
+    """report.html's list of one batch size's compiles, its sentence and its check."""
+    cells = rows(row)
+    if not cells:
+        return ""
+    hovers = tips(row)
+    body = []
+    for i, r in enumerate(cells):
+        cls = ' class="total"' if r[0] in (TOTAL, EXTRA) else ""
+        title = f' title="{esc(hovers[i])}"' if i < len(hovers) and hovers[i] else ""
+        body.append(
+            f'<tr{cls}{title}><td>{esc(r[0])}</td><td class="mono">{esc(r[1])}</td>'
+            f'<td class="mono">{esc(r[2])}</td><td class="num">{esc(r[3])}</td>'
+            f'<td class="num">{esc(r[4])}</td></tr>'
+        )
+    head = "".join(
+        f'<th class="{"num" if h in ("s", "share") else ""}">{esc(h)}</th>' for h in HEADER
+    )
+    notes = [t for t in (case_text(row), check_text(row)) if t]
+    return (
+        f"<h4>{esc(heading(session_dict, row))}</h4>"
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        + "".join(f'<p class="note">{esc(n)}</p>' for n in notes)
+    )
+
+
+def markdown_lines(
+    session_dict: dict[str, Any], row: dict[str, Any], md_text: Callable[[Any], str]
+) -> list[str]:
+    """report.md's list of one batch size's compiles, its sentence and its check."""
+    cells = rows(row)
+    if not cells:
+        return []
+    out = [f"_{md_text(heading(session_dict, row))}_", ""]
+    out.append("| " + " | ".join(HEADER) + " |")
+    out.append("|---|---|---|---:|---:|")
+    out += ["| " + " | ".join(md_text(c) or " " for c in r) + " |" for r in cells]
+    out.append("")
+    out += [f"{md_text(t)}" for t in (case_text(row), check_text(row)) if t]
+    return [*out, ""]
