@@ -10,7 +10,6 @@ from tcprof.profiler.analysis.stats import SETTLED_RATIO
 from tcprof.profiler.analysis.verdict import (
     NOT_AFTER_HOLM,
     NOT_SETTLED,
-    ONE_ROUND,
     bound_text,
     fmt_memory,
     holds_after_adjustment,
@@ -42,12 +41,12 @@ def fmt_ms(value: float | None) -> str:
 def fmt_speedup(row: dict[str, Any]) -> str:
     """'1.21x [1.17-1.28]' for a settled speedup; 'not settled [0.55-43.92]' for one whose
     interval is too wide to act on (analysis.stats.settled), and 'not settled (one round: no
-    interval yet)' for a single round: no number to quote where it means nothing."""
+    interval)' for a single round: no number to quote where it means nothing."""
     if row.get("speedup") is None:
         return "-"
     ci = speedup_interval(row)
     if ci is None:
-        return f"{NOT_SETTLED} ({ONE_ROUND})"
+        return f"{NOT_SETTLED} (one round)"
     bounds = f"[{bound_text(ci[0])}-{bound_text(ci[1])}]"
     if not speedup_settled(row):
         return f"{NOT_SETTLED} {bounds}"
@@ -85,7 +84,7 @@ VERDICT_TEXT = {
     "faster": "faster",
     "slower": "slower",
     "no_difference": "within noise",
-    "no_interval": "no interval (one round)",
+    "no_interval": "one round",
     "unknown": "-",
 }
 

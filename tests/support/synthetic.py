@@ -28,13 +28,17 @@ def synthetic_session(
     error: dict[str, Any] | None = None,
     ms: list[float] | None = None,
     debug: dict[str, Any] | None = None,
+    rounds: dict[int, list[list[float]]] | None = None,
 ) -> dict[str, Any]:
+    """`rounds`: an arm's measured steps per round (arm index -> one list per round), for
+    sessions of several rounds; by default every arm measures `ms` in one round."""
     cfg = RunConfig(
         source=ModelSource(**(source or {"path": path})),
         arms=arms,
         batch_sizes=batch_sizes,
         warmup=2,
         steps=4,
+        **({"replicates": max(len(r) for r in rounds.values())} if rounds else {}),
     ).to_dict()
     if debug:
         cfg["debug"].update(debug)
@@ -72,9 +76,21 @@ def synthetic_session(
                     "batch_size": bs,
                     "phase": "measure",
                     "start": 3,
-                    "ms": ms or [1.0 + 0.1 * i, 1.1, 1.05, 0.95],
+                    "ms": (rounds or {}).get(i, [ms or [1.0 + 0.1 * i, 1.1, 1.05, 0.95]])[0],
                 }
             )
+            for rep, later in enumerate((rounds or {}).get(i, [])[1:], start=1):
+                s.apply(
+                    {
+                        "type": "steps",
+                        "arm": i,
+                        "batch_size": bs,
+                        "phase": "measure",
+                        "start": 3,
+                        "replicate": rep,
+                        "ms": later,
+                    }
+                )
             s.apply(
                 {
                     "type": "memory",

@@ -93,9 +93,10 @@ def test_a_speedup_change_is_judged_by_the_difference_of_paired_log_speedups():
 def test_a_single_round_session_has_no_interval_in_compare():
     """It printed '-52.8% [-100.0% +5331150820100617.0%]' for two single-round sessions."""
     one = _with_speedup(1.5, 1.0, rounds=1)
-    one["arms"][0]["results"][0]["process_medians_ms"] = [10.0]
     other = _with_speedup(0.7, 2.0, rounds=1)
-    other["arms"][0]["results"][0].update(median_ms=4.72, process_medians_ms=[4.72], iqr_ms=50.0)
+    for session, median in ((one, 10.0), (other, 4.72)):
+        for each in session["arms"]:
+            each["results"][0].update(median_ms=median, process_medians_ms=[median], iqr_ms=50.0)
     comparison = compare(one, other)
     for row in comparison.rows:
         assert row["time_change_ci"] is None and row["time_direction"] == "n/a"
