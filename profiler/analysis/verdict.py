@@ -109,7 +109,7 @@ def medians_note(row: dict[str, Any], baseline_row: dict[str, Any] | None) -> st
     outside = ci is not None and not ci[0] <= ratio <= ci[1]
     if not outside and max(ratio / centre, centre / ratio) <= MEDIANS_FAR:
         return None
-    where = "lies outside the interval" if outside else "differs from the speedup"
+    where = "lie outside the interval" if outside else "differ from the speedup"
     if speedup_settled(row):
         where += f" ({_x(centre)})"
     return (
