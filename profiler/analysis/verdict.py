@@ -358,8 +358,8 @@ BASELINE = "baseline"
 
 
 def row_outcome(row: dict[str, Any], baseline: bool = False) -> str:
-    """'faster', 'slower', 'no difference', 'fell back', 'failed', 'not measured' (or
-    'baseline' for the baseline's rows): the verdict's word for one arm at one batch size."""
+    """'faster', 'slower', 'no difference', 'no interval', 'fell back', 'failed', 'not measured'
+    (or 'baseline' for the baseline's rows): the verdict's word for one arm at one batch size."""
     if baseline and row.get("status") not in ("error", "oom"):
         return BASELINE
     return OUTCOME_WORDS[_classify(row)]
