@@ -159,7 +159,8 @@ class SpeedupInterval:
     machine's state, so each round gives one log ratio of process medians; the speedup is
     their geometric mean and the interval a t interval around it (docs/methodology.md shows
     its coverage). "steps_bootstrap": one process per arm, steps resampled (process
-    variation left out). Sessions saved before schema 3 may also say
+    variation left out): no 95% interval of the speedup, so session rows keep it apart
+    (speedup_ci_one_process) and its verdict is NO_INTERVAL. Sessions saved before schema 3 may also say
     "hierarchical_bootstrap"."""
 
     speedup: float

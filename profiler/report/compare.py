@@ -195,8 +195,8 @@ def compare_row(
         "time_direction": time_direction(interval),
         "speedup_before": before.get("speedup"),
         "speedup_after": after.get("speedup"),
-        "speedup_ci_before": speedup_interval(before) and list(speedup_interval(before) or ()),
-        "speedup_ci_after": speedup_interval(after) and list(speedup_interval(after) or ()),
+        "speedup_ci_before": _interval(before),
+        "speedup_ci_after": _interval(after),
         "speedup_change": s_change if same_method else None,
         "speedup_change_ci": s_interval if same_method else None,
         "speedup_direction": speedup_direction(s_interval) if same_method else NA,
@@ -211,6 +211,12 @@ def compare_row(
         "partial_before": steps_fraction(before) if is_partial(before) else None,
         "partial_after": steps_fraction(after) if is_partial(after) else None,
     }
+
+
+def _interval(row: dict[str, Any]) -> list[float] | None:
+    """The row's 95% speedup interval (None with one round, whatever an older session kept)."""
+    ci = speedup_interval(row)
+    return list(ci) if ci else None
 
 
 def _partial(r: dict[str, Any], text: str) -> str:
