@@ -125,7 +125,7 @@ def test_a_single_round_interval_says_there_is_none_yet():
         "interval_covers_processes": False,
         "verdict": "slower",
     }
-    assert fmt_speedup(row) == "not settled (one round: no interval yet)"
+    assert fmt_speedup(row) == "not settled (one round)"
     text = arm_verdict({"name": "inductor", "results": [row]}, stopped=False).text
     assert "one round" in text and "[0.42–0.42]" not in text
     assert "slower" not in text, "a session saved with a one-round 'slower' says no such thing"
