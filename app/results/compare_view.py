@@ -40,6 +40,7 @@ COLOURED = {
     "change [95% CI]": "time_direction",
     "time": "time_direction",
     "speedup": "speedup_direction",
+    "speedup change [95% CI]": "speedup_direction",
     "speedup change": "speedup_direction",
     "tensor peak": "memory_direction",
     "memory": "memory_direction",
@@ -47,11 +48,13 @@ COLOURED = {
 
 COLUMN_HELP = {
     "median ms": "median step time, before → after",
-    "change [95% CI]": "after / before − 1 for the median step time, with its 95% interval from "
-    "the process medians of both sessions (the steps' spread when a session has one replicate)",
+    "change [95% CI]": "after / before − 1 for the step time (geometric mean of the process "
+    "medians), with its 95% interval from both sessions' rounds (none with one round)",
     "time": "better / worse when the interval of the change excludes 0, else unchanged",
     "speedup": "the arm's speedup over the baseline with its interval, before → after",
-    "speedup change": "better / worse when the two speedup intervals do not overlap",
+    "speedup change [95% CI]": "after's speedup / before's - 1, its interval from the two "
+    "sessions' paired log speedups with their combined standard error",
+    "speedup change": "better / worse when that interval excludes no change; n/a with one round",
     "compile s cold": "compile time with an empty cache, before → after",
     "compile s warm": "compile time with the cache the cold round left, before → after",
     "tensor peak": "the training tensors' steady peak, before → after (change)",

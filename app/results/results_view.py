@@ -40,9 +40,12 @@ from tcprof.app.results.weights_view import WeightsView
 from tcprof.profiler.analysis.verdict import (
     BAD,
     GOOD,
+    NOT_SETTLED,
     is_partial,
     memory_title,
     partial_title,
+    settle_hint,
+    speedup_settled,
     speedup_tone,
 )
 from tcprof.profiler.report.table import (
@@ -170,6 +173,8 @@ class ResultsView(QTabWidget):
                     tone = tones.get(speedup_tone(result))
                     if tone is not None:
                         item.setForeground(tone)
+                    if result.get("speedup") is not None and not speedup_settled(result):
+                        item.setToolTip(in_app_terms(f"{NOT_SETTLED}: {settle_hint(result)}"))
                 if header[c] == "memory" and arm_index:
                     item.setToolTip(memory_title(result, session.get("baseline")))
                 if header[c] == "accuracy" and result.get("accuracy"):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis.verdict import NOT_SETTLED, speedup_settled
 from tcprof.profiler.config.paths import sessions_dir
 from tcprof.profiler.protocol import safe_json
 from tcprof.profiler.protocol.session_schema import session_problem
@@ -226,8 +227,9 @@ def _x(value: float) -> str:
 
 
 def speedups(arms: Any) -> tuple[str, str]:
-    """(the best compiled arm's speedup over the baseline, with its arm and batch size; every
-    compiled arm's, a line each), from session.json's arms; ('', '') if none was measured."""
+    """(the best compiled arm's settled speedup over the baseline, with its arm and batch size;
+    every compiled arm's, a line each), from session.json's arms; ('', '') if none was
+    measured, "not settled" where none is settled (analysis.verdict.speedup_settled)."""
     best: tuple[float, str] | None = None
     lines = []
     for arm in arms if isinstance(arms, list) else []:
@@ -242,12 +244,15 @@ def speedups(arms: Any) -> tuple[str, str]:
             value = row.get("speedup")
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
                 where = f"bs {row.get('batch_size')}"
+                if not speedup_settled(row):  # the one rule: no figure to quote, never "best"
+                    measured.append(f"{where} {NOT_SETTLED}")
+                    continue
                 measured.append(f"{where} {_x(value)}")
                 if best is None or value > best[0]:
                     best = (float(value), f"{_x(value)} {name} {where}")
         if measured:
             lines.append(f"{name}: {', '.join(measured)}")
-    return (best[1] if best else "", "\n".join(lines))
+    return (best[1] if best else NOT_SETTLED if lines else "", "\n".join(lines))
 
 
 def _is_time(value: Any) -> bool:

@@ -45,7 +45,9 @@ measured after warm-up; lower is better. <b>Throughput</b> is samples per second
 faster. The interval in brackets, [1.17–1.28], is where the true speedup lies with 95%
 confidence: if it contains 1.0 the difference is within noise. From two replicates on it is
 centred on the geometric mean of the rounds' paired ratios and covers process-to-process
-variation; with one it covers step-to-step noise only. An A/A control (an identical twin, truth
+variation; one round has no interval. A speedup is quoted as a figure only when its interval is
+settled (its high end at most 1.5 times its low end); a wider one reads "not settled", with
+what would settle it. An A/A control (an identical twin, truth
 1.00) whose own interval excludes 1.0 is flagged: differences inside its bias band are within
 noise too. Beside the verdict: how many comparisons the run made, and how many of its
 differences hold after Holm's adjustment for that number.</p>

@@ -4,9 +4,8 @@ Each compiled arm x batch size gets its own 95% interval and verdict; a run with
 has a much better than 5% chance that one shows a difference that is noise. So the verdict
 states the family's size, and Holm's step-down adjustment (valid under any dependence between
 the tests, never less powerful than Bonferroni) says which differences hold at a family-wise
-5%. A/A control rows are checks of the harness, not comparisons, and are left out. Rows whose
-interval comes from one round (a bootstrap of steps) have no p-value: they are counted but
-not tested. Pure functions over session.json's dicts.
+5%. A/A control rows are checks of the harness, not comparisons, and are left out, as are rows
+from one round (they have no interval). Pure functions over session.json's dicts.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ def family(arms: list[dict[str, Any]], baseline: str | None) -> list[dict[str, A
         for arm in arms
         if arm.get("name") != baseline
         for row in arm.get("results") or []
-        if row.get("verdict") is not None and row.get("aa_of") is None
+        if row.get("verdict") not in (None, stats.NO_INTERVAL) and row.get("aa_of") is None
     ]
 
 

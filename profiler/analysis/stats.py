@@ -98,8 +98,9 @@ def break_even_steps(
     return max(0.0, compile_s) * 1000.0 / saved_ms
 
 
-def t_quantile(df: int, level: float = 0.95) -> float:
-    """Student's t quantile for a two-sided interval at `level` with `df` degrees of freedom."""
+def t_quantile(df: float, level: float = 0.95) -> float:
+    """Student's t quantile for a two-sided interval at `level` with `df` degrees of freedom
+    (Welch's may be fractional)."""
     if df < 1:
         raise ValueError("a t interval needs at least two paired processes")
     from scipy.special import stdtrit  # here: the window imports this module, not scipy
@@ -117,6 +118,20 @@ def t_two_sided_p(t: float, df: int) -> float:
     from scipy.special import stdtr
 
     return float(2 * stdtr(df, -abs(t)))
+
+
+# An interval is settled (narrow enough to act on, and to quote its centre as a headline) when
+# it exists (two or more paired rounds) and its high end over its low end is at most this.
+# Every view asks `settled`; a run that stops once its intervals settle uses the same rule.
+SETTLED_RATIO = 1.5
+
+
+def settled(low: float | None, high: float | None) -> bool:
+    """The one rule: an interval [low, high] whose high end is at most SETTLED_RATIO times its
+    low end. None ends (no interval) are not settled."""
+    if low is None or high is None or not (low > 0) or not math.isfinite(high):
+        return False
+    return high / low <= SETTLED_RATIO
 
 
 Blocks = Sequence[Sequence[float]]  # one process: its measured blocks, each a list of ms
@@ -144,7 +159,8 @@ class SpeedupInterval:
     machine's state, so each round gives one log ratio of process medians; the speedup is
     their geometric mean and the interval a t interval around it (docs/methodology.md shows
     its coverage). "steps_bootstrap": one process per arm, steps resampled (process
-    variation left out). Sessions saved before schema 3 may also say
+    variation left out): no 95% interval of the speedup, so session rows keep it apart
+    (speedup_ci_one_process) and its verdict is NO_INTERVAL. Sessions saved before schema 3 may also say
     "hierarchical_bootstrap"."""
 
     speedup: float
@@ -153,10 +169,17 @@ class SpeedupInterval:
     method: str
     processes: int  # paired rounds the interval rests on
     p_value: float | None = None  # two-sided, of "no difference" (speedup 1.0)
+    se_log: float | None = None  # paired t: the standard error of the mean log ratio
 
     @property
     def covers_process_variation(self) -> bool:
+        """False for one round's bootstrap of steps: it is no 95% interval of the speedup (it
+        covered a known truth about 19% of the time by simulation) and is never shown as one."""
         return self.method != "steps_bootstrap"
+
+    @property
+    def settled(self) -> bool:
+        return self.covers_process_variation and settled(self.low, self.high)
 
     def contains(self, value: float) -> bool:
         return self.low <= value <= self.high
@@ -208,8 +231,36 @@ def speedup_interval(
     else:
         p = 1.0 if centre == 0 else 0.0
     return SpeedupInterval(
-        math.exp(centre), math.exp(centre - half), math.exp(centre + half), "paired_t", n, p
+        math.exp(centre), math.exp(centre - half), math.exp(centre + half), "paired_t", n, p, se
     )
+
+
+def log_mean_se(values: Sequence[float]) -> tuple[float, float, int] | None:
+    """(mean, standard error of the mean, n) of positive values on the log scale; None below
+    two values (one value has no spread to measure)."""
+    logs = [math.log(v) for v in values if v > 0 and math.isfinite(v)]
+    if len(logs) < 2:
+        return None
+    a = np.asarray(logs)
+    return float(a.mean()), float(a.std(ddof=1)) / math.sqrt(a.size), int(a.size)
+
+
+def difference_interval(
+    before: tuple[float, float, int], after: tuple[float, float, int], level: float = 0.95
+) -> tuple[float, float, float]:
+    """(d, low, high): after's mean minus before's, on the log scale, with a Welch t interval.
+
+    Each side is (mean, standard error, n) from its own rounds; two sessions share no rounds,
+    so the errors add in quadrature, se = sqrt(se_a^2 + se_b^2), with Welch-Satterthwaite's
+    degrees of freedom (t reference, not normal: a session has few rounds)."""
+    (mb, sb, nb), (ma, sa, na) = before, after
+    d = ma - mb
+    var_b, var_a = sb**2, sa**2
+    se = math.sqrt(var_b + var_a)
+    denominator = var_b**2 / (nb - 1) + var_a**2 / (na - 1)
+    df = (var_b + var_a) ** 2 / denominator if denominator > 0 else nb + na - 2
+    half = t_quantile(max(1.0, df), level) * se
+    return d, d - half, d + half
 
 
 def control_flagged(control: SpeedupInterval | None) -> bool:
@@ -218,8 +269,12 @@ def control_flagged(control: SpeedupInterval | None) -> bool:
     return control is not None and control.covers_process_variation and control.excludes_one()
 
 
+NO_INTERVAL = "no_interval"  # the verdict of one round: no interval, so neither faster nor slower
+
+
 def verdict(interval: SpeedupInterval | None, control: SpeedupInterval | None = None) -> str:
-    """ "faster", "slower" or "no_difference".
+    """ "faster", "slower" or "no_difference"; NO_INTERVAL for one round's bootstrap of steps,
+    which is no interval of the speedup.
 
     An arm is within noise when its interval contains 1.0, or when a flagged A/A control
     (control_flagged) shows a harness bias band [min(1, low), max(1, high)] and the arm's
@@ -228,6 +283,8 @@ def verdict(interval: SpeedupInterval | None, control: SpeedupInterval | None = 
     interval already carries, so it does not widen the arm's."""
     if interval is None:
         return "unknown"
+    if not interval.covers_process_variation:
+        return NO_INTERVAL
     if interval.contains(1.0):
         return "no_difference"
     if control is not None and control_flagged(control):

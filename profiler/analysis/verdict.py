@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tcprof.profiler.analysis.stats import NO_INTERVAL, SETTLED_RATIO, settled
 from tcprof.profiler.protocol.compile_terms import seconds_text
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads as a number, "-8%" as a dash
@@ -25,14 +26,101 @@ def speedup_tone(row: dict[str, Any]) -> str:
     """good: the whole speedup interval is above 1; bad: below 1; neutral otherwise, and
     neutral for a difference the run's family-wise adjustment does not keep (the verdict
     beside it reads "(not after Holm)" in the neutral colour too)."""
-    ci = row.get("speedup_ci")
-    if not ci or None in ci or not holds_after_adjustment(row):
+    ci = speedup_interval(row)
+    if not ci or not holds_after_adjustment(row):
         return NEUTRAL
     if ci[0] > 1.0:
         return GOOD
     if ci[1] < 1.0:
         return BAD
     return NEUTRAL
+
+
+# ---- the headline's rule: every view asks these ------------------------------------------------
+
+
+def one_round(row: dict[str, Any]) -> bool:
+    """A speedup from a single round: no interval (a bootstrap of one process's steps leaves
+    process-to-process variation out; it read '0.42x [0.42–0.42]', certain of what it cannot
+    know). Sessions saved before speedup_ci_one_process held that bootstrap as speedup_ci."""
+    return row.get("speedup") is not None and (
+        row.get("interval_covers_processes") is False or row.get("verdict") == NO_INTERVAL
+    )
+
+
+def speedup_interval(row: dict[str, Any]) -> tuple[float, float] | None:
+    """The row's 95% interval of the speedup, None where it has none (one round included)."""
+    ci = row.get("speedup_ci")
+    if one_round(row) or not isinstance(ci, list) or len(ci) != 2:
+        return None
+    low, high = ci
+    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
+        return None
+    return float(low), float(high)
+
+
+def speedup_settled(row: dict[str, Any]) -> bool:
+    """The speedup may stand as a headline: its interval exists and is settled (stats.settled,
+    the one rule). An unsettled speedup is shown as "not settled" with its interval, never as
+    a number to quote."""
+    ci = speedup_interval(row)
+    return ci is not None and settled(*ci)
+
+
+NOT_SETTLED = "not settled"
+
+
+def settle_hint(row: dict[str, Any]) -> str:
+    """Why a speedup is not settled and what would settle it: 'one round: run 2 or more rounds
+    (--replicates)'; 'its interval [0.55–43.92] spans 80× (settled: at most 1.5×): more rounds or
+    steps, or a quieter machine (12/30 blocks contended)'."""
+    ci = speedup_interval(row)
+    if ci is None:
+        return "one round: no interval; run 2 or more rounds (--replicates) to get one"
+    low, high = ci
+    span = f"{high / low:,.1f}×" if low > 0 else "without bound"
+    text = (
+        f"its interval [{bound_text(low)}–{bound_text(high)}] spans {span} "
+        f"(settled: at most {SETTLED_RATIO:g}×); more rounds (--replicates) or steps would settle "
+        "it, or a quieter machine"
+    )
+    contended = max(row.get("contended_blocks") or 0, row.get("unquiet_blocks") or 0)
+    if contended:
+        text += f" ({contended}/{row.get('blocks_measured') or '?'} blocks ran contended)"
+    return text
+
+
+MEDIANS_FAR = 1.1  # medians' ratio this far from the centre (either way) is explained
+
+
+def medians_note(row: dict[str, Any], baseline_row: dict[str, Any] | None) -> str | None:
+    """Where the ratio of the two medians disagrees with the speedup (outside its interval, or
+    over 10% from its centre), why: the speedup pairs each round's processes and averages the
+    rounds' log ratios; the medians of medians pair nothing, so rounds that disagree pull them
+    apart. The centre is not named where the speedup is not settled."""
+    base = (baseline_row or {}).get("median_ms")
+    arm, centre = row.get("median_ms"), row.get("speedup")
+    if not isinstance(base, (int, float)) or not isinstance(arm, (int, float)) or arm <= 0:
+        return None
+    if not isinstance(centre, (int, float)) or centre <= 0:
+        return None
+    ratio = base / arm
+    ci = speedup_interval(row)
+    outside = ci is not None and not ci[0] <= ratio <= ci[1]
+    if not outside and max(ratio / centre, centre / ratio) <= MEDIANS_FAR:
+        return None
+    where = "lie outside the interval" if outside else "differ from the speedup"
+    if speedup_settled(row):
+        where += f" ({_x(centre)})"
+    return (
+        f"the medians ({_ms(base)} / {_ms(arm)} ms, a ratio of {ratio:.2f}) {where}: the speedup "
+        "pairs each round's processes and averages the rounds' ratios, and rounds that disagree "
+        "this much pull the medians apart"
+    )
+
+
+def _ms(value: float) -> str:
+    return f"{value:.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.3f}"
 
 
 def memory_change(row: dict[str, Any], key: str = "memory_ratio") -> float | None:
@@ -154,14 +242,22 @@ ONE_ROUND = "one round: no interval yet"  # a single round's speedup, in every v
 
 def _interval(row: dict[str, Any]) -> str:
     """' [1.02–1.18]'; ' [1.02–1.18] (not after Holm)' when the run's family-wise adjustment
-    does not keep the difference, as the table says beside the same figure."""
-    if row.get("interval_covers_processes") is False:
+    does not keep the difference, as the table says beside the same figure; an unsettled
+    interval says so."""
+    ci = speedup_interval(row)
+    if ci is None:
         return f" ({ONE_ROUND})"
-    ci = row.get("speedup_ci")
-    text = f" [{bound_text(ci[0])}–{bound_text(ci[1])}]" if ci and None not in ci else ""
+    text = f" [{bound_text(ci[0])}–{bound_text(ci[1])}]"
+    if not settled(*ci):
+        text += f" ({NOT_SETTLED})"
     if not holds_after_adjustment(row):
         text += f" ({NOT_AFTER_HOLM})"
     return text
+
+
+def _figure(row: dict[str, Any]) -> str:
+    """'1.21× ' for a settled speedup; nothing for one that is not (no number to quote)."""
+    return f"{_x(row['speedup'])} " if speedup_settled(row) else ""
 
 
 NOT_AFTER_HOLM = "not after Holm"
@@ -219,6 +315,8 @@ def _payback(row: dict[str, Any]) -> str | None:
         cost += f" (and the {_seconds(extra)} its first step paid beyond compiling)"
     if row.get("verdict") == "no_difference":
         return f"does not pay back its {cost} within noise{at}"
+    if one_round(row):
+        return f"its {cost} has no break-even without an interval{at}"
     if steps is None:
         return f"never pays back its {cost}"
     span = ""
@@ -242,6 +340,8 @@ def _classify(row: dict[str, Any]) -> str:
         return "failed"
     if row.get("fell_back"):
         return "fell_back"
+    if one_round(row):
+        return "no_interval"  # sessions saved before may say faster or slower: not without one
     return {"faster": "faster", "slower": "slower", "no_difference": "noise"}.get(
         row.get("verdict") or "", "unmeasured"
     )
@@ -253,6 +353,7 @@ OUTCOME_WORDS = {
     "faster": "faster",
     "slower": "slower",
     "noise": "no difference",
+    "no_interval": "no interval",
     "fell_back": "fell back",
     "failed": "failed",
     "unmeasured": "not measured",
@@ -261,8 +362,8 @@ BASELINE = "baseline"
 
 
 def row_outcome(row: dict[str, Any], baseline: bool = False) -> str:
-    """'faster', 'slower', 'no difference', 'fell back', 'failed', 'not measured' (or
-    'baseline' for the baseline's rows): the verdict's word for one arm at one batch size."""
+    """'faster', 'slower', 'no difference', 'no interval', 'fell back', 'failed', 'not measured'
+    (or 'baseline' for the baseline's rows): the verdict's word for one arm at one batch size."""
     if baseline and row.get("status") not in ("error", "oom"):
         return BASELINE
     return OUTCOME_WORDS[_classify(row)]
@@ -275,26 +376,39 @@ def _headline(kind: str, rows: list[dict[str, Any]]) -> str:
     """The part of the sentence for a group of batch sizes with the same outcome: every size's
     figure with its interval, or (beyond EACH_UP_TO sizes) their range; never only the best."""
     if kind in ("faster", "slower"):  # a partial size is named with its steps (_sizes)
-        lo = min(r["speedup"] for r in rows)
-        hi = max(r["speedup"] for r in rows)
+        kept = [r for r in rows if speedup_settled(r)]  # only settled figures are quoted
+        lo = min((r["speedup"] for r in kept), default=None)
+        hi = max((r["speedup"] for r in kept), default=None)
+        span = f"{_x(lo)}–{_x(hi)}" if lo is not None and hi is not None else NOT_SETTLED
+        if len(kept) < len(rows) and kept:
+            span += f", {NOT_SETTLED} at {_sizes([r for r in rows if r not in kept])}"
         if kind == "faster":
             if len(rows) > EACH_UP_TO:
-                return f"{_x(lo)}–{_x(hi)} faster at {_sizes(rows)}"
-            if len({(_x(r["speedup"]), _interval(r)) for r in rows}) == 1:  # said once
-                return f"{_x(rows[0]['speedup'])} faster at {_sizes(rows)}{_interval(rows[0])}"
+                return (
+                    f"{span} faster at {_sizes(rows)}"
+                    if kept
+                    else f"faster at {_sizes(rows)} ({span})"
+                )
+            if len({(_figure(r), _interval(r)) for r in rows}) == 1:  # said once
+                return f"{_figure(rows[0])}faster at {_sizes(rows)}{_interval(rows[0])}"
             first, *rest = rows
-            head = f"{_x(first['speedup'])} faster at {_sizes([first])}{_interval(first)}"
-            tail = [f"{_x(r['speedup'])} at {_sizes([r])}{_interval(r)}" for r in rest]
+            head = f"{_figure(first)}faster at {_sizes([first])}{_interval(first)}"
+            tail = [f"{_figure(r)}at {_sizes([r])}{_interval(r)}" for r in rest]
             return " and ".join([head, ", ".join(tail)]) if tail else head
         if len(rows) > EACH_UP_TO:
-            return f"slower at {_sizes(rows)} ({_x(lo)}–{_x(hi)})"
-        if len({(_x(r["speedup"]), _interval(r)) for r in rows}) == 1:  # said once
-            return f"slower at {_sizes(rows)} ({_x(rows[0]['speedup'])}{_interval(rows[0])})"
+            return f"slower at {_sizes(rows)} ({span})"
+        if len({(_figure(r), _interval(r)) for r in rows}) == 1:  # said once
+            return f"slower at {_sizes(rows)} ({_figure(rows[0])}{_interval(rows[0]).strip()})"
         return "slower at " + ", ".join(
-            f"{_sizes([r])} ({_x(r['speedup'])}{_interval(r)})" for r in rows
+            f"{_sizes([r])} ({_figure(r)}{_interval(r).strip()})" for r in rows
         )
     if kind == "noise":
-        return f"no difference beyond noise at {_sizes(rows)}"
+        loose = [r for r in rows if not speedup_settled(r)]
+        note = f" ({NOT_SETTLED} at {_sizes(loose)})" if loose and len(loose) < len(rows) else ""
+        note = f" ({NOT_SETTLED})" if loose and not note else note
+        return f"no difference beyond noise at {_sizes(rows)}{note}"
+    if kind == "no_interval":
+        return f"no interval yet at {_sizes(rows)} (one round: run 2 or more rounds)"
     if kind == "fell_back":
         return f"fell back to eager at {_sizes(rows)}"
     if kind == "failed":
@@ -303,8 +417,14 @@ def _headline(kind: str, rows: list[dict[str, Any]]) -> str:
 
 
 # The verb that joins the arm's name to its first outcome.
-VERB = {"faster": "is ", "slower": "is ", "noise": "shows ", "unmeasured": "was "}
-ORDER = ("faster", "slower", "noise", "fell_back", "failed", "unmeasured")
+VERB = {
+    "faster": "is ",
+    "slower": "is ",
+    "noise": "shows ",
+    "no_interval": "has ",
+    "unmeasured": "was ",
+}
+ORDER = ("faster", "slower", "noise", "no_interval", "fell_back", "failed", "unmeasured")
 
 
 def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
@@ -322,7 +442,7 @@ def arm_verdict(arm: dict[str, Any], stopped: bool) -> ArmVerdict:
         groups.setdefault(_classify(r), []).append(r)
     kinds = [k for k in ORDER if k in groups]
     parts = [_headline(k, groups[k]) for k in kinds]
-    measured = [r for r in rows if _classify(r) in ("faster", "slower", "noise")]
+    measured = [r for r in rows if _classify(r) in ("faster", "slower", "noise", "no_interval")]
     lead = measured[0] if measured else rows[0]  # the first size: payback and memory
     if len(rows) > 1:
         lead = {**lead, "_named": True}
@@ -427,7 +547,32 @@ def session_notes(session: dict[str, Any]) -> list[str]:
     notes = [comparisons_text(session.get("comparisons")), *control_notes(session)]
     notes.append((session.get("schedule") or {}).get("note"))
     notes.append(contention_note(session))
+    notes += headline_notes(session)
     return [n for n in notes if n]
+
+
+def headline_notes(session: dict[str, Any]) -> list[str]:
+    """Beside each compiled arm's unsettled speedup, what would settle it; beside any speedup,
+    medians that disagree with it, explained ('inductor at bs 8: not settled: …')."""
+    arms = session.get("arms") or []
+    baseline = session.get("baseline") or (arms[0].get("name") if arms else None)
+    base_rows = {
+        r.get("batch_size"): r for a in arms if a.get("name") == baseline for r in a["results"]
+    }
+    out = []
+    for arm in arms:
+        if arm.get("name") == baseline or is_control(arm):
+            continue
+        for row in arm.get("results") or []:
+            if row.get("speedup") is None or row.get("status") in ("error", "oom"):
+                continue
+            where = f"{arm.get('name')} at bs {row.get('batch_size')}"
+            if not speedup_settled(row):
+                out.append(f"{where}: {NOT_SETTLED}: {settle_hint(row)}")
+            note = medians_note(row, base_rows.get(row.get("batch_size")))
+            if note:
+                out.append(f"{where}: {note}")
+    return out
 
 
 def contention_note(session: dict[str, Any]) -> str | None:

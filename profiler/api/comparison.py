@@ -25,8 +25,10 @@ SessionLike = Session | str | os.PathLike[str]
 @dataclass(frozen=True)
 class ComparedRow:
     """One arm at one batch size before and after. Directions are better, worse, unchanged or
-    n/a; the step-time change (+0.05: 5% slower) has a 95% interval from the process medians,
-    the speedups changed when their intervals do not overlap."""
+    n/a; the step-time change (+0.05: 5% slower) has a 95% interval from both sessions' process
+    medians, the speedup's change (+0.10: a 10% higher speedup) one from the two sessions'
+    paired log speedups and their combined standard error. A session of one round has no
+    interval: the intervals are None and the directions n/a."""
 
     arm: str
     batch_size: int
@@ -39,6 +41,8 @@ class ComparedRow:
     speedup_after: float | None
     speedup_ci_before: Interval | None
     speedup_ci_after: Interval | None
+    speedup_change: float | None
+    speedup_change_ci: Interval | None
     speedup_direction: str
     compile_cold_before: float | None
     compile_cold_after: float | None
@@ -54,7 +58,7 @@ class ComparedRow:
     @classmethod
     def of(cls, row: dict[str, Any]) -> ComparedRow:
         values = {f.name: row[f.name] for f in fields(cls)}  # KeyError: the report's rows moved
-        for key in ("time_change_ci", "speedup_ci_before", "speedup_ci_after"):
+        for key in ("time_change_ci", "speedup_ci_before", "speedup_ci_after", "speedup_change_ci"):
             values[key] = Interval.of(values[key])
         return cls(**values)
 

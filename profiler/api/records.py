@@ -11,8 +11,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcprof.profiler.analysis.verdict import memory_change, memory_words, row_outcome
+from tcprof.profiler.analysis.verdict import (
+    memory_change,
+    memory_words,
+    one_round,
+    row_outcome,
+    speedup_interval,
+    speedup_settled,
+)
 from tcprof.profiler.api.frozen import freeze
+from tcprof.profiler.report.table import fmt_speedup
 
 
 def _float(value: Any) -> float | None:
@@ -47,9 +55,12 @@ class Interval:
 @dataclass(frozen=True)
 class Speedup:
     """The arm's speedup over the baseline (above 1: faster) and its 95% interval. `method`:
-    paired_t (across rounds), or steps_bootstrap (one round: process variation left out,
-    `covers_processes` False). `holds_after_adjustment` False: Holm's adjustment across the
-    run's comparisons does not keep the difference."""
+    paired_t (across rounds), or steps_bootstrap (one round: `interval` None, since a bootstrap
+    of one process's steps is no 95% interval; it is kept as `one_process_interval`).
+    `settled`: the interval is narrow enough to quote `value` (the rule every view uses:
+    its high end at most 1.5 times its low end); `str()` says "not settled" where it is not.
+    `holds_after_adjustment` False: Holm's adjustment across the run's comparisons does not
+    keep the difference."""
 
     value: float
     interval: Interval | None
@@ -57,19 +68,37 @@ class Speedup:
     covers_processes: bool | None
     p_value: float | None
     holds_after_adjustment: bool | None
+    settled: bool = False
+    one_process_interval: Interval | None = None
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Speedup | None:
         value = _float(row.get("speedup"))
         if value is None:
             return None
+        plain = dict(row)
+        one = row.get("speedup_ci_one_process")
+        if one is None and one_round(plain):  # saved before: the bootstrap was speedup_ci
+            one = row.get("speedup_ci")
         return cls(
             value,
-            Interval.of(row.get("speedup_ci")),
+            Interval.of(speedup_interval(plain)),
             _str(row.get("speedup_method")),
             row.get("interval_covers_processes"),
             _float(row.get("speedup_p")),
             row.get("holds_after_adjustment"),
+            speedup_settled(plain),
+            Interval.of(one),
+        )
+
+    def __str__(self) -> str:
+        """'1.21x [1.17-1.28]'; 'not settled [0.55-43.92]'; 'not settled (one round: …)'."""
+        return fmt_speedup(
+            {
+                "speedup": self.value,
+                "speedup_ci": [self.interval.low, self.interval.high] if self.interval else None,
+                "interval_covers_processes": self.interval is not None,
+            }
         )
 
 

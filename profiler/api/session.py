@@ -2,7 +2,7 @@
 tcprof.profiler.session writes), and `load` to open a saved one.
 
 `session.verdict("inductor", 32)` is the word the verdict sentence uses for that arm at that
-batch size (faster, slower, no difference, fell back, failed, not measured; the baseline's rows
+batch size (faster, slower, no difference, no interval, fell back, failed, not measured; the baseline's rows
 are "baseline"), so a CI gate reads the same verdict a person reads.
 """
 
@@ -86,8 +86,9 @@ class Session:
         return self.arm(arm).row(batch_size)
 
     def verdict(self, arm: str, batch_size: int) -> str:
-        """'faster', 'slower', 'no difference', 'fell back', 'failed' or 'not measured' for a
-        compiled arm against the baseline at `batch_size` ('baseline' for the baseline)."""
+        """'faster', 'slower', 'no difference', 'no interval' (one round), 'fell back', 'failed'
+        or 'not measured' for a compiled arm against the baseline at `batch_size` ('baseline'
+        for the baseline)."""
         return self.row(arm, batch_size).verdict
 
     def speedup(self, arm: str, batch_size: int) -> Speedup | None:

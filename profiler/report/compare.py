@@ -3,10 +3,12 @@ label) and batch size by batch size: step time, speedup, compile time (cold and 
 training memory, each before and after.
 
 "Changed" is decided from intervals, never from a fixed percentage: the step-time change has
-a 95% interval from the process medians of both sessions (Welch's t on their logarithms), and
-two speedups changed when their intervals do not overlap. The newer session (by start time)
+a 95% interval from the process medians of both sessions (the difference of their mean logs,
+Welch's t), and the speedup's change one from the difference of the two sessions' paired mean
+log speedups with their combined standard error (two sessions share no rounds). A session of
+one round has no interval, and nothing is judged from it. The newer session (by start time)
 is always "after". Warnings say when the two runs measured different models or settings, or
-when a session has a single replicate (its intervals then leave process variation out).
+when a session has a single replicate.
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.analysis.stats import t_quantile_975
-from tcprof.profiler.analysis.verdict import is_partial, steps_fraction
+from tcprof.profiler.analysis import stats
+from tcprof.profiler.analysis.verdict import is_partial, speedup_interval, steps_fraction
 from tcprof.profiler.config import loop_text
-from tcprof.profiler.report.table import fmt_mb, fmt_ms, render_table, training_mb
+from tcprof.profiler.report.table import (
+    fmt_mb,
+    fmt_ms,
+    fmt_speedup,
+    render_table,
+    training_mb,
+)
 from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, read_session
 
 MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
@@ -73,40 +81,30 @@ def _positive(values: Any) -> list[float]:
     return [float(v) for v in values or [] if isinstance(v, (int, float)) and v > 0]
 
 
+def _change(
+    before: tuple[float, float, int] | None, after: tuple[float, float, int] | None
+) -> list[float] | None:
+    """after / before - 1 as a 95% interval, from two (log mean, standard error, n)."""
+    if before is None or after is None:
+        return None
+    _d, low, high = stats.difference_interval(before, after)
+    return [math.expm1(low), math.expm1(high)]
+
+
 def time_change(before: dict[str, Any], after: dict[str, Any]) -> tuple[float, list[float] | None]:
-    """after / before - 1 for the median step time, and its 95% interval: from the process
-    medians when both sides have two or more, else from the steps' interquartile ranges (a
-    single process knows nothing of process-to-process variation: a rougher stand-in)."""
-    b_ms, a_ms = before["median_ms"], after["median_ms"]
-    ratio = a_ms / b_ms
-    pb = [math.log(v) for v in _positive(before.get("process_medians_ms"))]
-    pa = [math.log(v) for v in _positive(after.get("process_medians_ms"))]
-    if len(pb) >= 2 and len(pa) >= 2:
-        vb = _variance(pb) / len(pb)
-        va = _variance(pa) / len(pa)
-        se = math.sqrt(vb + va)
-        df = _welch_df(vb, len(pb), va, len(pa))
-        half = t_quantile_975(df) * se
-    elif isinstance(before.get("iqr_ms"), (int, float)) and isinstance(
-        after.get("iqr_ms"), (int, float)
-    ):
-        half = before["iqr_ms"] / b_ms + after["iqr_ms"] / a_ms
-    else:
-        return ratio - 1.0, None
-    return ratio - 1.0, [ratio * math.exp(-half) - 1.0, ratio * math.exp(half) - 1.0]
+    """The change in step time, after / before - 1, and its 95% interval: the difference of
+    the two sessions' mean log process medians (one process per round), its standard error
+    the two sessions' combined (they share no rounds), a Welch t interval. With a single round
+    on either side there is no interval (one process knows nothing of process variation)."""
+    pb, pa = _positive(before.get("process_medians_ms")), _positive(after.get("process_medians_ms"))
+    if not pb or not pa:  # a row saved without them: its median stands for its one process
+        pb, pa = pb or [before["median_ms"]], pa or [after["median_ms"]]
+    centre = math.exp(_mean_log(pa) - _mean_log(pb)) - 1.0
+    return centre, _change(stats.log_mean_se(pb), stats.log_mean_se(pa))
 
 
-def _variance(values: list[float]) -> float:
-    mean = sum(values) / len(values)
-    return sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-
-
-def _welch_df(vb: float, nb: int, va: float, na: int) -> int:
-    """Welch-Satterthwaite degrees of freedom (each v is a variance of a mean)."""
-    denominator = vb**2 / (nb - 1) + va**2 / (na - 1)
-    if denominator <= 0:
-        return nb + na - 2
-    return max(1, int((vb + va) ** 2 / denominator))
+def _mean_log(values: list[float]) -> float:
+    return sum(math.log(v) for v in values) / len(values)
 
 
 def time_direction(interval: list[float] | None) -> str:
@@ -119,14 +117,40 @@ def time_direction(interval: list[float] | None) -> str:
     return UNCHANGED
 
 
-def speedup_direction(before: dict[str, Any], after: dict[str, Any]) -> str:
-    """Changed only when the two speedup intervals do not overlap."""
-    cb, ca = before.get("speedup_ci"), after.get("speedup_ci")
-    if not cb or not ca or None in cb or None in ca:
+def log_speedup(
+    row: dict[str, Any], baseline: dict[str, Any] | None
+) -> tuple[float, float, int] | None:
+    """(mean log speedup, its standard error, rounds) of one session's row: the paired rounds'
+    log ratios, as the speedup's own interval has them; None for one round. Rows saved before
+    the standard error was stored pair the process medians by round."""
+    speedup, se, n = row.get("speedup"), row.get("speedup_se_log"), row.get("speedup_rounds")
+    if isinstance(speedup, (int, float)) and speedup > 0 and isinstance(se, float):
+        return (math.log(speedup), se, int(n)) if isinstance(n, int) and n >= 2 else None
+    base = (baseline or {}).get("process_medians_ms") or []
+    arm = row.get("process_medians_ms") or []
+    if row is baseline or len(base) != len(arm):
+        return None
+    ratios = [b / a for b, a in zip(base, arm, strict=True) if _positive([b]) and _positive([a])]
+    return stats.log_mean_se(ratios)
+
+
+def speedup_change(
+    before: tuple[float, float, int] | None, after: tuple[float, float, int] | None
+) -> tuple[float | None, list[float] | None]:
+    """after's speedup / before's - 1, and its 95% interval: the difference of the two paired
+    mean log speedups with their combined standard error (sessions share no rounds)."""
+    if before is None or after is None:
+        return None, None
+    return math.expm1(after[0] - before[0]), _change(before, after)
+
+
+def speedup_direction(interval: list[float] | None) -> str:
+    """A higher speedup is better; changed only when the interval excludes no change."""
+    if interval is None:
         return NA
-    if ca[0] > cb[1]:
+    if interval[0] > 0:
         return BETTER
-    if ca[1] < cb[0]:
+    if interval[1] < 0:
         return WORSE
     return UNCHANGED
 
@@ -145,12 +169,20 @@ def _ratio(before: float | None, after: float | None) -> float | None:
 
 
 def compare_row(
-    arm: str, before: dict[str, Any], after: dict[str, Any], same_method: bool
+    arm: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    same_method: bool,
+    baselines: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
 ) -> dict[str, Any]:
-    """One arm at one batch size, before and after."""
+    """One arm at one batch size, before and after (`baselines`: each session's baseline row
+    at that batch size, for speedups saved without their standard error)."""
     change, interval = None, None
     if before.get("median_ms") and after.get("median_ms"):
         change, interval = time_change(before, after)
+    s_change, s_interval = speedup_change(
+        log_speedup(before, baselines[0]), log_speedup(after, baselines[1])
+    )
     b_mem = training_mb(before) if same_method else None
     a_mem = training_mb(after) if same_method else None
     return {
@@ -163,9 +195,11 @@ def compare_row(
         "time_direction": time_direction(interval),
         "speedup_before": before.get("speedup"),
         "speedup_after": after.get("speedup"),
-        "speedup_ci_before": before.get("speedup_ci"),
-        "speedup_ci_after": after.get("speedup_ci"),
-        "speedup_direction": speedup_direction(before, after) if same_method else NA,
+        "speedup_ci_before": _interval(before),
+        "speedup_ci_after": _interval(after),
+        "speedup_change": s_change if same_method else None,
+        "speedup_change_ci": s_interval if same_method else None,
+        "speedup_direction": speedup_direction(s_interval) if same_method else NA,
         "compile_cold_before": _compile(before, "compile_cold_s"),
         "compile_cold_after": _compile(after, "compile_cold_s"),
         "compile_warm_before": before.get("compile_warm_s"),
@@ -177,6 +211,12 @@ def compare_row(
         "partial_before": steps_fraction(before) if is_partial(before) else None,
         "partial_after": steps_fraction(after) if is_partial(after) else None,
     }
+
+
+def _interval(row: dict[str, Any]) -> list[float] | None:
+    """The row's 95% speedup interval (None with one round, whatever an older session kept)."""
+    ci = speedup_interval(row)
+    return list(ci) if ci else None
 
 
 def _partial(r: dict[str, Any], text: str) -> str:
@@ -198,6 +238,7 @@ def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict
     rows = []
     same_method = method_note(before, after) is None
     after_arms = {a["name"]: a for a in after.get("arms", [])}
+    base_b, base_a = _baseline_rows(before), _baseline_rows(after)
     for arm in before.get("arms", []):
         other = after_arms.get(arm["name"])
         if other is None:
@@ -206,8 +247,16 @@ def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict
         for r in arm["results"]:
             o = other_rows.get(r["batch_size"])
             if o is not None:
-                rows.append(compare_row(arm["name"], r, o, same_method))
+                bs = r["batch_size"]
+                pair = (base_b.get(bs), base_a.get(bs))
+                rows.append(compare_row(arm["name"], r, o, same_method, pair))
     return rows
+
+
+def _baseline_rows(session: dict[str, Any]) -> dict[Any, dict[str, Any]]:
+    arms = session.get("arms") or []
+    name = session.get("baseline") or (arms[0].get("name") if arms else None)
+    return {r["batch_size"]: r for a in arms if a.get("name") == name for r in a["results"]}
 
 
 # ---- warnings --------------------------------------------------------------------------------
@@ -249,7 +298,7 @@ def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[s
     if single:
         which = "both sessions have" if len(single) == 2 else f"the {single[0]} session has"
         out.append(
-            f"{which} a single replicate: intervals leave process-to-process variation out "
+            f"{which} a single replicate: one round has no interval, so no change is judged "
             "(run 3 or more rounds: --replicates)"
         )
     note = method_note(before, after)
@@ -282,8 +331,8 @@ class Comparison:
             if r["time_direction"] == WORSE:
                 out.append(_partial(r, f"{where}: step time {pct(r['time_change'])}{ci_text(r)}"))
             if r["speedup_direction"] == WORSE:
-                speedups = f"{_x(r['speedup_before'])} → {_x(r['speedup_after'])}"
-                out.append(_partial(r, f"{where}: speedup {speedups}"))
+                change = f"{pct(r['speedup_change'])}{ci_text(r, 'speedup_change_ci')}"
+                out.append(_partial(r, f"{where}: speedup {change}"))
         return out
 
 
@@ -321,19 +370,27 @@ def pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:+.1f}%"
 
 
-def ci_text(row: dict[str, Any]) -> str:
-    ci = row.get("time_change_ci")
-    return f" [{ci[0] * 100:+.1f}% {ci[1] * 100:+.1f}%]" if ci else ""
+NO_INTERVAL_TEXT = " (one round: no interval)"
 
 
-def _x(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
+def ci_text(row: dict[str, Any], key: str = "time_change_ci") -> str:
+    ci = row.get(key)
+    return f" [{ci[0] * 100:+.1f}% {ci[1] * 100:+.1f}%]" if ci else NO_INTERVAL_TEXT
 
 
 def _speedup(value: float | None, ci: list[float] | None) -> str:
+    """A session's speedup as its own table shows it: a figure only where settled."""
     if value is None:
         return "-"
-    return _x(value) + (f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci and None not in ci else "")
+    return fmt_speedup({"speedup": value, "speedup_ci": ci, "interval_covers_processes": bool(ci)})
+
+
+def _speedup_change(r: dict[str, Any]) -> str:
+    if r.get("speedup_before") is None or r.get("speedup_after") is None:
+        return "-"
+    if r.get("speedup_change") is None:
+        return "no interval (one round)" if r["speedup_direction"] == NA else "-"
+    return pct(r["speedup_change"]) + ci_text(r, "speedup_change_ci")
 
 
 def _seconds(value: float | None) -> str:
@@ -351,6 +408,7 @@ HEADER = [
     "change [95% CI]",
     "time",
     "speedup",
+    "speedup change [95% CI]",
     "speedup change",
     "compile s cold",
     "compile s warm",
@@ -371,6 +429,7 @@ def comparison_cells(r: dict[str, Any]) -> list[str]:
             _speedup(r["speedup_before"], r["speedup_ci_before"]),
             _speedup(r["speedup_after"], r["speedup_ci_after"]),
         ),
+        _speedup_change(r),
         _partial(r, r["speedup_direction"]),
         _pair(_seconds(r["compile_cold_before"]), _seconds(r["compile_cold_after"])),
         _pair(_seconds(r["compile_warm_before"]), _seconds(r["compile_warm_after"])),
@@ -398,8 +457,10 @@ def render(comparison: Comparison, before_label: str, after_label: str) -> str:
         "",
         render_comparison(comparison.rows),
         "",
-        "time: the change in median step time, with a 95% interval from the process medians; "
-        "speedup: changed when the intervals do not overlap",
+        "time: the change in step time (geometric mean of the process medians), its 95% "
+        "interval a Welch t interval from both sessions' rounds; speedup: the change in the "
+        "paired speedup, its interval from the two sessions' paired log speedups with their "
+        "combined standard error (they share no rounds), Welch t; one round has no interval",
     ]
     lines += [f"warning: {w}" for w in comparison.warnings]
     lines.append(outcome_text(comparison))

@@ -9,10 +9,14 @@ from typing import Any
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.analysis.verdict import (
     NEUTRAL,
+    NOT_SETTLED,
+    medians_note,
     memory_title,
     partial_title,
     session_notes,
     session_verdicts,
+    settle_hint,
+    speedup_settled,
     speedup_tone,
     status_text,
 )
@@ -73,14 +77,30 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
     cards = []
     for arm in (session_dict.get("arms") or [])[1:]:
         results = arm.get("results") or []
-        speedups = [r["speedup"] for r in results if r.get("speedup") is not None]
+        measured = [r for r in results if r.get("speedup") is not None]
+        kept = [r for r in measured if speedup_settled(r)]  # the one rule: only these are quoted
+        speedups = [r["speedup"] for r in kept]
         if speedups:
             lo, hi = min(speedups), max(speedups)
             big = f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}–{hi:.2f}x"
-            tones = {speedup_tone(r) for r in results} - {NEUTRAL}
+            tones = {speedup_tone(r) for r in kept} - {NEUTRAL}
             cls = next(iter(tones)) if len(tones) == 1 else ""  # the table's rule, all agreeing
+        elif measured:
+            big, cls = NOT_SETTLED, "muted"
         else:
             big, cls = "no speedup measured", "muted"
+        unsettled = [
+            f'<span class="muted">{NOT_SETTLED} at bs {r["batch_size"]}: '
+            f"{esc(settle_hint(r))}</span>"
+            for r in measured
+            if r not in kept
+        ]
+        base_rows = {r.get("batch_size"): r for r in _baseline_results(session_dict)}
+        medians = [
+            f'<span class="muted">{esc(note)}</span>'
+            for r in measured
+            if (note := medians_note(r, base_rows.get(r.get("batch_size"))))
+        ]
         compile_text = _compile_card(results)
         statuses = {(r.get("accuracy") or {}).get("status") for r in results} - {None}
         accuracy = next((s for s in ("fail", "pass", "nondeterministic") if s in statuses), "n/a")
@@ -94,6 +114,7 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         ]
         if verdicts:
             items.insert(0, "verdict: " + esc(", ".join(sorted(verdicts))))
+        items[:0] = unsettled + medians  # what would settle it, and why the medians disagree
         cut = [f"bs {r['batch_size']} {status_text(r)}" for r in results if r.get("partial")]
         if cut:  # a speedup measured on fewer steps than asked is not called one unmarked
             big += " (partial)" if speedups else ""
@@ -110,6 +131,12 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
             f"<ul>{''.join(f'<li>{i}</li>' for i in items)}</ul></div>"
         )
     return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
+
+
+def _baseline_results(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
+    arms = session_dict.get("arms") or []
+    name = session_dict.get("baseline") or (arms[0].get("name") if arms else None)
+    return next((a.get("results") or [] for a in arms if a.get("name") == name), [])
 
 
 def summary(session_dict: dict[str, Any], esc: Esc) -> str:

@@ -6,13 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.analysis.stats import SETTLED_RATIO
 from tcprof.profiler.analysis.verdict import (
     NOT_AFTER_HOLM,
-    ONE_ROUND,
+    NOT_SETTLED,
     bound_text,
     fmt_memory,
     holds_after_adjustment,
     mark_partial,
+    one_round,
+    speedup_interval,
+    speedup_settled,
     status_text,
 )
 from tcprof.profiler.config import threads_per_process
@@ -35,23 +39,19 @@ def fmt_ms(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-def one_round(row: dict[str, Any]) -> bool:
-    """A speedup from a single round: its interval resamples steps of one process per arm, so
-    it leaves out the process-to-process variation a second round would show (it read
-    '0.42x [0.42–0.42]', certain of what it cannot know)."""
-    return row.get("interval_covers_processes") is False
-
-
 def fmt_speedup(row: dict[str, Any]) -> str:
+    """'1.21x [1.17-1.28]' for a settled speedup; 'not settled [0.55-43.92]' for one whose
+    interval is too wide to act on (analysis.stats.settled), and 'not settled (one round: no
+    interval)' for a single round: no number to quote where it means nothing."""
     if row.get("speedup") is None:
         return "-"
-    ci = row.get("speedup_ci")
-    text = f"{row['speedup']:.2f}x"
-    if one_round(row):
-        return f"{text} ({ONE_ROUND})"
-    if ci:
-        text += f" [{bound_text(ci[0])}-{bound_text(ci[1])}]"
-    return text
+    ci = speedup_interval(row)
+    if ci is None:
+        return f"{NOT_SETTLED} (one round)"
+    bounds = f"[{bound_text(ci[0])}-{bound_text(ci[1])}]"
+    if not speedup_settled(row):
+        return f"{NOT_SETTLED} {bounds}"
+    return f"{row['speedup']:.2f}x {bounds}"
 
 
 def fmt_accuracy(row: dict[str, Any]) -> str:
@@ -85,6 +85,7 @@ VERDICT_TEXT = {
     "faster": "faster",
     "slower": "slower",
     "no_difference": "within noise",
+    "no_interval": "one round",
     "unknown": "-",
 }
 
@@ -97,7 +98,8 @@ def fmt_verdict(row: dict[str, Any]) -> str:
             change = (row["aa_speedup"] - 1) * 100
             return f"A/A {'+' if change >= 0 else '−'}{abs(change):.0f}% (flagged)"
         return "A/A ok" if row.get("aa_ci") else "-"
-    text = VERDICT_TEXT.get(row.get("verdict") or "unknown", "-")
+    verdict = "no_interval" if one_round(row) else row.get("verdict") or "unknown"
+    text = VERDICT_TEXT.get(verdict, "-")
     if not holds_after_adjustment(row):
         text += f" ({NOT_AFTER_HOLM})"
     return text
@@ -137,6 +139,8 @@ def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
         return "-"  # no speedup (an arm or its baseline failed): nothing to pay back with
     if row.get("verdict") == "no_difference" and "break_even_cold_ci" in row:
         return "within noise"
+    if one_round(row):
+        return "no interval"  # a break-even from one round's speedup would claim what it lacks
 
     def steps(v: float | None, ci_key: str | None = None) -> str:
         if v is None:
@@ -231,7 +235,9 @@ COLUMN_HELP = {
     "micro-batch summed): a script has no batch size of tcprof's",
     "speedup [95% CI]": "the baseline's step time / the arm's: from 2+ rounds the geometric mean "
     "of the rounds' ratios of process medians, with the paired t interval around it (it covers "
-    "process-to-process variation); from one round a bootstrap of steps",
+    "process-to-process variation); 'not settled': the interval's high end is over "
+    f"{SETTLED_RATIO:g} times its low end, too wide to quote its centre; one round has no "
+    "interval",
     "verdict": "within noise: the interval contains 1.0, or lies inside the bias band of an A/A "
     "control whose own interval excludes 1.0; '(not after Holm)': a difference the run's "
     "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
@@ -485,8 +491,14 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
         )
     elif rows:
         notes.append(
-            f"speedup: one process per arm{threads}; the interval resamples its steps and leaves "
-            "process-to-process variation out (run 3 or more rounds: --replicates)"
+            f"speedup: one process per arm{threads}: one round has no interval (a bootstrap of "
+            "one process's steps leaves process-to-process variation out, so it is not shown as "
+            "one); run 3 or more rounds: --replicates"
+        )
+    if reps >= 2 and version >= 3:
+        notes.append(
+            f"a speedup is settled, and quoted as a figure, when its interval's high end is at "
+            f"most {SETTLED_RATIO:g} times its low end; a wider one reads 'not settled'"
         )
     schedule = session_dict.get("schedule") or {}
     if schedule.get("design") == "williams" and reps >= 2:

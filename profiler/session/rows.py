@@ -77,10 +77,15 @@ class ResultRow:
     first_grad_norm: float | None
     last_loss: float | None
     speedup: float | None = None
-    speedup_ci: list[float] | None = None
+    speedup_ci: list[float] | None = None  # the 95% interval: two or more rounds, else None
+    # one round: a bootstrap of one process's steps per arm. Not a 95% interval of the speedup
+    # (process variation is left out); kept under its own name, never shown as one
+    speedup_ci_one_process: list[float] | None = None
+    speedup_se_log: float | None = None  # paired t: the standard error of the mean log ratio
+    speedup_rounds: int | None = None  # the paired rounds the speedup rests on
     speedup_method: str | None = None
     interval_covers_processes: bool | None = None
-    verdict: str | None = None  # faster | slower | no_difference
+    verdict: str | None = None  # faster | slower | no_difference | no_interval (one round)
     speedup_p: float | None = None  # two-sided p-value of "no difference" (paired t only)
     holds_after_adjustment: bool | None = None  # the verdict survives Holm (analysis.comparisons)
     memory_ratio: float | None = None  # baseline / arm, training tensors' steady peak
@@ -462,12 +467,17 @@ def _compare_with_baseline(
         _aa(session, twins[arm.name], res, row)
     interval = speedup_interval(session, base, res)
     if interval:
-        row.speedup, row.speedup_ci = interval.speedup, [interval.low, interval.high]
-        row.speedup_method = interval.method
-        row.speedup_p = interval.p_value
+        row.speedup, row.speedup_method = interval.speedup, interval.method
+        row.speedup_p, row.speedup_se_log = interval.p_value, interval.se_log
+        row.speedup_rounds = interval.processes
         row.interval_covers_processes = interval.covers_process_variation
-        controls = [] if arm.name in twins else _control_intervals(session, arm, res.batch_size)
-        row.verdict = _verdict(interval, controls)
+        if interval.covers_process_variation:
+            row.speedup_ci = [interval.low, interval.high]
+            controls = [] if arm.name in twins else _control_intervals(session, arm, res.batch_size)
+            row.verdict = _verdict(interval, controls)
+        else:  # one round: no interval, so neither faster nor slower
+            row.speedup_ci_one_process = [interval.low, interval.high]
+            row.verdict = stats.NO_INTERVAL
     base_peak = base.done.get("steady_peak_mb")
     arm_peak = res.done.get("steady_peak_mb")
     if base_peak and arm_peak:
@@ -490,7 +500,7 @@ def _compare_with_baseline(
         if cost == "compile_s" and getattr(row, cost) is None:
             continue
         setattr(row, point, steps)
-        if getattr(row, cost) is not None:
+        if getattr(row, cost) is not None and interval.covers_process_variation:
             setattr(row, ci, [low, high])
 
 
@@ -519,7 +529,8 @@ def _aa(session: SessionRecord, twin_name: str, res: BatchResult, row: ResultRow
     row.aa_of = twin_name
     interval = speedup_interval(session, twin_res, res) if twin_res else None
     if interval:
-        row.aa_speedup, row.aa_ci = interval.speedup, [interval.low, interval.high]
+        row.aa_speedup = interval.speedup
+        row.aa_ci = [interval.low, interval.high] if interval.covers_process_variation else None
         row.aa_flagged = stats.control_flagged(interval)
 
 

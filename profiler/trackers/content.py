@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
-from tcprof.profiler.analysis.verdict import session_notes, session_verdicts, verdict_lines
+from tcprof.profiler.analysis.verdict import (
+    session_notes,
+    session_verdicts,
+    speedup_interval,
+    speedup_settled,
+    verdict_lines,
+)
 from tcprof.profiler.report.data import model_label, short_where
 from tcprof.profiler.report.markdown import md_text, table
 from tcprof.profiler.report.table import table_rows
@@ -189,13 +195,16 @@ def step_series(session: dict[str, Any]) -> dict[str, list[StepSeries]]:
 
 
 def headline(arm: dict[str, Any]) -> dict[str, dict[int, float]]:
+    """The row figures logged per batch size: `speedup` only where its interval is settled."""
     out: dict[str, dict[int, float]] = {}
     for r in arm.get("results") or []:
         bs = r.get("batch_size")
         if not isinstance(bs, int):
             continue
-        ci = r.get("speedup_ci") if isinstance(r.get("speedup_ci"), list) else [None, None]
-        values = {**r, "speedup_ci_low": ci[0], "speedup_ci_high": (ci + [None])[1]}
+        low, high = speedup_interval(r) or (None, None)  # one round has none
+        values = {**r, "speedup_ci_low": low, "speedup_ci_high": high}
+        if not speedup_settled(r):
+            values["speedup"] = None  # a number to quote only where settled: its interval stays
         for name in HEADLINE:
             value = _number(values.get(name))
             if value is not None:

@@ -30,14 +30,18 @@ def synthetic_session(
     debug: dict[str, Any] | None = None,
     compiles: list[dict[str, Any]] | None = None,
     first_step_ms: tuple[float, ...] | None = None,
+    rounds: dict[int, list[list[float]]] | None = None,
 ) -> dict[str, Any]:
-    """`compiles` replace the compiled arms' one recompile; `first_step_ms` is per arm."""
+    """`compiles` replace the compiled arms' one recompile; `first_step_ms` is per arm.
+    `rounds`: an arm's measured steps per round (arm index -> one list per round), for
+    sessions of several rounds; by default every arm measures `ms` in one round."""
     cfg = RunConfig(
         source=ModelSource(**(source or {"path": path})),
         arms=arms,
         batch_sizes=batch_sizes,
         warmup=2,
         steps=4,
+        **({"replicates": max(len(r) for r in rounds.values())} if rounds else {}),
     ).to_dict()
     if debug:
         cfg["debug"].update(debug)
@@ -75,9 +79,21 @@ def synthetic_session(
                     "batch_size": bs,
                     "phase": "measure",
                     "start": 3,
-                    "ms": ms or [1.0 + 0.1 * i, 1.1, 1.05, 0.95],
+                    "ms": (rounds or {}).get(i, [ms or [1.0 + 0.1 * i, 1.1, 1.05, 0.95]])[0],
                 }
             )
+            for rep, later in enumerate((rounds or {}).get(i, [])[1:], start=1):
+                s.apply(
+                    {
+                        "type": "steps",
+                        "arm": i,
+                        "batch_size": bs,
+                        "phase": "measure",
+                        "start": 3,
+                        "replicate": rep,
+                        "ms": later,
+                    }
+                )
             s.apply(
                 {
                     "type": "memory",

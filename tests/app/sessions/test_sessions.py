@@ -98,12 +98,12 @@ def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbo
     assert markers, "compile markers are synthesised from the session"
 
     # Compare the saved session (before) with itself as the window shows it (after): no change
-    # in time or in memory, for every arm and batch size.
+    # in time or in memory, for every arm and batch size (one round: no interval to judge by).
     dialog = other.sessions.compare_with(folder)
     assert dialog is not None
-    cells = [(r[0], r[1], r[3][:6], r[4], r[9][-7:], r[10]) for r in dialog.rows()]
+    cells = [(r[0], r[1], r[3], r[4], r[10][-7:], r[11]) for r in dialog.rows()]
     assert cells == [
-        (arm, bs, "+0.0% ", "unchanged", "(+0.0%)", "unchanged")
+        (arm, bs, "+0.0% (one round: no interval)", "n/a", "(+0.0%)", "unchanged")
         for arm in ("eager", "aot_eager")
         for bs in ("8", "16")
     ]
@@ -181,21 +181,26 @@ def test_sessions_list_is_newest_first(private_home, qtbot):
 
 def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
     before = write_session(tmp_path / "before", 1.0, median=2.0, rss=100.0)
+    for arm in before["arms"]:  # three rounds: intervals
+        row = arm["results"][0]
+        row["process_medians_ms"] = [row["median_ms"] * f for f in (0.99, 1.0, 1.01)]
     after = copy.deepcopy(before)
+    for arm in after["arms"][1:]:
+        row = arm["results"][0]
+        row["median_ms"] /= 2  # twice as fast
+        row["process_medians_ms"] = [m / 2 for m in row["process_medians_ms"]]
     for arm in after["arms"]:
-        arm["results"][0]["median_ms"] /= 2  # twice as fast
         arm["results"][0]["peak_rss_mb"] = 150.0  # more memory
-    after["arms"][0]["results"][0]["median_ms"] = 2.0  # eager unchanged
     dialog = CompareDialog(before, after, "before", "after")
     qtbot.addWidget(dialog)
     rows = dialog.rows()
-    assert [(r[0], r[1], r[4], r[10]) for r in rows] == [
+    assert [(r[0], r[1], r[4], r[11]) for r in rows] == [
         ("eager", "8", "unchanged", "worse"),
         ("aot_eager", "8", "better", "worse"),
     ]
-    assert rows[1][3].startswith("-50.0% [") and rows[1][9].endswith("(+50.0%)")
+    assert rows[1][3].startswith("-50.0% [") and rows[1][10].endswith("(+50.0%)")
     assert dialog.table.item(1, 4).foreground().color() == direction_colour("better")
-    assert dialog.table.item(1, 10).foreground().color() == direction_colour("worse")
+    assert dialog.table.item(1, 11).foreground().color() == direction_colour("worse")
     assert direction_colour("better") != direction_colour("worse")
 
 

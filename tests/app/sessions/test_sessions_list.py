@@ -51,7 +51,7 @@ def test_any_two_sessions_compare_newest_after_with_a_model_warning(actions, qtb
     compared = actions.compare_dialog
     qtbot.addWidget(compared)
     assert (compared.before_label, compared.after_label) == ("old", "new")
-    assert [r[4] for r in compared.rows()] == ["better", "better"]
+    assert [r[4] for r in compared.rows()] == ["n/a", "n/a"], "one round each: nothing judged"
     assert compared.warnings.isVisibleTo(compared)
     assert "the models differ" in compared.warnings.text()
     assert "single replicate" in compared.warnings.text()
@@ -149,8 +149,9 @@ def test_reveal_opens_the_folder_in_the_file_manager(qtbot, private_home):
 
 
 def _with_speedups(folder, started_at, speedups, model="SimpleModel", logs=0):
-    """A session whose compiled arms have these speedups per batch size; logs: that many
-    bytes of log after the arms (a long run's session.json)."""
+    """A session whose compiled arms have these speedups per batch size (a value, with a settled
+    interval around it, or (value, [low, high])); logs: that many bytes of log after the arms
+    (a long run's session.json)."""
     arms = [{"backend": "eager"}, *({"backend": name} for name in speedups)]
     session = write_session(
         folder, started_at, config={"arms": arms, "source": {"path": "/x/m.py", "model": model}}
@@ -159,9 +160,16 @@ def _with_speedups(folder, started_at, speedups, model="SimpleModel", logs=0):
     session["arms"] = [base]
     for index, (name, by_bs) in enumerate(speedups.items(), start=1):
         rows = [
-            {**base["results"][0], "batch_size": bs, "speedup": value, "compile_status": "compiled"}
-            for bs, value in by_bs.items()
-        ]
+            {
+                **base["results"][0],
+                "batch_size": bs,
+                "speedup": value,
+                "speedup_ci": ci or ([value * 0.97, value * 1.03] if value else None),
+                "compile_status": "compiled",
+            }
+            for bs, (value, ci) in ((bs, v if isinstance(v, tuple) else (v, None))
+                                    for bs, v in by_bs.items())
+        ]  # fmt: skip
         session["arms"].append(
             {**base, "index": index, "name": name, "backend": name, "results": rows}
         )
@@ -180,7 +188,10 @@ def test_the_list_shows_status_and_the_best_speedup_in_sight(qtbot, private_home
     _with_speedups(
         root / "long-name", 1.0, {"inductor": {8: None}}, model="VeryLong" * 30
     )  # no speedup measured (an arm that failed)
+    _with_speedups(root / "noisy", 0.5, {"inductor": {8: (4.91, [0.55, 43.92])}})
     listed = {s.folder.name: s for s in list_sessions()}
+    assert listed["noisy"].speedup == "not settled", "an unsettled speedup is never the best"
+    assert listed["noisy"].speedups == "inductor: bs 8 not settled"
     assert listed["fast"].speedup == "1.84x inductor bs 8"
     assert (
         listed["fast"].speedups

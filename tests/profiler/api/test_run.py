@@ -117,7 +117,7 @@ def test_the_run_is_recorded_as_the_clis_with_its_reports(both):
     assert {"session.json", "steps.csv", "events.jsonl", "report.html", "report.md"} <= names
     row = session.row("aot_eager", 8)
     assert row.status == "ok" and row.steps == 6 and row.speedup is not None
-    assert session.verdict("aot_eager", 8) in ("faster", "slower", "no difference")
+    assert session.verdict("aot_eager", 8) == "no interval", "one round"
     assert row.compile is not None and row.compile.cold_s is not None
 
 

@@ -46,11 +46,12 @@ def test_a_session_reads_its_arms_rows_verdicts_and_what_dynamo_did(tmp_path):
     source = doc["arms"][1]["results"][0]
     assert row.median_ms == source["median_ms"] and row.steps == source["steps"]
     assert row.speedup is not None and row.speedup.value == source["speedup"]
-    assert row.speedup.interval.low == source["speedup_ci"][0]
-    assert row.speedup.covers_processes is False, "one round: the steps' bootstrap"
-    assert row.verdict == "no difference" and session.verdict("eager", 8) == "baseline"
+    assert row.speedup.interval is None and source["speedup_ci"] is None, "one round: none"
+    assert row.speedup.one_process_interval.low == source["speedup_ci_one_process"][0]
+    assert row.speedup.covers_processes is False and row.speedup.settled is False
+    assert row.verdict == "no interval" and session.verdict("eager", 8) == "baseline"
     assert compiled.verdict == session.verdicts[0]
-    assert compiled.verdict.startswith("aot_eager shows no difference beyond noise")
+    assert compiled.verdict.startswith("aot_eager has no interval yet")
     (gb,) = compiled.graph_breaks
     assert gb.reason == "Data-dependent branching" and gb.count == 2 and gb.batch_sizes == (8, 16)
     assert [r.batch_size for r in compiled.recompiles] == [8, 16]
@@ -62,13 +63,15 @@ def test_a_session_reads_its_arms_rows_verdicts_and_what_dynamo_did(tmp_path):
 
 def test_each_outcome_has_the_verdict_sentences_word(tmp_path):
     doc = synthetic_session()
+    rounds = {"interval_covers_processes": True}  # as if from two or more rounds
     cases = {
-        "faster": {"verdict": "faster", "speedup": 1.5, "speedup_ci": [1.4, 1.6]},
-        "slower": {"verdict": "slower", "speedup": 0.5, "speedup_ci": [0.4, 0.6]},
-        "no difference": {"verdict": "no_difference"},
+        "faster": {"verdict": "faster", "speedup": 1.5, "speedup_ci": [1.4, 1.6], **rounds},
+        "slower": {"verdict": "slower", "speedup": 0.5, "speedup_ci": [0.4, 0.6], **rounds},
+        "no difference": {"verdict": "no_difference", **rounds},
+        "no interval": {},
         "fell back": {"fell_back": True},
         "failed": {"status": "error", "error": {"kind": "compile", "message": "boom"}},
-        "not measured": {"verdict": None},
+        "not measured": {"verdict": None, "speedup": None},
     }
     for word, fields in cases.items():
         session = tcprof.Session.from_dict(_with_row(doc, "aot_eager", **fields))
@@ -108,13 +111,15 @@ def test_load_refuses_what_is_not_a_session(tmp_path):
 
 
 def test_compare_is_the_commands_comparison_with_its_worse_flag(tmp_path):
-    doc = synthetic_session()
+    steps = [[1.0, 1.1, 1.05, 0.95], [1.02, 1.1, 1.04, 0.97]]
+    doc = synthetic_session(rounds={0: steps, 1: steps})  # two rounds: intervals
     before = _saved(tmp_path, doc, "before")
     slower = copy.deepcopy(doc)
     slower["started_at"] += 100
     for arm in slower["arms"]:
         for row in arm["results"]:
-            row.update(median_ms=row["median_ms"] * 3, iqr_ms=0.01)
+            medians = [m * 3 for m in row["process_medians_ms"]]
+            row.update(median_ms=row["median_ms"] * 3, process_medians_ms=medians)
     after = _saved(tmp_path, slower, "after")
     result = tcprof.compare(tcprof.load(after), before)  # either order: the newer is after
     text, expected = compare_saved(before, after)
@@ -145,7 +150,7 @@ def test_a_session_renders_as_report_html_in_a_notebook():
     page = session._repr_html_()
     assert page.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in page
     inner = html.unescape(page.split('srcdoc="', 1)[1].split('" title=', 1)[0])
-    assert "aot_eager shows no difference beyond noise" in inner
+    assert "aot_eager has no interval yet" in inner
     assert 'id="chart-step-time"' in inner and "uPlot" in inner and "#0072B2" in inner
     assert CSP in inner, "report.html's offline policy: no request to any host"
-    assert "aot_eager shows no difference" in repr(session)
+    assert "aot_eager has no interval yet" in repr(session)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.analysis.verdict import speedup_interval, speedup_settled, verdict_lines
 from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
 from tests.support.mlflow_server import MlflowServer, free_port
@@ -158,10 +158,16 @@ def test_headline_figures_are_session_json(logged, saved_session):
             if arm["name"] == session["baseline"]:
                 assert f"speedup/bs{bs}" not in metrics
                 continue
-            assert metrics[f"speedup/bs{bs}"] == pytest.approx(r["speedup"])
-            low, high = r["speedup_ci"]
-            assert metrics[f"speedup_ci_low/bs{bs}"] == pytest.approx(low)
-            assert metrics[f"speedup_ci_high/bs{bs}"] == pytest.approx(high)
+            if speedup_settled(r):  # the one rule: an unsettled speedup is no headline
+                assert metrics[f"speedup/bs{bs}"] == pytest.approx(r["speedup"])
+            else:
+                assert f"speedup/bs{bs}" not in metrics
+            if speedup_interval(r):
+                low, high = r["speedup_ci"]
+                assert metrics[f"speedup_ci_low/bs{bs}"] == pytest.approx(low)
+                assert metrics[f"speedup_ci_high/bs{bs}"] == pytest.approx(high)
+            else:
+                assert f"speedup_ci_low/bs{bs}" not in metrics, "one round: no interval"
             assert metrics[f"compile_s/bs{bs}"] == pytest.approx(r["compile_s"])
 
 
