@@ -314,7 +314,7 @@ class InsightView(QWidget):
         selected = self.times.selectionModel().selectedRows()
         results = arm.get("results") or []
         row = results[selected[0].row()] if selected and selected[0].row() < len(results) else {}
-        self._show_compiles(row)
+        self._show_compiles(row, arm)
         text = parts_text(row)
         self.parts.setToolTip(f"other: {other_help(row)}" if text else "")
         self.parts.setText(
@@ -326,16 +326,16 @@ class InsightView(QWidget):
             else ""
         )
 
-    def _show_compiles(self, row: dict[str, Any]) -> None:
+    def _show_compiles(self, row: dict[str, Any], arm: dict[str, Any]) -> None:
         """Each compile of the batch size selected, the total that is its compile cost, and
         where they ran in words, with the first step's check; hidden where none is listed."""
-        cells = compile_list.rows(row)
-        tips = compile_list.tips(row)
+        cells = compile_list.rows(row, arm)
+        tips = compile_list.tips(row, arm)
         fill(
             self.compiles,
             [[(c, tips[i] if i < len(tips) else None) for c in r] for i, r in enumerate(cells)],
         )
-        lines = [t for t in (compile_list.case_text(row), compile_list.check_text(row)) if t]
+        lines = [t for t in (compile_list.case_text(row, arm), compile_list.check_text(row)) if t]
         self.compile_case.setText("\n".join(lines))
         self.compile_case.setVisible(bool(lines))
         self.compiles.setVisible(bool(cells))

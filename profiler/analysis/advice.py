@@ -221,7 +221,8 @@ def _number_key(name: str, rc: dict[str, Any]) -> str:
 
 
 GRAD_MODE = "GLOBAL_STATE changed: grad_mode"
-WHEN_WORDS = {"before_training": "before training", "evaluation": "in an evaluation"}
+FRAME_KEYS = ("frame", "file", "line")
+MATCH_KEYS = ("at_step", "grad_mode", "reason", "site_file", "site_line")
 
 
 def _site(rc: dict[str, Any]) -> str:
@@ -230,28 +231,79 @@ def _site(rc: dict[str, Any]) -> str:
     return f"{file}:{line}" if file else _where(rc)
 
 
-def _grad_mode_advice(items: list[dict[str, Any]]) -> dict[str, Any]:
+def _when(c: dict[str, Any]) -> str:
+    """'before training', 'after 4 steps', '' for a compile inside a training step."""
+    if c.get("when") == "before_training":
+        return "before training"
+    if c.get("when") == "evaluation":
+        return f"after {c['at_step']} steps" if c.get("at_step") else "between steps"
+    return ""
+
+
+def _other_mode(rc: dict[str, Any], compiles: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The compiles a grad-mode recompile was told apart from: in the same process (one row's
+    list), the last earlier compile of the same frame in the other grad mode. A training
+    recompile that follows an evaluation's graph names that evaluation this way."""
+    key = tuple(rc.get(k) for k in FRAME_KEYS)
+    out = []
+    for listed in compiles:
+        for i, c in enumerate(listed):
+            same = c.get("kind") == "recompile" and all(
+                c.get(k) == rc.get(k) for k in (*MATCH_KEYS, *FRAME_KEYS)
+            )
+            if not same:
+                continue
+            before = [
+                p
+                for p in listed[:i]
+                if tuple(p.get(k) for k in FRAME_KEYS) == key
+                and p.get("grad_mode") is (not rc.get("grad_mode"))
+            ]
+            out += before[-1:]
+            break
+    return out
+
+
+def _at(calls: list[dict[str, Any]]) -> str:
+    """' at train.py:30': each call in the user's code once; '' without one."""
+    sites = list(dict.fromkeys(_site(c) for c in calls if c.get("site_file")))
+    return f" at {', '.join(sites)}" if sites else ""
+
+
+def _during(calls: list[dict[str, Any]]) -> str:
+    """' (before training, after 4 steps)': when the calls compiled; '' inside steps."""
+    when = list(dict.fromkeys(w for c in calls if (w := _when(c))))
+    return f" ({', '.join(when)})" if when else ""
+
+
+def _grad_mode_advice(
+    items: list[dict[str, Any]], compiles: list[list[dict[str, Any]]]
+) -> dict[str, Any]:
     """Recompiles because grad mode changed: the model was called under torch.no_grad() (an
     evaluation) and with gradients (training). Each mode is a graph of its own: expected,
-    compiled once per mode, and counted in the compile cost; said with the calls that did it."""
-    no_grad = [rc for rc in items if rc.get("grad_mode") is False]
-    calls = sorted({_site(rc) for rc in no_grad})
-    when = sorted({WHEN_WORDS.get(str(rc.get("when")), "") for rc in no_grad} - {""})
-    at = f" at {', '.join(calls)}" if calls else ""
-    during = f" ({', '.join(when)})" if when else ""
+    compiled once per mode, and counted in the compile cost; said with the calls that did it,
+    the recompile's own and the other mode's compile it followed (`compiles`: each row's
+    compiles_list, in order)."""
+    both = [*items, *(c for rc in items for c in _other_mode(rc, compiles))]
+    both.sort(key=lambda c: (c.get("when") != "before_training", c.get("at_step") or 0))
+    no_grad = [c for c in both if c.get("grad_mode") is False]
+    training = [c for c in both if c.get("grad_mode") is True]
+    at = _at(no_grad)
     return {
         "kind": "grad_mode",
         "message": f"{len(items)} recompile(s) because grad mode changed: the compiled code "
-        f"was called under torch.no_grad(){at}{during} and with gradients in training, and "
-        "each mode is a graph of its own",
-        "fix": "expected, paid once per mode and counted in the compile cost. If that "
-        "evaluation is not worth a compile, run it eagerly: wrap it in "
+        f"was called for evaluation under torch.no_grad(){at}{_during(no_grad)} and for "
+        f"training with gradients{_at(training)}, and each mode is a graph of its own",
+        "fix": "expected: a second graph, compiled once per mode and counted in the compile "
+        "cost. If that evaluation is not worth a compile, run it eagerly: "
+        f"wrap {'the call' + at if at else 'it'} in "
         '`with torch.compiler.set_stance("force_eager"):` or call the uncompiled model '
-        "(`model._orig_mod`) there; a compile of the evaluation of its own pays back only if "
-        "it runs often",
+        "(`model._orig_mod`) there; a compile of the evaluation of its own pays back "
+        "only if it runs often",
         "evidence": {
             "count": len(items),
-            "calls": calls,
+            "calls": sorted({_site(c) for c in no_grad}),
+            "training_calls": sorted({_site(c) for c in training}),
             "where": sorted({_site(rc) for rc in items}),
         },
         "apply": None,
@@ -259,10 +311,14 @@ def _grad_mode_advice(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def recompile_advice(
-    recompiles: list[dict[str, Any]], batch_sizes: list[int], dynamic: bool | None = None
+    recompiles: list[dict[str, Any]],
+    batch_sizes: list[int],
+    dynamic: bool | None = None,
+    compiles: list[list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Group recompiles by cause: batch-size guards, other shape guards, Python numbers, rest.
-    `dynamic` is the arm's torch.compile(dynamic=...): None is torch's default."""
+    """Group recompiles by cause: batch-size guards, other shape guards, Python numbers, grad
+    mode, rest. `dynamic` is the arm's torch.compile(dynamic=...): None is torch's default;
+    `compiles` each row's compiles_list, where the grad-mode advice finds the other mode's call."""
     batch: list[tuple[dict[str, Any], re.Match[str]]] = []
     shape: list[tuple[dict[str, Any], re.Match[str]]] = []
     numbers: dict[str, list[tuple[dict[str, Any], str]]] = defaultdict(list)
@@ -295,7 +351,7 @@ def recompile_advice(
         out.append(_size_advice(shape, batch_dim=False, dynamic=dynamic, run_sizes=sizes))
     out += [_value_advice(names[key], items, dynamic) for key, items in numbers.items()]
     if grad:
-        out.append(_grad_mode_advice(grad))
+        out.append(_grad_mode_advice(grad, compiles or []))
     for reason, items in other.items():
         out.append(
             {
@@ -416,6 +472,7 @@ def arm_advice(
             arm.get("recompiles") or [],
             batch_sizes,
             dynamic if isinstance(dynamic, bool) else None,
+            [r.get("compiles_list") or [] for r in arm.get("results") or []],
         )
         + fallback_advice(arm.get("fallbacks") or [], limit)
         + library_break_advice(arm.get("graph_breaks") or [], user_file)

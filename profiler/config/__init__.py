@@ -34,6 +34,7 @@ from tcprof.profiler.config.choices import (
     PICKLED_MODEL_SUFFIX,
     WEIGHT_SUFFIXES,
     ConfigError,
+    records_cudagraphs,
 )
 from tcprof.profiler.config.model import (
     ArmSpec,
@@ -83,6 +84,7 @@ __all__ = [
     "COMPILE_MODES",
     "CUDAGRAPH_MODES",
     "CUDAGRAPH_WARMUP",
+    "records_cudagraphs",
     "OPTIMIZERS",
     "LOOPS",
     "AMP_DTYPES",

@@ -19,6 +19,14 @@ CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # Inductor wraps their gr
 # CUDA graph trees run a new graph once, record it on the next call and replay it from the
 # third: the steps before the third are compile cost, never steady state.
 CUDAGRAPH_WARMUP = 3
+
+
+def records_cudagraphs(mode: object, skipped: bool) -> bool:
+    """Whether an arm's warm-up records CUDA graphs: its mode uses them and Inductor did not
+    skip them (on a CPU run it skips them all, and says so)."""
+    return mode in CUDAGRAPH_MODES and not skipped
+
+
 OPTIMIZERS = ("sgd", "adam", "adamw")
 LOOPS = ("train", "inference")
 AMP_DTYPES = ("bf16", "fp16")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.config import records_cudagraphs
 from tcprof.profiler.protocol.compile_terms import (
     COMPILE_COST,
     compile_figure,
@@ -26,10 +27,6 @@ from tcprof.profiler.report.script_section import phase_text, script_of
 HEADER = ["when", "triggered by", "frame", "s", "share"]
 TOTAL = f"total: the {COMPILE_COST}"
 EXTRA = "first step beyond compiling"
-EXTRA_HELP = (
-    "what the first step paid beyond torch's compile events (lazy initialisation, CUDA graph "
-    "recording, first allocations): not in the compile cost, counted in break-even"
-)
 WHEN_HELP = (
     "before training: before the first step's training forward (an evaluation, a warm-up "
     "forward, a compiled helper); in step N: that step's forward, backward or optimizer step "
@@ -40,6 +37,25 @@ WHEN_HELP = (
 
 def compiles(row: dict[str, Any]) -> list[dict[str, Any]]:
     return list(row.get("compiles_list") or [])
+
+
+def extra_words(row: dict[str, Any], arm: dict[str, Any] | None) -> str:
+    """What the first step paid beyond compiling was: CUDA graph recording only where the arm's
+    mode records them at this batch size (not on a CPU run, where Inductor skips them, nor
+    under a mode without them), else lazy initialisation."""
+    arm = arm or {}
+    bs = row.get("batch_size")
+    skipped = any(s.get("batch_size") == bs for s in arm.get("cudagraph_skips") or [])
+    if records_cudagraphs((arm.get("options") or {}).get("mode"), skipped):
+        return "lazy initialisation, CUDA graph recording"
+    return "lazy initialisation"
+
+
+def extra_help(row: dict[str, Any], arm: dict[str, Any] | None) -> str:
+    return (
+        f"what the first step paid beyond torch's compile events ({extra_words(row, arm)}, "
+        "first allocations): not in the compile cost, counted in break-even"
+    )
 
 
 def when_text(c: dict[str, Any]) -> str:
@@ -81,9 +97,10 @@ def _share(value: Any) -> str:
     return f"{value:.0%}" if isinstance(value, (int, float)) else "-"
 
 
-def rows(row: dict[str, Any]) -> list[list[str]]:
+def rows(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[list[str]]:
     """The table's cells: one row per compile, the total (the compile cost) and, when the first
-    step paid more than compiling, that part of its own. Empty without a list."""
+    step paid more than compiling, that part of its own (`arm`: the row's arm, whose mode says
+    whether that part recorded CUDA graphs). Empty without a list."""
     listed = compiles(row)
     if not listed:
         return []
@@ -101,11 +118,11 @@ def rows(row: dict[str, Any]) -> list[list[str]]:
     out.append([TOTAL, f"{len(listed)} compile(s)", "", f"{total:.2f}", "100%"])
     extra = row.get("first_step_extra_s")
     if isinstance(extra, (int, float)) and extra >= 0.005:
-        out.append([EXTRA, "lazy initialisation, CUDA graph recording", "", f"{extra:.2f}", ""])
+        out.append([EXTRA, extra_words(row, arm), "", f"{extra:.2f}", ""])
     return out
 
 
-def tips(row: dict[str, Any]) -> list[str | None]:
+def tips(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[str | None]:
     """Per row of `rows`, what a hover says: the guard that failed, the frame's place."""
     out: list[str | None] = []
     for c in compiles(row):
@@ -115,7 +132,7 @@ def tips(row: dict[str, Any]) -> list[str | None]:
     if out:
         out.append(f"the {COMPILE_COST}: the sum of the compiles above")
         if len(rows(row)) > len(out):
-            out.append(EXTRA_HELP)
+            out.append(extra_help(row, arm))
     return out
 
 
@@ -146,7 +163,7 @@ def _count(n: int) -> str:
     return f"{n} compile{'s' if n != 1 else ''} ran"
 
 
-def case_text(row: dict[str, Any]) -> str | None:
+def case_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> str | None:
     """Where this batch size's compiles ran and how each is counted: '1 compile ran before
     training (an evaluation at eval_first.py:30), counted in the cost and left out of
     start-up; ...'. None without a list."""
@@ -176,8 +193,8 @@ def case_text(row: dict[str, Any]) -> str | None:
     extra = row.get("first_step_extra_s")
     if isinstance(extra, (int, float)) and extra >= 0.005:
         text += (
-            f"; beyond compiling, the first step paid {seconds_text(extra)} (lazy "
-            "initialisation, CUDA graph recording): a part of its own, counted in break-even"
+            f"; beyond compiling, the first step paid {seconds_text(extra)} "
+            f"({extra_words(row, arm)}): a part of its own, counted in break-even"
         )
     return text[0].upper() + text[1:] + "."
 
@@ -194,12 +211,17 @@ def heading(session_dict: dict[str, Any], row: dict[str, Any]) -> str:
     )
 
 
-def html(session_dict: dict[str, Any], row: dict[str, Any], esc: Callable[[Any], str]) -> str:
-    """report.html's list of one batch size's compiles, its sentence and its check."""
-    cells = rows(row)
+def html(
+    session_dict: dict[str, Any],
+    row: dict[str, Any],
+    esc: Callable[[Any], str],
+    arm: dict[str, Any] | None = None,
+) -> str:
+    """report.html's list of one batch size's compiles (of `arm`), its sentence and its check."""
+    cells = rows(row, arm)
     if not cells:
         return ""
-    hovers = tips(row)
+    hovers = tips(row, arm)
     body = []
     for i, r in enumerate(cells):
         cls = ' class="total"' if r[0] in (TOTAL, EXTRA) else ""
@@ -212,7 +234,7 @@ def html(session_dict: dict[str, Any], row: dict[str, Any], esc: Callable[[Any],
     head = "".join(
         f'<th class="{"num" if h in ("s", "share") else ""}">{esc(h)}</th>' for h in HEADER
     )
-    notes = [t for t in (case_text(row), check_text(row)) if t]
+    notes = [t for t in (case_text(row, arm), check_text(row)) if t]
     return (
         f"<h4>{esc(heading(session_dict, row))}</h4>"
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
@@ -222,10 +244,13 @@ def html(session_dict: dict[str, Any], row: dict[str, Any], esc: Callable[[Any],
 
 
 def markdown_lines(
-    session_dict: dict[str, Any], row: dict[str, Any], md_text: Callable[[Any], str]
+    session_dict: dict[str, Any],
+    row: dict[str, Any],
+    md_text: Callable[[Any], str],
+    arm: dict[str, Any] | None = None,
 ) -> list[str]:
-    """report.md's list of one batch size's compiles, its sentence and its check."""
-    cells = rows(row)
+    """report.md's list of one batch size's compiles (of `arm`), its sentence and its check."""
+    cells = rows(row, arm)
     if not cells:
         return []
     out = [f"_{md_text(heading(session_dict, row))}_", ""]
@@ -233,5 +258,5 @@ def markdown_lines(
     out.append("|---|---|---|---:|---:|")
     out += ["| " + " | ".join(md_text(c) or " " for c in r) + " |" for r in cells]
     out.append("")
-    out += [f"{md_text(t)}" for t in (case_text(row), check_text(row)) if t]
+    out += [f"{md_text(t)}" for t in (case_text(row, arm), check_text(row)) if t]
     return [*out, ""]

@@ -98,7 +98,7 @@ def _compiles(session_dict: dict[str, Any]) -> list[str]:
         lines = [
             line
             for row in arm.get("results") or []
-            for line in compile_list.markdown_lines(session_dict, row, md_text)
+            for line in compile_list.markdown_lines(session_dict, row, md_text, arm)
         ]
         if lines:
             out += [f"**Compile time: {md_text(arm.get('name'))}**", "", *lines]

@@ -245,7 +245,7 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
         listed = [
             block
             for r in arm.get("results") or []
-            if (block := compile_list.html(session_dict, r, esc))
+            if (block := compile_list.html(session_dict, r, esc, arm))
         ]
         if not (breaks or recompiles or fallbacks or arm.get("advice") or costs or listed):
             continue

@@ -15,7 +15,7 @@ import numpy as np
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
-from tcprof.profiler.config import CUDAGRAPH_MODES, CUDAGRAPH_WARMUP, controls_of
+from tcprof.profiler.config import CUDAGRAPH_WARMUP, controls_of, records_cudagraphs
 from tcprof.profiler.protocol.types import Json
 from tcprof.profiler.session.script_rows import script_row, work_figures
 
@@ -289,7 +289,7 @@ def _excess_ms(res: BatchResult, replicate: int, recording_steps: int = 0) -> fl
 def cudagraph_recording_steps(arm: ArmRecord, res: BatchResult) -> int:
     """The warm-up steps that record CUDA graphs: none unless the arm's mode uses them and
     Inductor did not skip them."""
-    if arm.options.get("mode") not in CUDAGRAPH_MODES or res.cudagraph_skips:
+    if not records_cudagraphs(arm.options.get("mode"), bool(res.cudagraph_skips)):
         return 0
     return CUDAGRAPH_WARMUP - 1
 

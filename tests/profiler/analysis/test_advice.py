@@ -14,6 +14,7 @@ from tcprof.profiler.analysis.advice import (
 from tcprof.profiler.session.fold import Session
 from tcprof.profiler.store.files import iter_events
 from tests.support.cli import FAST, MODELS, run_cli
+from tests.support.synthetic import eval_first_session
 
 # Reasons as torch 2.13 records them (get_compilation_metrics().recompile_reason).
 SIZE_8_16 = "0/0: tensor 'args[0]' size mismatch at index 0. expected 8, actual 16"
@@ -33,6 +34,26 @@ FLOAT_ARG = (
 
 def _rc(reason, bs=16):
     return {"reason": reason, "batch_size": bs, "frame": "forward", "file": "m.py", "line": 10}
+
+
+def test_a_training_recompile_for_grad_mode_names_the_evaluation_it_followed():
+    """The only grad-mode recompile is training's (the evaluation's own recompile failed on its
+    size first): the advice names the evaluation's call before training from the compiles
+    list, and the training call."""
+    (advice,) = [a for a in eval_first_session()["arms"][1]["advice"] if a["kind"] == "grad_mode"]
+    assert advice["message"].startswith("1 recompile(s) because grad mode changed")
+    assert (
+        "for evaluation under torch.no_grad() at /scripts/eval_first.py:30 (before training) "
+        "and for training with gradients at /scripts/eval_first.py:40" in advice["message"]
+    )
+    assert advice["evidence"]["calls"] == ["/scripts/eval_first.py:30"]
+    assert "wrap the call at /scripts/eval_first.py:30 in `with torch.compiler" in advice["fix"]
+    # a session saved before the compiles were listed names what it can
+    (bare,) = recompile_advice(
+        [{**_rc("0/0: GLOBAL_STATE changed: grad_mode "), "grad_mode": True}], [16]
+    )
+    assert "under torch.no_grad() and for training with gradients, and" in bare["message"]
+    assert "wrap it in" in bare["fix"]
 
 
 def test_batch_size_guards_become_one_advice_that_tcprof_can_apply():

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.report import compile_list
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tests.support.synthetic import EVAL_FIRST_COMPILES, eval_first_session
@@ -45,6 +46,7 @@ def test_report_md_lists_each_compile_and_the_parts_add_up(session):
     assert rows[4][3] == "0.20"
     assert "1 compile ran before training (an evaluation at eval_first.py:30), counted" in md
     assert "residual 0.20 s" in md
+    assert rows[4][1] == "lazy initialisation" and "CUDA graph" not in md  # a CPU run
 
 
 def test_report_html_lists_each_compile_and_the_parts_add_up(session):
@@ -67,3 +69,22 @@ def test_report_html_lists_each_compile_and_the_parts_add_up(session):
 def test_the_verdict_quotes_the_cost_break_even_is_computed_from(session):
     (line,) = verdict_lines(session)
     assert "its 4.00 s compile (and the 0.20 s its first step paid beyond compiling)" in line
+
+
+def test_the_part_beyond_compiling_is_cuda_graph_recording_only_where_the_mode_records_them():
+    row = eval_first_session()["arms"][1]["results"][0]
+    skip = {"batch_size": row["batch_size"], "reason": "graph inputs hold no CUDA tensor"}
+    for arm, recorded in [
+        ({"options": {}}, False),  # mode=default: no CUDA graphs
+        ({"options": {"mode": "max-autotune-no-cudagraphs"}}, False),
+        ({"options": {"mode": "reduce-overhead"}, "cudagraph_skips": [skip]}, False),  # a CPU run
+        ({"options": {"mode": "reduce-overhead"}}, True),
+        ({"options": {"mode": "max-autotune"}}, True),
+    ]:
+        extra = compile_list.rows(row, arm)[-1]
+        case = compile_list.case_text(row, arm) or ""
+        assert extra[0] == compile_list.EXTRA
+        assert ("CUDA graph recording" in extra[1]) is recorded, arm
+        assert ("CUDA graph recording" in case) is recorded, arm
+        assert ("CUDA graph" in (compile_list.tips(row, arm)[-1] or "")) is recorded, arm
+        assert "lazy initialisation" in extra[1] and "lazy initialisation" in case

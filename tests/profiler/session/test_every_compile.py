@@ -116,10 +116,18 @@ def test_a_compiled_helper_outside_the_model_is_counted(helper):
 
 
 def test_a_recompile_for_evaluation_under_no_grad_names_the_call(eval_first):
+    """The training step's recompile (grad on) followed the evaluation's graph (no_grad): the
+    advice names that evaluation's call, before training, and the training call."""
     data, _ = eval_first
     (advice,) = [a for a in data["arms"][1]["advice"] if a["kind"] == "grad_mode"]
-    assert "torch.no_grad()" in advice["message"] and "in an evaluation" in advice["message"]
-    assert advice["evidence"]["calls"] and advice["evidence"]["calls"][0].endswith(
-        "eval_first.py:30"
-    )
-    assert "set_stance" in advice["fix"] and "--log guards,recompiles" not in advice["fix"]
+    message = advice["message"]
+    assert "for evaluation under torch.no_grad() at " in message
+    assert "eval_first.py:30 (before training, after 4 steps)" in message
+    assert "for training with gradients at " in message and "eval_first.py:41" in message
+    assert [c.rsplit("/", 1)[-1] for c in advice["evidence"]["calls"]] == ["eval_first.py:30"]
+    assert [c.rsplit("/", 1)[-1] for c in advice["evidence"]["training_calls"]] == [
+        "eval_first.py:41"
+    ]
+    fix = advice["fix"]
+    assert "eval_first.py:30 in `with torch.compiler.set_stance(" in fix and "_orig_mod" in fix
+    assert "--log guards,recompiles" not in fix
