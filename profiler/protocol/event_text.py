@@ -52,8 +52,14 @@ def phase_words(batch_size: Any, script: Any = None) -> str | None:
         return None
     if script is None:
         return f"bs {batch_size}"
-    sweep = script.get("sweep") if isinstance(script, dict) else getattr(script, "sweep", None)
+    sweep = script_sweep(script)
     return f"{sweep}={batch_size}" if sweep else None
+
+
+def script_sweep(script: Any) -> str | None:
+    """The name of a script's sweep (`script`: its ScriptSource or that as a dict), if any."""
+    sweep = script.get("sweep") if isinstance(script, dict) else getattr(script, "sweep", None)
+    return str(sweep) if sweep else None
 
 
 def _at(e: dict[str, Any], script: Any) -> str:
