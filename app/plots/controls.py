@@ -22,11 +22,21 @@ from tcprof.app.common.theme import muted_colour
 from tcprof.app.plots.plot_choices import MIDDLE_LABELS, SCRIPT_ONLY
 from tcprof.app.plots.series import Section
 from tcprof.app.plots.smoothing import MAX_WEIGHT
-from tcprof.app.plots.x_axis import LABELS, MODES, SECTION
+from tcprof.app.plots.x_axis import LABELS, MODES, ROW, SECTION, labels
+from tcprof.profiler.protocol.event_text import script_sweep
 
 LATEST = "running"
+X_TIP = (
+    "What the plots' x axis counts:\n"
+    "{section}: every arm from the first (compiling) step of {one}, "
+    "so the same x is the same step of the same phase;\n"
+    "wall-clock time: seconds since the run began, compiles drawn as spans;\n"
+    "{row}: {every} one after another, by step"
+)
+SECTION_TIP = "Which {phase} '{section}' shows: the one running, or one"
 MIDDLE_TIP = (
-    "What the middle plot shows: throughput (samples/s), or for a training script's run its\n"
+    "What the middle plot shows: throughput (samples/s; a script's in its unit: tokens/s\n"
+    "where its model is given token ids), or for a training script's run its\n"
     "loss at each step (what it called backward on) or its own time between steps (data\n"
     "loading, logging, evaluation: what compiling does not speed up)"
 )
@@ -39,18 +49,9 @@ class PlotControls(QWidget):
         self.x_axis = QComboBox()
         for mode in MODES:
             self.x_axis.addItem(LABELS[mode], mode)
-        self.x_axis.setToolTip(
-            "What the plots' x axis counts:\n"
-            "step in batch size: every arm from the first (compiling) step of one batch size, "
-            "so the same x is the same step of the same phase;\n"
-            "wall-clock time: seconds since the run began, compiles drawn as spans;\n"
-            "batch sizes in a row: every batch size and round one after another, by step"
-        )
         self.section = QComboBox()
         self.section.addItem(LATEST, None)
-        self.section.setToolTip(
-            "Which batch size (and round) 'step in batch size' shows: the one running, or one"
-        )
+        self.set_script(None)
         self.middle = QComboBox()
         for key, label in MIDDLE_LABELS.items():
             self.middle.addItem(label, key)
@@ -103,6 +104,24 @@ class PlotControls(QWidget):
         ):
             widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.section.setVisible(self.mode() == SECTION)
+
+    def set_script(self, script: object) -> None:
+        """Name the x-axis choices for a model file's run (None) or a script's (its
+        ScriptSource or dict): a script without a sweep has no batch size, its steps are
+        'step' and its sections its rounds."""
+        names = labels(script)
+        for i in range(self.x_axis.count()):
+            self.x_axis.setItemText(i, names[str(self.x_axis.itemData(i))])
+        sweep = script_sweep(script) if script is not None else None
+        if script is not None and not sweep:
+            one, every, phase = "one round", "every round", "round"
+        else:
+            noun = f"{sweep} value" if sweep else "batch size"
+            one, every, phase = f"one {noun}", f"every {noun} and round", f"{noun} (and round)"
+        words = {"section": names[SECTION], "row": names[ROW], "one": one, "every": every}
+        words["phase"] = phase
+        self.x_axis.setToolTip(X_TIP.format(**words))
+        self.section.setToolTip(SECTION_TIP.format(**words))
 
     def middle_key(self) -> str:
         return str(self.middle.currentData())

@@ -21,7 +21,9 @@ import numpy as np
 from tcprof.app.plots.arm_trace import ArmTrace
 from tcprof.app.plots.marks import Contended, Marker, compile_marker, marker_text
 from tcprof.app.plots.series import Section
+from tcprof.profiler.config.script import WORK_UNITS
 from tcprof.profiler.protocol.compile_terms import compile_figure
+from tcprof.profiler.protocol.event_text import phase_words
 from tcprof.profiler.report.palette import is_eager
 
 # Phases during which an arm shows nothing on the plots (no step data yet): their time is shown.
@@ -37,7 +39,7 @@ class Wait:
     """An arm waiting in a phase that plots nothing yet (a compile): since when, doing what."""
 
     arm: int
-    text: str  # "compiling inductor · bs 16"
+    text: str  # "compiling inductor · bs 16" (a script's sweep value, or nothing)
     elapsed_s: float
     t0: float | None  # the run's time it began (s), when its event had one
 
@@ -80,6 +82,12 @@ class LiveData:
         # The compile cost of each (arm, batch size), once a summary says it (round 1's).
         self.compile_costs: dict[tuple[int, int], float] = {}
         self.script = False  # a training script's run: its steps carry their loss
+        # The script (its ScriptSource or that as a dict): its phases said in its words.
+        self.script_source: Any = None
+        # What throughput counts: a model file's samples (its batch size per step); a
+        # script's `--unit`, else tokens where its steps carry them, else samples (as
+        # session/script_rows.py decides its figures), fixed by its first steps.
+        self.unit: str | None = "samples"
 
     @classmethod
     def from_config(cls, config: Any) -> LiveData:
@@ -92,7 +100,7 @@ class LiveData:
             device=config.device,
             eager=[is_eager(a.backend) for a in config.run_arms],
         )
-        data.script = getattr(config, "script", None) is not None
+        data.set_script(getattr(config, "script", None))
         return data
 
     @classmethod
@@ -110,11 +118,27 @@ class LiveData:
             device=device if isinstance(device, str) else None,
             eager=[is_eager(str(a.get("backend") or a.get("name"))) for a in arms],
         )
-        data.script = isinstance(config.get("script"), dict)
+        script = config.get("script")
+        data.set_script(script if isinstance(script, dict) else None)
         for event in events:
             data.apply(event)
         data.set_compile_costs(session)
         return data
+
+    def set_script(self, script: Any) -> None:
+        """A training script's run (`script`: its ScriptSource or dict; None: a model file)."""
+        self.script = script is not None
+        self.script_source = script
+        if script is not None:
+            given = (
+                script.get("unit") if isinstance(script, dict) else getattr(script, "unit", None)
+            )
+            self.unit = given if given in WORK_UNITS else None
+
+    @property
+    def work_unit(self) -> str:
+        """What the throughput plot counts per second: samples, tokens or steps."""
+        return self.unit or "samples"
 
     def uses_cuda(self) -> bool:
         """Whether the memory plot shows CUDA memory: the run's device, or (a session whose
@@ -137,9 +161,15 @@ class LiveData:
         return [(float(x), bs) for x, _rep, bs in self._sections]
 
     def section_label(self, section: Section) -> str:
-        """'bs=32', with the round when there are several."""
+        """'bs=32', with the round when there are several; a script's sweep value
+        ('batch_size=8'), or for a script with none its round ('round 2')."""
         rep, bs = section
-        return f"r{rep + 1} bs={bs}" if self.replicates > 1 else f"bs={bs}"
+        if not self.script:
+            return f"r{rep + 1} bs={bs}" if self.replicates > 1 else f"bs={bs}"
+        words = phase_words(bs, self.script_source)
+        if not words:
+            return f"round {rep + 1}"
+        return f"r{rep + 1} {words}" if self.replicates > 1 else words
 
     def sections(self) -> list[tuple[float, str]]:
         """(x, label) of each section: 'bs=32', with the round when there are several."""
@@ -177,7 +207,8 @@ class LiveData:
             verb = WAIT_PHASES.get(str(trace.phase))
             if verb is None:
                 continue
-            where = f" · bs {trace.phase_batch_size}" if trace.phase_batch_size else ""
+            words = phase_words(trace.phase_batch_size, self.script_source)
+            where = f" · {words}" if words else ""
             out.append(
                 Wait(i, f"{verb} {trace.name}{where}", now - trace.phase_since, trace.phase_t)
             )
@@ -310,7 +341,7 @@ class LiveData:
             if isinstance(block, int) and (section, block) not in trace._block_start:
                 began = None if t is None else t - float(np.sum(ms)) / 1000.0
                 trace._block_start[(section, block)] = (start, began)
-            trace.add_steps(x0, ms, _samples(event, len(ms)), t)
+            trace.add_steps(x0, ms, self._work(event, len(ms)), t)
             if "loss" in event or "own_ms" in event:
                 trace.add_script(x0, list(ms), event, t)
             fastest = event.get("ms_fastest")
@@ -394,14 +425,25 @@ class LiveData:
     def _marker_text(self, arm: int, marker: Marker) -> str:
         rep, bs = marker.section or (0, 0)
         cost = self.compile_costs.get((arm, bs)) if rep == 0 else None
-        return marker_text(marker, self.arms[arm].name, self.replicates, cost)
+        return marker_text(marker, self.arms[arm].name, self.replicates, cost, self.script_source)
+
+    def _work(self, event: dict[str, Any], n: int) -> int | list[float]:
+        """Each step's work in the throughput's unit: a script's as its model was given it
+        (its steps' `samples` or `tokens`, every micro-batch summed; NaN where none was
+        seen; 1 per step for `--unit steps`), a model file's its batch size (a script's phase
+        is not its batch: it drew a samples/s of "bs 1")."""
+        if not self.script:
+            return int(event["batch_size"])
+        if self.unit is None:  # the first steps decide: tokens where they carry them
+            tokens = event.get("tokens")
+            self.unit = "tokens" if _any_number(tokens) else "samples"
+        if self.unit == "steps":
+            return [1.0] * n
+        values = event.get(self.unit)
+        if isinstance(values, list) and len(values) == n:
+            return [float(v) if isinstance(v, (int, float)) else float("nan") for v in values]
+        return [float("nan")] * n
 
 
-def _samples(event: dict[str, Any], n: int) -> int | list[float]:
-    """Each step's samples: a script's as its model was given them (the `samples` of its
-    steps, every micro-batch summed; NaN where none was seen), a model file's its batch size
-    (a script's phase is not its batch: it drew a samples/s of "bs 1")."""
-    samples = event.get("samples")
-    if isinstance(samples, list) and len(samples) == n:
-        return [float(v) if isinstance(v, (int, float)) else float("nan") for v in samples]
-    return int(event["batch_size"])
+def _any_number(values: Any) -> bool:
+    return isinstance(values, list) and any(isinstance(v, (int, float)) for v in values)

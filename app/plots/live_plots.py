@@ -40,6 +40,7 @@ from tcprof.app.plots.plot_choices import (
     THROUGHPUT,
     middle_for,
     remember_middle,
+    throughput_title,
 )
 from tcprof.app.plots.plot_frame import (
     CUDA_MEMORY_TITLE,
@@ -52,7 +53,7 @@ from tcprof.app.plots.plot_frame import (
 from tcprof.app.plots.readout import Crosshair, number_text
 from tcprof.app.plots.redraw_pacing import TICK_MS, RedrawPacer
 from tcprof.app.plots.series import Section
-from tcprof.app.plots.x_axis import AXIS_TITLES, SECTION, WALL, XAxis
+from tcprof.app.plots.x_axis import AXIS_TITLES, SECTION, WALL, XAxis, axis_titles
 from tcprof.app.plots.x_range import XRange
 
 WAIT_MS = 250  # the compile-wait line's redraw period
@@ -165,8 +166,12 @@ class LivePlots(QWidget):
         if self.controls.mode() != mode:
             self.controls.x_axis.setCurrentIndex(self.controls.x_axis.findData(mode))
         self.controls.section.setVisible(mode == SECTION)
-        self.plots[-1].setLabel("bottom", AXIS_TITLES[mode])
+        self.plots[-1].setLabel("bottom", self._axis_title())
         self._axis_changed()
+
+    def _axis_title(self) -> str:
+        script = self.data.script_source if self.data is not None else None
+        return axis_titles(script)[self.axis.mode]
 
     def x_mode(self) -> str:
         return self.axis.mode
@@ -256,7 +261,7 @@ class LivePlots(QWidget):
         if key == self.middle:
             return
         self.middle = key
-        self._set_middle_title(MIDDLE_TITLES[key])
+        self._set_middle_title(self._title_of(key))
         self.crosshair.middle = key
         self.arm_items.show_middle(key)
         self._invalidate()
@@ -282,10 +287,19 @@ class LivePlots(QWidget):
                 plot.enableAutoRange(axis="y")
                 plot.setAutoVisible(y=True)
         self._update_layout()
+        self.controls.set_script(data.script_source)  # a script's steps, not "bs 1"
+        self.plots[-1].setLabel("bottom", self._axis_title())
         self.set_middle(middle_for(data.script))
+        self._set_middle_title(self._title_of(self.middle))
         self.timer.start()
         self.wait_timer.start()
         self.started.emit()
+
+    def _title_of(self, key: str) -> str:
+        """The middle plot's title; throughput's in the run's unit (known by its first steps)."""
+        if key == THROUGHPUT and self.data is not None:
+            return throughput_title(self.data.work_unit)
+        return MIDDLE_TITLES[key]
 
     def _set_middle_title(self, title: str) -> None:
         if title != self._middle_title:
@@ -417,6 +431,8 @@ class LivePlots(QWidget):
             self._update_memory_title()
         if index == 1 and (drew or drawn) and self.middle == LOSS:
             self._update_loss_title()
+        if index == 1 and self.middle == THROUGHPUT:
+            self._set_middle_title(self._title_of(THROUGHPUT))
         changed |= drawn
         if changed:
             self.last_redraw_s = time.perf_counter() - t0
@@ -426,7 +442,10 @@ class LivePlots(QWidget):
         """The tooltip of a clipped point: the arm, its real value and where it is."""
 
         def tip(x: float, y: float, value: object) -> str:
-            unit = UNITS[self._keys(index)[0]]
+            key = self._keys(index)[0]
+            unit = UNITS[key]
+            if key == THROUGHPUT and self.data is not None:
+                unit = f"{self.data.work_unit}/s"
             name = self.data.arms[arm].name if self.data is not None else "?"
             lo, hi = self.plots[index].vb.viewRange()[1]
             edge = "top" if y > (lo + hi) / 2 else "bottom"

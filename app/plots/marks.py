@@ -17,6 +17,7 @@ from tcprof.profiler.protocol.compile_terms import (
     frame_label,
     seconds_text,
 )
+from tcprof.profiler.protocol.event_text import phase_words
 
 SAME_EMISSION_S = 0.05  # compile events this close together were sent after the same step
 
@@ -100,15 +101,20 @@ def compile_marker(
     return marker
 
 
-def marker_text(marker: Marker, name: str, replicates: int, cost: float | None) -> str:
-    """What hovering a compile marker says: the arm, batch size and frame, the compile's own
-    duration (torch's compile timer) and its share of the batch size's compile cost (`cost`,
-    once a summary has given it), and why it compiled."""
+def marker_text(
+    marker: Marker, name: str, replicates: int, cost: float | None, script: Any = None
+) -> str:
+    """What hovering a compile marker says: the arm, batch size (a script's sweep value, or
+    nothing: `script`, as phase_words reads it) and frame, the compile's own duration (torch's
+    compile timer) and its share of the phase's compile cost (`cost`, once a summary has given
+    it), and why it compiled."""
     rep, bs = marker.section or (0, 0)
     label = "compile" if marker.kind == "first" else "recompile"
     frame = marker.fields.get("frame")
     where = f" in {frame_label(frame)}" if frame else ""
-    head = f"{name} · bs {bs} · {label}{where}"
+    words = phase_words(bs, script)
+    head = " · ".join([name, *([words] if words else []), f"{label}{where}"])
+    whose = f"{words}'s" if words else "the"
     if replicates > 1:
         head += f" · round {rep + 1}"
     lines = [head]
@@ -122,9 +128,9 @@ def marker_text(marker: Marker, name: str, replicates: int, cost: float | None) 
         if cost is not None and marker.timer:
             share = marker.seconds / cost
             if share <= 1.0:
-                took += f", {share:.0%} of bs {bs}'s {COMPILE_COST} ({seconds_text(cost)})"
+                took += f", {share:.0%} of {whose} {COMPILE_COST} ({seconds_text(cost)})"
             else:
-                took += f", longer than bs {bs}'s {COMPILE_COST} ({seconds_text(cost)})"
+                took += f", longer than {whose} {COMPILE_COST} ({seconds_text(cost)})"
         backward = marker.fields.get("backward_s")
         if isinstance(backward, (int, float)) and backward:
             took += f"; backward compile {seconds_text(float(backward))}"

@@ -21,6 +21,14 @@ MIDDLE_TITLES = {
     LOSS: "loss (what the script called backward on)",
     OWN_MS: "the script's own time between steps (ms): data, logging, evaluation",
 }
+
+
+def throughput_title(unit: str) -> str:
+    """The throughput plot's title in the run's unit: a script's tokens/s where its model is
+    given token ids (live_data.py decides, as the reports do), samples/s otherwise."""
+    return f"throughput ({unit}/s)"
+
+
 MIDDLE_LABELS = {THROUGHPUT: "throughput", LOSS: "loss", OWN_MS: "own time"}
 SCRIPT_ONLY = (LOSS, OWN_MS)  # a model file's steps carry neither
 

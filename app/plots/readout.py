@@ -82,6 +82,8 @@ class Crosshair:
 
     def reads(self) -> tuple[tuple[tuple[str, str, str, float], ...], ...]:
         middle = MIDDLE_READS.get(self.middle, THROUGHPUT_READ)
+        if middle is THROUGHPUT_READ and self.data is not None:  # a script's in its unit
+            middle = (("throughput", "", f"{self.data.work_unit}/s", 0.5),)
         return (STEP_READ, middle, CUDA_MEMORY_READ if self.cuda else CPU_MEMORY_READ)
 
     def readout(self, plot_index: int, step: float) -> list[tuple[str, str]]:

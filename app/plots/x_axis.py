@@ -1,9 +1,10 @@
 """The plots' x axis: which coordinate of LiveData's points is drawn, and where.
 
-- "step in batch size" (SECTION, the default): one (round, batch size) at a time, each arm's
-  steps counted from that section's first (compiling) step, 0. The same x is the same step of
-  the same phase for every arm: step 1 the first warm-up step, the measured ones after the
-  warm-up. The section shown is the one the run is in (or one chosen).
+- "step in batch size" (SECTION, the default; a script's "step", or "step in NAME" for its
+  sweep's values: `labels`): one (round, batch size) at a time, each arm's steps counted from
+  that section's first (compiling) step, 0. The same x is the same step of the same phase for
+  every arm: step 1 the first warm-up step, the measured ones after the warm-up. The section
+  shown is the one the run is in (or one chosen).
 - "wall-clock time (s)" (WALL): seconds since the run began, every section in the order the
   run went through them; arms take turns, and a compile shows as the span of time it took.
 - "step, batch sizes in a row" (ROW): every section one after another, each starting where
@@ -16,12 +17,14 @@ changing the axis costs a redraw, no rebuild.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from tcprof.app.plots.live_data import LiveData
 from tcprof.app.plots.marks import Contended, Marker
 from tcprof.app.plots.series import Section, Series
+from tcprof.profiler.protocol.event_text import script_sweep
 
 SECTION = "section"
 WALL = "wall"
@@ -37,8 +40,40 @@ AXIS_TITLES = {
     WALL: "time since the run began (s)",
     ROW: "step (all batch sizes in a row)",
 }
+# A script's: its phases are its sweep's values, or with no sweep only its rounds ("step").
+SCRIPT_LABELS = {SECTION: "step", WALL: LABELS[WALL], ROW: "rounds in a row"}
+SCRIPT_AXIS_TITLES = {
+    SECTION: "step (0: the first, compiling step)",
+    WALL: AXIS_TITLES[WALL],
+    ROW: "step (all rounds in a row)",
+}
 WALL_WITHIN_S = 1.0  # how long after a step (s) the readout still reads it
 EMPTY = np.empty(0, dtype=np.float64)
+
+
+def labels(script: Any = None) -> dict[str, str]:
+    """The x-axis choices' names: a model file's, or a script's (its ScriptSource or dict):
+    'step in batch_size' for a sweep, plain 'step' without one (it has no batch size)."""
+    if script is None:
+        return LABELS
+    sweep = script_sweep(script)
+    if not sweep:
+        return SCRIPT_LABELS
+    return {SECTION: f"step in {sweep}", WALL: LABELS[WALL], ROW: f"{sweep} values in a row"}
+
+
+def axis_titles(script: Any = None) -> dict[str, str]:
+    """The bottom axis's title for each choice, as `labels` names them."""
+    if script is None:
+        return AXIS_TITLES
+    sweep = script_sweep(script)
+    if not sweep:
+        return SCRIPT_AXIS_TITLES
+    return {
+        SECTION: f"step within the {sweep} value (0: the first, compiling step)",
+        WALL: AXIS_TITLES[WALL],
+        ROW: f"step (all {sweep} values in a row)",
+    }
 
 
 @dataclass

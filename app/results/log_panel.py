@@ -114,10 +114,12 @@ class LogPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.text)
         self.names: list[str] = []
+        self.script: dict[str, Any] | None = None  # the run's script: its phases in its words
         self.lines: deque[tuple[int, str, str]] = deque(maxlen=MAX_LINES)
 
     def start(self, arm_names: list[str]) -> None:
         self.names = list(arm_names)
+        self.script = None
         self.lines.clear()
         self.filter.blockSignals(True)
         self.filter.clear()
@@ -151,7 +153,9 @@ class LogPanel(QWidget):
                         str(spec.get("label") or spec.get("backend")), len(self.names)
                     )
                     self.names.append(str(spec.get("label") or spec.get("backend")))
-            text = describe(event)
+            if event.get("type") == "run_start":
+                self.script = (event.get("config") or {}).get("script")
+            text = describe(event, script=self.script)
             if text is None:
                 continue
             arm = event.get("arm") if isinstance(event.get("arm"), int) else ALL

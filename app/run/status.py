@@ -21,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-from tcprof.profiler.protocol.event_text import phase_text
+from tcprof.profiler.protocol.event_text import phase_text, phase_words
 from tcprof.profiler.run.estimate import Estimate
 from tcprof.profiler.run.progress_model import ProgressModel
 from tcprof.profiler.run.time_left import TimeLeft
@@ -103,7 +103,8 @@ class RunStatus(QWidget):
             return "" if m is None else "starting workers"
         now = m.arms[m.current]
         verb = ACTIVITY.get(str(now.phase), phase_text(now.phase))
-        where = f", bs {now.batch_size}" if now.batch_size is not None else ""
+        words = phase_words(now.batch_size, m.script)
+        where = f", {words}" if words else ""
         return f"{verb} {m.arm_name(m.current)}{where}"
 
     def busy(self) -> bool:

@@ -221,9 +221,10 @@ class Problem:
 
 @dataclass(frozen=True)
 class Row:
-    """One arm at one batch size: step times (median over processes, ms), throughput, the
-    speedup and `verdict` against the baseline, compile cost, memory, accuracy, and what
-    TorchDynamo did. `partial`: a process was cut short, the figures are from fewer steps."""
+    """One arm at one batch size: step times (median over processes, ms), a script's start-up,
+    throughput, the speedup and `verdict` against the baseline, compile cost, memory,
+    accuracy, and what TorchDynamo did. `partial`: a process was cut short, the figures are
+    from fewer steps."""
 
     arm: str
     batch_size: int
@@ -235,6 +236,7 @@ class Row:
     p90_ms: float | None
     mean_ms: float | None
     first_step_ms: float | None
+    startup_s: float | None
     samples_per_s: float | None
     steps: int
     steps_measured: int | None
@@ -265,6 +267,7 @@ class Row:
             p90_ms=_float(row.get("p90_ms")),
             mean_ms=_float(row.get("mean_ms")),
             first_step_ms=_float(row.get("first_step_ms")),
+            startup_s=_float((row.get("script") or {}).get("startup_s")),
             samples_per_s=_float(row.get("samples_per_s")),
             steps=_int(row.get("steps")) or 0,
             steps_measured=_int(row.get("steps_measured")),

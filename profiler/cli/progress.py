@@ -11,7 +11,7 @@ import sys
 import threading
 from typing import IO, Any
 
-from tcprof.profiler.protocol.event_text import describe, phase_text
+from tcprof.profiler.protocol.event_text import describe, phase_text, phase_words
 from tcprof.profiler.protocol.events import CompileKind, EventType, Phase
 from tcprof.profiler.run.progress_model import ProgressModel
 
@@ -93,7 +93,7 @@ class TerminalProgress:
         if kind == EventType.PHASE:
             self._phase_line(e)
         elif self._wants(e):
-            text = describe(e, rounds=self.model.rounds)
+            text = describe(e, rounds=self.model.rounds, script=self.model.script)
             if text is not None:
                 arm = e.get("arm")
                 self._say(text if arm is None else f"[{self.model.arm_name(arm)}] {text}")
@@ -102,8 +102,8 @@ class TerminalProgress:
         """Off a terminal, one line per phase change, except the many measured blocks."""
         if self.tty or e.get("phase") in (Phase.MEASURING, Phase.IDLE):
             return
-        bs = e.get("batch_size")
-        at = f" bs {bs}:" if bs is not None else ""
+        words = phase_words(e.get("batch_size"), self.model.script)
+        at = f" {words}:" if words else ""
         self._say(f"[{self.model.arm_name(e.get('arm'))}]{at} {phase_text(e.get('phase'))}…")
 
     def _wants(self, e: dict[str, Any]) -> bool:

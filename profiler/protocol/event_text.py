@@ -1,8 +1,9 @@
 """Events as lines of text, written once for the terminal, the log panel and the reports.
 
 `describe` gives the line for an event worth one (without the arm's name: each front end shows
-that its own way), `phase_text` the words for a phase, and `recompile_limit_hit` the one
-sentence for a frame that hit TorchDynamo's recompile limit.
+that its own way), `phase_text` the words for a phase, `phase_words` those for the batch size
+(or a script's sweep value) it runs at, and `recompile_limit_hit` the one sentence for a frame
+that hit TorchDynamo's recompile limit.
 """
 
 from __future__ import annotations
@@ -42,9 +43,28 @@ def phase_text(phase: Any) -> str:
     return PHASE_TEXT.get(phase, str(phase))
 
 
-def _at(e: dict[str, Any]) -> str:
-    bs = e.get("batch_size")
-    return f"bs {bs}: " if bs is not None else ""
+def phase_words(batch_size: Any, script: Any = None) -> str | None:
+    """What a phase runs at, as every view says it: 'bs 8' for a model file; for a script
+    (`script`: its config's ScriptSource or that as a dict) its sweep's value, 'batch_size=8',
+    and nothing where it has no sweep: its workers send a batch size of 1 for its one phase,
+    which is no batch size of the script's."""
+    if batch_size is None:
+        return None
+    if script is None:
+        return f"bs {batch_size}"
+    sweep = script_sweep(script)
+    return f"{sweep}={batch_size}" if sweep else None
+
+
+def script_sweep(script: Any) -> str | None:
+    """The name of a script's sweep (`script`: its ScriptSource or that as a dict), if any."""
+    sweep = script.get("sweep") if isinstance(script, dict) else getattr(script, "sweep", None)
+    return str(sweep) if sweep else None
+
+
+def _at(e: dict[str, Any], script: Any) -> str:
+    words = phase_words(e.get("batch_size"), script)
+    return f"{words}: " if words else ""
 
 
 def _where(e: dict[str, Any]) -> str:
@@ -84,25 +104,25 @@ def _round_start(e: dict[str, Any], rounds: int | None) -> str:
     return f"round {number}{of}: a fresh process per arm{start}"
 
 
-def _first_step(e: dict[str, Any]) -> str:
+def _first_step(e: dict[str, Any], at: str) -> str:
     """The first step's time holds the compile; torch's timer is the part it measured (the
     compile cost in Summary is the whole excess over a steady step, known after measuring)."""
     extra = (
         f", of which {COMPILE_TIMER} {e.get('compile_s') or 0:.2f} s" if e.get("compiles") else ""
     )
-    return f"{_at(e)}first step{_seconds((e.get('ms') or 0) / 1000)}{extra}{_round(e)}"
+    return f"{at}first step{_seconds((e.get('ms') or 0) / 1000)}{extra}{_round(e)}"
 
 
-def _compile(e: dict[str, Any]) -> str:
+def _compile(e: dict[str, Any], at: str) -> str:
     """One frame's compile by torch's timer: a part of the compile cost, never the cost."""
     what = "recompile" if e.get("kind") == CompileKind.RECOMPILE else "compile"
     reason = f": {e['reason']}" if e.get("reason") else ""
     seconds = _seconds(e.get("seconds"), ", ")
     took = f"{seconds} by {COMPILE_TIMER}" if seconds else ""
-    return f"{_at(e)}TorchDynamo {what} of {frame_text(e.get('frame'))}{took}{reason}"
+    return f"{at}TorchDynamo {what} of {frame_text(e.get('frame'))}{took}{reason}"
 
 
-def _accuracy(e: dict[str, Any]) -> str:
+def _accuracy(e: dict[str, Any], at: str) -> str:
     worst = e.get("worst") or {}
     detail = (
         f" (worst: {worst.get('name')}, rel err {worst['max_rel_err']:.2g})"
@@ -110,7 +130,7 @@ def _accuracy(e: dict[str, Any]) -> str:
         else ""
     )
     why = f": {e['reason']}" if e.get("status") != "pass" and e.get("reason") else ""
-    return f"{_at(e)}accuracy {e.get('status')}{detail}{why}"
+    return f"{at}accuracy {e.get('status')}{detail}{why}"
 
 
 def error_where(e: dict[str, Any]) -> str:
@@ -123,17 +143,17 @@ def error_where(e: dict[str, Any]) -> str:
     return "" if short in str(e.get("message") or "") else f" ({file}:{line})"
 
 
-def _error(e: dict[str, Any]) -> str:
-    return f"ERROR {_at(e)}{e.get('kind')}: {e.get('message')}{error_where(e)}"
+def _error(e: dict[str, Any], at: str) -> str:
+    return f"ERROR {at}{e.get('kind')}: {e.get('message')}{error_where(e)}"
 
 
 def _worker_exit(e: dict[str, Any]) -> str:
     return f"worker exited: {e.get('status')} {e.get('message') or ''}".rstrip()
 
 
-def _explain(e: dict[str, Any]) -> str:
+def _explain(e: dict[str, Any], at: str) -> str:
     return (
-        f"{_at(e)}explain pre-pass: {e.get('graph_count')} graph(s), "
+        f"{at}explain pre-pass: {e.get('graph_count')} graph(s), "
         f"{e.get('graph_break_count')} break(s), {e.get('op_count')} op(s)"
     )
 
@@ -144,38 +164,39 @@ def _cache_saved(e: dict[str, Any]) -> str:
     return f"no portable compile cache saved: {e.get('reason')}"
 
 
-_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
-    EventType.LOG: lambda e: str(e.get("text", "")).rstrip(),
-    EventType.HELLO: _hello,
-    EventType.LOADED: _loaded,
+_LINES: dict[str, Callable[[dict[str, Any], str], str]] = {
+    EventType.LOG: lambda e, at: str(e.get("text", "")).rstrip(),
+    EventType.HELLO: lambda e, at: _hello(e),
+    EventType.LOADED: lambda e, at: _loaded(e),
     EventType.FIRST_STEP: _first_step,
     EventType.COMPILE: _compile,
-    EventType.GRAPH_BREAK: lambda e: f"{_at(e)}graph break{_where(e)}: {e.get('reason')}",
-    EventType.FALLBACK: lambda e: _at(e) + recompile_limit_hit(e.get("frame")),
-    EventType.CUDAGRAPH_SKIP: lambda e: (
-        f"{_at(e)}CUDA graphs skipped{_where(e)}: {e.get('reason')} (mode runs without them)"
+    EventType.GRAPH_BREAK: lambda e, at: f"{at}graph break{_where(e)}: {e.get('reason')}",
+    EventType.FALLBACK: lambda e, at: at + recompile_limit_hit(e.get("frame")),
+    EventType.CUDAGRAPH_SKIP: lambda e, at: (
+        f"{at}CUDA graphs skipped{_where(e)}: {e.get('reason')} (mode runs without them)"
     ),
     EventType.EXPLAIN: _explain,
     EventType.ACCURACY: _accuracy,
-    EventType.SCRIPT: lambda e: str(e.get("text") or ""),
-    EventType.ARTIFACT: lambda e: f"{_at(e)}wrote {e.get('kind')}: {e.get('path')}",
-    EventType.CACHE_SAVED: _cache_saved,
-    EventType.CACHE_LOADED: lambda e: f"portable compile cache loaded: {e.get('artifacts')}",
+    EventType.SCRIPT: lambda e, at: str(e.get("text") or ""),
+    EventType.ARTIFACT: lambda e, at: f"{at}wrote {e.get('kind')}: {e.get('path')}",
+    EventType.CACHE_SAVED: lambda e, at: _cache_saved(e),
+    EventType.CACHE_LOADED: lambda e, at: f"portable compile cache loaded: {e.get('artifacts')}",
     EventType.ERROR: _error,
-    EventType.WORKER_EXIT: _worker_exit,
-    EventType.RUN_END: lambda e: f"run {e.get('status')}",
-    EventType.ARMS_ADDED: lambda e: (
+    EventType.WORKER_EXIT: lambda e, at: _worker_exit(e),
+    EventType.RUN_END: lambda e, at: f"run {e.get('status')}",
+    EventType.ARMS_ADDED: lambda e, at: (
         "applying advice: running "
         + ", ".join(f"{a.get('label') or a.get('backend')}" for a in e.get("arms") or [])
     ),
 }
 
 
-def describe(event: dict[str, Any], rounds: int | None = None) -> str | None:
+def describe(event: dict[str, Any], rounds: int | None = None, script: Any = None) -> str | None:
     """The line for an event, or None for events not worth one (samples, phases, acks).
-    `rounds`: the run's number of rounds, for "round 2/3"."""
+    `rounds`: the run's number of rounds, for "round 2/3"; `script`: the run's script, if it
+    runs one (its phases said as `phase_words` says them)."""
     kind = event.get("type")
     if kind == EventType.ROUND_START:
         return _round_start(event, rounds)
     line = _LINES.get(kind)  # type: ignore[arg-type]
-    return line(event) if line is not None else None
+    return line(event, _at(event, script)) if line is not None else None

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tcprof.profiler.protocol.event_text import phase_text
+from tcprof.profiler.protocol.event_text import phase_text, phase_words
 from tcprof.profiler.protocol.events import EventType
 
 
@@ -34,6 +34,7 @@ class ProgressModel:
         self._clock = clock
         blocks = max(1, min(config.blocks, config.steps))
         self.rounds = max(1, int(getattr(config, "replicates", 1) or 1))
+        self.script = getattr(config, "script", None)  # a script's phases read its own way
         self._units_per_arm = len(config.batch_sizes) * (blocks + 1) * self.rounds
         self.total = len(self.names) * self._units_per_arm
         self.done = 0
@@ -90,7 +91,8 @@ class ProgressModel:
             return " · ".join([*parts, "starting workers"])
         now = self.arms[self.current]
         parts.append(self.names[self.current])
-        if now.batch_size is not None:
-            parts.append(f"bs {now.batch_size}")
+        words = phase_words(now.batch_size, self.script)
+        if words:
+            parts.append(words)
         parts.append(phase_text(now.phase))
         return " · ".join(parts)

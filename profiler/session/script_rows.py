@@ -1,9 +1,9 @@
 """A script's own figures in session.json (config.script set): per row, the step split into
 compute (the headline `median_ms`: its first forward to its optimizer step's end) and the
 script's own time before it (data loading, logging, evaluation), whether the script is
-data-bound, its start-up, the loss curve of its first round, and its unit of work with its
-throughput (samples or tokens per step and per second); per arm, what the script did
-(its model, what was compiled and where) and the files it wrote."""
+data-bound, its start-up (the median over its rounds), the loss curve of its first round, and
+its unit of work with its throughput (samples or tokens per step and per second); per arm,
+what the script did (its model, what was compiled and where) and the files it wrote."""
 
 from __future__ import annotations
 
@@ -33,10 +33,19 @@ def script_row(res: BatchResult, compute_median_ms: float | None, unit: str | No
         "step_median_ms": step,
         "own_share": share,
         "data_bound": share is not None and share >= DATA_BOUND_SHARE,
-        "startup_s": (res.first_steps.get(0) or {}).get("startup_s"),
+        "startup_s": startup(res),
         "loss_curve": [[k, v] for k, v in sorted(res.loss_by_step.items())],
         **work_figures(res, compute_median_ms, unit),
     }
+
+
+def startup(res: BatchResult) -> float | None:
+    """The script's start-up: the median over its rounds (each a process of its own) of the
+    seconds from the script's start to its first training forward, less the compiles before
+    it, TorchDynamo imported before the clock in every arm (worker/arm_setup.py says why)."""
+    seen = [f.get("startup_s") for _, f in sorted(res.first_steps.items())]
+    values = [float(v) for v in seen if isinstance(v, (int, float))]
+    return round(float(np.median(values)), 3) if values else None
 
 
 def work_figures(res: BatchResult, compute_median_ms: float | None, unit: str | None) -> Json:

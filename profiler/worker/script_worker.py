@@ -71,6 +71,7 @@ class ScriptWorker:
         self.ch.emit("phase", phase="loading", batch_size=None)
         if self.reaper is None:
             self.reaper = lifeline.start_group_reaper()
+        arm_setup.import_dynamo()
         if arm.compiled:
             from tcprof.profiler.worker.dynamo_insight import CompileWatcher
 

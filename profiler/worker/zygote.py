@@ -37,10 +37,9 @@ MAX_MESSAGE = 1 << 20  # a request: an environment and a folder
 
 def preload() -> None:
     """What a fresh worker has imported before its first command, and nothing more."""
-    import torch._dynamo  # noqa: F401  (torch.optim's constructors import it at load)
-    import torch.optim  # noqa: F401
+    from tcprof.profiler.worker import arm_setup, arm_worker, commands  # noqa: F401
 
-    from tcprof.profiler.worker import arm_worker, commands  # noqa: F401
+    arm_setup.import_dynamo()  # torch.optim's constructors import it at load
 
 
 def main() -> int:

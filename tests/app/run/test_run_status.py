@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 from tcprof.app.results.log_panel import LogPanel
 from tcprof.app.run.estimate import RunEstimate
 from tcprof.app.run.status import RunStatus
-from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
+from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, ScriptSource
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.run.estimate import Prices, estimate
 
@@ -150,3 +150,36 @@ def test_the_run_indicator_outlasts_a_hovered_buttons_hint_and_counts_seconds(ma
     assert bar.currentMessage(), "still hovered: the indicator was redrawn under the hint"
     status.finish("Run completed")
     assert status.indicator.isHidden()
+
+
+def _script_config() -> RunConfig:
+    path = "/tmp/train.py"
+    return RunConfig(
+        ModelSource(path),
+        script=ScriptSource(path=path),
+        arms=(ArmSpec("eager"), ArmSpec("aot_eager")),
+        steps=4,
+        blocks=2,
+    )
+
+
+def test_a_scripts_status_and_logs_say_no_batch_size(qtbot):
+    """A script without a sweep has one phase, sent as batch size 1: neither the status bar
+    nor the Logs tab calls it "bs 1"."""
+    status = RunStatus()
+    qtbot.addWidget(status)
+    config = _script_config()
+    status.start(["eager", "aot_eager"], config)
+    events = [
+        {"type": "run_start", "config": config.to_dict()},
+        {"type": "phase", "arm": 1, "replicate": 0, "phase": "compiling", "batch_size": 1},
+        {"type": "first_step", "arm": 1, "replicate": 0, "batch_size": 1, "ms": 900.0},
+    ]
+    status.update_from(events[1:2])
+    assert status.activity() == "compiling aot_eager"
+    panel = LogPanel()
+    qtbot.addWidget(panel)
+    panel.start(["eager", "aot_eager"])
+    panel.add_events(events)
+    assert "first step 0.90 s" in panel.text.toPlainText()
+    assert "bs 1" not in panel.text.toPlainText()

@@ -154,3 +154,13 @@ def test_a_session_renders_as_report_html_in_a_notebook():
     assert 'id="chart-step-time"' in inner and "uPlot" in inner and "#0072B2" in inner
     assert CSP in inner, "report.html's offline policy: no request to any host"
     assert "aot_eager has no interval yet" in repr(session)
+
+
+def test_a_rows_start_up_is_the_scripts_figure_the_other_views_show():
+    """`Row.startup_s` reads session.json's `script.startup_s`, as the terminal, both reports
+    and the window do; a model file's row has none."""
+    doc = synthetic_session()
+    scripted = _with_row(doc, "eager", script={"startup_s": 0.031})
+    session = tcprof.Session.from_dict(scripted)
+    assert session.row("eager", 8).startup_s == 0.031
+    assert session.row("aot_eager", 8).startup_s is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from tcprof.profiler.cli.progress import TerminalProgress
-from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, ScriptSource
 from tcprof.profiler.protocol.event_text import (
     FELL_BACK,
     PHASE_TEXT,
@@ -196,3 +196,48 @@ def test_the_terminal_echoes_the_models_output_when_asked_and_nothing_when_quiet
     _progress(quiet, quiet=True)({"type": "error", "arm": 0, "kind": "oom", "message": "x"})
     assert loud.getvalue() == "[eager] printed by the model\n"
     assert quiet.getvalue() == ""
+
+
+def _script_progress(stream: io.StringIO, sweep: str | None = None) -> TerminalProgress:
+    path = "/tmp/train.py"
+    args = ("--batch_size={batch_size}",) if sweep else ()
+    config = RunConfig(
+        ModelSource(path),
+        script=ScriptSource(path=path, args=args, sweep=sweep),
+        arms=(ArmSpec("eager"), ArmSpec("aot_eager")),
+        batch_sizes=(1,) if sweep is None else (4, 8),
+        steps=4,
+        blocks=2,
+    )
+    return TerminalProgress(config, ["eager", "aot_eager"], stream=stream)
+
+
+def test_a_script_without_a_sweep_says_no_batch_size_in_its_progress():
+    """Its workers send a batch size of 1 for its one phase: no batch size of the script's."""
+    stream = io.StringIO()
+    progress = _script_progress(stream)
+    events = [
+        {"type": "phase", "arm": 1, "replicate": 0, "phase": "compiling", "batch_size": 1},
+        {"type": "first_step", "arm": 1, "replicate": 0, "batch_size": 1, "ms": 900.0},
+        {"type": "graph_break", "arm": 1, "replicate": 0, "batch_size": 1, "reason": "print"},
+        {"type": "error", "arm": 1, "replicate": 0, "batch_size": 1, "kind": "x", "message": "m"},
+    ]
+    for e in events:
+        progress(e)
+    progress.model.apply(events[0])
+    text = stream.getvalue()
+    assert "bs " not in text and "[aot_eager] compiling (first step)…" in text
+    assert "[aot_eager] first step 0.90 s" in text
+    assert "bs" not in progress.model.where()
+    assert progress.model.where() == "aot_eager · compiling (first step)"
+    for e in events[1:]:
+        assert "bs" not in (describe(e, script={"sweep": None}) or "")
+    assert describe(events[1]) == "bs 1: first step 0.90 s", "a model file's says its batch size"
+
+
+def test_a_scripts_sweep_value_is_said_by_its_own_name():
+    stream = io.StringIO()
+    progress = _script_progress(stream, sweep="batch_size")
+    progress({"type": "phase", "arm": 0, "replicate": 0, "phase": "first_step", "batch_size": 8})
+    assert "[eager] batch_size=8: first step…" in stream.getvalue()
+    assert progress.model.where() == "eager · batch_size=8 · first step"

@@ -102,3 +102,24 @@ def test_the_verdict_speaks_of_a_scripts_phases_not_of_batch_sizes():
     )
     assert _script_words("faster at bs 64, 128", {"sweep": "seq"}) == "faster at seq 64, 128"
     assert _script_words("faster at bs 8, 16", {"sweep": "batch_size"}) == "faster at bs 8, 16"
+
+
+def test_start_up_is_the_median_over_the_rounds_first_steps(session):
+    """One figure for every view (session.json's row, read by the terminal, both reports,
+    the window and the API): the median of each round's start-up, not the first round's."""
+    _, events, _ = session
+    run = [e for e in events if e.get("arm") in (None, 0)]
+    rounds = []
+    for rep, startup in enumerate((0.9, 0.2, 0.3)):
+        for e in run:
+            if e.get("arm") is None:
+                continue
+            e = {**e, "replicate": rep}
+            if e["type"] == "first_step":
+                e["startup_s"] = startup
+            rounds.append(e)
+    cfg = {**events[0]["config"], "replicates": 3}
+    cfg["arms"] = cfg["arms"][:1]
+    folded = [{**events[0], "config": cfg}, *rounds, events[-1]]
+    row = Session.from_events(folded).to_dict()["arms"][0]["results"][0]
+    assert row["script"]["startup_s"] == 0.3

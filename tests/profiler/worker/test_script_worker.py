@@ -4,7 +4,9 @@ hooks, driver and compile interception, without a worker process."""
 from __future__ import annotations
 
 import json
+import os
 import runpy
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -362,3 +364,30 @@ def test_a_second_optimizer_is_part_of_the_first_ones_steps_and_said_once(tmp_pa
         "another optimizer, Adam, steps too: the steps counted are the first's (SGD), and the "
         "other's steps are part of them"
     ]
+
+
+def test_a_fresh_eager_arm_has_torchdynamo_imported_before_the_script_starts(tmp_path):
+    """Start-up is the script's own in every arm: a script's optimizer imports TorchDynamo
+    (torch.optim's constructors do), which a compiled arm (its compile watcher) and a forked
+    worker (the fork server) had imported before the script's clock started, and a fresh
+    eager arm paid inside its start-up (5.4 s against aot_eager's 0.05 s here). In a fresh
+    interpreter, an eager arm's `load` leaves nothing of it for the script to import."""
+    probe = textwrap.dedent(
+        f"""
+        import json, sys
+        from pathlib import Path
+        from tcprof.profiler.worker.script_worker import ScriptWorker
+        from tests.support.script_harness import RecordingChannel, script_config
+
+        before = "torch._dynamo" in sys.modules
+        cfg = script_config(Path({str(SCRIPTS / "relu_net.py")!r}))
+        ScriptWorker(RecordingChannel(), None).load(cfg.to_dict(), 0)
+        print(json.dumps([before, "torch._dynamo" in sys.modules]))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, True]
