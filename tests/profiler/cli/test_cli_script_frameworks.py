@@ -140,12 +140,25 @@ def test_the_model_is_named_by_the_scripts_variable(framework_run):
         assert "`self`" not in note and "`model`" in note, note
 
 
+# framework -> (the unit of its throughput, what one optimizer step consumes of it): the
+# scripts' defaults, known by construction (GPT-2 on batches of 8 sequences of 32 token ids;
+# the MLPs on batches of 32 samples)
+WORK_PER_STEP = {"transformers": ("token", 8 * 32), "lightning": ("sample", 32)}
+WORK_PER_STEP["accelerate"] = ("sample", 32)
+
+
 def test_a_throughput_figure_in_the_scripts_unit(framework_run):
-    """Each arm's row has a throughput (a figure per second); a language model's in tokens."""
+    """Each arm's row has a throughput in the script's unit (a language model's in tokens),
+    and it is the step's work over its time: per second times a median step (compute, or
+    compute and the script's own time) gives back what one step consumed, within 10%."""
     run = framework_run
+    unit, per_step = WORK_PER_STEP[run.framework]
     for name in ("eager", "aot_eager"):
         row = _row(run, name)
         figures = {k: v for k, v in row.items() if k.endswith("_per_s") and v}
-        assert figures, f"{run.framework}, {name}: no throughput figure in {sorted(row)}"
-        if run.framework == "transformers":
-            assert any("token" in k for k in figures), figures
+        assert figures, f"{run.framework}, {name}: no throughput figure (a value *_per_s)"
+        found = [v for k, v in figures.items() if unit in k]
+        assert found, f"{run.framework}, {name}: no figure in {unit}s: {figures}"
+        steps_ms = (row["median_ms"], row["script"]["step_median_ms"])
+        work = [found[0] * ms / 1000 for ms in steps_ms]
+        assert any(abs(w / per_step - 1) < 0.1 for w in work), (unit, per_step, work)
