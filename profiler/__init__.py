@@ -4,6 +4,7 @@
 Its packages are floors; each imports only the floors below it (import-linter's contracts in
 `pyproject.toml` keep it so):
 
+- `api`: tcprof as a Python library (`tcprof.run`, `load`, `compare`), typed read-only results.
 - `cli`: the commands (`tcprof run/report/compare/log-to/...`), their options, the terminal
   output.
 - `trackers`: a saved session logged to TensorBoard and MLflow (`--log-to`).

@@ -5,6 +5,8 @@ for, and what an import graph cannot see, checked in fresh interpreters.
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -109,23 +111,60 @@ def test_qt_in_the_engine_breaks_a_contract(tree_copy):
     _broken_by(tree_copy, "profiler/report/table", "import PySide6", "The engine never imports Qt")
 
 
+def test_the_engine_lists_its_floors_as_the_contract_orders_them():
+    """profiler/__init__.py's tour of the floors is the layer contract's list, top to bottom."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (layers,) = [c for c in contracts["contracts"] if c.get("containers") == ["tcprof.profiler"]]
+    tour = (ROOT / "profiler" / "__init__.py").read_text()
+    assert re.findall(r"^- `(\w+)`:", tour, flags=re.M) == layers["layers"]
+
+
 ENGINE_CORE = [
     "tcprof.profiler.cli.main",
+    "tcprof.profiler.cli.report_command",
     "tcprof.profiler.run.runner",
     "tcprof.profiler.session.fold",
     "tcprof.profiler.store.outputs",
     "tcprof.profiler.report.table",
     "tcprof.profiler.process.inspection",
 ]
+PROBE = f"""
+import json, sys
+before = set(sys.modules)  # what the interpreter and its site hooks loaded
+import tcprof.profiler.config
+config = sorted(set(sys.modules) - before)
+{";".join(f"import {m}" for m in ENGINE_CORE)}
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.reproduce import render_reproducer
+from tests.support.synthetic import synthetic_session
+data = synthetic_session()
+render_html(data); render_markdown(data); render_reproducer(data)
+import pathlib
+from tcprof.profiler.trackers import log_session
+folder = pathlib.Path(sys.argv[1])
+(folder / "session.json").write_text(json.dumps(data))
+assert log_session(folder, [f"tensorboard:{{folder / 'tb'}}"]) == []
+print(json.dumps({{"config": config, "engine": sorted(sys.modules)}}))
+"""
 
 
-def test_importing_the_engine_loads_neither_torch_nor_qt():
-    """What the import graph cannot see: a dependency that imports torch or Qt itself."""
-    code = (
-        ";".join(f"import {m}" for m in ENGINE_CORE) + ";import sys;print('\\n'.join(sys.modules))"
+def test_the_engine_loads_neither_torch_nor_qt(tmp_path):
+    """What the import graph cannot see: a dependency that imports torch or Qt itself, at import,
+    while the reports render or while a session is logged to TensorBoard. The run's config,
+    which a worker imports, loads only the standard library."""
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", PROBE, str(tmp_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    ).stdout.split()
-    assert "torch" not in loaded
-    assert not [m for m in loaded if m.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph")]
+    tops = {m.split(".")[0] for m in loaded["engine"]}
+    assert "tensorboard" in tops  # the probe went as far as the trackers
+    assert not tops & {"torch", "PySide6", "shiboken6", "pyqtgraph"}
+    outside = {m.split(".")[0] for m in loaded["config"]} - set(sys.stdlib_module_names)
+    assert outside == {"tcprof"}

@@ -1,8 +1,13 @@
-"""What to run, frozen before any worker starts: the choices, the run's model and its checks,
-the text parsers, and a run's setup in words.
+"""What to run, frozen before any worker starts: the choices and backends, the run's model and
+its checks, the text parsers (arms, shapes, a script's command), and a session's setup in words
+(`wording`, for the reports). Two neighbours sit here because every floor above (`process`,
+`store`, `run`, `report`) and the window need them and nothing lower would do: `paths` (the
+home folder, where sessions go, and the files the program ships with) and `examples` (the
+built-in models).
 
 Pure data and parsing (no torch): the CLI, the window and saved sessions all build the same
-`RunConfig`, and a worker receives it as JSON. This package imports only the standard library.
+`RunConfig`, and a worker receives it as JSON. Importing it loads only the standard library;
+`resolve_threads` asks psutil (a dependency of tcprof) for the host's cores when it is called.
 The names below are the package's face; `backends`, `examples` and `paths` are imported from
 their own modules.
 """

@@ -282,14 +282,7 @@ class DistributedWorker(OwnProcess):
         with self._lock:
             self._ended = True
         below = _descendants(self.pid)
-        for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-            self.signal_group(sig)
-            try:
-                self.proc.wait(timeout=wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        self.signal_group(signal.SIGKILL)
+        self.end_group(grace_s)
         _kill(below)
         self._end_other_nodes()
         self._end_ranks()

@@ -20,6 +20,8 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from tcprof.profiler.protocol.types import Event
 
+KILL_WAIT_S = 5.0  # after SIGKILL, for the process to be reaped
+
 
 class Proc(Protocol):
     """What OwnProcess uses of its process: a `subprocess.Popen`, or a forked worker's
@@ -51,6 +53,19 @@ class OwnProcess:
             self._group_gone = True
         except PermissionError:
             pass
+
+    def end_group(self, grace_s: float, head_start_s: float = 0.0) -> None:
+        """End the process and its group, the one way every handle does: SIGTERM, SIGKILL when it
+        is still there after `grace_s`, and SIGKILL again for whatever of the group outlived it
+        (also when it had already ended by itself). `head_start_s`: time it may first take to
+        end on its own (ssh, once the agent's stdin is closed)."""
+        steps = [(None, head_start_s)] if head_start_s > 0 else []
+        for sig, wait_s in (*steps, (signal.SIGTERM, grace_s), (signal.SIGKILL, KILL_WAIT_S)):
+            if sig is not None:
+                self.signal_group(sig)
+            if self.wait(wait_s):
+                break
+        self.signal_group(signal.SIGKILL)
 
     def alive(self) -> bool:
         return self.proc.poll() is None

@@ -236,14 +236,7 @@ class WorkerProcess(OwnProcess):
         output to the end. Also after the worker exited by itself: its children go too."""
         if self.proc.poll() is None:
             self.stopped_by_us = True
-        for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-            self.signal_group(sig)
-            try:
-                self.proc.wait(timeout=wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        self.signal_group(signal.SIGKILL)  # whatever of the group outlived the worker
+        self.end_group(grace_s)
         try:
             self._commands.close()
         except OSError:

@@ -18,7 +18,6 @@ import collections
 import json
 import os
 import shlex
-import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -234,16 +233,7 @@ class RemoteWorker(OwnProcess):
         if self.proc.poll() is None:
             self.stopped_by_us = True
         self._out.close()
-        waits = ((None, grace_s + AGENT_END_WAIT_S), (signal.SIGTERM, grace_s), (signal.SIGKILL, 5))
-        for sig, wait in waits:
-            if sig is not None:
-                self.signal_group(sig)
-            try:
-                self.proc.wait(timeout=wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        self.signal_group(signal.SIGKILL)
+        self.end_group(grace_s, head_start_s=grace_s + AGENT_END_WAIT_S)
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(timeout=READER_JOIN_S)
