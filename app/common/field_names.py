@@ -48,6 +48,8 @@ FLAG_FIELDS = {
     "--sweep": "the Sweep field",
     "--step-on": "the Step on field",
     "--no-step-timeout": "the No-step timeout field",
+    # No field yet: the unit of work is chosen from what the script's model was given.
+    "--unit": "the unit of work (tcprof run --unit; the window counts what the model is given)",
     # Settings without a field of their own: carried from an opened session (see
     # carried_settings.py), so the message names the setting as the panel lists it.
     "--blocks": "the blocks setting (carried)",

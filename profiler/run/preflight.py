@@ -7,7 +7,8 @@ The backends and devices are the torch of the arms' own interpreter, asked of an
 worker (forked from the fork server, which has TorchDynamo imported): the engine never imports
 torch. Options a backend does not take (a mode on a backend other than inductor) are refused
 by the config's own checks, earlier still. A run on `--host` has its torch there: its arms
-check their backend when they set up.
+check their backend when they set up. A name torch does not know but the model file or script
+names in its source may be one it registers itself: that arm checks it when it sets up.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from tcprof.profiler.config import RunConfig
+from tcprof.profiler.config import ArmSpec, RunConfig
 from tcprof.profiler.config.backends import unknown_backend
 from tcprof.profiler.process.inspection import probe_environment
 
@@ -37,7 +38,7 @@ def check_before_run(config: RunConfig, cancel: threading.Event | None = None) -
         return None
     known = env.get("backends") or []
     for arm in compiled:
-        if known and arm.torch_backend not in known:
+        if known and arm.torch_backend not in known and not _named_in_source(config, arm):
             return unknown_backend(arm.backend, known)
     devices = env.get("devices") or []
     if device not in ("cpu", "auto") and devices and device not in devices:
@@ -46,6 +47,16 @@ def check_before_run(config: RunConfig, cancel: threading.Event | None = None) -
             f"(devices here: {', '.join(devices)})"
         )
     return None
+
+
+def _named_in_source(config: RunConfig, arm: ArmSpec) -> bool:
+    """A backend the model file or script registers itself (`register_backend`) is named in
+    its source; torch knows it only once that file runs, so the arm checks it then."""
+    path = config.script.path if config.script is not None else config.source.path
+    try:
+        return arm.torch_backend in Path(path).read_text(errors="replace")
+    except (OSError, ValueError):
+        return False
 
 
 def _missing_file(config: RunConfig) -> str | None:

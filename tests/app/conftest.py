@@ -100,9 +100,10 @@ def write_session(
     median: float = 1.0,
     rss: float = 100.0,
     config: dict[str, Any] | None = None,
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """A minimal session.json (two arms, one batch size) as the engine writes it; config
-    entries replace the default ones."""
+    entries replace the default ones; `rounds` process medians per row."""
     arms = []
     for i, name in enumerate(("eager", "aot_eager")):
         arms.append(
@@ -116,6 +117,10 @@ def write_session(
                         "batch_size": 8,
                         "status": "ok",
                         "median_ms": median * (1 + i),
+                        # rounds > 1: a comparison of two sessions has an interval
+                        "process_medians_ms": [
+                            median * (1 + i) * (1 + 0.01 * (r - rounds // 2)) for r in range(rounds)
+                        ],
                         "iqr_ms": 0.001,
                         "peak_rss_mb": rss,
                         "compile_status": "eager" if i == 0 else "compiled",

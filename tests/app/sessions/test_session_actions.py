@@ -107,8 +107,8 @@ def test_an_export_that_fails_is_a_problem(actions, qtbot, tmp_path):
 
 
 def test_compare_needs_a_session_shown_and_reports_a_bad_one(actions, qtbot, tmp_path):
-    write_session(tmp_path / "before", 1.0, median=2.0)
-    write_session(tmp_path / "after", 2.0, median=1.0)
+    write_session(tmp_path / "before", 1.0, median=2.0, rounds=3)
+    write_session(tmp_path / "after", 2.0, median=1.0, rounds=3)
     assert actions.compare_with(tmp_path / "before") is None, "nothing shown to compare with"
     actions.open_session(tmp_path / "after")
     dialog = actions.compare_with(tmp_path / "before")
@@ -121,8 +121,8 @@ def test_compare_needs_a_session_shown_and_reports_a_bad_one(actions, qtbot, tmp
 
 def test_the_sessions_list_opens_and_compares_through_the_actions(actions, qtbot, private_home):
     root = private_home / "sessions"
-    write_session(root / "old", 1.0, median=2.0)
-    write_session(root / "new", 2.0, median=1.0)
+    write_session(root / "old", 1.0, median=2.0, rounds=3)
+    write_session(root / "new", 2.0, median=1.0, rounds=3)
     dialog = actions.show_sessions()
     qtbot.addWidget(dialog)
     assert [x.folder for x in dialog.sessions] == [root / "new", root / "old"]

@@ -70,3 +70,23 @@ def test_the_python_api_raises_the_same_line_before_any_arm_runs(tmp_path):
         )
     assert [p.kind for p in heard] == ["run_start", "error", "run_end"]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_backend_the_model_file_registers_itself_is_left_to_its_arm(tmp_path, monkeypatch):
+    """torch knows a backend the model file registers only once that file runs: a name the
+    file's source holds is not refused before the run; one it does not hold is."""
+    from tcprof.profiler.run import preflight
+
+    monkeypatch.setattr(
+        preflight, "probe_environment", lambda *a, **k: {"backends": ["inductor", "eager"]}
+    )
+    model = tmp_path / "model.py"
+    model.write_text('register_backend(name="mine_TESTING_ONLY")(lambda gm, ex: gm)\n')
+    config = RunConfig(
+        source=ModelSource(str(model)),
+        arms=(ArmSpec("eager"), ArmSpec("mine_TESTING_ONLY")),
+        **fast_config(),
+    )
+    assert preflight.check_before_run(config) is None
+    config = dataclasses.replace(config, arms=(ArmSpec("eager"), ArmSpec("inducter")))
+    assert "did you mean 'inductor'" in (preflight.check_before_run(config) or "")
