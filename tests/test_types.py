@@ -4,7 +4,7 @@ too.
 What it checks and how strictly is pyproject.toml's [tool.mypy]: one run over tcprof.profiler
 (the worker and torch's typed API included) and tcprof.app (PySide6's own stubs; pyqtgraph has
 none). It shares `make lint`'s .mypy_cache in the checkout: cold, from a fresh clone, it takes
-about 25 s of CPU (6 s of it the window's; docs/benchmarks.md); warm, under a second.
+about 24 s of CPU (3.5 s of it the window's; docs/benchmarks.md); warm, under a second.
 """
 
 from __future__ import annotations
