@@ -8,7 +8,7 @@ a status-bar message scrolls away before the user sees its buttons.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -31,7 +31,7 @@ class NoticeBar(QFrame):
     def show_notice(
         self,
         text: str,
-        actions: list[tuple[str, Callable[[], None]]] = (),
+        actions: Sequence[tuple[str, Callable[[], object]]] = (),  # what it returns is dropped
         dismiss: str = "Dismiss",
     ) -> None:
         """Replace the notice: text, one button per (label, callback), and the button that

@@ -34,7 +34,7 @@ def session_arm_colour(session: dict[str, Any], index: int) -> QColor:
 
 def is_dark() -> bool:
     app = QApplication.instance()
-    if app is None:
+    if not isinstance(app, QApplication):  # none yet, or a QCoreApplication: no palette
         return False
     return app.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
@@ -44,8 +44,8 @@ def configure_pyqtgraph() -> None:
     import pyqtgraph as pg  # only the plots need it; importing it costs ~0.6 s at start-up
 
     app = QApplication.instance()
-    options = {"antialias": False, "useOpenGL": False}
-    if app is not None:
+    options: dict[str, object] = {"antialias": False, "useOpenGL": False}
+    if isinstance(app, QApplication):
         pal = app.palette()
         options["background"] = pal.color(QPalette.ColorRole.Base)
         options["foreground"] = pal.color(QPalette.ColorRole.Text)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from tcprof.app.plots.arm_items import (
     CLIP_SIZE,
@@ -224,7 +225,7 @@ class ArmDrawing:
                 for item in self.arm_items(i):
                     item.setVisible(False)
 
-    def arm_items(self, arm: int) -> list:
+    def arm_items(self, arm: int) -> list[QGraphicsItem]:
         """Every item of one arm, its contended blocks' included."""
         if arm >= len(self.items):
             return []

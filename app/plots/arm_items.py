@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from tcprof.app.plots.band import band_item
 from tcprof.app.plots.smoothing import Smoothed
@@ -56,9 +57,9 @@ class ArmItems:
         self.clips: list[dict[int, pg.ScatterPlotItem]] = []
         self.spans: list[list[pg.LinearRegionItem]] = []
         self.wait_spans: list[pg.LinearRegionItem] = []
-        self.bands: list = []
+        self.bands: list[QGraphicsPathItem] = []
         self.drawn: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
-        self.clip_seen: dict[tuple[int, int], tuple] = {}
+        self.clip_seen: dict[tuple[int, int], tuple[bytes, bytes, float, float]] = {}
 
     def __len__(self) -> int:
         return len(self.curves)
@@ -147,7 +148,7 @@ class ArmItems:
                     self.drawn.pop((arm, other), None)
         self.clip_seen = {k: v for k, v in self.clip_seen.items() if k[1] != 1}
 
-    def items(self, arm: int) -> list:
+    def items(self, arm: int) -> list[QGraphicsItem]:
         """Every item of one arm (none if it has none yet)."""
         if arm >= len(self.curves):
             return []

@@ -79,10 +79,11 @@ class CompileWait:
         """Where the line is, in the view box's pixels (None: not shown)."""
         if not self.text.isVisible():
             return None
-        return self.text.mapRectToParent(self.text.boundingRect())
+        rect: QRectF = self.text.mapRectToParent(self.text.boundingRect())  # pyqtgraph: Any
+        return rect
 
     def reserved_top(self, index: int) -> float:
         """What the crosshair's readout must stay under at the top of plot `index`."""
         if index != 0 or not self.text.isVisible():
             return 0.0
-        return self.text.boundingRect().height() + 2.0
+        return float(self.text.boundingRect().height()) + 2.0

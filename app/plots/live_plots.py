@@ -21,6 +21,7 @@ import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from tcprof.app.common.theme import arm_qcolours, configure_pyqtgraph
@@ -97,14 +98,14 @@ class LivePlots(QWidget):
         self.wait_timer.setInterval(WAIT_MS)
         self.wait_timer.timeout.connect(self._show_waits)
         self.data: LiveData | None = None
-        self.colours: list = []
+        self.colours: list[QColor] = []
         self.stale = False
         self._cuda: bool | None = None
         self.arm_items = ArmItems(self.plots)
         self.contention = ContendedShading(self.plots[0])
         self.drawing = ArmDrawing(self.arm_items, self.contention)
         self.guides = PhaseGuides(self.plots, self.wait.blocked)
-        self._guides_key: tuple | None = None
+        self._guides_key: tuple[object, ...] | None = None
         self.x_range = XRange(self.plots)
         self.last_redraw_s = 0.0  # the last refresh's setData work (not the paint)
         self.pacer = RedrawPacer(len(self.plots), self._refresh_plot, self.view.take_paint_s)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QStackedLayout, QWidget
 
 from tcprof.app.common.theme import muted_colour
@@ -99,9 +101,17 @@ class StepTimeAxis(pg.AxisItem):
     pyqtgraph's powers of ten, and ticks inside a range narrower than a decade (pyqtgraph's
     log ticks are only at 1..9 times a power of ten, so 0.058 to 0.18 ms had no label)."""
 
-    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 (Qt's)
+    def logTickValues(  # noqa: N802 (Qt's)
+        self,
+        minVal: float,  # noqa: N803 (pyqtgraph's names)
+        maxVal: float,  # noqa: N803
+        size: float,
+        stdTicks: Any,  # noqa: N803
+    ) -> list[tuple[float | None, list[float]]]:
         if maxVal - minVal >= 1.0:
-            return super().logTickValues(minVal, maxVal, size, stdTicks)
+            ticks: list[tuple[float | None, list[float]]]
+            ticks = super().logTickValues(minVal, maxVal, size, stdTicks)
+            return ticks
         lo, hi = 10.0**minVal, 10.0**maxVal
         raw = (hi - lo) / max(2.0, size / 45.0)
         magnitude = 10.0 ** np.floor(np.log10(raw))
@@ -109,7 +119,9 @@ class StepTimeAxis(pg.AxisItem):
         values = np.arange(np.ceil(lo / step) * step, hi, step)
         return [(None, list(np.log10(values[values > 0])))]
 
-    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (Qt's)
+    def logTickStrings(  # noqa: N802 (Qt's)
+        self, values: list[float], scale: float, spacing: float
+    ) -> list[str]:
         return [f"{10.0**v * scale:.3g}" for v in values]
 
 
@@ -120,7 +132,7 @@ class TimedLayoutWidget(pg.GraphicsLayoutWidget):
         super().__init__()
         self._paint_s = 0.0
 
-    def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         t0 = time.perf_counter()
         super().paintEvent(event)
         self._paint_s += time.perf_counter() - t0

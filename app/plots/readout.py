@@ -130,13 +130,14 @@ class Crosshair:
             text.setHtml('<span style="font-size:8pt">' + " &nbsp; ".join(parts) + "</span>")
             if text.boundingRect().width() > plot.vb.width():
                 text.setTextWidth(plot.vb.width())
-            self._place(plot, text, self.reserved_top(index))
+            self._place(plot, text, self.step, self.reserved_top(index))
             text.show()
 
-    def _place(self, plot: pg.PlotItem, text: pg.TextItem, top: float = 0.0) -> None:
-        """Beside the line, on the right unless the readout would run off the view box."""
+    def _place(self, plot: pg.PlotItem, text: pg.TextItem, step: float, top: float = 0.0) -> None:
+        """Beside the line at `step`, on the right unless the readout would run off the view
+        box."""
         vb = plot.vb
-        x = vb.mapViewToScene(QPointF(self.step, 0)).x() - vb.sceneBoundingRect().left()
+        x = vb.mapViewToScene(QPointF(step, 0)).x() - vb.sceneBoundingRect().left()
         width = text.boundingRect().width()
         left = x + GAP if x + GAP + width <= vb.width() else x - GAP - width
         text.setPos(max(0.0, left), 2.0 + top)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tcprof.app.common.table_text import table_text
+from tcprof.app.common.table_text import set_header_tip, table_text
 from tcprof.app.common.theme import error_colour, good_colour, muted_colour
 from tcprof.profiler.report.compare import (
     HEADER,
@@ -115,7 +115,7 @@ class CompareDialog(QDialog):
         self.table.setHorizontalHeaderLabels(HEADER)
         for c, h in enumerate(HEADER):
             if h in COLUMN_HELP:
-                self.table.horizontalHeaderItem(c).setToolTip(COLUMN_HELP[h])
+                set_header_tip(self.table, c, COLUMN_HELP[h])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         for r, row in enumerate(self.compared):

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.common.table_text import cell_text
 from tcprof.app.results.insight_tables import (
     PART_TIPS,
     TIMES_HEADER,
@@ -255,7 +256,7 @@ class InsightView(QWidget):
         recompile, so the details follow the matrix cell clicked."""
         for table in (self.times, self.recompiles):
             match = next(
-                (r for r in range(table.rowCount()) if table.item(r, 0).text() == str(bs)), None
+                (r for r in range(table.rowCount()) if cell_text(table, r, 0) == str(bs)), None
             )
             if match is not None:
                 table.selectRow(match)

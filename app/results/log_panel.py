@@ -140,7 +140,7 @@ class LogPanel(QWidget):
 
     def _wants(self, arm: int, source: str) -> bool:
         arm_wanted, source_wanted = self.filter.currentData(), self.source.currentData()
-        return (arm_wanted == ALL or arm == arm_wanted) and (
+        return bool(arm_wanted == ALL or arm == arm_wanted) and bool(
             source_wanted == ALL or source == source_wanted
         )
 
@@ -158,7 +158,8 @@ class LogPanel(QWidget):
             text = describe(event, script=self.script)
             if text is None:
                 continue
-            arm = event.get("arm") if isinstance(event.get("arm"), int) else ALL
+            raw_arm = event.get("arm")
+            arm = raw_arm if isinstance(raw_arm, int) else ALL
             source = source_of(event)
             if self.source.findData(source) < 0:
                 self.source.addItem(source, source)

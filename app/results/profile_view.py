@@ -10,6 +10,7 @@ it wrote is one click away.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,11 @@ EMPTY = (
 )
 
 
-def profile_rows(session: dict[str, Any]) -> list[tuple[int, str, int, dict[str, Any], str]]:
-    """(arm index, arm name, batch size, op, trace path) for every top operator recorded."""
+def profile_rows(
+    session: dict[str, Any],
+) -> list[tuple[int, str, int, dict[str, Any], str | None]]:
+    """(arm index, arm name, batch size, op, trace path or None) for every top operator
+    recorded."""
     rows = []
     for i, arm in enumerate(session.get("arms") or []):
         for r in arm.get("results") or []:
@@ -74,7 +78,9 @@ def _table(columns: list[str]) -> QTableWidget:
     return table
 
 
-def _refill(combo: QComboBox, everything: str, values: list[Any], label=str) -> None:
+def _refill(
+    combo: QComboBox, everything: str, values: list[Any], label: Callable[[Any], str] = str
+) -> None:
     """Offer `values` after an "all" entry, keeping the current choice when it is still there."""
     current = combo.currentData()
     combo.blockSignals(True)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.common.field_names import in_app_terms
-from tcprof.app.common.table_text import table_text
+from tcprof.app.common.table_text import set_header_tip, table_text
 from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
 from tcprof.app.results.code_view import CodeView
 from tcprof.app.results.insight_view import InsightView
@@ -148,8 +148,10 @@ class ResultsView(QTabWidget):
         self.summary.setHorizontalHeaderLabels([two_lines(h) for h in header])
         for c, h in enumerate(header):
             if h in COLUMN_HELP:
-                self.summary.horizontalHeaderItem(c).setToolTip(
-                    f"{COLUMN_HELP[h]}\n(right-click the header to choose the columns shown)"
+                set_header_tip(
+                    self.summary,
+                    c,
+                    f"{COLUMN_HELP[h]}\n(right-click the header to choose the columns shown)",
                 )
         # the engine's notes name CLI flags; the window names its own fields
         self.summary.setToolTip(in_app_terms("\n".join(method_notes(session))))

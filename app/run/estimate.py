@@ -20,9 +20,10 @@ from tcprof.profiler.config import ConfigError, RunConfig
 from tcprof.profiler.run.estimate import Estimate, Prices, estimate, history_prices
 
 REFRESH_MS = 500
+ModelKey = tuple[object, object, object]  # the source's path, model and factory
 
 
-def model_key(config: dict[str, Any]) -> tuple:
+def model_key(config: dict[str, Any]) -> ModelKey:
     source = config.get("source") or {}
     return (source.get("path"), source.get("model"), source.get("factory"))
 
@@ -45,8 +46,8 @@ class RunEstimate(QLabel):
         self._config = config
         self._read_prices = read_prices
         self._pool: ThreadPoolExecutor | None = None
-        self._pending: tuple[tuple, Future] | None = None
-        self._prices: dict[tuple, Prices] = {}
+        self._pending: tuple[ModelKey, Future[Prices]] | None = None
+        self._prices: dict[ModelKey, Prices] = {}
         self._shown: dict[str, Any] | None = None
         self._shown_probe: dict[str, Any] | None = None
         self.current: Estimate | None = None
@@ -92,7 +93,7 @@ class RunEstimate(QLabel):
             self._shown_probe = probe
             self._show(config, est.text(), est)
 
-    def _load(self, key: tuple, config: dict[str, Any]) -> None:
+    def _load(self, key: ModelKey, config: dict[str, Any]) -> None:
         if self._pending is not None:
             pending_key, future = self._pending
             if not future.done():

@@ -22,7 +22,8 @@ from tcprof.profiler.config.paths import StorageError, new_session_dir
 
 if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
     from tcprof.app.plots.live_data import LiveData
-    from tcprof.app.run.profiler_thread import ProfilerThread, RunnerFactory
+    from tcprof.app.run.profiler_thread import ProfilerThread
+    from tcprof.profiler.run.recorded import RunnerFactory
 
 DRAIN_INTERVAL_S = 1 / 30
 
@@ -45,7 +46,9 @@ class RunController(QObject):
         """runner_factory(config, listeners) defaults to the engine's Runner."""
         super().__init__(parent)
         self.runner_factory = runner_factory
-        self.thread: ProfilerThread | None = None
+        # Hides QObject.thread() (the QThread this object lives in; nothing here asks for it).
+        # Renaming it touches app/run/, which issue 40's one recorded run is rewriting.
+        self.thread: ProfilerThread | None = None  # type: ignore[assignment]
         self.config: RunConfig | None = None
         self.summary: dict[str, Any] | None = None
         self.environment: dict[str, Any] | None = None

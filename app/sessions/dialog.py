@@ -15,6 +15,7 @@ comparing are the window's work, asked for through `openRequested` / `compareReq
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.common.table_text import cell_text, set_header_tip
 from tcprof.app.common.theme import error_colour
 from tcprof.app.sessions import folders as session_folders
 from tcprof.app.sessions.store import SavedSession, list_sessions
@@ -73,7 +75,7 @@ class SessionsDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)  # a long model name is cut short with …, whole in its tooltip
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.horizontalHeaderItem(COLUMN["speedup"]).setToolTip(SPEEDUP_TIP)
+        set_header_tip(self.table, COLUMN["speedup"], SPEEDUP_TIP)
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)  # the folder's name
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -161,7 +163,7 @@ class SessionsDialog(QDialog):
 
     def row_text(self, row: int) -> dict[str, str]:
         """A row's cells by column name (tests read them)."""
-        return {name: self.table.item(row, c).text() for name, c in COLUMN.items()}
+        return {name: cell_text(self.table, row, c) for name, c in COLUMN.items()}
 
     def set_can_compare(self, can: bool) -> None:
         """Comparing one session needs another in the window (a finished run or an opened one)."""
@@ -270,7 +272,7 @@ class SessionsDialog(QDialog):
         return self.question
 
     @staticmethod
-    def _on_yes(box: QMessageBox, action) -> None:
+    def _on_yes(box: QMessageBox, action: Callable[[], object]) -> None:
         yes = QMessageBox.StandardButton.Yes
         box.buttonClicked.connect(lambda b: action() if box.standardButton(b) == yes else None)
         box.open()

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from tcprof.profiler.analysis.verdict import NOT_SETTLED, speedup_settled
 from tcprof.profiler.config.paths import sessions_dir
@@ -125,7 +125,8 @@ def _config(folder: Path, head: str, size: int) -> dict[str, Any]:
     enough to read whole (which is then checked whole, as opening it would)."""
     start = _first_event(folder / EVENTS)
     if start and start.get("type") == "run_start":
-        return start["config"]  # iter_events checked it
+        config: dict[str, Any] = start["config"]  # iter_events checked it
+        return config
     if size > HEAD_BYTES:
         return {}
     try:
@@ -255,7 +256,7 @@ def speedups(arms: Any) -> tuple[str, str]:
     return (best[1] if best else NOT_SETTLED if lines else "", "\n".join(lines))
 
 
-def _is_time(value: Any) -> bool:
+def _is_time(value: object) -> TypeGuard[float]:
     """A Unix time a clock can show (not a string, not infinity, not year 5000)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e11
 

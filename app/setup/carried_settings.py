@@ -13,6 +13,7 @@ the panel wires one object for both.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -30,7 +31,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _default(field: dataclasses.Field) -> Any:
+def _default(field: dataclasses.Field[Any]) -> Any:
     if field.default is not dataclasses.MISSING:
         return field.default
     if field.default_factory is not dataclasses.MISSING:
@@ -38,11 +39,12 @@ def _default(field: dataclasses.Field) -> Any:
     return dataclasses.MISSING
 
 
-def _fits(field: dataclasses.Field, value: Any) -> bool:
+def _fits(field: dataclasses.Field[Any], value: Any) -> bool:
     """Whether value has the field's declared type (a saved file may hold anything)."""
-    allowed = [_TYPES.get(name.strip()) for name in str(field.type).split("|")]
-    if any(t is None for t in allowed):  # a type this check does not know: let RunConfig judge
-        return True
+    names = [name.strip() for name in str(field.type).split("|")]
+    if any(name not in _TYPES for name in names):
+        return True  # a type this check does not know: let RunConfig judge
+    allowed = [_TYPES[name] for name in names]
     if isinstance(value, bool) and bool not in [t for ts in allowed for t in ts]:
         return False
     return any(isinstance(value, ts) for ts in allowed)
@@ -99,7 +101,7 @@ class CarriedSettings(QWidget):
         group = {key: value for key, value in group.items() if value != DEFAULTS[key]}
         return {**group, **self._options}
 
-    def set_options(self, state: dict[str, Any], adjusted: list[str] = ()) -> None:
+    def set_options(self, state: dict[str, Any], adjusted: Sequence[str] = ()) -> None:
         """Keep the state's non-default values of these fields (values of the wrong type are
         skipped); `adjusted` names fields whose value did not fit the panel's own field."""
         if self.distributed is not None:

@@ -32,13 +32,15 @@ class HostField(QComboBox):
         super().__init__(parent)
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.lineEdit().setPlaceholderText("this machine")
-        self.lineEdit().setClearButtonEnabled(True)
+        edit = self.lineEdit()
+        assert edit is not None  # an editable combo box has one
+        edit.setPlaceholderText("this machine")
+        edit.setClearButtonEnabled(True)
         self.setToolTip(HOST_TIP)
         self.addItems(Preferences().recent_hosts())
         self.setCurrentText("")
         self.currentTextChanged.connect(lambda _text: self.changed.emit())
-        self.lineEdit().editingFinished.connect(self.remember)
+        edit.editingFinished.connect(self.remember)
 
     def host(self) -> str | None:
         return self.currentText().strip() or None

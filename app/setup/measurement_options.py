@@ -22,7 +22,7 @@ from tcprof.profiler.config import (
     CONTROL_SUFFIX,
     CONTROLS,
     DEFAULT_REPLICATES,
-    RunConfig,
+    DEFAULT_STALL_TIMEOUT_S,
     normalize_control,
     resolve_threads,
 )
@@ -42,7 +42,6 @@ CONTROL_CHOICES = (  # the combo's text, RunConfig.control
     ("compiled twin", "compiled"),
     ("both twins", "both"),
 )
-DEFAULT_STALL_TIMEOUT_S = RunConfig.__dataclass_fields__["stall_timeout_s"].default
 MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
 STALL_TIMEOUT_TIP = (
     "RunConfig.stall_timeout_s (--stall-timeout): a phase (loading, compiling, a step) that\n"

@@ -82,10 +82,10 @@ def path_label(path: str) -> str:
     return f"{example.title} ({Path(path).name})" if example else Path(path).name
 
 
-_CACHE: dict[tuple, dict[str, Any]] = {}
+_CACHE: dict[tuple[object, ...], dict[str, Any]] = {}
 
 
-def _cache_key(source: ModelSource) -> tuple:
+def _cache_key(source: ModelSource) -> tuple[object, ...]:
     try:
         mtime = os.stat(source.path).st_mtime_ns
     except OSError:

@@ -167,8 +167,9 @@ class ScriptOptions(QWidget):
         step_on = state.get("step_on")
         self.step_on.setCurrentText(step_on if step_on in STEP_ON else STEP_ON[0])
         timeout = state.get("no_step_timeout_s")
-        ok = isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0
-        self.no_step_timeout.setValue(float(timeout) if ok else DEFAULT_NO_STEP_TIMEOUT_S)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+            timeout = DEFAULT_NO_STEP_TIMEOUT_S
+        self.no_step_timeout.setValue(float(timeout))
         self.show()
         self._edited()
 

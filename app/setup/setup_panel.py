@@ -120,7 +120,7 @@ class SetupPanel(QWidget):
         self.problem.hide()
 
         layout = QVBoxLayout(self)
-        for w in (
+        for box in (
             model_box,
             arms_box,
             run_box,
@@ -131,14 +131,14 @@ class SetupPanel(QWidget):
             debug_box,
             self.problem,
         ):
-            layout.addWidget(w)
+            layout.addWidget(box)
         layout.addStretch(1)
 
         for editor in (core, *self._editors, self.carried, self.script):
             editor.changed.connect(self.revalidate)
         self.script.modelRequested.connect(self.script.clear)
         self.model.fileChosen.connect(lambda _path: self.script.clear())
-        not_for_scripts = {
+        not_for_scripts: dict[str, list[QWidget]] = {
             "loop": [self.loop.loop],
             "amp": [self.loop.amp],
             "channels_last": [self.loop.channels_last],
@@ -149,7 +149,7 @@ class SetupPanel(QWidget):
             "apply_advice": [self.measurement.apply_advice],
             "host": [self.host],
         }
-        own = {"optimizer": [self.optimizer], "lr": [self.lr]}
+        own: dict[str, list[QWidget]] = {"optimizer": [self.optimizer], "lr": [self.lr]}
         own.update(block_module=[self.extras.block_module], parallel=[self.distributed.parallel])
         fields = {k: v for k, v in not_for_scripts.items() if k in NOT_FOR_SCRIPTS}
         self.script_mode = ScriptMode({**fields, **{k: own[k] for k in OWN_REASONS}})

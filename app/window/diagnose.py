@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.common.table_text import table_text
 from tcprof.app.results.results_view import ResultsView
 from tcprof.app.run.estimate import RunEstimate
 from tcprof.app.run.run_controller import RunController
@@ -73,7 +74,7 @@ Adjust = Callable[[RunConfig], RunConfig]
 def ladder_config(config: RunConfig) -> RunConfig:
     """The setup with the ladder's stages as its arms (its other settings kept)."""
     return dataclasses.replace(
-        config, arms=ladder_arms(None), ladder=True, apply_advice=False, control=False
+        config, arms=ladder_arms(None), ladder=True, apply_advice=False, control=None
     )
 
 
@@ -149,10 +150,7 @@ class DiagnoseDialog(QDialog):
         self.resize(640, self.sizeHint().height())
 
     def stage_rows(self) -> list[list[str]]:
-        return [
-            [self.stages.item(r, c).text() for c in range(self.stages.columnCount())]
-            for r in range(self.stages.rowCount())
-        ]
+        return table_text(self.stages)
 
 
 def _rounds(replicates: int) -> str:
@@ -173,6 +171,7 @@ class RunVariants(QObject):
     """The Diagnose action and the Advice tab's Apply and re-run button, for one window."""
 
     def __init__(self, window: VariantsWindow) -> None:
+        assert isinstance(window, QObject), "the main window, whose child this is"
         super().__init__(window)
         # Weakly: a strong reference back would keep a closed window (and its plots) alive
         # until the cyclic garbage collector ran.
@@ -207,7 +206,8 @@ class RunVariants(QObject):
         except ConfigError as exc:  # Diagnose is disabled then; keyboard races land here
             window.status.label.setText(f"Cannot run: {exc}")
             return None
-        dialog = DiagnoseDialog(config, window.run_estimate.for_config(config), window)
+        parent = window if isinstance(window, QWidget) else None  # the main window: a QWidget
+        dialog = DiagnoseDialog(config, window.run_estimate.for_config(config), parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.start(ladder_config))
         dialog.finished.connect(self._forget_dialog)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -165,8 +166,9 @@ class WindowLayout(QObject):
         """The splitters by the name their state is saved under."""
         return {"main": self.main, "right": self.right}
 
-    def connect(self, show_setup: Any, reset_layout: Any) -> None:
-        """The View menu's actions: 'Setup panel' (checkable) and 'Reset layout'."""
+    def connect_view_menu(self, show_setup: QAction, reset_layout: QAction) -> None:
+        """The View menu's actions: 'Setup panel' (checkable) and 'Reset layout'. (Not named
+        `connect`, which would hide QObject.connect.)"""
         show_setup.setChecked(self.setup_visible)
         show_setup.toggled.connect(self.set_setup_visible)
         self.setupVisibilityChanged.connect(show_setup.setChecked)
@@ -200,7 +202,10 @@ class WindowLayout(QObject):
         """The setup panel's own width (no horizontal scrolling), up to SETUP_SHARE of the
         window."""
         scroll = self.setup_box.findChild(QScrollArea)
-        wanted = scroll.widget().sizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+        panel = scroll.widget() if scroll is not None else None
+        if scroll is None or panel is None:  # the box is built with both; never so
+            return SETUP_MIN_WIDTH
+        wanted = panel.sizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
         return max(SETUP_MIN_WIDTH, min(wanted + 4, int(self.window.width() * SETUP_SHARE)))
 
     def reset(self) -> None:

@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         if not self.sessions.saved:  # a saved session shows the environment it ran in
             self.results.show_environment(env)
         saved = self.prefs.setup().get("device")
-        if saved in (env.get("devices") or []):
+        if isinstance(saved, str) and saved in (env.get("devices") or []):
             self.setup.device.setCurrentText(saved)
         if not self.controller.running:
             self.status.label.setText(
@@ -329,11 +329,10 @@ class MainWindow(QMainWindow):
         """Show one session in every part: a run as it starts (empty) and as it ends, or a saved
         session (recorded: its events, fed to the plots, logs and error banner as a live run
         feeds them, so a re-opened session looks as it did)."""
-        saved = recorded is not None
-        if saved:
+        if recorded is not None:
             self._replay(session, recorded)
         self.results.show_session(session)
-        if saved:
+        if recorded is not None:
             self.results.show_environment(session.get("environment"))
         else:
             self.results.show_environment(self.environment or self.controller.environment)
@@ -404,6 +403,7 @@ class MainWindow(QMainWindow):
         self.controller.start(config)
         self.sessions.on_run_started()
         self.show_session({"arms": []}, None)
+        assert self.controller.data is not None  # start() made it, even for a refused run
         plots.start(self.controller.data)
         self.results.logs.start(names)
         self.status.start(names, config, self.run_estimate.for_config(config))
@@ -453,7 +453,7 @@ class MainWindow(QMainWindow):
         if geometry is None or not self.restoreGeometry(geometry):
             self._default_size()
         self.window_layout.restore(self.prefs)
-        self.window_layout.connect(self.commands.show_setup, self.commands.reset_layout)
+        self.window_layout.connect_view_menu(self.commands.show_setup, self.commands.reset_layout)
         # The last model is trusted again only if the user had trusted it (their own settings
         # file says so; a session's config never can, see SetupPanel.restore).
         last = self.prefs.setup()
