@@ -16,6 +16,7 @@ from typing import Any
 
 from tcprof.profiler.analysis.stats import NO_INTERVAL, SETTLED_RATIO, settled
 from tcprof.profiler.protocol.compile_terms import seconds_text
+from tcprof.profiler.protocol.event_text import phase_words
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads as a number, "-8%" as a dash
 
@@ -560,13 +561,15 @@ def headline_notes(session: dict[str, Any]) -> list[str]:
         r.get("batch_size"): r for a in arms if a.get("name") == baseline for r in a["results"]
     }
     out = []
+    script = (session.get("config") or {}).get("script")
     for arm in arms:
         if arm.get("name") == baseline or is_control(arm):
             continue
         for row in arm.get("results") or []:
             if row.get("speedup") is None or row.get("status") in ("error", "oom"):
                 continue
-            where = f"{arm.get('name')} at bs {row.get('batch_size')}"
+            phase = phase_words(row.get("batch_size"), script)  # a script has no 'bs 1'
+            where = f"{arm.get('name')} at {phase}" if phase else str(arm.get("name"))
             if not speedup_settled(row):
                 out.append(f"{where}: {NOT_SETTLED}: {settle_hint(row)}")
             note = medians_note(row, base_rows.get(row.get("batch_size")))

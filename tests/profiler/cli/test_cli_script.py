@@ -76,7 +76,7 @@ def test_the_gpt_recipes_own_compile_takes_each_arms_options(gpt):
         "returned it uncompiled: this is the eager arm" in t for t in notes(session, "eager")
     )
     assert (
-        "the model is `self`, GPT (model.py:73), whose parameters AdamW at model.py:124"
+        "the model is `model`, GPT (model.py:73), whose parameters AdamW at model.py:124"
         in notes(session, "eager")[0]
     )
 

@@ -15,6 +15,7 @@ from tcprof.profiler.session.fold import Session
 from tests.support import sleeping_backend
 from tests.support.paths import ROOT
 from tests.support.script_harness import schedule, script_config, serve
+from tests.support.synthetic import EVAL_FIRST_COMPILES, synthetic_session
 
 pytestmark = pytest.mark.timeout(180, method="thread")
 SCRIPTS = ROOT / "tests" / "support" / "scripts"
@@ -95,15 +96,28 @@ def test_the_first_step_is_checked_against_its_wall_clock_excess(eval_first):
 
 
 def test_break_even_follows_the_full_cost(eval_first):
+    """The real run's full cost is at least its three sleeps; break-even divides that full
+    cost (compiles and the first step's extra) by what a step saves, checked on a session of
+    three rounds where the compiled arm is twice as fast (one round has no interval)."""
     row = eval_first[0]["arms"][1]["results"][0]
-    base = eval_first[0]["arms"][0]["results"][0]["median_ms"]
-    high = row["speedup_ci"][1]
-    if high <= 1.0:  # the interval's best end: the fewest steps, defined when it saves time
-        pytest.skip("no interval end above 1: no break-even to check")
+    assert row["compile_cold_s"] + (row["first_step_extra_s"] or 0.0) >= 3 * sleeping_backend.SLEEP_S
+    eager = [[2.0, 2.02, 1.98, 2.0]] * 3
+    fast = [[1.0, 1.01, 0.99, 1.0], [1.0, 1.02, 0.98, 1.0], [1.01, 1.0, 0.99, 1.0]]
+    doc = synthetic_session(
+        compiles=EVAL_FIRST_COMPILES, first_step_ms=(50.0, 1250.0), rounds={0: eager, 1: fast}
+    )
+    row = doc["arms"][1]["results"][0]
+    base = doc["arms"][0]["results"][0]["median_ms"]
     full = row["compile_cold_s"] + (row["first_step_extra_s"] or 0.0)
-    fewest = full * 1000 / (base * (1 - 1 / high))
-    assert row["break_even_cold_ci"][0] == pytest.approx(fewest, rel=1e-6)
-    assert full >= 3 * sleeping_backend.SLEEP_S
+    assert row["compile_cold_s"] == pytest.approx(4.0, abs=1e-6)  # the compiles, every one
+    assert full > row["compile_cold_s"], "the first step's extra counts too"
+    low, high = row["speedup_ci"]
+    assert row["break_even_cold_steps"] == pytest.approx(
+        full * 1000 / (base * (1 - 1 / row["speedup"])), rel=1e-6
+    )
+    assert row["break_even_cold_ci"][0] == pytest.approx(
+        full * 1000 / (base * (1 - 1 / high)), rel=1e-6
+    )
 
 
 def test_a_compiled_helper_outside_the_model_is_counted(helper):
