@@ -39,7 +39,7 @@ Check = Callable[[RunConfig], "str | None"]  # what is known wrong before any ar
 REFUSED = "refused"  # the run's status when the check found something wrong: nothing ran
 
 
-def _engine_runner(config: RunConfig, listeners: list[Listener]) -> SessionRunner:
+def engine_runner(config: RunConfig, listeners: list[Listener]) -> SessionRunner:
     from tcprof.profiler.run.runner import Runner  # the schedule and its processes
 
     return Runner(config, listeners=listeners)
@@ -51,7 +51,7 @@ def _engine_check(factory: RunnerFactory) -> Check | None:
     from tcprof.profiler.run.preflight import check_before_run
     from tcprof.profiler.run.runner import Runner
 
-    return check_before_run if factory in (_engine_runner, Runner) else None
+    return check_before_run if factory in (engine_runner, Runner) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +79,7 @@ class RecordedRun:
         folder: Path,
         lock: RunLock | None = None,
         listeners: Sequence[Listener] = (),
-        runner_factory: RunnerFactory = _engine_runner,
+        runner_factory: RunnerFactory = engine_runner,
         on_log_failure: Listener | None = None,
         check: Check | None | bool = True,
     ) -> None:

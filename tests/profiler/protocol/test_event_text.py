@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from tcprof.profiler.cli.progress import TerminalProgress
+from tcprof.profiler.recording.progress import TerminalProgress
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.protocol.event_text import (
     FELL_BACK,
