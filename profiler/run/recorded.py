@@ -1,8 +1,9 @@
 """One recorded run: its session folder chosen and locked, its events appended to events.jsonl
 as they arrive, the run itself, and session.json and steps.csv saved however it ended.
 
-`tcprof run`, the window's run thread and the test fixtures all record runs through this one
-object, so the lifecycle is written once. The folder is known before the runner exists: the
+`tcprof run`, `tcprof.run` and the window's run thread record runs through this object behind
+their one front door (profiler/recording/entry.py: the folder chosen, the reports, trackers
+and signals), the test fixtures directly, so the lifecycle is written once. The folder is known before the runner exists: the
 run's config names it (`artifacts_dir`, where traces, weights and snapshots go) from the
 start, and nothing is patched in once the run is going.
 """
