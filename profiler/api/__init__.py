@@ -1,6 +1,6 @@
 """tcprof as a Python library: `run` a profile through the engine's one recorded run, `load` a
-saved session, `compare` two, each result a typed, read-only value (`Session`, `Comparison`). `import tcprof`
-re-exports these names (docs/api.md documents each).
+saved session, `compare` two, each result a typed, read-only value (`Session`, `Comparison`).
+`import tcprof` re-exports these names (docs/api.md documents each).
 
 A top floor of the engine, beside `cli` (neither imports the other): it may import every floor
 below it (the run's options and recorded run in `recording`, the reports), and nothing below
