@@ -15,6 +15,7 @@ from pathlib import Path
 from tcprof.profiler.recording.tracking import (
     EXPERIMENT_HELP,
     SPEC_HELP,
+    Logged,
     check_tracker_options,
     log_saved,
 )
@@ -22,27 +23,30 @@ from tcprof.profiler.recording.tracking import (
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     print(f"tcprof: {line}", file=sys.stderr)
 
 
 def log_to_trackers(folder: Path, specs: Sequence[str], experiment: str | None) -> int:
-    """Log a saved session, each outcome a line on stderr: EXIT_OK when every tracker took it,
-    EXIT_ERROR when one did not, EXIT_USAGE when the folder holds no readable session,
-    EXIT_INTERRUPTED on Ctrl+C (the session stays saved)."""
-    logged = log_saved(folder, specs, experiment, on_logged=_say)
+    """Log a saved session (`tcprof log-to`), each outcome a line on stderr; the exit code."""
+    return said(log_saved(folder, specs, experiment, on_logged=say), folder)
+
+
+def said(logged: Logged, folder: Path) -> int:
+    """How logging the session in `folder` went, a line each on stderr: EXIT_OK when every
+    tracker took it, EXIT_ERROR when one did not, EXIT_USAGE when the folder holds no readable
+    session, EXIT_INTERRUPTED on Ctrl+C (the session stays saved)."""
     if logged.unreadable is not None:
-        _say(f"error: cannot read session: {logged.unreadable}")
+        say(f"error: cannot read session: {logged.unreadable}")
         return EXIT_USAGE
     if logged.interrupted:
-        _say(f"logging to the trackers interrupted; the session is saved in {folder}")
+        say(f"logging to the trackers interrupted; the session is saved in {folder}")
         return EXIT_INTERRUPTED
-    warnings = logged.warnings
-    for line in warnings:
-        _say(f"warning: {line}")
-    if warnings:
-        _say(f"the session is saved in {folder}; log it again with tcprof log-to")
-    return EXIT_ERROR if warnings else EXIT_OK
+    for line in logged.warnings:
+        say(f"warning: {line}")
+    if logged.warnings:
+        say(f"the session is saved in {folder}; log it again with tcprof log-to")
+    return EXIT_ERROR if logged.warnings else EXIT_OK
 
 
 def add_log_to_parser(

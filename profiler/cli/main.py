@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, log_to_trackers
+from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.config import ConfigError, ModelSource, examples
 from tcprof.profiler.protocol.event_text import error_where
@@ -122,7 +122,7 @@ def _run_and_save(
     print(f"\nsession: {ending.folder or 'not saved'}", file=sys.stderr)
     interrupted = recording.interrupted
     if ending.folder is not None and args.log_to:  # the session is saved first: nothing is lost
-        if log_to_trackers(ending.folder, args.log_to, args.mlflow_experiment) == EXIT_INTERRUPTED:
+        if said(recording.log_to_trackers(on_logged=say), ending.folder) == EXIT_INTERRUPTED:
             interrupted = True
     if interrupted or recording.interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
