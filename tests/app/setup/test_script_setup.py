@@ -9,11 +9,11 @@ import pytest
 from tcprof.app.setup.script_mode import OWN_REASONS, reason
 from tcprof.app.setup.setup_panel import BATCH_SIZES_TIP, SetupPanel
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.recording.options import config_from_options
-from tcprof.profiler.recording.script_args import split_command
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.config.examples import example_path
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS
+from tcprof.profiler.recording.options import config_from_options
+from tcprof.profiler.recording.script_args import split_command
 
 
 @pytest.fixture

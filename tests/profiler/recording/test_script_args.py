@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.cli.main import build_parser
+from tcprof.profiler.config import ConfigError
 from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.recording.script_args import split_command
-from tcprof.profiler.config import ConfigError
 
 
 def _config(argv: list[str], cwd, monkeypatch):

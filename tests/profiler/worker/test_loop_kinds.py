@@ -12,8 +12,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, loop_text
+from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
 from tcprof.profiler.worker.accuracy import check_step
