@@ -1,12 +1,12 @@
 """`tcprof.run`: a run from Python through the engine's one front door, returning the Session.
 
 The keywords are a run's options (api/options.py, from their one declaration in
-recording/options.py, which also makes the RunConfig), and the run is recorded by the one
-recorded run every door uses (recording/entry.py: a locked folder, the live events.jsonl,
-session.json, steps.csv, the reports and the trackers), so the folder of a call equals the
-CLI's and the window's for the same options, bar timestamps, paths and ids. A model given as a class or a callable is shipped to the
-workers by value (api/shipping.py). Ctrl+C (KeyboardInterrupt) ends the workers and returns
-what was measured.
+recording/options.py, which also makes the RunConfig), and the run is recorded by the one recorded
+run every door uses (recording/entry.py: a locked folder, the live events.jsonl, session.json,
+steps.csv, the reports and the trackers), so the folder of a call equals the CLI's and the window's
+for the same options, bar timestamps, paths and ids. A model given as a class or a callable is
+shipped to the workers by value (api/shipping.py). Ctrl+C (KeyboardInterrupt) ends the workers and
+returns what was measured.
 """
 
 from __future__ import annotations

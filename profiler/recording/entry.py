@@ -1,13 +1,13 @@
 """One recorded run, from its checks to its trackers: the front door of `tcprof run`, `tcprof.run`
 and the window's Run, so a session folder is the same whichever door made it.
 
-`Recording` chooses and locks the folder (`--out`, else a new session folder named after the
-model: `run_label`), checks the tracker options, and wraps run/recorded.py's `RecordedRun` (the
-preflight check, the live events.jsonl, the run, session.json and steps.csv); `save()` adds
-report.html and report.md, and `log_to_trackers()` the trackers. Used as a context manager, it
-releases the folder however the block ends and, for a command's own process
-(`stop_on_signals`), ends the run on SIGTERM and SIGHUP as on Ctrl+C (on the main thread only). What each door shows
-(a terminal line, a warning, a signal to the GUI) stays with the door: nothing here prints.
+`Recording` chooses and locks the folder (`--out`, else a new session folder named after the model:
+`run_label`), checks the tracker options, and wraps run/recorded.py's `RecordedRun` (the preflight
+check, the live events.jsonl, the run, session.json and steps.csv); `save()` adds report.html and
+report.md, and `log_to_trackers()` the trackers. Used as a context manager, it releases the folder
+however the block ends and, for a command's own process (`stop_on_signals`), ends the run on
+SIGTERM and SIGHUP as on Ctrl+C (on the main thread only). What each door shows (a terminal line, a
+warning, a signal to the GUI) stays with the door: nothing here prints.
 """
 
 from __future__ import annotations
