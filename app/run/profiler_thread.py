@@ -19,22 +19,22 @@ thread lock.)
 
 Work that grows with the run's length stays here too, off the GUI thread: the summary table's
 numbers (`Session.to_dict()` bootstraps confidence intervals) are computed when a batch size
-finishes and relayed as a `summary` event, and session.json / steps.csv are written here when
-the run ends or is stopped.
+finishes and relayed as a `summary` event, and the session's files and reports are written
+here when the run ends or is stopped.
 """
 
 from __future__ import annotations
 
 import threading
 import traceback
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from tcprof.profiler.config import RunConfig
 from tcprof.profiler.protocol.types import Event, Listener
-from tcprof.profiler.run.recorded import RecordedRun, RunnerFactory
+from tcprof.profiler.recording.entry import Recording
+from tcprof.profiler.run.recorded import RunnerFactory
 from tcprof.profiler.run.runner import Runner
 
 
@@ -48,13 +48,15 @@ class ProfilerThread(QThread):
         config: RunConfig,
         listeners: list[Listener] | None = None,
         runner_factory: RunnerFactory = Runner,
-        session_dir: Path | None = None,
+        save: bool = False,
         parent: QObject | None = None,
     ) -> None:
-        """With session_dir, the run is recorded there (profiler/run/recorded.py): the folder is
-        locked for the run's life (recovery leaves it alone), events.jsonl is written as events
-        arrive (a failing write is one log line, and the run goes on) and session.json and
-        steps.csv when the run ends."""
+        """save: the run is recorded through the engine's one front door
+        (profiler/recording/entry.py), as `tcprof run` records it: a new session folder named
+        after the model, locked for the run's life (recovery leaves it alone), events.jsonl
+        written as events arrive (a failing write is one log line, and the run goes on), and
+        session.json, steps.csv, report.html and report.md when the run ends. OSError (one
+        line) when no session folder can be made; nothing has started then."""
         super().__init__(parent)
         self.setObjectName("ProfilerThread")
         self._lock = threading.Lock()
@@ -62,22 +64,21 @@ class ProfilerThread(QThread):
         self._signalled = False
         self.events_relayed = 0
         self.signals_emitted = 0
-        self.session_dir = session_dir
         # Listeners run here, off the GUI thread; the relay comes last.
         listening = [*(listeners or []), self._relay]
-        self.recorded: RecordedRun | None = None
-        if session_dir is not None:
-            self.recorded = RecordedRun(
+        self.recording: Recording | None = None
+        if save:
+            self.recording = Recording(
                 config,
-                session_dir,
                 listeners=listening,
                 runner_factory=runner_factory,
                 on_log_failure=self._relay,
             )
-            self.runner = self.recorded.runner
+            self.runner = self.recording.recorded.runner
         else:
             self.runner = runner_factory(config, listening)
-        self.config = self.recorded.config if self.recorded else config
+        self.session_dir = self.recording.folder if self.recording else None
+        self.config = self.recording.config if self.recording else config
         self.session: Any = None
         self.summary: dict[str, Any] | None = None
         self.save_error: str | None = None
@@ -89,7 +90,7 @@ class ProfilerThread(QThread):
 
     def run(self) -> None:  # the thread body
         try:
-            self.session = self.recorded.run() if self.recorded else self.runner.run()
+            self.session = self.recording.run() if self.recording else self.runner.run()
         except BaseException as exc:  # never let an exception escape into Qt's thread code
             self.session = getattr(self.runner, "session", None)
             self.crash = {
@@ -110,19 +111,18 @@ class ProfilerThread(QThread):
             return None
 
     def _save(self) -> None:
-        session = (
-            self.session if self.session is not None else getattr(self.runner, "session", None)
-        )
         self.summary = self._summarize()
-        if self.recorded is None:
+        if self.recording is None:
             return
-        if session is None:
-            self.recorded.release()
+        try:
+            ending = self.recording.save()
+        except BaseException as exc:  # never into Qt's thread code; the lock goes either way
+            self.recording.recorded.release()
+            self.save_error = f"could not save the session: {exc}"
             return
-        saved = self.recorded.save(session.to_dict())
-        if saved.folder is not None or self.recorded.refusal is not None:
-            self.session_dir = saved.folder  # a refused run ran nothing and keeps no folder
-        self.save_error = saved.problem
+        if ending.folder is not None or ending.refusal is not None:
+            self.session_dir = ending.folder  # a refused run ran nothing and keeps no folder
+        self.save_error = "; ".join(ending.problems) or None
 
     def _relay(self, event: Event) -> None:
         if event.get("type") == "bs_done":

@@ -5,7 +5,9 @@ The controller owns the ProfilerThread and what lives as long as a run: the sess
 stopped), the latest summary (session.json's dict, computed on the thread whenever a batch size
 finishes) and the LiveData buffers the plots pull from. Widgets subscribe to its signals; none
 of them touches the thread. When no session folder can be made (an unwritable TCPROF_HOME),
-the run ends at once as failed and `save_error` says why.
+the run ends at once as failed and `save_error` says why. The folder is chosen, and filled
+at the end with the session's files and reports, by the engine's one recorded run
+(profiler/recording/entry.py), as for `tcprof run`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tcprof.profiler.config import RunConfig
-from tcprof.profiler.config.paths import StorageError, new_session_dir
 
 if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
     from tcprof.app.plots.live_data import LiveData
@@ -83,16 +84,14 @@ class RunController(QObject):
         self.data = LiveData.from_config(config)
         self.events_received = 0
         self.signals_received = 0
-        try:
-            self.session_dir = new_session_dir(Path(config.source.path).stem) if save else None
-        except StorageError as exc:  # an unwritable TCPROF_HOME: said, not silent
+        if not save:
+            config = without_folder(config)
+        try:  # the folder is chosen by the engine's front door, as `tcprof run` chooses it
+            self.thread = ProfilerThread(config, [], self.runner_factory or Runner, save=save)
+        except OSError as exc:  # an unwritable TCPROF_HOME: said, not silent
             self._refuse(str(exc))
             return
-        if self.session_dir is None:
-            config = without_folder(config)
-        self.thread = ProfilerThread(
-            config, [], self.runner_factory or Runner, session_dir=self.session_dir
-        )
+        self.session_dir = self.thread.session_dir
         self.config = config = self.thread.config  # a saved run's names its folder
         self.thread.eventsReady.connect(self._on_events_ready)
         self.thread.finished.connect(self._on_thread_finished)

@@ -1,9 +1,10 @@
-"""tcprof as a Python library: `run` a profile over the CLI's engine, `load` a saved session,
-`compare` two, each result a typed, read-only value (`Session`, `Comparison`). `import tcprof`
-re-exports these names (docs/api.md documents each).
+"""tcprof as a Python library: `run` a profile through the engine's one recorded run, `load` a
+saved session, `compare` two, each result a typed, read-only value (`Session`, `Comparison`).
+`import tcprof` re-exports these names (docs/api.md documents each).
 
-The top floor of the engine: it may import every floor below it (the CLI's option
-declaration, the recorded run, the reports), and nothing below imports it. No Qt, no torch: a
+A top floor of the engine, beside `cli` (neither imports the other): it may import every floor
+below it (the run's options and recorded run in `recording`, the reports), and nothing below
+imports it. No Qt, no torch: a
 model given as a Python object is pickled here and built in the workers.
 """
 

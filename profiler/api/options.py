@@ -1,6 +1,7 @@
-"""`tcprof.run`'s keyword options, taken from `tcprof run`'s own declaration (cli/run_args.py):
-each option is a keyword with the same name (underscored) and the same default, and a call's
-keywords are turned back into that command line and parsed by the CLI's parser, so the values
+"""`tcprof.run`'s keyword options, taken from a run's options as declared once
+(recording/options.py, `tcprof run`'s parser): each option is a keyword with the same name
+(underscored) and the same default, and a call's keywords are turned back into that command
+line and parsed by that parser, so the values
 are checked, converted and made into a RunConfig exactly as the CLI does, and a bad one raises
 ValueError with the CLI's one-line message.
 
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
-from tcprof.profiler.cli.run_args import add_run_parser
+from tcprof.profiler.recording.options import add_run_parser
 
 RENAMED = {"model": "model_name"}  # the CLI's dest -> the keyword
 POSITIONAL = "model_file"  # the CLI's model file: `model=` of tcprof.run

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from tcprof.profiler.cli.progress import TerminalProgress
 from tcprof.profiler.config import RunConfig
 from tcprof.profiler.protocol.types import Event
+from tcprof.profiler.recording.progress import TerminalProgress
 from tcprof.profiler.run.progress_model import ProgressModel
 
 

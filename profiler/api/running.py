@@ -1,12 +1,12 @@
-"""`tcprof.run`: a run from Python over the CLI's engine, returning the Session.
+"""`tcprof.run`: a run from Python through the engine's one front door, returning the Session.
 
-The arguments become `tcprof run`'s (api/options.py), the RunConfig is the CLI's
-(cli/run_args.config_from_args), and the run is recorded as the CLI records it (a locked
-folder, the live events.jsonl, session.json, steps.csv and the reports: run/recorded.py and
-cli/main.py's save_reports), so the session.json of a call equals the CLI's for the same
-arguments, bar timestamps and paths. A model given as a class or a callable is shipped to the
-workers by value (api/shipping.py). Ctrl+C (KeyboardInterrupt) ends the workers and returns
-what was measured.
+The keywords are a run's options (api/options.py, from their one declaration in
+recording/options.py, which also makes the RunConfig), and the run is recorded by the one recorded
+run every door uses (recording/entry.py: a locked folder, the live events.jsonl, session.json,
+steps.csv, the reports and the trackers), so the folder of a call equals the CLI's and the window's
+for the same options, bar timestamps, paths and ids. A model given as a class or a callable is
+shipped to the workers by value (api/shipping.py). Ctrl+C (KeyboardInterrupt) ends the workers and
+returns what was measured.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +31,11 @@ from tcprof.profiler.api.progress import (
 )
 from tcprof.profiler.api.session import Session, load
 from tcprof.profiler.api.shipping import Shipment, pack
-from tcprof.profiler.cli.log_to_command import check_tracker_options
-from tcprof.profiler.cli.main import save_reports
-from tcprof.profiler.cli.run_args import config_from_args
-from tcprof.profiler.config import PICKLED_MODEL_FILE, ConfigError, RunConfig
+from tcprof.profiler.config import ConfigError, RunConfig
 from tcprof.profiler.protocol.types import Event
-from tcprof.profiler.run.recorded import RecordedRun
-from tcprof.profiler.store.run_folder import open_run_folder
-from tcprof.profiler.trackers import log_session
+from tcprof.profiler.recording.entry import Recording
+from tcprof.profiler.recording.options import config_from_options
+from tcprof.profiler.recording.tracking import check_tracker_options
 
 ModelLike = str | os.PathLike[str] | Callable[[], Any]
 
@@ -103,54 +100,62 @@ def run_parsed(
     make_batch: Callable[[int, Any], Any] | None = None,
     progress: ProgressChoice = None,
 ) -> Session:
-    """A run from `tcprof run`'s parsed arguments (tcprof.run's, or the %tcprof magic's);
+    """A run from `tcprof run`'s parsed options (tcprof.run's, or the %tcprof magic's);
     `model` a Python object to ship instead of a model file."""
     check_progress(progress)
     tracker_problem = check_tracker_options(args.log_to, args.mlflow_experiment)
     if tracker_problem:  # before the run, as the CLI checks them
         raise ConfigError(tracker_problem)
-    config, shipment = _config(args, model, make_batch)
-    label = (
-        shipment.name if shipment else args.example or Path(args.model_file).stem  # as the CLI
-    )
-    folder, lock = open_run_folder(args.out, args.force, label)
+    config, shipment = _config(vars(args), model, make_batch)
+
+    def ship(config: RunConfig, folder: Path) -> RunConfig:  # into the run's own folder
+        if shipment is None:
+            return config
+        source = dataclasses.replace(config.source, path=str(shipment.write(folder)))
+        return dataclasses.replace(config, source=source)
+
+    shown = RunProgress(config, progress, args.quiet, args.show_output)
     try:
-        if shipment is not None:
-            source = dataclasses.replace(config.source, path=str(shipment.write(folder)))
-            config = dataclasses.replace(config, source=source)
-        shown = RunProgress(config, progress, args.quiet, args.show_output)
-        recorded = RecordedRun(config, folder, lock, listeners=[shown], on_log_failure=_warn_event)
+        recording = Recording(
+            config,
+            out=args.out,
+            force=args.force,
+            listeners=[shown],
+            on_log_failure=_warn_event,
+            prepare=ship,
+            trackers=args.log_to or (),
+            mlflow_experiment=args.mlflow_experiment,
+        )
     except BaseException:
-        lock.release()  # nothing started: the folder is not left locked
+        shown.close("failed")  # nothing started
         raise
-    try:
-        live = recorded.run()
-    finally:
-        shown.close(recorded.session.status)
-    if recorded.refusal is not None:  # found wrong before any arm ran, as the CLI refuses it
-        recorded.save()
-        raise ConfigError(recorded.refusal)
-    full = live.to_dict()
-    saved = recorded.save(full)
-    problems = [saved.problem] if saved.problem else []
-    if saved.folder is not None:
-        problems += save_reports(full, saved.folder)
-        if args.log_to:  # the session is saved first: a tracker that fails loses nothing
-            problems += _log_session(saved.folder, args.log_to, args.mlflow_experiment, args.quiet)
+    with recording:
+        try:
+            recording.run()
+        finally:
+            shown.close(recording.session.status)
+        ending = recording.save()
+        if ending.refusal is not None:  # found wrong before any arm ran, as the CLI refuses it
+            raise ConfigError(ending.refusal)
+        problems = list(ending.problems)
+        if ending.folder is not None:
+            problems += _tracker_lines(recording, ending.folder, args.quiet)
     for line in problems:
         _warn(line)
+    full = ending.session
     if args.json:
         print(json.dumps({k: v for k, v in full.items() if k not in ("samples", "logs")}, indent=1))
-    return load(saved.folder) if saved.folder is not None else Session.from_dict(full)
+    return load(ending.folder) if ending.folder is not None else Session.from_dict(full)
 
 
 def _config(
-    args: argparse.Namespace,
+    options: Mapping[str, Any],
     model: Callable[[], Any] | None,
     make_batch: Callable[[int, Any], Any] | None,
 ) -> tuple[RunConfig, Shipment | None]:
-    """The CLI's RunConfig for the arguments; for a Python model, its shipment too (made
-    before any folder exists, so a model that cannot travel creates nothing)."""
+    """The RunConfig of the options (a run's one declaration); for a Python model, its
+    shipment too (made before any folder exists, so a model that cannot travel creates
+    nothing)."""
     if make_batch is not None and model is None:
         raise ValueError(
             "make_batch= goes with a model given as a class or callable (a model file "
@@ -159,23 +164,18 @@ def _config(
     if make_batch is not None and not callable(make_batch):
         raise ValueError(f"make_batch= is a callable, not {type(make_batch).__name__}")
     if model is None:
-        config = config_from_args(args)
+        config = config_from_options(options)
         shipment = None
     else:
-        if args.model_file or args.example:
+        if options["model_file"] or options["example"]:
             raise ConfigError("give the model as a Python object or as a file, not both")
-        if args.model or args.factory:
+        if options["model"] or options["factory"]:
             raise ConfigError(
                 "model_name= and factory= choose a model in a file; a class or callable "
                 "given as model= is the model itself"
             )
-        placeholder = argparse.Namespace(**{**vars(args), "model_file": "."})
-        config = config_from_args(placeholder, check_file=False)
         shipment = pack(model, make_batch)
-        config = dataclasses.replace(
-            config,
-            source=dataclasses.replace(config.source, path=PICKLED_MODEL_FILE, model=shipment.name),
-        )
+        config = config_from_options(options, shipped=shipment.name)
         if config.host or config.nnodes > 1:
             raise ConfigError(
                 "a model given as a Python object runs on this machine: --host and --nnodes "
@@ -189,22 +189,20 @@ def _config(
     return config, shipment
 
 
-def _log_session(
-    folder: Path, specs: Sequence[str], experiment: str | None, quiet: bool
-) -> list[str]:
-    """The saved session logged to the trackers asked for (`tcprof run --log-to`'s
-    log_session), each one logged said on stderr unless quiet; a warning line per problem."""
+def _tracker_lines(recording: Recording, folder: Path, quiet: bool) -> list[str]:
+    """The saved session logged to the trackers asked for, each one logged said on stderr
+    unless quiet; a warning line per problem."""
 
     def logged(line: str) -> None:
         if not quiet:
             print(f"tcprof: {line}", file=sys.stderr)
 
-    try:
-        lines = log_session(folder, list(specs), mlflow_experiment=experiment, on_logged=logged)
-    except KeyboardInterrupt:
+    outcome = recording.log_to_trackers(on_logged=logged)
+    if outcome.interrupted:
         return [f"logging to the trackers interrupted; the session is saved in {folder}"]
-    except ValueError as exc:  # the session just saved could not be read back
-        return [f"could not log the session to the trackers: {exc}"]
+    if outcome.unreadable is not None:  # the session just saved could not be read back
+        return [f"could not log the session to the trackers: {outcome.unreadable}"]
+    lines = outcome.warnings
     return lines + ([f"log it again with tcprof log-to SPEC {folder}"] if lines else [])
 
 

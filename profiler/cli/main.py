@@ -7,28 +7,20 @@ Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kep
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
-from tcprof.profiler.cli.log_to_command import (
-    add_log_to_parser,
-    check_tracker_options,
-    cmd_log_to,
-    log_to_trackers,
-)
-from tcprof.profiler.cli.progress import TerminalProgress
+from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
-from tcprof.profiler.cli.run_args import add_run_parser, config_from_args
-from tcprof.profiler.cli.script_args import split_command
 from tcprof.profiler.config import ConfigError, ModelSource, examples
 from tcprof.profiler.protocol.event_text import error_where
 from tcprof.profiler.protocol.types import Event, Json
-from tcprof.profiler.run.recorded import RecordedRun
+from tcprof.profiler.recording.entry import Recording
+from tcprof.profiler.recording.options import add_run_parser, config_from_options
+from tcprof.profiler.recording.progress import TerminalProgress
+from tcprof.profiler.recording.script_args import split_command
+from tcprof.profiler.recording.tracking import check_tracker_options
 from tcprof.profiler.store import files as session_files
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -68,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        config = config_from_args(args)  # the folder is made once the arguments are good
+        config = config_from_options(vars(args))  # the folder is made once the options are good
     except ConfigError as exc:
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -87,66 +79,57 @@ def cmd_run(args: argparse.Namespace) -> int:
     def log_failed(event: Event) -> None:  # a full disk: say so once, the run goes on
         print(f"tcprof: warning: {event['text']}", file=sys.stderr)
 
-    label = args.example or Path(config.script.path if config.script else args.model_file).stem
     try:
-        recorded = RecordedRun.in_folder(
+        recording = Recording(
             config,
-            args.out,
-            args.force,
-            label,
+            out=args.out,
+            force=args.force,
             listeners=[progress],
             on_log_failure=log_failed,
+            trackers=args.log_to or (),
+            mlflow_experiment=args.mlflow_experiment,
+            stop_on_signals=True,
         )
     except OSError as exc:  # an unwritable home, an earlier run in --out, a live run there
         progress.close()
         print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    with _stopped_by_signals(recorded) as signalled:
-        return _run_and_save(recorded, args, progress, signalled)
+    with recording:
+        return _run_and_save(recording, args, progress)
 
 
 def _run_and_save(
-    recorded: RecordedRun,
-    args: argparse.Namespace,
-    progress: TerminalProgress,
-    signalled: list[int],
+    recording: Recording, args: argparse.Namespace, progress: TerminalProgress
 ) -> int:
     """Run, then write what was measured however the run ended; the exit code."""
     try:
-        session = recorded.run()
+        recording.run()
     finally:
         progress.close()
-    if recorded.refusal is not None:  # found wrong before any arm ran: bad input, one line
-        recorded.save()
-        print(f"tcprof: error: {recorded.refusal}", file=sys.stderr)
+    ending = recording.save()
+    if ending.refusal is not None:  # found wrong before any arm ran: bad input, one line
+        print(f"tcprof: error: {ending.refusal}", file=sys.stderr)
         return EXIT_USAGE
-    interrupted = recorded.interrupted or bool(signalled)
-    full = session.to_dict()
-    saved = recorded.save(full)  # the session first: a failing report keeps it
-    problems = [f"warning: {saved.problem}"] if saved.problem else []
-    if saved.folder is None:
-        problems = [f"error: {saved.problem}"]
-    else:
-        problems += save_reports(full, saved.folder)
-    for line in problems:
-        print(f"tcprof: {line}", file=sys.stderr)
+    for line in ending.problems:
+        print(f"tcprof: {'warning' if ending.folder else 'error'}: {line}", file=sys.stderr)
     from tcprof.profiler.cli.summary import render_summary
 
-    data = {k: v for k, v in full.items() if k not in ("samples", "logs")}
+    data = {k: v for k, v in ending.session.items() if k not in ("samples", "logs")}
     if args.json:
         print(json.dumps(data, indent=1))
     else:
         print(render_summary(data))
-    print(f"\nsession: {saved.folder or 'not saved'}", file=sys.stderr)
-    if saved.folder is not None and args.log_to:  # the session is saved first: nothing is lost
-        if log_to_trackers(saved.folder, args.log_to, args.mlflow_experiment) == EXIT_INTERRUPTED:
+    print(f"\nsession: {ending.folder or 'not saved'}", file=sys.stderr)
+    interrupted = recording.interrupted
+    if ending.folder is not None and args.log_to:  # the session is saved first: nothing is lost
+        if said(recording.log_to_trackers(on_logged=say), ending.folder) == EXIT_INTERRUPTED:
             interrupted = True
-    if interrupted:
+    if interrupted or recording.interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
     for line in failure_lines(data):  # the cause is the last thing read
         print(f"tcprof: error: {line}", file=sys.stderr)
-    return exit_code(data) if saved.folder is not None else EXIT_ERROR
+    return exit_code(data) if ending.folder is not None else EXIT_ERROR
 
 
 def failure_lines(data: Json) -> list[str]:
@@ -159,38 +142,6 @@ def failure_lines(data: Json) -> list[str]:
             cause = f"{err.get('kind')}: {err.get('message')}{error_where(err)}"
             causes.setdefault(cause, []).append(str(arm.get("name")))
     return [f"{', '.join(names)}: {cause}" for cause, names in causes.items()]
-
-
-def save_reports(session: Json, folder: Path) -> list[str]:
-    """The reports beside the saved session; a line per problem (never an exception)."""
-    from tcprof.profiler.report.export import REPORT_FORMATS, export_reports
-
-    try:
-        export_reports(session, folder, REPORT_FORMATS)
-    except OSError as exc:
-        return [f"warning: could not write the reports in {folder} ({exc.strerror or exc})"]
-    return []
-
-
-@contextlib.contextmanager
-def _stopped_by_signals(runner: RecordedRun) -> Iterator[list[int]]:
-    """SIGTERM and SIGHUP (a closed terminal) end the run as Ctrl+C does: the runner stops its
-    workers, what was measured is written, and the exit code is 130. Yields the signals seen."""
-    seen: list[int] = []
-
-    def stop(signum: int, _frame: object) -> None:
-        seen.append(signum)
-        runner.cancel()
-
-    wanted = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    if threading.current_thread() is not threading.main_thread():
-        wanted = []  # signal handlers belong to the main thread
-    previous = {sig: signal.signal(sig, stop) for sig in wanted}
-    try:
-        yield seen
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def exit_code(data: Json) -> int:

@@ -1,7 +1,7 @@
 """A script's command as the user types it (`python train.py ARGS`, `python -m pkg.mod ARGS`)
 made into a `ScriptSource`, and the phases its placeholders ask for.
 
-Shared by `tcprof run [options] -- python train.py ARGS` (cli/script_args.py) and the window's
+Shared by `tcprof run [options] -- python train.py ARGS` (recording/script_args.py) and the window's
 Open script… (app/setup/script_options.py), so both build the same run from the same words.
 The script runs in each worker, never here: this only finds its file.
 """

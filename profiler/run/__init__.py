@@ -4,5 +4,5 @@ schedule of rounds and blocks and the accuracy pass (`runner`), one round's work
 advice runs, how long a run will take and how far it has got.
 
 Imports every engine floor below it (`remote`, `distributed`, `process`, `store`, `session`,
-`analysis`, `config`, `protocol`), never `report` or `cli`.
+`analysis`, `config`, `protocol`), never `report`, `trackers`, `recording` or the doors above.
 """

@@ -1,10 +1,11 @@
-"""One recorded run: its session folder chosen and locked, its events appended to events.jsonl
-as they arrive, the run itself, and session.json and steps.csv saved however it ended.
+"""One recorded run: its session folder locked, its events appended to events.jsonl as
+they arrive, the run itself, and session.json and steps.csv saved however it ended.
 
-`tcprof run`, the window's run thread and the test fixtures all record runs through this one
-object, so the lifecycle is written once. The folder is known before the runner exists: the
-run's config names it (`artifacts_dir`, where traces, weights and snapshots go) from the
-start, and nothing is patched in once the run is going.
+`tcprof run`, `tcprof.run` and the window's run thread record runs through this object behind their
+one front door (profiler/recording/entry.py: the folder chosen, the reports, trackers, signals),
+the test fixtures directly, so the lifecycle is written once. The folder is known before the runner
+exists: the run's config names it (`artifacts_dir`, where traces, weights and snapshots go) from
+the start, and nothing is patched in once the run is going.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from tcprof.profiler.config import RunConfig
 from tcprof.profiler.protocol.types import Event, Listener
 from tcprof.profiler.session.fold import Session
 from tcprof.profiler.store.files import clear_earlier_run, open_event_log, save_session
-from tcprof.profiler.store.run_folder import open_run_folder
 from tcprof.profiler.store.run_lock import RunLock
 
 
@@ -39,7 +39,7 @@ Check = Callable[[RunConfig], "str | None"]  # what is known wrong before any ar
 REFUSED = "refused"  # the run's status when the check found something wrong: nothing ran
 
 
-def _engine_runner(config: RunConfig, listeners: list[Listener]) -> SessionRunner:
+def engine_runner(config: RunConfig, listeners: list[Listener]) -> SessionRunner:
     from tcprof.profiler.run.runner import Runner  # the schedule and its processes
 
     return Runner(config, listeners=listeners)
@@ -51,7 +51,7 @@ def _engine_check(factory: RunnerFactory) -> Check | None:
     from tcprof.profiler.run.preflight import check_before_run
     from tcprof.profiler.run.runner import Runner
 
-    return check_before_run if factory in (_engine_runner, Runner) else None
+    return check_before_run if factory in (engine_runner, Runner) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +79,7 @@ class RecordedRun:
         folder: Path,
         lock: RunLock | None = None,
         listeners: Sequence[Listener] = (),
-        runner_factory: RunnerFactory = _engine_runner,
+        runner_factory: RunnerFactory = engine_runner,
         on_log_failure: Listener | None = None,
         check: Check | None | bool = True,
     ) -> None:
@@ -94,21 +94,6 @@ class RecordedRun:
         self._check = _engine_check(runner_factory) if check is True else check or None
         self.interrupted = False
         self.refusal: str | None = None
-
-    @classmethod
-    def in_folder(
-        cls,
-        config: RunConfig,
-        out: str | Path | None = None,
-        force: bool = False,
-        label: str = "",
-        **kwargs: Any,
-    ) -> RecordedRun:
-        """Record into `out` (refused when it holds an earlier run, unless `force`), or into a
-        new session folder named after `label`. OSError (one line) when the folder cannot be
-        used; nothing has started then."""
-        folder, lock = open_run_folder(out, force, label)
-        return cls(config, folder, lock, **kwargs)
 
     @property
     def session(self) -> Session:

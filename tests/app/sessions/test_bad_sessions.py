@@ -15,6 +15,7 @@ from tcprof.app.run.run_controller import RunController
 from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import UNREADABLE, list_sessions
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.run import recorded
 from tcprof.profiler.run.runner import Runner
 from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON
 from tests.app.conftest import write_session
@@ -139,10 +140,19 @@ def test_the_window_says_why_a_run_cannot_start(make_window, qtbot, tmp_path, mo
     assert not window.controller.running
 
 
-def test_a_log_that_cannot_be_written_is_one_line_and_the_session_is_saved(qtbot, tmp_path):
-    folder = tmp_path / "run"
-    (folder / EVENTS_JSONL).mkdir(parents=True)  # the log cannot even be opened
-    thread = ProfilerThread(_config(), [], _fake_runner, session_dir=folder)
+def test_a_log_that_cannot_be_written_is_one_line_and_the_session_is_saved(
+    qtbot, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("TCPROF_HOME", str(tmp_path / "home"))
+    opened = recorded.open_event_log
+
+    def blocked(folder, **kwargs):  # the log cannot even be opened
+        (folder / EVENTS_JSONL).mkdir()
+        return opened(folder, **kwargs)
+
+    monkeypatch.setattr(recorded, "open_event_log", blocked)
+    thread = ProfilerThread(_config(), [], _fake_runner, save=True)
+    folder = thread.session_dir
     with qtbot.waitSignal(thread.finished, timeout=20_000):
         thread.start()
     thread.wait()

@@ -9,11 +9,11 @@ import pytest
 from tcprof.app.setup.script_mode import OWN_REASONS, reason
 from tcprof.app.setup.setup_panel import BATCH_SIZES_TIP, SetupPanel
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.cli.run_args import config_from_args
-from tcprof.profiler.cli.script_args import split_command
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.config.examples import example_path
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS
+from tcprof.profiler.recording.options import config_from_options
+from tcprof.profiler.recording.script_args import split_command
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def _cli_config(argv, command, cwd, monkeypatch):
     own, script = split_command(["run", *argv, "--", *command])
     args = build_parser().parse_args(own)
     args.script_command = script
-    return config_from_args(args)
+    return config_from_options(vars(args))
 
 
 @pytest.mark.parametrize(

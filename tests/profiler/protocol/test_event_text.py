@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 
-from tcprof.profiler.cli.progress import TerminalProgress
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, ScriptSource
 from tcprof.profiler.protocol.event_text import (
     FELL_BACK,
@@ -14,6 +13,7 @@ from tcprof.profiler.protocol.event_text import (
     recompile_limit_hit,
 )
 from tcprof.profiler.protocol.events import EventType, Phase
+from tcprof.profiler.recording.progress import TerminalProgress
 
 
 def test_notable_events_read_as_one_line_each():

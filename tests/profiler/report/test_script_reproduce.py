@@ -4,8 +4,8 @@ host with --host (and the interpreter there), and parses back into the same sett
 from __future__ import annotations
 
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.cli.run_args import config_from_args
-from tcprof.profiler.cli.script_args import split_command
+from tcprof.profiler.recording.options import config_from_options
+from tcprof.profiler.recording.script_args import split_command
 from tcprof.profiler.report.script_reproduce import tcprof_command
 
 
@@ -46,7 +46,7 @@ def test_nproc_and_host_come_back_in_the_command_and_parse_to_the_same_run(tmp_p
     own, script = split_command(command[1:])
     args = build_parser().parse_args(own)
     args.script_command = script
-    config = config_from_args(args)
+    config = config_from_options(vars(args))
     assert (config.nproc, config.parallel, config.host) == (2, "torchrun", "gpu-box")
     assert config.remote_python == "~/venv/bin/python" and config.warmup == 1
 

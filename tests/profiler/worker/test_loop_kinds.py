@@ -12,8 +12,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.cli.run_args import config_from_args
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, loop_text
+from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
 from tcprof.profiler.worker.accuracy import check_step
@@ -56,7 +56,7 @@ def test_the_cli_flags_reach_the_config():
             "--compile-optimizer",
         ]  # fmt: skip
     )
-    cfg = config_from_args(args)
+    cfg = config_from_options(vars(args))
     assert (cfg.loop, cfg.amp, cfg.channels_last, cfg.compile_optimizer) == (
         "train",
         "fp16",
@@ -65,7 +65,7 @@ def test_the_cli_flags_reach_the_config():
     )
     again = RunConfig.from_dict(cfg.to_dict())
     assert again == cfg
-    default = config_from_args(build_parser().parse_args(["run", "--example", "simple"]))
+    default = config_from_options(vars(build_parser().parse_args(["run", "--example", "simple"])))
     assert (default.loop, default.amp, default.channels_last, default.compile_optimizer) == (
         "train",
         None,

@@ -1,8 +1,9 @@
-"""Terminal progress for `tcprof run`: phases, compile time running, notable events.
+"""Terminal progress for `tcprof run` (and `tcprof.run` off a notebook): phases, compile time
+running, notable events.
 
-On a terminal one status line is redrawn in place (with a ticker, so a long compile shows its
-time running); otherwise each phase change is one plain line. What a line says comes from
-event_text and how far the run has got from progress_model, as in the application.
+On a terminal one status line is redrawn in place (with a ticker, so a long compile shows its time
+running); otherwise each phase change is one plain line. What a line says comes from event_text and
+how far the run has got from progress_model, as in the application.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""`tcprof run`'s command line: its options, and the RunConfig they make.
+"""A run's options, declared once (as `tcprof run`'s parser: the CLI parses a command line with
+it, the Python API turns its keywords into one and checks them with it, api/options.py), and the
+RunConfig they make (`config_from_options`, from the parsed values by name: the CLI's and the
+API's alike).
 
 Kept apart from profiler/cli/main.py (which runs the commands) because the options grow with every
 feature, and one place should say how each becomes a RunConfig field."""
@@ -6,16 +9,11 @@ feature, and one place should say how each becomes a RunConfig field."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from tcprof.profiler.analysis.ladder import ladder_arms
-from tcprof.profiler.cli.log_to_command import add_tracker_options
-from tcprof.profiler.cli.script_args import (
-    add_script_options,
-    check_no_script_options,
-    phases,
-    script_source,
-)
 from tcprof.profiler.config import (
     AMP_DTYPES,
     COMPILE_MODES,
@@ -32,6 +30,7 @@ from tcprof.profiler.config import (
     LOOPS,
     MIN_BLOCK_MS,
     PARALLEL,
+    PICKLED_MODEL_FILE,
     ArmSpec,
     ConfigError,
     DebugOptions,
@@ -41,8 +40,16 @@ from tcprof.profiler.config import (
     parse_arms,
     parse_batch_sizes,
 )
+from tcprof.profiler.recording.script_args import (
+    add_script_options,
+    check_no_script_options,
+    phases,
+    script_source,
+)
+from tcprof.profiler.recording.tracking import add_tracker_options
 
 DEFAULT_ARMS = "eager,inductor"
+Options = Mapping[str, Any]  # a run's options by name (argparse's dest), as parsed
 
 
 def add_run_parser(
@@ -382,16 +389,16 @@ def add_remote_options(run: argparse.ArgumentParser) -> None:
     )
 
 
-def _apply_defaults(arms: tuple[ArmSpec, ...], args: argparse.Namespace) -> tuple[ArmSpec, ...]:
+def _apply_defaults(arms: tuple[ArmSpec, ...], options: Options) -> tuple[ArmSpec, ...]:
     out = []
     for a in arms:
         if a.compiled:
             kw = a.to_dict()
-            if args.mode and a.mode is None and a.backend == "inductor":
-                kw["mode"] = args.mode
-            if args.dynamic and a.dynamic is None:
-                kw["dynamic"] = {"none": None, "true": True, "false": False}[args.dynamic]
-            if args.fullgraph:
+            if options["mode"] and a.mode is None and a.backend == "inductor":
+                kw["mode"] = options["mode"]
+            if options["dynamic"] and a.dynamic is None:
+                kw["dynamic"] = {"none": None, "true": True, "false": False}[options["dynamic"]]
+            if options["fullgraph"]:
                 kw["fullgraph"] = True
             a = ArmSpec.from_dict(kw)
         out.append(a)
@@ -407,88 +414,99 @@ def _check_model_file(path: Path, given: str) -> None:
         raise ConfigError(f"model file not found: {given}")
 
 
-def config_from_args(args: argparse.Namespace, *, check_file: bool = True) -> RunConfig:
-    """args.script_command: the command after `--` (main.py splits it off), or None.
-    `check_file=False`: the model file is written later (the Python API's shipped model)."""
-    command = getattr(args, "script_command", None)
-    script = script_source(args, command) if command is not None else None
+def config_from_options(options: Options, *, shipped: str | None = None) -> RunConfig:
+    """The RunConfig of a run's parsed options, by name (every option of `tcprof run`; the
+    CLI's parsed command line, the API's checked keywords). options["script_command"]: the
+    command after `--` (main.py splits it off), or None. `shipped`: the name of a model given
+    as a Python object, written into the run's folder later (its file, PICKLED_MODEL_FILE)."""
+    command = options.get("script_command")
+    script = script_source(options, command) if command is not None else None
     if script is None:
-        check_no_script_options(args)
-    if script is None and bool(args.model_file) == bool(args.example):
+        check_no_script_options(options)
+    given = bool(options["model_file"]) + bool(options["example"]) + (shipped is not None)
+    if script is None and given != 1:
         raise ConfigError(
             "give a model file or --example NAME (one of them), or a script after --: "
             "tcprof run [options] -- python train.py ARGS"
         )
-    batch_sizes = parse_batch_sizes(args.batch_sizes) if script is None else (1,)
+    batch_sizes = parse_batch_sizes(options["batch_sizes"]) if script is None else (1,)
     if script is not None:
-        batch_sizes, script = phases(args, script)
+        batch_sizes, script = phases(options, script)
         path = script.path
-    elif args.example:
-        path = str(examples.example_path(args.example))
+    elif shipped is not None:
+        path = PICKLED_MODEL_FILE
+    elif options["example"]:
+        path = str(examples.example_path(options["example"]))
     else:
-        path = str(Path(args.model_file).expanduser().absolute())
-        if check_file:
-            _check_model_file(Path(path), args.model_file)
-    logs = tuple(a.strip() for a in args.log.split(",") if a.strip())
-    if args.ladder is not None and args.arms:
+        path = str(Path(options["model_file"]).expanduser().absolute())
+        _check_model_file(Path(path), options["model_file"])
+    logs = tuple(a.strip() for a in options["log"].split(",") if a.strip())
+    if options["ladder"] is not None and options["arms"]:
         raise ConfigError("give --arms or --ladder, not both")
-    if args.ladder is not None:
-        arms = _apply_defaults(ladder_arms(args.ladder), args)
+    if options["ladder"] is not None:
+        arms = _apply_defaults(ladder_arms(options["ladder"]), options)
     else:
-        arms = _apply_defaults(parse_arms(args.arms or DEFAULT_ARMS), args)
-    if args.debug_preset and not any(a.backend == DEBUG_PRESET_BACKEND for a in arms):
+        arms = _apply_defaults(parse_arms(options["arms"] or DEFAULT_ARMS), options)
+    if options["debug_preset"] and not any(a.backend == DEBUG_PRESET_BACKEND for a in arms):
         arms = (*arms, ArmSpec(DEBUG_PRESET_BACKEND, label=f"debug ({DEBUG_PRESET_BACKEND})"))
     return RunConfig(
         source=ModelSource(
-            path=path, model=args.model, factory=args.factory, input_shape=args.input_shape
+            path=path,
+            model=shipped or options["model"],
+            factory=options["factory"],
+            input_shape=options["input_shape"],
         ),
         arms=arms,
         batch_sizes=batch_sizes,
-        warmup=args.warmup,
-        steps=args.steps,
-        blocks=args.blocks,
-        sequential=args.sequential,
-        device=args.device,
-        optimizer=args.optimizer,
-        lr=args.lr,
-        seed=args.seed,
-        replicates=args.replicates,
-        control=args.control,
-        threads=args.threads,
-        warm_cache=args.warm_cache,
-        min_block_ms=args.min_block_ms,
-        accuracy=not args.no_accuracy,
-        accuracy_rtol=args.rtol,
-        accuracy_atol=args.atol,
+        warmup=options["warmup"],
+        steps=options["steps"],
+        blocks=options["blocks"],
+        sequential=options["sequential"],
+        device=options["device"],
+        optimizer=options["optimizer"],
+        lr=options["lr"],
+        seed=options["seed"],
+        replicates=options["replicates"],
+        control=options["control"],
+        threads=options["threads"],
+        warm_cache=options["warm_cache"],
+        min_block_ms=options["min_block_ms"],
+        accuracy=not options["no_accuracy"],
+        accuracy_rtol=options["rtol"],
+        accuracy_atol=options["atol"],
         debug=DebugOptions(
-            logs=tuple(dict.fromkeys(logs + (DEBUG_PRESET_LOGS if args.debug_preset else ()))),
-            verbose=args.verbose_dynamo or args.debug_preset,
-            suppress_errors=args.suppress_errors,
-            fail_on_recompile=args.fail_on_recompile,
-            explain=args.explain or args.debug_preset,
-            compile_debug=args.compile_debug,
-            trace=args.trace,
-            memory_snapshot=args.memory_snapshot,
+            logs=tuple(
+                dict.fromkeys(logs + (DEBUG_PRESET_LOGS if options["debug_preset"] else ()))
+            ),
+            verbose=options["verbose_dynamo"] or options["debug_preset"],
+            suppress_errors=options["suppress_errors"],
+            fail_on_recompile=options["fail_on_recompile"],
+            explain=options["explain"] or options["debug_preset"],
+            compile_debug=options["compile_debug"],
+            trace=options["trace"],
+            memory_snapshot=options["memory_snapshot"],
         ),
-        timeout_s=args.timeout,
-        stall_timeout_s=args.stall_timeout or None,
-        ladder=args.ladder is not None,
-        apply_advice=args.apply_advice,
-        block_module=args.block_module,
-        weights=str(Path(args.weights).expanduser().resolve()) if args.weights else None,
-        save_weights=args.save_weights,
-        host=args.host or None,
-        remote_python=args.remote_python,
-        profile_steps=args.profile_steps,
-        loop=args.loop,
-        amp=args.amp,
-        channels_last=args.channels_last,
-        compile_optimizer=args.compile_optimizer,
-        nproc=args.nproc,
-        parallel=args.parallel,
-        nnodes=args.nnodes,
-        node_rank=args.node_rank,
-        rdzv_endpoint=args.rdzv_endpoint,
-        rdzv_timeout_s=args.rdzv_timeout,
+        timeout_s=options["timeout"],
+        stall_timeout_s=options["stall_timeout"] or None,
+        ladder=options["ladder"] is not None,
+        apply_advice=options["apply_advice"],
+        block_module=options["block_module"],
+        weights=str(Path(options["weights"]).expanduser().resolve())
+        if options["weights"]
+        else None,
+        save_weights=options["save_weights"],
+        host=options["host"] or None,
+        remote_python=options["remote_python"],
+        profile_steps=options["profile_steps"],
+        loop=options["loop"],
+        amp=options["amp"],
+        channels_last=options["channels_last"],
+        compile_optimizer=options["compile_optimizer"],
+        nproc=options["nproc"],
+        parallel=options["parallel"],
+        nnodes=options["nnodes"],
+        node_rank=options["node_rank"],
+        rdzv_endpoint=options["rdzv_endpoint"],
+        rdzv_timeout_s=options["rdzv_timeout"],
         script=script,
     )

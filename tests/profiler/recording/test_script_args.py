@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.cli.run_args import config_from_args
-from tcprof.profiler.cli.script_args import split_command
 from tcprof.profiler.config import ConfigError
+from tcprof.profiler.recording.options import config_from_options
+from tcprof.profiler.recording.script_args import split_command
 
 
 def _config(argv: list[str], cwd, monkeypatch):
@@ -16,7 +16,7 @@ def _config(argv: list[str], cwd, monkeypatch):
     own, command = split_command(["run", *argv])
     args = build_parser().parse_args(own)
     args.script_command = command
-    return config_from_args(args)
+    return config_from_options(vars(args))
 
 
 @pytest.fixture

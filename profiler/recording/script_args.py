@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
+from typing import Any
 
 from tcprof.profiler.config import MIN_BLOCK_MS, ConfigError, ScriptSource
 from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON, WORK_UNITS
@@ -66,19 +68,19 @@ def add_script_options(run: argparse.ArgumentParser) -> None:
     )
 
 
-def check_no_script_options(args: argparse.Namespace) -> None:
+def check_no_script_options(options: Mapping[str, Any]) -> None:
     """The script's own options, given for a model file: a usage error rather than ignored."""
     given = [
         flag
         for flag, value, default in (
-            ("--sweep", getattr(args, "sweep", None), None),
-            ("--step-on", getattr(args, "step_on", "optimizer"), "optimizer"),
+            ("--sweep", options.get("sweep", None), None),
+            ("--step-on", options.get("step_on", "optimizer"), "optimizer"),
             (
                 "--no-step-timeout",
-                getattr(args, "no_step_timeout", None),
+                options.get("no_step_timeout", None),
                 DEFAULT_NO_STEP_TIMEOUT_S,
             ),
-            ("--unit", getattr(args, "unit", None), None),
+            ("--unit", options.get("unit", None), None),
         )
         if value is not None and value != default
     ]
@@ -88,15 +90,15 @@ def check_no_script_options(args: argparse.Namespace) -> None:
         )
 
 
-def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
+def script_source(options: Mapping[str, Any], command: list[str]) -> ScriptSource:
     """The ScriptSource of a command line (ConfigError when it names no script), run in the
     directory tcprof was started in (config/script_command.py, shared with the window)."""
-    if args.model_file or args.example:
+    if options["model_file"] or options["example"]:
         raise ConfigError(
             "give a model file or a script after --, not both "
             "(tcprof run [options] -- python train.py ARGS)"
         )
-    if getattr(args, "min_block_ms", 0) not in (0, MIN_BLOCK_MS):
+    if options.get("min_block_ms", 0) not in (0, MIN_BLOCK_MS):
         raise ConfigError(
             "--min-block-ms adds steps to a model file's blocks; a script's blocks are exactly "
             "--steps / --blocks of its own steps (it has only so many): raise --steps instead"
@@ -104,14 +106,18 @@ def script_source(args: argparse.Namespace, command: list[str]) -> ScriptSource:
     return script_from_command(
         command,
         os.getcwd(),
-        step_on=args.step_on,
-        sweep=sweep_name(args.sweep),
-        no_step_timeout_s=args.no_step_timeout,
-        unit=args.unit,
+        step_on=options["step_on"],
+        sweep=sweep_name(options["sweep"]),
+        no_step_timeout_s=options["no_step_timeout"],
+        unit=options["unit"],
     )
 
 
-def phases(args: argparse.Namespace, script: ScriptSource) -> tuple[tuple[int, ...], ScriptSource]:
+def phases(
+    options: Mapping[str, Any], script: ScriptSource
+) -> tuple[tuple[int, ...], ScriptSource]:
     """The phases' values (the run's batch sizes) and the script with its sweep named: the
     --sweep values, else --batch-sizes for a {batch_size} placeholder, else one phase."""
-    return script_phases(script, args.sweep, args.batch_sizes, args.batch_sizes != "32")
+    return script_phases(
+        script, options["sweep"], options["batch_sizes"], options["batch_sizes"] != "32"
+    )
