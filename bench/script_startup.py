@@ -46,14 +46,16 @@ def cli_run(script: Path, out: Path) -> dict[int, list[float]]:
 def window_run(script: Path, out: Path) -> dict[int, list[float]]:
     from tcprof.app.run.profiler_thread import ProfilerThread
     from tcprof.profiler.cli.main import build_parser, split_command
-    from tcprof.profiler.cli.run_args import config_from_args
+    from tcprof.profiler.recording.options import config_from_options
 
     argv, command = split_command(["run", "--arms", ARMS, *SHORT, "--", "python", str(script)])
     args = build_parser().parse_args(argv)
     args.script_command = command
-    thread = ProfilerThread(config_from_args(args), session_dir=out)
-    thread.run()  # the thread's body, here: the same RecordedRun the window starts
-    return startups(out / "events.jsonl")
+    os.environ["TCPROF_HOME"] = str(out)  # the window chooses its folder under the home
+    thread = ProfilerThread(config_from_options(vars(args)), save=True)
+    thread.run()  # the thread's body, here: the same recorded run the window starts
+    (log,) = out.glob("**/events.jsonl")
+    return startups(log)
 
 
 def main() -> None:

@@ -100,7 +100,9 @@ def test_break_even_follows_the_full_cost(eval_first):
     cost (compiles and the first step's extra) by what a step saves, checked on a session of
     three rounds where the compiled arm is twice as fast (one round has no interval)."""
     row = eval_first[0]["arms"][1]["results"][0]
-    assert row["compile_cold_s"] + (row["first_step_extra_s"] or 0.0) >= 3 * sleeping_backend.SLEEP_S
+    assert (
+        row["compile_cold_s"] + (row["first_step_extra_s"] or 0.0) >= 3 * sleeping_backend.SLEEP_S
+    )
     eager = [[2.0, 2.02, 1.98, 2.0]] * 3
     fast = [[1.0, 1.01, 0.99, 1.0], [1.0, 1.02, 0.98, 1.0], [1.01, 1.0, 0.99, 1.0]]
     doc = synthetic_session(
