@@ -243,7 +243,9 @@ COLUMN_HELP = {
     "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
     "against its identical twin",
     "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
-    "round left (warm), minus the one-off first-step cost eager pays too; \"(torch's compile "
+    "round left (warm): the time the arm's process spent compiling, every compile torch "
+    "recorded (before training, in a step, in an evaluation); a session without compile events "
+    "counts the first step's excess over a steady step, less eager's own; \"(torch's compile "
     'timer)": an arm that failed before any steady step has no excess to measure, so '
     "torch's own timer of its compiles stands in (a part of the cost)",
     "break-even cold/warm": "training steps until the compile cost is paid back by faster steps, "
