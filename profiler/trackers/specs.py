@@ -22,6 +22,7 @@ LIBRARY: dict[TrackerKind, str] = {
     "wandb": "wandb",
 }
 TRACKING_URI_ENV = "MLFLOW_TRACKING_URI"
+WANDB_PROJECT_ENV = "WANDB_PROJECT"  # W&B's own; WANDB_ENTITY is read by W&B itself
 SPEC_FORMS = "tensorboard[:DIR], mlflow[:URI] or wandb[:[ENTITY/]PROJECT]"
 # What a W&B project's name cannot hold (W&B refuses it), the slash apart: ENTITY/PROJECT.
 _NOT_IN_A_PROJECT = "\\#?%:"

@@ -30,9 +30,9 @@ from tcprof.profiler.trackers.content import (
     SessionLog,
     session_files,
 )
+from tcprof.profiler.trackers.specs import WANDB_PROJECT_ENV
 
 DEFAULT_PROJECT = "tcprof"
-PROJECT_ENV = "WANDB_PROJECT"
 ARTIFACT_TYPE = "tcprof-session"
 STEP = "step"  # each batch size's x-axis: `step/bs8`
 _NOT_IN_AN_ARTIFACT_NAME = re.compile(r"[^\w.\-]+")
@@ -42,7 +42,7 @@ def project_of(target: str | None) -> tuple[str | None, str]:
     """(entity, project) of a spec's target: W&B's own environment where it names none (an
     entity of None is W&B's to find: WANDB_ENTITY, else the account's default)."""
     entity, _, project = (target or "").rpartition("/")
-    return entity or None, project or os.environ.get(PROJECT_ENV) or DEFAULT_PROJECT
+    return entity or None, project or os.environ.get(WANDB_PROJECT_ENV) or DEFAULT_PROJECT
 
 
 def artifact_name(session_name: str) -> str:

@@ -1,6 +1,5 @@
 """A session logged to W&B offline (WANDB_MODE=offline, no network) and read back with W&B's own
-reader (`wandb leet inspect --json`: the run's records, and `--summary`: its state, config and
-summary): one run per arm grouped by the session, the same config, step series and headline
+reader (`wandb leet inspect --json`: the run's records, one line of JSON each): one run per arm grouped by the session, the same config, step series and headline
 figures as the other trackers, the session's files as an artifact; a W&B that cannot be logged
 to is one warning, nothing lost."""
 
@@ -43,29 +42,38 @@ def _teardown_wandb() -> None:
     wandb.teardown()
 
 
-def _inspect(run_dirs: list[Path]) -> dict[Path, tuple[list[dict], dict]]:
-    """Each run's records and its summary, as W&B's command line prints them (all at once)."""
-    cli = [sys.executable, "-m", "wandb", "leet", "inspect", "--json"]
-    calls = {
-        (d, summary): subprocess.Popen(
-            [*cli, *(["--summary"] if summary else []), str(d)],
+def _inspect(run_dirs: list[Path]) -> list[list[dict]]:
+    """Each run's records as W&B's command line prints them (one line of JSON each), the runs
+    read side by side."""
+    calls = [
+        subprocess.Popen(
+            [sys.executable, "-m", "wandb", "leet", "inspect", "--json", str(d)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for d in run_dirs
-        for summary in (False, True)
-    }
-    out = {key: call.communicate(timeout=60) for key, call in calls.items()}
-    for key, call in calls.items():
-        assert call.returncode == 0, out[key][1]
-    return {
-        d: (
-            [json.loads(line) for line in out[(d, False)][0].splitlines() if line.strip()],
-            json.loads(out[(d, True)][0]),
-        )
-        for d in run_dirs
-    }
+    ]
+    out = [call.communicate(timeout=60) for call in calls]
+    for call, (_stdout, stderr) in zip(calls, out, strict=True):
+        assert call.returncode == 0, stderr
+    return [[json.loads(line) for line in stdout.splitlines() if line.strip()] for stdout, _ in out]
+
+
+def _run(records: list[dict]) -> dict:
+    """A run as its records leave it: the run record (name, group, project, entity, notes), its
+    config and summary with every later update applied, and its exit code."""
+    (run,) = [r["run"] for r in records if r["type"] == "run"]
+    config = dict(run["config"]["update"])
+    summary: dict = {}
+    for r in records:
+        if r["type"] == "config":
+            config.update(r["config"].get("update") or {})
+        if r["type"] == "summary":
+            summary.update(r["summary"].get("update") or {})
+    config.pop("_wandb", None)
+    (exit_record,) = [r["exit"] for r in records if r["type"] == "exit"]
+    return {**run, "config": config, "summary": summary, "exit_code": exit_record["exit_code"]}
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +101,11 @@ def logged(tmp_path_factory):
         finally:
             _teardown_wandb()
     run_dirs = sorted((root / "dir" / "wandb").glob("offline-run-*"))
-    runs = {summary["name"]: (records, summary) for records, summary in _inspect(run_dirs).values()}
+    runs = {
+        run["display_name"]: (records, run)
+        for records in _inspect(run_dirs)
+        for run in [_run(records)]
+    }
     return session, folder, lines, runs, run_dirs
 
 
@@ -104,12 +116,10 @@ def _record(records: list[dict], kind: str) -> list[dict]:
 def test_one_run_per_arm_grouped_by_the_session(logged):
     session, _folder, lines, runs, run_dirs = logged
     assert sorted(runs) == sorted(a["name"] for a in session["arms"])
-    for records, summary in runs.values():
-        (run,) = _record(records, "run")
+    for _records, run in runs.values():
         assert run["run_group"] == SESSION_NAME
-        assert (summary["project"], summary["entity"]) == (PROJECT, ENTITY)
-        assert summary["state"] == "finished" and summary["exit_code"] == 0
-        assert run["job_type"] == "arm"
+        assert (run["project"], run["entity"]) == (PROJECT, ENTITY)
+        assert run["exit_code"] == 0 and run["job_type"] == "arm"
     assert lines == [
         f"logged to W&B offline: 2 run(s) in group '{SESSION_NAME}' of project '{PROJECT}': "
         + " ".join(str(d) for d in sorted(run_dirs, key=lambda d: d.name))
