@@ -15,7 +15,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet "torch==$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[test,tensorboard,mlflow,frameworks]" "torch==$(TORCH)"
+	$(BIN)/pip install --quiet -e ".[test,tensorboard,mlflow,wandb,frameworks]" "torch==$(TORCH)"
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

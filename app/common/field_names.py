@@ -64,8 +64,8 @@ FLAG_FIELDS = {
     "--force": "a new session folder",
     "--no-accuracy": "the Accuracy check option (off)",
     # The trackers: the window's Export menu logs a saved session.
-    "--log-to": "Export > Log to TensorBoard or MLflow",
-    "--mlflow-experiment": "the Experiment field of Log to TensorBoard or MLflow",
+    "--log-to": "Export > Log to TensorBoard, MLflow or W&B",
+    "--mlflow-experiment": "the Experiment field of Log to TensorBoard, MLflow or W&B",
 }
 # Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D",
 # a script's own "--batch_size={batch_size}").

@@ -95,9 +95,10 @@ class Preferences:
         self._s.setValue("recent_hosts", json.dumps(recent))
         return recent
 
-    # -- the tracker a session was last logged to (Export > Log to TensorBoard or MLflow) ------
+    # -- the tracker a session was last logged to (Export > Log to a tracker) --------------------
     def tracker(self) -> dict[str, str]:
-        """{kind, tensorboard_dir, mlflow_uri, mlflow_experiment}: what was given last time."""
+        """{kind, tensorboard_dir, mlflow_uri, mlflow_experiment, wandb_project}: what was given
+        last time."""
         value = self._get_json("tracker", {})
         if not isinstance(value, dict):
             return {}

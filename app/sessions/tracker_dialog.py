@@ -1,7 +1,8 @@
-"""Export > Log to TensorBoard or MLflow: where to send the session the window shows.
+"""Export > Log to TensorBoard, MLflow or W&B: where to send the session the window shows.
 
 TensorBoard takes a folder (one run per arm is written under it), MLflow a tracking URI and an
-experiment. The choice is checked as `tcprof run --log-to` checks it (the engine's own spec
+experiment, W&B a project (`ENTITY/PROJECT`, or empty for W&B's own WANDB_PROJECT and
+WANDB_ENTITY; WANDB_MODE=offline writes the runs locally). The choice is checked as `tcprof run --log-to` checks it (the engine's own spec
 parser): a missing library says what to install, and Log stays disabled until the choice is
 good. What was given is remembered for next time. The logging itself is SessionActions' work,
 off the GUI thread; this dialog only asks."""
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.settings import Preferences
 from tcprof.app.common.theme import error_colour
-from tcprof.profiler.trackers.specs import TRACKING_URI_ENV, parse_spec
+from tcprof.profiler.trackers.specs import TRACKING_URI_ENV, WANDB_PROJECT_ENV, parse_spec
 
 DEFAULT_TENSORBOARD_DIR = "tensorboard"  # under the session folder, as `--log-to tensorboard`
 
@@ -36,15 +37,21 @@ DEFAULT_TENSORBOARD_DIR = "tensorboard"  # under the session folder, as `--log-t
 class TrackerDialog(QDialog):
     def __init__(self, session_folder: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Log the session to TensorBoard or MLflow")
+        self.setWindowTitle("Log the session to TensorBoard, MLflow or W&B")
         self.prefs = Preferences()
         last = self.prefs.tracker()
         self.tensorboard = QRadioButton("TensorBoard: one run per arm, in a folder")
         self.mlflow = QRadioButton("MLflow: a run with a nested run per arm, on a tracking server")
+        self.wandb = QRadioButton("W&&B: one run per arm, grouped by the session, in a project")
+        self.buttons_by_kind = {
+            "tensorboard": self.tensorboard,
+            "mlflow": self.mlflow,
+            "wandb": self.wandb,
+        }
         group = QButtonGroup(self)
-        for button in (self.tensorboard, self.mlflow):
+        for button in self.buttons_by_kind.values():
             group.addButton(button)
-        (self.mlflow if last.get("kind") == "mlflow" else self.tensorboard).setChecked(True)
+        self.buttons_by_kind.get(last.get("kind", ""), self.tensorboard).setChecked(True)
         self.default_folder = str(session_folder / DEFAULT_TENSORBOARD_DIR)
         self.folder = QLineEdit(last.get("tensorboard_dir") or self.default_folder)
         self.choose = QPushButton("Choose…")
@@ -56,10 +63,15 @@ class TrackerDialog(QDialog):
         self.uri.setPlaceholderText("http://127.0.0.1:5000")
         self.experiment_name = QLineEdit(last.get("mlflow_experiment", ""))
         self.experiment_name.setPlaceholderText("tcprof")
+        self.project = QLineEdit(last.get("wandb_project", ""))
+        self.project.setPlaceholderText(
+            os.environ.get(WANDB_PROJECT_ENV) or "ENTITY/PROJECT, or empty for WANDB_PROJECT"
+        )
         form = QFormLayout()
         form.addRow("Log folder", folder_row)
         form.addRow("Tracking URI", self.uri)
         form.addRow("Experiment", self.experiment_name)
+        form.addRow("W&&B project", self.project)
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.setStyleSheet(f"color: {error_colour()}")
@@ -72,20 +84,24 @@ class TrackerDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tensorboard)
         layout.addWidget(self.mlflow)
+        layout.addWidget(self.wandb)
         layout.addLayout(form)
         layout.addWidget(self.note)
         layout.addWidget(self.buttons)
-        for edit in (self.folder, self.uri, self.experiment_name):
+        for edit in (self.folder, self.uri, self.experiment_name, self.project):
             edit.textChanged.connect(self._check)
         group.buttonToggled.connect(lambda *_: self._check())
         self._check()
 
     def kind(self) -> str:
-        return "mlflow" if self.mlflow.isChecked() else "tensorboard"
+        return next(k for k, b in self.buttons_by_kind.items() if b.isChecked())
 
     def spec(self) -> str:
         if self.kind() == "mlflow":
             return f"mlflow:{self.uri.text().strip()}"
+        if self.kind() == "wandb":
+            project = self.project.text().strip()
+            return f"wandb:{project}" if project else "wandb"
         return f"tensorboard:{self.folder.text().strip()}"
 
     def experiment(self) -> str | None:
@@ -104,7 +120,11 @@ class TrackerDialog(QDialog):
         return None
 
     def _check(self) -> None:
-        for edit, kind in ((self.folder, "tensorboard"), (self.uri, "mlflow")):
+        for edit, kind in (
+            (self.folder, "tensorboard"),
+            (self.uri, "mlflow"),
+            (self.project, "wandb"),
+        ):
             edit.setEnabled(self.kind() == kind)
         self.choose.setEnabled(self.kind() == "tensorboard")
         self.experiment_name.setEnabled(self.kind() == "mlflow")
@@ -131,6 +151,7 @@ class TrackerDialog(QDialog):
                 "tensorboard_dir": "" if folder == self.default_folder else folder,
                 "mlflow_uri": self.uri.text().strip(),
                 "mlflow_experiment": self.experiment_name.text().strip(),
+                "wandb_project": self.project.text().strip(),
             }
         )
         self.accept()

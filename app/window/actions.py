@@ -24,7 +24,7 @@ class WindowActions:
     open: QAction
     open_script: QAction  # a training script, run unchanged
     export: QAction
-    log_to: QAction  # Export's other choice: the session to TensorBoard or MLflow
+    log_to: QAction  # Export's other choice: the session to TensorBoard, MLflow or W&B
     run: QAction
     diagnose: QAction
     stop: QAction
@@ -83,10 +83,11 @@ def make_actions(window: QMainWindow) -> WindowActions:
         ),
         log_to=_action(
             window,
-            "Log to TensorBoard or MLflow…",
+            "Log to TensorBoard, MLflow or W&&B…",  # && : a menu's one &
             "Ctrl+Shift+E",
-            "Log the session to TensorBoard (one run per arm) or an MLflow server (a run with "
-            "a nested run per arm, the reports attached), in the background",
+            "Log the session to TensorBoard (one run per arm), an MLflow server (a run with "
+            "a nested run per arm, the reports attached) or W&B (a run per arm, grouped by the "
+            "session), in the background",
         ),
         run=_action(window, "▶ Run", "Ctrl+R", "Run every arm at every batch size"),
         diagnose=_action(

@@ -54,7 +54,7 @@ def add_log_to_parser(
 ) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "log-to",
-        help="log a saved session to TensorBoard or MLflow; exit 1 when a tracker could not "
+        help="log a saved session to TensorBoard, MLflow or W&B; exit 1 when a tracker could not "
         "be reached or written",
     )
     parser.add_argument("specs", nargs="+", metavar="SPEC", help=SPEC_HELP)

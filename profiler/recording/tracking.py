@@ -1,5 +1,5 @@
 """A run's trackers (`--log-to`, `log_to=`): their options, checked before anything runs (an
-unknown tracker, a missing extra, mlflow with no URI), and the saved session logged to them
+unknown tracker, a missing extra, mlflow with no URI, a W&B project W&B would refuse), and the saved session logged to them
 once it is saved, every outcome returned rather than printed (each door says it its way)."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from tcprof.profiler.trackers.specs import parse_specs
 
 SPEC_HELP = (
     "tensorboard[:DIR] (one TensorBoard run per arm, under DIR/<session>; default DIR: the "
-    "session's tensorboard/ folder) or mlflow[:URI] (an MLflow run with a nested run per arm; "
-    "default URI: MLFLOW_TRACKING_URI)"
+    "session's tensorboard/ folder), mlflow[:URI] (an MLflow run with a nested run per arm; "
+    "default URI: MLFLOW_TRACKING_URI) or wandb[:[ENTITY/]PROJECT] (a W&B run per arm, grouped "
+    "by the session; default: WANDB_PROJECT and WANDB_ENTITY; WANDB_MODE=offline: no network)"
 )
 EXPERIMENT_HELP = (
     "the MLflow experiment to log into (default: MLFLOW_EXPERIMENT_NAME, else tcprof); "
@@ -29,7 +30,7 @@ def add_tracker_options(group: argparse._ArgumentGroup) -> None:
         action="append",
         metavar="SPEC",
         help=f"once the session is saved, log it to a tracker (repeatable): {SPEC_HELP}; "
-        "needs pip install tcprof[tensorboard] or tcprof[mlflow]",
+        "needs pip install tcprof[tensorboard], tcprof[mlflow] or tcprof[wandb]",
     )
     group.add_argument("--mlflow-experiment", metavar="NAME", help=EXPERIMENT_HELP)
 

@@ -1,8 +1,8 @@
-"""A saved session sent where a team already looks: TensorBoard runs and MLflow runs.
+"""A saved session sent where a team already looks: TensorBoard, MLflow and W&B runs.
 
 `log_session(folder, specs)` reads the session folder (session.json, steps.csv's rows, the
 reports) and logs it to each tracker a spec names (`tensorboard[:DIR]`, `mlflow[:URI]`,
-parsed up front by `parse_specs`). Used by `tcprof run --log-to`, `tcprof log-to` and the
+`wandb[:[ENTITY/]PROJECT]`, parsed up front by `parse_specs`). Used by `tcprof run --log-to`, `tcprof log-to` and the
 window's Export. The tracker libraries are extras, imported only when a session is logged.
 
 Imports `report`, `store`, `analysis` and below; only `cli` sits above it.

@@ -1,8 +1,9 @@
-"""What a tracker is given of a saved session, the same for TensorBoard and MLflow: the
+"""What a tracker is given of a saved session, the same for TensorBoard, MLflow and W&B: the
 configuration as flat params, each arm's per-step series (steps.csv's rows), its headline
-figures per batch size, its compile markers and its part of the summary table and verdict.
+figures per batch size, its compile markers, its part of the summary table and verdict, and the
+session's files.
 
-Built once from the session dict, so both trackers log the same numbers under the same names,
+Built once from the session dict, so every tracker logs the same numbers under the same names,
 and those numbers are the ones session.json and steps.csv hold (tests read them back)."""
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from tcprof.profiler.analysis.verdict import (
     verdict_lines,
 )
 from tcprof.profiler.report.data import model_label, short_where
+from tcprof.profiler.report.export import export_reports
 from tcprof.profiler.report.markdown import md_text, table
 from tcprof.profiler.report.table import table_rows
+from tcprof.profiler.store.files import REPORT_HTML, REPORT_MD, SESSION_JSON, STEPS_CSV
 from tcprof.profiler.store.steps_csv import STEPS_HEADER, steps_rows
 
 Param = str | int | float | bool
@@ -46,6 +49,8 @@ HEADLINE = (
     "peak_rss_mb",
     "memory_ratio",
 )
+# The files a tracker keeps with the session, and the format that renders each when it is missing.
+SESSION_FILES = {SESSION_JSON: "json", STEPS_CSV: "csv", REPORT_HTML: "html", REPORT_MD: "md"}
 # Session config keys left out of the params: the arms are each arm's own params, the folder
 # is where the session is.
 NOT_PARAMS = ("arms", "artifacts_dir")
@@ -303,3 +308,14 @@ def session_log(session: dict[str, Any], folder: Path) -> SessionLog:
         verdict="\n\n".join(md_text(line) for line in verdict),
         tags={"tcprof.model": model_label(session), "tcprof.status": str(session.get("status"))},
     )
+
+
+def session_files(log: SessionLog, session: dict[str, Any], scratch: Path) -> list[Path]:
+    """The session's files (SESSION_FILES) from its folder, those it lacks rendered into
+    `scratch` (the folder is not changed)."""
+    missing = [fmt for name, fmt in SESSION_FILES.items() if not (log.folder / name).is_file()]
+    rendered = {p.name: p for p in export_reports(session, scratch, missing)} if missing else {}
+    return [
+        log.folder / name if (log.folder / name).is_file() else rendered[name]
+        for name in SESSION_FILES
+    ]

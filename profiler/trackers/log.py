@@ -2,7 +2,7 @@
 
 A tracker that cannot be reached or written is one line of warning and the next is tried: the
 session stays saved in its folder whatever a tracker does, so nothing measured is lost. The
-tracker libraries are imported here only when a spec names them (both are extras)."""
+tracker libraries are imported here only when a spec names them (all are extras)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ def _log_one(
 
         written = write_tensorboard(log, tensorboard_dir(spec, log.folder))
         return f"logged to TensorBoard: {written} (tensorboard --logdir {written.parent})"
+    if spec.kind == "wandb":
+        from tcprof.profiler.trackers.wandb_log import log_wandb
+
+        return log_wandb(log, session, spec.target)
     from tcprof.profiler.trackers.mlflow_log import log_mlflow
 
     assert spec.target, "parse_spec fills mlflow's URI"
@@ -57,7 +61,7 @@ def log_session(
     on_logged: Callable[[str], None] | None = None,
 ) -> list[str]:
     """Log the session saved in `folder` (or a session.json) to every tracker `specs` names
-    (`tensorboard[:DIR]`, `mlflow[:URI]`). Returns one line of warning per tracker that could
+    (`tensorboard[:DIR]`, `mlflow[:URI]`, `wandb[:[ENTITY/]PROJECT]`). Returns one line of warning per tracker that could
     not be reached or written (empty: all fine); `on_logged` hears a line per tracker that
     was. ValueError (one line) for a bad spec or a folder that holds no readable session."""
     parsed = parse_specs(specs)

@@ -20,14 +20,19 @@ import tempfile
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
-from tcprof.profiler.report.export import export_reports
-from tcprof.profiler.store.files import REPORT_HTML, REPORT_MD, SESSION_JSON, STEPS_CSV
-from tcprof.profiler.trackers.content import STEP_MS, THROUGHPUT, ArmLog, SessionLog
+from tcprof.profiler.trackers.content import (
+    STEP_MS,
+    THROUGHPUT,
+    ArmLog,
+    SessionLog,
+    session_files,
+)
 
 DEFAULT_EXPERIMENT = "tcprof"
 EXPERIMENT_ENV = "MLFLOW_EXPERIMENT_NAME"
@@ -39,8 +44,6 @@ MAX_PARAM_CHARS = 6000
 METRICS_PER_BATCH = 1000  # MLflow's limits on one log_batch request
 PARAMS_PER_BATCH = 100
 PROBE_TIMEOUT_S = 5.0
-# The files uploaded with the session's run, and the format that renders each when it is missing.
-ARTIFACTS = {SESSION_JSON: "json", STEPS_CSV: "csv", REPORT_HTML: "html", REPORT_MD: "md"}
 
 MAX_KEY_CHARS = 250
 _NOT_IN_A_KEY = re.compile(r"[^\w.\- /]+")  # what MLflow refuses in a param or metric name
@@ -126,13 +129,8 @@ class _Logger:
 
 
 def _upload(logger: _Logger, run_id: str, log: SessionLog, session: dict[str, Any]) -> None:
-    missing = [fmt for name, fmt in ARTIFACTS.items() if not (log.folder / name).is_file()]
     with tempfile.TemporaryDirectory(prefix="tcprof-mlflow-") as scratch:
-        rendered = export_reports(session, scratch, missing) if missing else []
-        for name in ARTIFACTS:
-            path = log.folder / name
-            if not path.is_file():
-                path = next(p for p in rendered if p.name == name)
+        for path in session_files(log, session, Path(scratch)):
             logger.client.log_artifact(run_id, str(path))
 
 

@@ -87,9 +87,9 @@ def test_a_tracker_that_hangs_never_freezes_the_window(actions, shown, qtbot, mo
 
 def test_a_bad_choice_is_a_problem(actions, shown, qtbot):
     with qtbot.waitSignal(actions.problem) as problem:
-        assert actions.log_to(["wandb"])
+        assert actions.log_to(["neptune"])
     assert problem.args[0]["kind"] == "log"
-    assert "unknown tracker 'wandb'" in problem.args[0]["message"]
+    assert "unknown tracker 'neptune'" in problem.args[0]["message"]
     assert actions.can_log()
 
 
@@ -161,3 +161,26 @@ def test_the_window_offers_it_beside_export_and_shows_the_warnings(make_window, 
     assert text[1].startswith(f"Warning: could not log to tensorboard:{blocked}: ")
     assert text[2] == "The session is still saved in its folder: nothing is lost."
     assert window.commands.log_to.isEnabled()
+
+
+def test_the_dialog_offers_wandb_with_its_project(qtbot, tmp_path, monkeypatch):
+    """Empty: W&B's own WANDB_PROJECT and WANDB_ENTITY (`wandb`); a project W&B would refuse
+    is the engine's one line, Log disabled; the project is remembered."""
+    dialog = TrackerDialog(tmp_path)
+    qtbot.addWidget(dialog)
+    assert not dialog.project.isEnabled()
+    dialog.wandb.setChecked(True)
+    assert dialog.project.isEnabled() and not dialog.uri.isEnabled()
+    assert (dialog.kind(), dialog.spec(), dialog.experiment()) == ("wandb", "wandb", None)
+    assert _log_button(dialog).isEnabled()
+    dialog.project.setText("team/a/b")
+    assert not _log_button(dialog).isEnabled()
+    assert dialog.note.text() == (
+        "--log-to 'wandb:team/a/b': give wandb:PROJECT or wandb:ENTITY/PROJECT"
+    )
+    dialog.project.setText(" team/nightly ")
+    assert dialog.spec() == "wandb:team/nightly" and _log_button(dialog).isEnabled()
+    _log_button(dialog).click()
+    again = TrackerDialog(tmp_path)
+    qtbot.addWidget(again)
+    assert (again.kind(), again.spec()) == ("wandb", "wandb:team/nightly")
