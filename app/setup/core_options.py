@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpi
 from tcprof.app.common.background import BackgroundCalls
 from tcprof.app.common.theme import error_colour
 from tcprof.app.setup.arms_editor import ArmsEditor
+from tcprof.app.setup.bounds import hold_to_bound
 from tcprof.app.setup.debug_options import DebugOptionsBox
 from tcprof.app.setup.model_picker import ModelPicker
 from tcprof.profiler.config import (
@@ -102,13 +103,13 @@ class CoreOptions(QObject):
         self.batch_error.setStyleSheet(f"color: {error_colour()}")
         self.batch_error.hide()
         self.warmup = QSpinBox()
-        self.warmup.setRange(0, 100_000)
+        hold_to_bound(self.warmup, "warmup", 100_000)
         self.warmup.setValue(5)
         self.warmup.setToolTip(
             "Untimed training steps after the first (compiling) step, before measuring."
         )
         self.steps = QSpinBox()
-        self.steps.setRange(1, 10_000_000)
+        hold_to_bound(self.steps, "steps", 10_000_000)
         self.steps.setValue(50)
         self.steps.setToolTip(STEPS_TIP)
         self.optimizer = QComboBox()
@@ -116,7 +117,7 @@ class CoreOptions(QObject):
         self.optimizer.setToolTip("torch.optim.SGD / torch.optim.Adam / torch.optim.AdamW")
         self.lr = QDoubleSpinBox()
         self.lr.setDecimals(6)
-        self.lr.setRange(1e-6, 10.0)
+        hold_to_bound(self.lr, "lr", 10.0)
         self.lr.setSingleStep(0.001)
         self.lr.setValue(0.01)
         self.lr.setToolTip("The optimizer's lr= argument")
@@ -130,7 +131,7 @@ class CoreOptions(QObject):
             self.save_weights.addItem(text)
         self.save_weights.setToolTip(WEIGHTS_TIP)
         self.profile_steps = QSpinBox()
-        self.profile_steps.setRange(0, 1000)
+        hold_to_bound(self.profile_steps, "profile_steps", 1000)
         self.profile_steps.setSpecialValueText("off")
         self.profile_steps.setToolTip(PROFILE_TIP)
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.setup.bounds import hold_to_bound
 from tcprof.profiler.config import DEFAULT_RDZV_TIMEOUT_S, PARALLEL
 
 DISTRIBUTED_KEYS = ("nproc", "parallel", "nnodes", "node_rank", "rdzv_endpoint", "rdzv_timeout_s")
@@ -65,18 +66,20 @@ class DistributedOptions(QWidget):
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setStyleSheet("QToolButton { border: none; font-weight: bold; }")
         self.toggle.toggled.connect(self._show_body)
-        self.nproc = _spin(1, 1024, NPROC_TIP)
+        self.nproc = _spin("nproc", 1024, NPROC_TIP)
         self.parallel = QComboBox()
         self.parallel.addItems(PARALLEL)
         self.parallel.setToolTip(PARALLEL_TIP)
-        self.nnodes = _spin(1, 4096, NODES_TIP)
-        self.node_rank = _spin(0, 4095, NODES_TIP)
+        self.nnodes = _spin("nnodes", 4096, NODES_TIP)
+        self.node_rank = QSpinBox()
+        self.node_rank.setRange(0, 4095)
+        self.node_rank.setToolTip(NODES_TIP)
         self.endpoint = QLineEdit()
         self.endpoint.setPlaceholderText("host:port of node 0 (several nodes only)")
         self.endpoint.setToolTip(NODES_TIP)
         self.timeout = QDoubleSpinBox()
-        self.timeout.setRange(1.0, 86400.0)
         self.timeout.setDecimals(0)
+        hold_to_bound(self.timeout, "rdzv_timeout_s", 86400.0)
         self.timeout.setSuffix(" s")
         self.timeout.setValue(DEFAULT_RDZV_TIMEOUT_S)
         self.timeout.setToolTip(TIMEOUT_TIP)
@@ -139,9 +142,10 @@ class DistributedOptions(QWidget):
         return misfits
 
 
-def _spin(low: int, high: int, tip: str) -> QSpinBox:
+def _spin(field: str, high: int, tip: str) -> QSpinBox:
+    """A count whose lowest value is its option's declared bound."""
     spin = QSpinBox()
-    spin.setRange(low, high)
+    hold_to_bound(spin, field, high)
     spin.setToolTip(tip)
     return spin
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.app.setup.bounds import hold_to_bound, lowest
 from tcprof.app.setup.narrow import wrapping
 from tcprof.profiler.config import (
     CONTROL_LABEL,
@@ -58,7 +59,7 @@ class MeasurementOptions(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.replicates = QSpinBox()
-        self.replicates.setRange(1, 50)
+        hold_to_bound(self.replicates, "replicates", 50)
         self.replicates.setValue(DEFAULT_REPLICATES)
         self.replicates.setToolTip(
             "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
@@ -79,7 +80,7 @@ class MeasurementOptions(QWidget):
             "arms, and an arm whose interval lies inside that bias band is within noise."
         )
         self.threads = QSpinBox()
-        self.threads.setRange(0, 1024)
+        self.threads.setRange(int(lowest(self.threads, "threads")) - 1, 1024)  # 0: auto
         self.threads.setSpecialValueText(f"auto ({resolve_threads()})")
         self.threads.setToolTip(
             "RunConfig.threads (--threads): torch.set_num_threads(N) in every arm's worker.\n"
@@ -108,7 +109,7 @@ class MeasurementOptions(QWidget):
         )
         self.stall_timeout = QDoubleSpinBox()
         self.stall_timeout.setDecimals(1)
-        self.stall_timeout.setRange(0.0, MAX_STALL_TIMEOUT_S)
+        hold_to_bound(self.stall_timeout, "stall_timeout_s", MAX_STALL_TIMEOUT_S)
         self.stall_timeout.setSingleStep(10.0)
         self.stall_timeout.setSuffix(" s")
         self.stall_timeout.setSpecialValueText("off")

@@ -30,14 +30,14 @@ def tcprof_magic(line: str, namespace: Mapping[str, Any]) -> Session | None:
         words = shlex.split(line)
         if words[:1] == ["run"]:
             words = words[1:]
-        args = run_options.parse(words)
+        args = dict(run_options.parse(words))
     except ValueError as exc:
         print(f"tcprof: error: {exc}\n{USAGE}", file=sys.stderr)
         return None
     model = None
-    name = args.model_file
+    name = args["model_file"]
     if name and not Path(name).exists() and callable(namespace.get(name)):
-        model, args.model_file = namespace[name], None
+        model, args["model_file"] = namespace[name], None
     make_batch = namespace.get("make_batch") if model is not None else None
     try:
         return run_parsed(args, model, make_batch=make_batch if callable(make_batch) else None)

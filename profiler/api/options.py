@@ -1,9 +1,10 @@
-"""`tcprof.run`'s keyword options, taken from a run's options as declared once
-(recording/options.py, `tcprof run`'s parser): each option is a keyword with the same name
-(underscored) and the same default, and a call's keywords are turned back into that command
-line and parsed by that parser, so the values
-are checked, converted and made into a RunConfig exactly as the CLI does, and a bad one raises
-ValueError with the CLI's one-line message.
+"""`tcprof.run`'s keyword options, made from a run's options as declared once
+(recording/declared.py, from which `tcprof run`'s parser is made too): each option is a keyword
+with the same name (underscored) and the same default, and a call's values are converted and
+checked by the same declared Option as the parser's `type=` (no command line in between), so a
+bad one raises ValueError with the CLI's one line ("argument --steps: invalid int value:
+'many'"); config_from_options then makes the RunConfig as it does for the CLI, whose bounds
+("--steps must be at least 1") are the same Limits.
 
 One name differs: the CLI's `--model NAME` (which class or factory of the file) is
 `model_name=`, since `model=` is the model itself (a file, a class or a callable).
@@ -17,13 +18,11 @@ import functools
 import inspect
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
-from tcprof.profiler.recording.options import add_run_parser
-
-RENAMED = {"model": "model_name"}  # the CLI's dest -> the keyword
-POSITIONAL = "model_file"  # the CLI's model file: `model=` of tcprof.run
+from tcprof.profiler.config import ConfigError
+from tcprof.profiler.recording.declared import RUN_OPTIONS, Option, keywords
+from tcprof.profiler.recording.options import Options, add_run_parser
 
 
 class _RaisingParser(argparse.ArgumentParser):
@@ -33,57 +32,23 @@ class _RaisingParser(argparse.ArgumentParser):
         raise ValueError(message)
 
 
-@dataclass(frozen=True)
-class RunOption:
-    """One option of `tcprof run` as a keyword: its CLI spelling, default, help and kind
-    (flag: true or false; optional: a value, or True for the option alone; value; append)."""
-
-    keyword: str
-    dest: str
-    flag: str
-    default: Any
-    help: str | None
-    kind: str
-    type: type | None
-    choices: tuple[Any, ...] | None
-
-
 def run_parser() -> argparse.ArgumentParser:
-    """`tcprof run`'s parser, as the CLI builds it (its errors raise ValueError)."""
+    """`tcprof run`'s parser, as the CLI builds it (its errors raise ValueError): for the
+    %tcprof magic, whose line is a command line."""
     parser = _RaisingParser(prog="tcprof")
     sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]", parser.add_subparsers())
     return add_run_parser(sub)
 
 
-def _kind(action: argparse.Action) -> str:
-    if isinstance(action, argparse._StoreTrueAction):
-        return "flag"
-    if isinstance(action, argparse._AppendAction):
-        return "append"
-    if action.nargs == "?":
-        return "optional"
-    return "value"
+def parse(argv: list[str]) -> Options:
+    """`tcprof run`'s arguments parsed by the CLI's parser, by name (ValueError: its message)."""
+    return vars(run_parser().parse_args(argv))
 
 
 @functools.cache
-def run_options() -> Mapping[str, RunOption]:
-    """Every option of `tcprof run`, by keyword, in the CLI's order."""
-    out = {}
-    for action in run_parser()._actions:
-        if not action.option_strings or action.dest in ("help", POSITIONAL):
-            continue
-        keyword = RENAMED.get(action.dest, action.dest)
-        out[keyword] = RunOption(
-            keyword,
-            action.dest,
-            action.option_strings[-1],
-            action.default,
-            action.help,
-            _kind(action),
-            action.type if isinstance(action.type, type) else None,
-            tuple(action.choices) if action.choices is not None else None,
-        )
-    return out
+def run_options() -> Mapping[str, Option]:
+    """Every option of `tcprof run` but the model file, by keyword, in the CLI's order."""
+    return {option.keyword: option for option in keywords()}
 
 
 def unknown_keyword(name: str) -> TypeError:
@@ -92,43 +57,47 @@ def unknown_keyword(name: str) -> TypeError:
     return TypeError(f"run() got an unexpected keyword argument {name!r}{hint}")
 
 
-def _value(option: RunOption, value: object) -> str:
-    if isinstance(value, (str, int, float, os.PathLike)) and not isinstance(value, bool):
-        return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
-    raise ValueError(f"argument {option.flag}: takes a value, not {value!r}")
-
-
-def to_argv(options: Mapping[str, object]) -> list[str]:
-    """The command line that says what the keywords say (None: the option's default)."""
-    argv: list[str] = []
+def checked(values: Mapping[str, object], model_file: str | None = None) -> dict[str, Any]:
+    """Every option of a run by name (as the CLI's parser names it): the keyword's value
+    converted and checked (ConfigError: the CLI's line), else the option's default."""
+    out: dict[str, Any] = {option.dest: option.default for option in RUN_OPTIONS}
+    out["model_file"] = model_file
     known = run_options()
-    for name, value in options.items():
+    for name, value in values.items():
         option = known.get(name)
         if option is None:
             raise unknown_keyword(name)
-        if value is None:
-            continue
-        if option.kind == "flag":
-            if not isinstance(value, bool):
-                raise ValueError(f"argument {option.flag}: is True or False, not {value!r}")
-            argv += [option.flag] if value else []
-        elif option.kind == "optional" and value is True:
-            argv.append(option.flag)  # the option alone: its const
-        elif option.kind == "optional" and value is False:
-            continue
-        elif option.kind == "append":
-            values = [value] if isinstance(value, (str, os.PathLike)) else value
-            if not isinstance(values, (list, tuple)):
-                raise ValueError(f"argument {option.flag}: takes a value or a list of them")
-            argv += [f"{option.flag}={_value(option, v)}" for v in values]
-        else:
-            argv.append(f"{option.flag}={_value(option, value)}")
-    return argv
+        try:
+            out[option.dest] = _keyword_value(option, value)
+        except ConfigError as exc:
+            raise ConfigError(f"argument {option.flag}: {exc}") from None
+    return out
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    """`tcprof run`'s arguments parsed by the CLI's parser (ValueError: its message)."""
-    return run_parser().parse_args(argv)
+def _keyword_value(option: Option, value: object) -> Any:
+    """A keyword's value as the parser would hold it (None: the default; True for an option
+    that may stand alone: its const; a number for a text option: its text)."""
+    if value is None:
+        return option.default
+    if option.kind == "flag":
+        if not isinstance(value, bool):
+            raise ConfigError(f"is True or False, not {value!r}")
+        return value
+    if option.kind == "optional" and isinstance(value, bool):
+        return option.const if value else option.default
+    if option.kind == "append":
+        values = [value] if isinstance(value, (str, os.PathLike)) else value
+        if not isinstance(values, (list, tuple)):
+            raise ConfigError("takes a value or a list of them")
+        return [option.convert(_text(option, v)) for v in values]
+    return option.convert(_text(option, value))
+
+
+def _text(option: Option, value: object) -> object:
+    """A number given for a text option as its text, as a command line would give it."""
+    if option.type is str and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value
 
 
 def signature(base: inspect.Signature) -> inspect.Signature:
@@ -144,9 +113,9 @@ def signature(base: inspect.Signature) -> inspect.Signature:
             if option.kind == "flag"
             else str | list[str] | None
             if option.kind == "append"
-            else (option.type or str) | None
+            else option.type | None
             if option.default is None
-            else option.type or str
+            else option.type
         )
         params.append(
             inspect.Parameter(

@@ -11,7 +11,6 @@ returns what was measured.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import inspect
 import json
@@ -34,7 +33,7 @@ from tcprof.profiler.api.shipping import Shipment, pack
 from tcprof.profiler.config import ConfigError, RunConfig
 from tcprof.profiler.protocol.types import Event
 from tcprof.profiler.recording.entry import Recording
-from tcprof.profiler.recording.options import config_from_options
+from tcprof.profiler.recording.options import Options, config_from_options
 from tcprof.profiler.recording.tracking import check_tracker_options
 
 ModelLike = str | os.PathLike[str] | Callable[[], Any]
@@ -70,16 +69,16 @@ def run(
         values["batch_sizes"] = str(sizes)
     elif isinstance(sizes, (list, tuple)):
         values["batch_sizes"] = ",".join(str(b) for b in sizes)
-    argv = run_options.to_argv(values)
     shipped: Callable[[], Any] | None = None
+    model_file = None
     if isinstance(model, (str, os.PathLike)):
-        argv.insert(0, os.fspath(model))
+        model_file = os.fspath(model)
     elif callable(model):
         shipped = model
     elif model is not None:
         raise TypeError(f"model= is a file, a class or a callable, not {type(model).__name__}")
-    args = run_options.parse(argv)
-    return run_parsed(args, shipped, make_batch=make_batch, progress=progress)
+    checked = run_options.checked(values, model_file)
+    return run_parsed(checked, shipped, make_batch=make_batch, progress=progress)
 
 
 def _signature_and_doc() -> None:
@@ -94,19 +93,20 @@ _signature_and_doc()
 
 
 def run_parsed(
-    args: argparse.Namespace,
+    args: Options,
     model: Callable[[], Any] | None = None,
     *,
     make_batch: Callable[[int, Any], Any] | None = None,
     progress: ProgressChoice = None,
 ) -> Session:
-    """A run from `tcprof run`'s parsed options (tcprof.run's, or the %tcprof magic's);
+    """A run from `tcprof run`'s options by name (tcprof.run's checked keywords, or the
+    %tcprof magic's parsed line);
     `model` a Python object to ship instead of a model file."""
     check_progress(progress)
-    tracker_problem = check_tracker_options(args.log_to, args.mlflow_experiment)
+    tracker_problem = check_tracker_options(args["log_to"], args["mlflow_experiment"])
     if tracker_problem:  # before the run, as the CLI checks them
         raise ConfigError(tracker_problem)
-    config, shipment = _config(vars(args), model, make_batch)
+    config, shipment = _config(args, model, make_batch)
 
     def ship(config: RunConfig, folder: Path) -> RunConfig:  # into the run's own folder
         if shipment is None:
@@ -114,17 +114,17 @@ def run_parsed(
         source = dataclasses.replace(config.source, path=str(shipment.write(folder)))
         return dataclasses.replace(config, source=source)
 
-    shown = RunProgress(config, progress, args.quiet, args.show_output)
+    shown = RunProgress(config, progress, args["quiet"], args["show_output"])
     try:
         recording = Recording(
             config,
-            out=args.out,
-            force=args.force,
+            out=args["out"],
+            force=args["force"],
             listeners=[shown],
             on_log_failure=_warn_event,
             prepare=ship,
-            trackers=args.log_to or (),
-            mlflow_experiment=args.mlflow_experiment,
+            trackers=args["log_to"] or (),
+            mlflow_experiment=args["mlflow_experiment"],
         )
     except BaseException:
         shown.close("failed")  # nothing started
@@ -139,11 +139,11 @@ def run_parsed(
             raise ConfigError(ending.refusal)
         problems = list(ending.problems)
         if ending.folder is not None:
-            problems += _tracker_lines(recording, ending.folder, args.quiet)
+            problems += _tracker_lines(recording, ending.folder, args["quiet"])
     for line in problems:
         _warn(line)
     full = ending.session
-    if args.json:
+    if args["json"]:
         print(json.dumps({k: v for k, v in full.items() if k not in ("samples", "logs")}, indent=1))
     return load(ending.folder) if ending.folder is not None else Session.from_dict(full)
 

@@ -31,6 +31,7 @@ from tcprof.profiler.config.choices import (
     WEIGHT_SUFFIXES,
     ConfigError,
 )
+from tcprof.profiler.config.limits import check_limits
 from tcprof.profiler.config.parse import parse_endpoint, parse_input_shape
 from tcprof.profiler.config.script import (
     TORCHRUN,
@@ -344,31 +345,13 @@ def validate(cfg: RunConfig) -> None:
         raise ConfigError("at least one batch size is needed")
     if any((not isinstance(b, int)) or b < 1 for b in cfg.batch_sizes):
         raise ConfigError(f"batch sizes must be positive integers: {list(cfg.batch_sizes)}")
-    if cfg.steps < 1:
-        raise ConfigError("--steps must be at least 1")
-    if cfg.warmup < 0:
-        raise ConfigError("--warmup cannot be negative")
-    if cfg.blocks < 1:
-        raise ConfigError("--blocks must be at least 1")
-    if not isinstance(cfg.replicates, int) or cfg.replicates < 1:
-        raise ConfigError("--replicates must be at least 1")
-    if cfg.threads is not None and (not isinstance(cfg.threads, int) or cfg.threads < 1):
-        raise ConfigError("--threads must be a positive integer")
-    if cfg.stall_timeout_s is not None and not cfg.stall_timeout_s >= 0:
-        raise ConfigError("--stall-timeout cannot be negative (0 turns it off)")
-    if cfg.min_block_ms < 0:
-        raise ConfigError("the minimum block duration cannot be negative")
-    for name, tol in (("--rtol", cfg.accuracy_rtol), ("--atol", cfg.accuracy_atol)):
-        if tol is not None and not tol >= 0:
-            raise ConfigError(f"{name} must be a non-negative number")
+    check_limits(cfg)
     if cfg.device not in DEVICES:
         raise ConfigError(f"unknown device {cfg.device!r}; choose one of {', '.join(DEVICES)}")
     if cfg.optimizer not in OPTIMIZERS:
         raise ConfigError(
             f"unknown optimizer {cfg.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}"
         )
-    if not cfg.lr > 0:
-        raise ConfigError("the learning rate must be positive")
     for art in cfg.debug.logs:
         if art not in LOG_ARTIFACTS:
             raise ConfigError(
@@ -442,8 +425,6 @@ def check_parallel(cfg: RunConfig) -> None:
     """Distributed arms: a parallel wrapper with at least one rank. --parallel with --nproc 1 is
     allowed (a world of one: the wrapper's own cost, no communication); --nproc 2 or more with
     no distributed arm would run nothing distributed, so it is an error."""
-    if not isinstance(cfg.nproc, int) or cfg.nproc < 1:
-        raise ConfigError("--nproc must be a positive integer")
     for value in (cfg.parallel, *(a.parallel for a in cfg.arms if a.parallel is not None)):
         if value not in PARALLEL and not (cfg.script is not None and value == TORCHRUN):
             raise ConfigError(f"unknown parallel {value!r}; choose one of {', '.join(PARALLEL)}")
@@ -464,12 +445,8 @@ def check_parallel(cfg: RunConfig) -> None:
 
 def check_nodes(cfg: RunConfig, distributed: bool) -> None:
     """Several nodes: a node rank within the nodes, node 0's endpoint, a distributed arm."""
-    if not isinstance(cfg.nnodes, int) or cfg.nnodes < 1:
-        raise ConfigError("--nnodes must be a positive integer")
     if not isinstance(cfg.node_rank, int) or not 0 <= cfg.node_rank < cfg.nnodes:
         raise ConfigError(f"--node-rank is between 0 and {cfg.nnodes - 1} (--nnodes {cfg.nnodes})")
-    if not cfg.rdzv_timeout_s or cfg.rdzv_timeout_s <= 0:
-        raise ConfigError("--rdzv-timeout must be a positive number of seconds")
     if cfg.nnodes == 1:
         return
     if not distributed:

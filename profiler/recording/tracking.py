@@ -1,10 +1,10 @@
-"""A run's trackers (`--log-to`, `log_to=`): their options, checked before anything runs (an
-unknown tracker, a missing extra, mlflow with no URI, a W&B project W&B would refuse), and the saved session logged to them
-once it is saved, every outcome returned rather than printed (each door says it its way)."""
+"""A run's trackers (`--log-to`, `log_to=`): their options' help (the options are declared with
+the others, declared.py), their check before anything runs (an unknown tracker, a missing extra,
+mlflow with no URI, a W&B project W&B would refuse), and the saved session logged to them once it
+is saved, every outcome returned rather than printed (each door says it its way)."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,18 +21,6 @@ EXPERIMENT_HELP = (
     "the MLflow experiment to log into (default: MLFLOW_EXPERIMENT_NAME, else tcprof); "
     "created when missing"
 )
-
-
-def add_tracker_options(group: argparse._ArgumentGroup) -> None:
-    """`tcprof run`'s tracker options (applied once the session is saved)."""
-    group.add_argument(
-        "--log-to",
-        action="append",
-        metavar="SPEC",
-        help=f"once the session is saved, log it to a tracker (repeatable): {SPEC_HELP}; "
-        "needs pip install tcprof[tensorboard], tcprof[mlflow] or tcprof[wandb]",
-    )
-    group.add_argument("--mlflow-experiment", metavar="NAME", help=EXPERIMENT_HELP)
 
 
 def check_tracker_options(specs: Sequence[str] | None, experiment: str | None) -> str | None:

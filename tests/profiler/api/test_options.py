@@ -34,14 +34,21 @@ def test_every_cli_option_is_a_keyword_with_its_default():
     assert "steps = 50: measured steps per batch size" in tcprof.run.__doc__
 
 
-def test_keywords_become_the_command_line_the_cli_parses():
-    argv = options.to_argv(
-        {"steps": 6, "no_accuracy": True, "fullgraph": False, "control": True, "lr": 0.001}
+def test_keywords_are_checked_to_what_the_cli_parses():
+    values = options.checked(
+        {
+            "steps": 6,
+            "no_accuracy": True,
+            "fullgraph": False,
+            "control": True,
+            "lr": 0.001,
+            "ladder": "",
+            "log_to": "tensorboard",
+        },
+        SIMPLE,
     )
-    assert argv == ["--steps=6", "--no-accuracy", "--control", "--lr=0.001"]
-    args = options.parse([SIMPLE, *argv, "--ladder="])
-    assert (args.steps, args.no_accuracy, args.control, args.lr) == (6, True, "eager", 0.001)
-    assert args.ladder == "" and args.model_file == SIMPLE
+    argv = [SIMPLE, "--steps=6", "--no-accuracy", "--control", "--lr=0.001", "--ladder="]
+    assert values == options.parse([*argv, "--log-to", "tensorboard"])
 
 
 @pytest.fixture
