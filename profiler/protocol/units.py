@@ -49,14 +49,15 @@ def ms(value: Any, unit: bool = True, plus: bool = False) -> str:
     return f"{text} ms" if unit else text
 
 
-def seconds(value: Any, unit: bool = True) -> str:
+def seconds(value: Any, unit: bool = True, plus: bool = False) -> str:
     """'7.88 s': two decimals (a compile cost, a first step, a timeout's figure), thousands
-    separated ('1,234.50 s'); `unit=False` for a column whose header says s."""
+    separated ('1,234.50 s'); `unit=False` for a column whose header says s; `plus` for a
+    signed change ('+1.20')."""
     v = number(value)
     if v is None:
         return MISSING
     text = f"{abs(v):,.2f}"
-    text = _signed(text, v < 0 and text != "0.00")
+    text = _signed(text, v < 0 and text != "0.00", plus)
     return f"{text} s" if unit else text
 
 

@@ -282,7 +282,7 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
                 f'<td class="num">{esc(rc.get("step"))}</td>'
                 f"<td>{_frame(esc, rc.get('frame'))}</td>"
                 f"<td>{_where(esc, rc.get('file'), rc.get('line'))}</td>"
-                f'<td class="num">{esc(_num(rc.get("seconds"), ".2f"))}</td>'
+                f'<td class="num">{esc(units.seconds(rc.get("seconds"), unit=False))}</td>'
                 f'<td class="wrap mono">{esc(plain_reason(rc))}</td></tr>'
                 for rc in recompiles
             ]
@@ -302,10 +302,6 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
         parts.append('<p class="muted">No graph breaks, recompiles or fallbacks were recorded.</p>')
     parts.append("</section>")
     return "".join(parts)
-
-
-def _num(value: Any, fmt: str) -> str:
-    return "-" if not isinstance(value, (int, float)) else format(value, fmt)
 
 
 def errors(session_dict: dict[str, Any], esc: Esc) -> str:
