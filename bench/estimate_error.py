@@ -24,7 +24,8 @@ from typing import Any
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, examples
 from tcprof.profiler.process.inspection import inspect_model
-from tcprof.profiler.run.estimate import Estimate, estimate, fmt_duration, history_prices
+from tcprof.profiler.protocol import units
+from tcprof.profiler.run.estimate import Estimate, estimate, history_prices
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.store.files import EVENTS_JSONL, iter_events
 
@@ -131,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(row)
                 print(
                     f"{example:12} run {n} ({'history' if row['history'] else 'no history'}): "
-                    f"estimate {fmt_duration(row['estimate_s'])}, actual "
-                    f"{fmt_duration(row['actual_s'])}, estimate/actual {row['ratio']:.2f} "
+                    f"estimate {units.duration(row['estimate_s'])}, actual "
+                    f"{units.duration(row['actual_s'])}, estimate/actual {row['ratio']:.2f} "
                     f"[{row['status']}]",
                     flush=True,
                 )

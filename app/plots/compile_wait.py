@@ -16,13 +16,7 @@ from PySide6.QtGui import QColor
 
 from tcprof.app.plots.live_data import LiveData
 from tcprof.app.plots.x_axis import WALL
-
-
-def elapsed_text(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+from tcprof.profiler.protocol import units
 
 
 class CompileWait:
@@ -47,7 +41,7 @@ class CompileWait:
         """The arms waiting and for how long; on the time axis (`mode` WALL) each one's span
         grows to now. False (all hidden) when no arm waits."""
         waits = data.waits()
-        text = "  ·  ".join(f"{w.text}… {elapsed_text(w.elapsed_s)}" for w in waits)
+        text = "  ·  ".join(f"{w.text}… {units.duration(w.elapsed_s)}" for w in waits)
         if not text:
             self.hide(spans)
             return False

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcprof.app.plots.series import Section
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     COMPILE_COST,
     COMPILE_TIMER,
     frame_label,
-    seconds_text,
 )
 from tcprof.profiler.protocol.event_text import phase_words
 
@@ -120,20 +120,22 @@ def marker_text(
     lines = [head]
     if marker.seconds is not None:
         if marker.timer:
-            took = f"{COMPILE_TIMER}: {seconds_text(marker.seconds)}"
+            took = f"{COMPILE_TIMER}: {units.seconds(marker.seconds)}"
         elif marker.fields.get("cost"):
-            took = f"{COMPILE_COST}: {seconds_text(marker.seconds)}"
+            took = f"{COMPILE_COST}: {units.seconds(marker.seconds)}"
         else:
-            took = f"took {seconds_text(marker.seconds)}"
+            took = f"took {units.seconds(marker.seconds)}"
         if cost is not None and marker.timer:
             share = marker.seconds / cost
             if share <= 1.0:
-                took += f", {share:.0%} of {whose} {COMPILE_COST} ({seconds_text(cost)})"
+                took += (
+                    f", {units.percent(share)} of {whose} {COMPILE_COST} ({units.seconds(cost)})"
+                )
             else:
-                took += f", longer than {whose} {COMPILE_COST} ({seconds_text(cost)})"
+                took += f", longer than {whose} {COMPILE_COST} ({units.seconds(cost)})"
         backward = marker.fields.get("backward_s")
         if isinstance(backward, (int, float)) and backward:
-            took += f"; backward compile {seconds_text(float(backward))}"
+            took += f"; backward compile {units.seconds(float(backward))}"
         lines.append(took)
     if marker.fields.get("fail_type"):
         lines.append(

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import error_colour, is_dark
 from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     BACKWARD_PART,
     COMPILE_COST,
@@ -159,7 +160,7 @@ def fill(table: QTableWidget, rows: list[list[Cell]]) -> None:
 
 
 def _secs(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+    return units.seconds(value, unit=False)  # the column's header says s
 
 
 def _where(entry: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import phase_text, phase_words
 from tcprof.profiler.run.estimate import Estimate
 from tcprof.profiler.run.progress_model import ProgressModel
@@ -116,11 +117,11 @@ class RunStatus(QWidget):
         m = self.model
         if m is None:
             return
-        run = f"run {m.run_elapsed_s():.0f} s"
+        run = f"run {units.duration(m.run_elapsed_s())}"
         if self.time_left is not None:
             run += f" · {self.time_left.text()}"
-        self.label.setText(f"{m.where()}… {m.phase_elapsed_s():.1f} s   ({run})")
-        self.phase.setText(f"{self.activity()} · {m.phase_elapsed_s():.0f} s")
+        self.label.setText(f"{m.where()}… {units.duration(m.phase_elapsed_s())}   ({run})")
+        self.phase.setText(f"{self.activity()} · {units.duration(m.phase_elapsed_s())}")
         if self.busy():
             self.progress.setRange(0, 0)
         else:

@@ -17,7 +17,7 @@ from typing import Any, TypeGuard
 
 from tcprof.profiler.analysis.verdict import NOT_SETTLED, speedup_settled
 from tcprof.profiler.config.paths import sessions_dir
-from tcprof.profiler.protocol import safe_json
+from tcprof.profiler.protocol import safe_json, units
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.store.files import (
     EVENTS_JSONL,
@@ -224,7 +224,7 @@ def _top_level(path: Path, key: str) -> Any:
 
 
 def _x(value: float) -> str:
-    return f"{value:.2f}x"
+    return units.ratio(value)
 
 
 def speedups(arms: Any) -> tuple[str, str]:

@@ -49,8 +49,9 @@ from tcprof.app.setup.setup_panel import SetupPanel
 from tcprof.app.window.actions import WindowActions
 from tcprof.profiler.analysis.ladder import STAGE_TEXT, ladder_arms
 from tcprof.profiler.config import ConfigError, RunConfig
+from tcprof.profiler.protocol import units
 from tcprof.profiler.run.apply_advice import before_after
-from tcprof.profiler.run.estimate import Estimate, fmt_duration
+from tcprof.profiler.run.estimate import Estimate
 
 
 class VariantsWindow(Protocol):
@@ -118,7 +119,7 @@ class DiagnoseDialog(QDialog):
         self.stages.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for r, arm in enumerate(arms):
             adds = BASELINE_TEXT if r == 0 else STAGE_TEXT.get(arm.backend, arm.backend)
-            cells = [arm.name, adds, fmt_duration(per_arm[r])]
+            cells = [arm.name, adds, units.duration(per_arm[r])]
             for c, text in enumerate(cells):
                 self.stages.setItem(r, c, QTableWidgetItem(text))
         header = self.stages.horizontalHeader()

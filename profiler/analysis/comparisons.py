@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis import stats
+from tcprof.profiler.protocol import units
 
 FAMILY_ALPHA = 0.05
 LEVEL = 0.95  # each interval's own level
@@ -59,8 +60,8 @@ def comparisons_text(summary: dict[str, Any] | None) -> str | None:
     if not summary or not summary.get("count"):
         return None
     count, tested = int(summary["count"]), int(summary.get("tested") or 0)
-    level = f"{float(summary.get('level') or LEVEL) * 100:.0f}%"
-    alpha = f"{float(summary.get('family_alpha') or FAMILY_ALPHA) * 100:.0f}%"
+    level = units.percent(float(summary.get("level") or LEVEL))
+    alpha = units.percent(float(summary.get("family_alpha") or FAMILY_ALPHA))
     head = (
         f"{count} comparison{'s' if count != 1 else ''}, each a {level} interval"
         if count > 1

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tcprof.profiler.protocol import units
+
 TOLERANCE = 1.5  # profiled step / measured median outside [1/1.5, 1.5] is a mismatch
 OPS_SLACK = 1.1  # the top operators' self time may exceed the profiled step by rounding only
 
@@ -33,8 +35,8 @@ def profile_mismatch(profile: dict[str, Any], median_ms: float | None) -> str | 
                 else "the profiled steps ran faster than the measured ones"
             )
             reasons.append(
-                f"its steps took {step_ms:.3f} ms each against a measured median of "
-                f"{median_ms:.3f} ms ({ratio:.1f}×: {why})"
+                f"its steps took {units.ms(step_ms)} each against a measured median of "
+                f"{units.ms(median_ms)} ({units.ratio(ratio)}: {why})"
             )
     self_ms = sum(
         op["self_ms_per_step"]
@@ -43,8 +45,8 @@ def profile_mismatch(profile: dict[str, Any], median_ms: float | None) -> str | 
     )
     if self_ms > step_ms * OPS_SLACK:
         reasons.append(
-            f"its top operators' self time ({self_ms:.3f} ms per step) exceeds its own step "
-            f"({step_ms:.3f} ms)"
+            f"its top operators' self time ({units.ms(self_ms)} per step) exceeds its own step "
+            f"({units.ms(step_ms)})"
         )
     if not reasons:
         return None

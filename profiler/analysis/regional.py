@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, arms_of
+from tcprof.profiler.protocol import units
 
 
 def _twin_key(spec: ArmSpec) -> tuple[Any, ...]:
@@ -94,19 +95,15 @@ def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in session_dict.get("regional") or [] if isinstance(r, dict)]
 
 
-def _num(value: Any, fmt: str) -> str:
-    return format(value, fmt) if isinstance(value, (int, float)) else "-"
-
-
 def cells(row: dict[str, Any]) -> list[str]:
     """regional, whole, bs, compile s saved, ms/step lost, break-even steps, verdict."""
     return [
         str(row.get("regional")),
         str(row.get("whole")),
         str(row.get("batch_size")),
-        _num(row.get("compile_saved_s"), "+.2f"),
-        _num(row.get("step_ms_lost"), "+.3f"),
-        _num(row.get("break_even_steps"), ",d"),
+        units.seconds(row.get("compile_saved_s"), unit=False, plus=True),
+        units.ms(row.get("step_ms_lost"), unit=False, plus=True),
+        units.count(row.get("break_even_steps")),
         str(row.get("verdict")),
     ]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis.rank_compiles import divergence_sentences
+from tcprof.profiler.protocol import units
 
 HEADER = (
     "arm",
@@ -69,8 +70,8 @@ def cells(entry: dict[str, Any]) -> list[str]:
     return [
         str(entry["arm"]),
         entry["size"],
-        ", ".join(f"{rank}: {ms:.3g} ms" for rank, ms in entry["medians"]),
-        "-" if spread is None else f"{spread:.1f}%",
+        ", ".join(f"{rank}: {units.ms(ms)}" for rank, ms in entry["medians"]),
+        "-" if spread is None else units.percent(spread / 100, digits=1),
         f"rank {slowest['rank']} (node {slowest.get('node', 0)}, {slowest.get('host') or '?'})",
         compile_cell(entry["ranks"]),
     ]
@@ -92,7 +93,7 @@ def compile_cell(ranks: list[dict[str, Any]]) -> str:
             text += f", {r['guards']} guards"
         if r.get("ddp_splits"):
             text += f", {r['ddp_splits']} DDP bucket split{'s' if r['ddp_splits'] != 1 else ''}"
-        text += f", {float(r.get('compile_s') or 0.0):.2f} s"
+        text += f", {units.seconds(float(r.get('compile_s') or 0.0))}"
         parts.append(text)
     return "; ".join(parts)
 

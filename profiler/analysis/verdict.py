@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcprof.profiler.analysis.stats import NO_INTERVAL, SETTLED_RATIO, settled
-from tcprof.profiler.protocol.compile_terms import seconds_text
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import phase_words
-
-MINUS = "\u2212"  # a real minus sign: "−8%" reads as a number, "-8%" as a dash
 
 GOOD, BAD, NEUTRAL = "good", "bad", "neutral"
 
@@ -79,10 +77,10 @@ def settle_hint(row: dict[str, Any]) -> str:
     if ci is None:
         return "one round: no interval; run 2 or more rounds (--replicates) to get one"
     low, high = ci
-    span = f"{high / low:,.1f}×" if low > 0 else "without bound"
+    span = units.ratio(high / low) if low > 0 else "without bound"
     text = (
         f"its interval [{bound_text(low)}–{bound_text(high)}] spans {span} "
-        f"(settled: at most {SETTLED_RATIO:g}×); more rounds (--replicates) or steps would settle "
+        f"(settled: at most {units.ratio(SETTLED_RATIO)}); more rounds (--replicates) or steps would settle "
         "it, or a quieter machine"
     )
     contended = max(row.get("contended_blocks") or 0, row.get("unquiet_blocks") or 0)
@@ -114,14 +112,11 @@ def medians_note(row: dict[str, Any], baseline_row: dict[str, Any] | None) -> st
     if speedup_settled(row):
         where += f" ({_x(centre)})"
     return (
-        f"the medians ({_ms(base)} / {_ms(arm)} ms, a ratio of {ratio:.2f}) {where}: the speedup "
+        f"the medians ({units.ms(base, unit=False)} / {units.ms(arm)}, a ratio of "
+        f"{units.ratio(ratio)}) {where}: the speedup "
         "pairs each round's processes and averages the rounds' ratios, and rounds that disagree "
         "this much pull the medians apart"
     )
-
-
-def _ms(value: float) -> str:
-    return f"{value:.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.3f}"
 
 
 def memory_change(row: dict[str, Any], key: str = "memory_ratio") -> float | None:
@@ -135,7 +130,7 @@ def memory_change(row: dict[str, Any], key: str = "memory_ratio") -> float | Non
 
 
 def _pct(fraction: float) -> str:
-    return f"{abs(fraction) * 100:.0f}%"
+    return units.percent(abs(fraction))
 
 
 def fmt_memory(row: dict[str, Any]) -> str:
@@ -143,9 +138,7 @@ def fmt_memory(row: dict[str, Any]) -> str:
     change = memory_change(row)
     if change is None:
         return "-"
-    if round(change * 100) == 0:
-        return "±0%"
-    return ("+" if change > 0 else MINUS) + _pct(change)
+    return units.change(change)
 
 
 RSS_NOTICE = 0.05  # an RSS change this large is named beside a tensor figure that differs
@@ -181,9 +174,13 @@ def memory_title(row: dict[str, Any], baseline: str | None) -> str:
     lines = [words]
     lines.append("tensor memory: the training tensors' steady peak")
     if row.get("peak_rss_mb") is not None:
-        lines.append(f"process peak RSS: {row['peak_rss_mb']:,.0f} MB (includes the compiler)")
+        lines.append(
+            f"process peak RSS: {units.whole_megabytes(row['peak_rss_mb'])} (includes the compiler)"
+        )
     if row.get("compile_peak_mb") is not None:
-        lines.append(f"peak while compiling (first step): {row['compile_peak_mb']:,.0f} MB")
+        lines.append(
+            f"peak while compiling (first step): {units.whole_megabytes(row['compile_peak_mb'])}"
+        )
     return "\n".join(lines)
 
 
@@ -235,7 +232,7 @@ class ArmVerdict:
 
 
 def _x(value: float) -> str:
-    return f"{value:.2f}×"
+    return units.ratio(value)
 
 
 ONE_ROUND = "one round: no interval yet"  # a single round's speedup, in every view
@@ -291,11 +288,11 @@ def _sizes(rows: list[dict[str, Any]]) -> str:
 
 
 def _seconds(value: float) -> str:
-    return seconds_text(value)
+    return units.seconds(value)
 
 
 def _steps(value: float) -> str:
-    return f"{value:,.0f}"
+    return units.count(value)
 
 
 def _payback(row: dict[str, Any]) -> str | None:
@@ -517,8 +514,7 @@ def _script_words(text: str, script: dict[str, Any]) -> str:
 
 
 def _signed_pct(ratio: float) -> str:
-    change = (ratio - 1.0) * 100
-    return f"{'+' if change >= 0 else MINUS}{abs(change):.0f}%"
+    return units.change(ratio - 1.0)
 
 
 def control_notes(session: dict[str, Any]) -> list[str]:
@@ -533,7 +529,7 @@ def control_notes(session: dict[str, Any]) -> list[str]:
             low, high = sorted((ci[0] - 1.0, ci[1] - 1.0), key=abs)
             out.append(
                 f"the harness itself differs by {_signed_pct(row['aa_speedup'])} "
-                f"[{abs(low) * 100:.0f}%–{abs(high) * 100:.0f}%] between identical arms "
+                f"[{units.percent(abs(low))}–{units.percent(abs(high))}] between identical arms "
                 f"({arm.get('name')} against {row['aa_of']}, bs {row.get('batch_size')}): "
                 "treat differences below that with care"
             )

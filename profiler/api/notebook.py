@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Event
 from tcprof.profiler.run.progress_model import ProgressModel
 
@@ -73,7 +74,9 @@ class LiveDisplay:
 
     def _render(self, ended: str | None) -> str:
         m = self.model
-        where = ended if ended is not None else f"{m.where()}… {m.phase_elapsed_s():.1f} s"
+        where = (
+            ended if ended is not None else f"{m.where()}… {units.duration(m.phase_elapsed_s())}"
+        )
         items = "".join(f"<li>{html.escape(line)}</li>" for line in self.lines)
         return (
             '<div class="tcprof-progress">'

@@ -14,6 +14,7 @@ from pathlib import Path
 from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.config import ConfigError, ModelSource, examples
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import error_where
 from tcprof.profiler.protocol.types import Event, Json
 from tcprof.profiler.recording.entry import Recording
@@ -183,7 +184,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if info.get("error"):
         print(f"tcprof: error: {info['error']['message']}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"\nchosen: {info['chosen']}  parameters: {info['params']:,}  input: {info['input']}")
+    print(
+        f"\nchosen: {info['chosen']}  parameters: {units.count(info['params'])}  input: {info['input']}"
+    )
     return EXIT_OK
 
 

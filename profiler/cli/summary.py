@@ -8,10 +8,11 @@ from typing import Any
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report import ladder_section, script_section
-from tcprof.profiler.report.table import _f, method_notes, render_table, steps_text, table_rows
+from tcprof.profiler.report.table import method_notes, render_table, steps_text, table_rows
 from tcprof.profiler.run.apply_advice import before_after
 
 
@@ -110,7 +111,7 @@ def render_insight(session_dict: dict[str, Any]) -> str:
         for rc in recompiles:
             lines.append(
                 f"  recompile at bs={rc['batch_size']} ({frame_text(rc.get('frame'))}, "
-                f"{_f(rc.get('seconds'), '.2f')} s by torch's compile timer): {plain_reason(rc)}"
+                f"{units.seconds(rc.get('seconds'))} by torch's compile timer): {plain_reason(rc)}"
             )
         for fb in fallbacks:
             lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")

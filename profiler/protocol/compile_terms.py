@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tcprof.profiler.protocol import units
+
 COMPILE_COST = "compile cost"
 COMPILE_TIMER = "torch's compile timer"
 OTHER_HELP = (
@@ -68,12 +70,6 @@ def frame_label(frame: Any) -> str:
 
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
-
-
-def seconds_text(value: float) -> str:
-    """A compile figure as every view writes it ('7.88 s'), so the verdict, the tables, the
-    report cards and the terminal quote the same digits."""
-    return f"{value:.2f} s"
 
 
 def compile_figure(row: dict[str, Any]) -> float | None:
@@ -164,7 +160,8 @@ def split_problem(row: dict[str, Any]) -> str | None:
         return "torch's nested compile timers disagree with each other (an inner one is longer)"
     if total - timed < -SPLIT_TOLERANCE_S:
         return (
-            f"{COMPILE_TIMER} ({timed:.2f} s) is longer than the {COMPILE_COST} ({total:.2f} s): "
+            f"{COMPILE_TIMER} ({units.seconds(timed)}) is longer than the {COMPILE_COST} "
+            f"({units.seconds(total)}): "
             "this session's cost is the older figure, the first step's excess less eager's own "
             "first-step excess, which leaves out compiles before the first step (an evaluation "
             "before training, a compiled helper) and takes eager's one-off work (lazy "
@@ -182,5 +179,9 @@ def parts_text(row: dict[str, Any]) -> str:
     if not parts or figure is None:
         return ""
     timed = figure - parts[-1][1]  # what torch's timers measured: the Logs' compile lines
-    head = f"{COMPILE_COST} {seconds_text(figure)} ({COMPILE_TIMER} {timed:.2f} s of it) = "
-    return head + " + ".join(f"{name} {seconds:.2f}" for name, seconds, _help in parts)
+    head = (
+        f"{COMPILE_COST} {units.seconds(figure)} ({COMPILE_TIMER} {units.seconds(timed)} of it) = "
+    )
+    return head + " + ".join(
+        f"{name} {units.seconds(seconds, unit=False)}" for name, seconds, _help in parts
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import COMPILE_TIMER, frame_text
 from tcprof.profiler.protocol.events import CompileKind, EventType, Phase
 
@@ -72,7 +73,7 @@ def _where(e: dict[str, Any]) -> str:
 
 
 def _seconds(value: Any, before: str = " ") -> str:
-    return f"{before}{value:.2f} s" if isinstance(value, (int, float)) else ""
+    return f"{before}{units.seconds(value)}" if units.number(value) is not None else ""
 
 
 def _round(e: dict[str, Any]) -> str:
@@ -91,7 +92,7 @@ def _loaded(e: dict[str, Any]) -> str:
     if e.get("input_source") == "script":
         return f"ready to run the script: {e.get('model')}"
     params = e.get("params")
-    count = f"{params:,}" if isinstance(params, int) else "?"
+    count = units.count(params) if isinstance(params, int) else "?"
     return f"loaded {e.get('model')}: {count} parameters, input {e.get('input')}"
 
 
@@ -108,7 +109,9 @@ def _first_step(e: dict[str, Any], at: str) -> str:
     """The first step's time holds the compile; torch's timer is the part it measured (the
     compile cost in Summary is the whole excess over a steady step, known after measuring)."""
     extra = (
-        f", of which {COMPILE_TIMER} {e.get('compile_s') or 0:.2f} s" if e.get("compiles") else ""
+        f", of which {COMPILE_TIMER} {units.seconds(e.get('compile_s') or 0)}"
+        if e.get("compiles")
+        else ""
     )
     return f"{at}first step{_seconds((e.get('ms') or 0) / 1000)}{extra}{_round(e)}"
 

@@ -12,6 +12,7 @@ import sys
 import threading
 from typing import IO, Any
 
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import describe, phase_text, phase_words
 from tcprof.profiler.protocol.events import CompileKind, EventType, Phase
 from tcprof.profiler.run.progress_model import ProgressModel
@@ -70,7 +71,8 @@ class TerminalProgress:
     def status_line(self) -> str:
         with self._lock:
             m = self.model
-            return f"[{100.0 * m.fraction:5.1f}%] {m.where()}… {m.phase_elapsed_s():.1f} s"
+            done = units.percent(m.fraction, digits=1)
+            return f"[{done:>6}] {m.where()}… {units.duration(m.phase_elapsed_s())}"
 
     def _redraw(self) -> None:
         line = self.status_line()

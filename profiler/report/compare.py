@@ -22,9 +22,8 @@ from typing import Any
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.verdict import is_partial, speedup_interval, steps_fraction
 from tcprof.profiler.config import loop_text
+from tcprof.profiler.protocol import units
 from tcprof.profiler.report.table import (
-    fmt_mb,
-    fmt_ms,
     fmt_speedup,
     render_table,
     training_mb,
@@ -367,7 +366,8 @@ def machine_warnings(
 
 
 def pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:+.1f}%"
+    """A change between sessions, to a tenth of a percent: '+4.2%', '−0.8%'."""
+    return units.change(value, digits=1)
 
 
 NO_INTERVAL_TEXT = " (one round: no interval)"
@@ -375,7 +375,7 @@ NO_INTERVAL_TEXT = " (one round: no interval)"
 
 def ci_text(row: dict[str, Any], key: str = "time_change_ci") -> str:
     ci = row.get(key)
-    return f" [{ci[0] * 100:+.1f}% {ci[1] * 100:+.1f}%]" if ci else NO_INTERVAL_TEXT
+    return f" [{pct(ci[0])} {pct(ci[1])}]" if ci else NO_INTERVAL_TEXT
 
 
 def _speedup(value: float | None, ci: list[float] | None) -> str:
@@ -394,7 +394,7 @@ def _speedup_change(r: dict[str, Any]) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+    return units.seconds(value, unit=False)  # the column's header says s
 
 
 def _pair(before: str, after: str) -> str:
@@ -422,7 +422,13 @@ def comparison_cells(r: dict[str, Any]) -> list[str]:
     return [
         str(r["arm"]),
         str(r["batch_size"]),
-        _partial(r, _pair(fmt_ms(r["median_ms_before"]), fmt_ms(r["median_ms_after"]))),
+        _partial(
+            r,
+            _pair(
+                units.ms(r["median_ms_before"], unit=False),
+                units.ms(r["median_ms_after"], unit=False),
+            ),
+        ),
         pct(r["time_change"]) + ci_text(r),
         _partial(r, r["time_direction"]),
         _pair(
@@ -433,7 +439,7 @@ def comparison_cells(r: dict[str, Any]) -> list[str]:
         _partial(r, r["speedup_direction"]),
         _pair(_seconds(r["compile_cold_before"]), _seconds(r["compile_cold_after"])),
         _pair(_seconds(r["compile_warm_before"]), _seconds(r["compile_warm_after"])),
-        _pair(fmt_mb(r["peak_mb_before"]), fmt_mb(r["peak_mb_after"]))
+        _pair(units.megabytes(r["peak_mb_before"]), units.megabytes(r["peak_mb_after"]))
         + (f" ({pct(r['memory_change'])})" if r["memory_change"] is not None else ""),
         r["memory_direction"],
     ]

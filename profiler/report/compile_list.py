@@ -15,11 +15,11 @@ from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config import records_cudagraphs
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     COMPILE_COST,
     compile_figure,
     frame_label,
-    seconds_text,
 )
 from tcprof.profiler.report.data import short_where
 from tcprof.profiler.report.script_section import phase_text, script_of
@@ -94,7 +94,7 @@ def trigger_text(c: dict[str, Any]) -> str:
 
 
 def _share(value: Any) -> str:
-    return f"{value:.0%}" if isinstance(value, (int, float)) else "-"
+    return units.percent(value)
 
 
 def rows(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[list[str]]:
@@ -109,16 +109,16 @@ def rows(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[list[st
             when_text(c),
             trigger_text(c),
             frame_label(c.get("frame")),
-            f"{float(c.get('seconds') or 0.0):.2f}",
+            units.seconds(float(c.get("seconds") or 0.0), unit=False),
             _share(c.get("share")),
         ]
         for c in listed
     ]
     total = sum(float(c.get("seconds") or 0.0) for c in listed)
-    out.append([TOTAL, f"{len(listed)} compile(s)", "", f"{total:.2f}", "100%"])
+    out.append([TOTAL, f"{len(listed)} compile(s)", "", units.seconds(total, unit=False), "100%"])
     extra = row.get("first_step_extra_s")
     if isinstance(extra, (int, float)) and extra >= 0.005:
-        out.append([EXTRA, extra_words(row, arm), "", f"{extra:.2f}", ""])
+        out.append([EXTRA, extra_words(row, arm), "", units.seconds(extra, unit=False), ""])
     return out
 
 
@@ -143,9 +143,9 @@ def check_text(row: dict[str, Any]) -> str | None:
     if not all(isinstance(check.get(k), (int, float)) for k in ("events_s", "excess_s")):
         return None
     return (
-        f"check: torch's compile events in the first step {seconds_text(check['events_s'])}; "
-        f"the first step's excess over a steady step {seconds_text(check['excess_s'])}; "
-        f"residual {seconds_text(check['excess_s'] - check['events_s'])}"
+        f"check: torch's compile events in the first step {units.seconds(check['events_s'])}; "
+        f"the first step's excess over a steady step {units.seconds(check['excess_s'])}; "
+        f"residual {units.seconds(check['excess_s'] - check['events_s'])}"
     )
 
 
@@ -189,11 +189,11 @@ def case_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> str | N
     figure = compile_figure(row)
     text = "; ".join(parts)
     if figure is not None:
-        text += f". The {COMPILE_COST}, {seconds_text(figure)}, is the time all of them took"
+        text += f". The {COMPILE_COST}, {units.seconds(figure)}, is the time all of them took"
     extra = row.get("first_step_extra_s")
     if isinstance(extra, (int, float)) and extra >= 0.005:
         text += (
-            f"; beyond compiling, the first step paid {seconds_text(extra)} "
+            f"; beyond compiling, the first step paid {units.seconds(extra)} "
             f"({extra_words(row, arm)}): a part of its own, counted in break-even"
         )
     return text[0].upper() + text[1:] + "."

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.protocol import units
+
 Esc = Callable[[Any], str]
 HEADER = [
     "stage",
@@ -20,13 +22,9 @@ HEADER = [
     "median ms",
     "+ms over previous",
     "compile s",
-    "train MB",
+    "train peak",
     "accuracy",
 ]
-
-
-def _num(value: Any, fmt: str) -> str:
-    return format(value, fmt) if isinstance(value, (int, float)) else "-"
 
 
 def _accuracy_text(stage: dict[str, Any], batch_size: Any) -> str:
@@ -81,10 +79,10 @@ def rows(session_dict: dict[str, Any]) -> list[list[str]]:
                     str(stage.get("stage")),
                     str(stage.get("what")),
                     str(per.get("batch_size", "-")),
-                    _num(per.get("median_ms"), ".3f"),
-                    _num(per.get("added_ms"), "+.3f"),
-                    _num(per.get("compile_s"), ".2f"),
-                    _num(per.get("steady_peak_mb"), ".1f"),
+                    units.ms(per.get("median_ms"), unit=False),
+                    units.ms(per.get("added_ms"), unit=False, plus=True),
+                    units.seconds(per.get("compile_s"), unit=False),
+                    units.megabytes(per.get("steady_peak_mb")),
                     _accuracy_text(stage, per.get("batch_size")),
                 ]
             )

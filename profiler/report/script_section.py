@@ -10,6 +10,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.protocol import units
+
 Esc = Callable[[Any], str]
 SPLIT_HEADER = ["arm", "phase", "compute ms", "own ms", "step ms", "own share", "start-up s"]
 EXPLAIN = (
@@ -60,7 +62,7 @@ def work_text(row: dict[str, Any], unit: str) -> str:
     """A row's measured work per step in the unit: '2,048 tokens' ('-': not seen)."""
     fig = row.get("script") or {}
     value = fig.get(f"{unit}_per_step") if unit != "steps" else 1
-    return f"{value:,.0f} {unit}" if isinstance(value, (int, float)) else "-"
+    return f"{units.count(value)} {unit}" if units.number(value) is not None else units.MISSING
 
 
 def work_lines(session_dict: dict[str, Any]) -> list[str]:
@@ -75,7 +77,7 @@ def work_lines(session_dict: dict[str, Any]) -> list[str]:
         for row in arm.get("results") or []:
             fig = row.get("script") or {}
             parts = [
-                f"{fig[k]:,.0f} {word}"
+                f"{units.count(fig[k])} {word}"
                 for k, word in (("tokens_per_step", "tokens"), ("samples_per_step", "samples"))
                 if isinstance(fig.get(k), (int, float))
             ]
@@ -99,7 +101,7 @@ def work_lines(session_dict: dict[str, Any]) -> list[str]:
 
 
 def _ms(value: Any) -> str:
-    return f"{value:.3g}" if isinstance(value, (int, float)) else "-"
+    return units.ms(value, unit=False)  # the column's header says ms
 
 
 def split_rows(session_dict: dict[str, Any]) -> list[list[str]]:
@@ -109,7 +111,7 @@ def split_rows(session_dict: dict[str, Any]) -> list[list[str]]:
         for row in arm.get("results") or []:
             fig = row.get("script") or {}
             share = fig.get("own_share")
-            share_text = f"{share:.0%}" if isinstance(share, (int, float)) else "-"
+            share_text = units.percent(share)
             if fig.get("data_bound"):
                 share_text += " (data-bound)"
             out.append(
@@ -120,7 +122,7 @@ def split_rows(session_dict: dict[str, Any]) -> list[list[str]]:
                     _ms(fig.get("own_median_ms")),
                     _ms(fig.get("step_median_ms")),
                     share_text,
-                    _ms(fig.get("startup_s")),
+                    units.seconds(fig.get("startup_s"), unit=False),
                 ]
             )
     return out
@@ -141,7 +143,10 @@ def files(session_dict: dict[str, Any]) -> list[str]:
     for arm in session_dict.get("arms") or []:
         for item in (arm.get("script") or {}).get("files") or []:
             found[str(item.get("path"))] = item.get("bytes")
-    return [f"{p} ({b:,} bytes)" if isinstance(b, int) else p for p, b in sorted(found.items())]
+    return [
+        f"{p} ({units.count(b)} bytes)" if isinstance(b, int) else p
+        for p, b in sorted(found.items())
+    ]
 
 
 def data_bound(session_dict: dict[str, Any]) -> list[str]:
@@ -159,7 +164,7 @@ def data_bound(session_dict: dict[str, Any]) -> list[str]:
                 )
                 out.append(
                     f"{arm.get('name')}{at}: the "
-                    f"script's own time is {fig['own_share']:.0%} of its step (data-bound: "
+                    f"script's own time is {units.percent(fig['own_share'])} of its step (data-bound: "
                     "compiling speeds up only the rest)"
                 )
     return out

@@ -21,11 +21,11 @@ from tcprof.profiler.analysis.verdict import (
     status_text,
 )
 from tcprof.profiler.config import loop_text, where_text
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     compile_figure,
     parts_text,
     resume_explanation,
-    seconds_text,
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import FELL_BACK, recompile_limit_hit
@@ -66,8 +66,8 @@ def _compile_card(results: list[dict[str, Any]]) -> str:
         cold, warm = compile_figure(r), r.get("compile_warm_s")
         if cold is None:
             continue
-        text = f"cold {seconds_text(cold)}" + (
-            f", warm {seconds_text(warm)}" if warm is not None else ""
+        text = f"cold {units.seconds(cold)}" + (
+            f", warm {units.seconds(warm)}" if warm is not None else ""
         )
         parts.append(f"{text} at bs {r.get('batch_size')}")
     return "compile cost " + "; ".join(parts) if parts else "no compile cost measured"
@@ -82,7 +82,7 @@ def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
         speedups = [r["speedup"] for r in kept]
         if speedups:
             lo, hi = min(speedups), max(speedups)
-            big = f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}–{hi:.2f}x"
+            big = units.ratio_span(lo, hi)
             tones = {speedup_tone(r) for r in kept} - {NEUTRAL}
             cls = next(iter(tones)) if len(tones) == 1 else ""  # the table's rule, all agreeing
         elif measured:
@@ -282,7 +282,7 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
                 f'<td class="num">{esc(rc.get("step"))}</td>'
                 f"<td>{_frame(esc, rc.get('frame'))}</td>"
                 f"<td>{_where(esc, rc.get('file'), rc.get('line'))}</td>"
-                f'<td class="num">{esc(_num(rc.get("seconds"), ".2f"))}</td>'
+                f'<td class="num">{esc(units.seconds(rc.get("seconds"), unit=False))}</td>'
                 f'<td class="wrap mono">{esc(plain_reason(rc))}</td></tr>'
                 for rc in recompiles
             ]
@@ -302,10 +302,6 @@ def insight(session_dict: dict[str, Any], esc: Esc) -> str:
         parts.append('<p class="muted">No graph breaks, recompiles or fallbacks were recorded.</p>')
     parts.append("</section>")
     return "".join(parts)
-
-
-def _num(value: Any, fmt: str) -> str:
-    return "-" if not isinstance(value, (int, float)) else format(value, fmt)
 
 
 def errors(session_dict: dict[str, Any], esc: Esc) -> str:
@@ -383,7 +379,7 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
     items = [
         ("model file", src.get("path")),
         ("model", src.get("factory") or src.get("model") or (loaded or {}).get("model")),
-        ("parameters", f"{loaded['params']:,}" if (loaded or {}).get("params") else None),
+        ("parameters", units.count(loaded["params"]) if (loaded or {}).get("params") else None),
         ("input", src.get("input_shape") or (loaded or {}).get("input")),
         ("weights", cfg.get("weights") or "the seed's initial weights"),
         ("batch sizes", cfg.get("batch_sizes")),
@@ -481,7 +477,7 @@ def footer(session_dict: dict[str, Any], esc: Esc) -> str:
     ended = session_dict.get("ended_at")
     started = session_dict.get("started_at")
     took = (
-        f" · run took {ended - started:.1f} s"
+        f" · run took {units.duration(ended - started)}"
         if isinstance(ended, (int, float)) and isinstance(started, (int, float))
         else ""
     )

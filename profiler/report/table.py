@@ -20,23 +20,9 @@ from tcprof.profiler.analysis.verdict import (
     status_text,
 )
 from tcprof.profiler.config import threads_per_process
-from tcprof.profiler.protocol.compile_terms import seconds_text
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report import script_section
-
-
-def _f(value: float | None, fmt: str, none: str = "-") -> str:
-    return none if value is None else format(value, fmt)
-
-
-def fmt_ms(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
 
 
 def fmt_speedup(row: dict[str, Any]) -> str:
@@ -51,7 +37,7 @@ def fmt_speedup(row: dict[str, Any]) -> str:
     bounds = f"[{bound_text(ci[0])}-{bound_text(ci[1])}]"
     if not speedup_settled(row):
         return f"{NOT_SETTLED} {bounds}"
-    return f"{row['speedup']:.2f}x {bounds}"
+    return f"{units.ratio(row['speedup'])} {bounds}"
 
 
 def fmt_accuracy(row: dict[str, Any]) -> str:
@@ -95,8 +81,7 @@ def fmt_verdict(row: dict[str, Any]) -> str:
     it; an A/A control's row: 'A/A ok' or 'A/A +4%' (flagged: the harness is biased)."""
     if row.get("aa_of"):
         if row.get("aa_flagged") and row.get("aa_speedup") is not None:
-            change = (row["aa_speedup"] - 1) * 100
-            return f"A/A {'+' if change >= 0 else '−'}{abs(change):.0f}% (flagged)"
+            return f"A/A {units.change(row['aa_speedup'] - 1)} (flagged)"
         return "A/A ok" if row.get("aa_ci") else "-"
     verdict = "no_interval" if one_round(row) else row.get("verdict") or "unknown"
     text = VERDICT_TEXT.get(verdict, "-")
@@ -120,16 +105,13 @@ def fmt_compile(row: dict[str, Any]) -> str:
     failed before a steady step: '4.67 (torch's compile timer)', the figure that stands in."""
     if row.get("compile_cold_s") is None and row.get("compile_warm_s") is None:
         if row.get("compile_s") is None and row.get("compile_timer_s") is not None:
-            return f"{row['compile_timer_s']:.2f} ({TIMER_STANDS_IN})"
-        return _f(row.get("compile_s"), ".2f")
-    return _cold_warm(row, "compile_cold_s", "compile_warm_s", lambda v: _f(v, ".2f"))
+            return f"{units.seconds(row['compile_timer_s'], unit=False)} ({TIMER_STANDS_IN})"
+        return units.seconds(row.get("compile_s"), unit=False)
+    return _cold_warm(row, "compile_cold_s", "compile_warm_s", _compile_seconds)
 
 
-def _compact_steps(v: float) -> str:
-    """9,800 / 25k / 1.2M: an interval's ends, short enough for a table cell."""
-    if v >= 1e6:
-        return f"{v / 1e6:.1f}M"
-    return f"{v / 1e3:.0f}k" if v >= 1e4 else f"{v:,.0f}"
+def _compile_seconds(value: float | None) -> str:
+    return units.seconds(value, unit=False)
 
 
 def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
@@ -147,9 +129,9 @@ def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
             return "never"
         ci = row.get(ci_key) if ci_key else None
         if not ci or ci[0] is None:
-            return f"{v:,.0f}"
-        high = "never" if ci[1] is None else _compact_steps(ci[1])
-        return f"{v:,.0f} [{_compact_steps(ci[0])}–{high}]"
+            return units.count(v)
+        high = "never" if ci[1] is None else units.short_count(ci[1])
+        return f"{units.count(v)} [{units.short_count(ci[0])}–{high}]"
 
     if "break_even_cold_steps" not in row:  # schema 1
         return steps(row.get("break_even_steps"))
@@ -170,21 +152,8 @@ def failed_status(row: dict[str, Any]) -> str:
         status += f" after {steps} step{'s' if steps != 1 else ''}"
     first = row.get("first_step_ms")
     if isinstance(first, (int, float)):
-        status += f" (first step {seconds_text(first / 1000)})"
+        status += f" (first step {units.seconds(first / 1000)})"
     return status
-
-
-def fmt_mb(value: float | None) -> str:
-    """A size in MB written with its unit, keeping small figures' precision: '1,204 MB',
-    '3.25 MB', '420 KB', '1.31 KB', '96 B' (an 11-parameter model's tensors are not '0.000')."""
-    if value is None:
-        return "-"
-    if value >= 1:
-        return f"{value:,.0f} MB" if value >= 100 else f"{value:.2f} MB"
-    kb = value * 1024
-    if kb >= 1:
-        return f"{kb:,.0f} KB" if kb >= 100 else f"{kb:.2f} KB"
-    return f"{kb * 1024:.0f} B"
 
 
 def training_mb(row: dict[str, Any]) -> float | None:
@@ -327,14 +296,14 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 arm["name"],
                 _phase_cell(script, r, unit),
                 status,
-                mark_partial(fmt_ms(r.get("median_ms")), r),
-                fmt_ms(r.get("p90_ms")),
+                mark_partial(units.ms(r.get("median_ms"), unit=False), r),
+                units.ms(r.get("p90_ms"), unit=False),
                 _throughput_cell(script, r),
                 mark_partial(fmt_speedup(r), r) if arm_index else "baseline",
                 mark_partial(fmt_verdict(r), r) if arm_index else "-",
                 fmt_compile(r),
                 fmt_break_even(r, arm_index == 0),
-                fmt_mb(training_mb(r)),
+                units.megabytes(training_mb(r)),
                 fmt_memory(r) if arm_index else "-",
                 fmt_accuracy(r) if arm_index else "-",
                 str(r.get("recompiles") or 0),
@@ -353,9 +322,9 @@ def _phase_cell(script: dict[str, Any] | None, row: dict[str, Any], unit: str) -
 
 def _throughput_cell(script: dict[str, Any] | None, row: dict[str, Any]) -> str:
     if script is None:
-        return _f(row.get("samples_per_s"), ",.0f")
+        return units.count(row.get("samples_per_s"))
     value = (row.get("script") or {}).get("work_per_s")
-    return _f(value, ",.0f" if value is None or value >= 100 else ".3g")
+    return units.rate(value)
 
 
 def steps_text(session_dict: dict[str, Any]) -> str:
@@ -379,11 +348,11 @@ def steps_text(session_dict: dict[str, Any]) -> str:
     if not counts:
         return text
     low, high = min(counts), max(counts)
-    measured = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+    measured = units.count(low) if low == high else f"{units.count(low)}–{units.count(high)}"
     text += f"; measured {measured} per process"
     min_block = cfg.get("min_block_ms")
     if isinstance(steps, int) and high > steps and isinstance(min_block, (int, float)):
-        text += f": each block runs at least {min_block:g} ms, so short steps run more of them"
+        text += f": each block runs at least {units.ms(min_block)}, so short steps run more of them"
     return text
 
 

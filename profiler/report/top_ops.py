@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.protocol import units
+
 Esc = Callable[[Any], str]
 MD_TOP = 5  # report.md is for pull requests: a short list per arm and batch size
 
@@ -86,12 +88,12 @@ def profile_note(prof: dict[str, Any]) -> str:
     """'5 profiled step(s), 0.412 ms each (measured median 0.398 ms)' and any mismatch."""
     text = f"{prof.get('steps')} profiled step(s)"
     if isinstance(prof.get("step_ms"), (int, float)):
-        text += f", {prof['step_ms']:.3f} ms each"
+        text += f", {units.ms(prof['step_ms'])} each"
     return text + (f". Flagged: {prof['mismatch']}" if prof.get("mismatch") else "")
 
 
 def _ms(value: Any) -> str:
-    return f"{value:.3f}" if isinstance(value, (int, float)) else "-"
+    return units.ms(value, unit=False)  # the column's header says ms
 
 
 def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
@@ -140,7 +142,7 @@ def _comparison_html(session_dict: dict[str, Any], arm_name: str, bs: Any, esc: 
         f'<td class="num">{esc(_ms(r["eager_ms"]))}</td>'
         f'<td class="num">{esc(_ms(r["compiled_ms"]))}</td>'
         f'<td class="num {tone(r["moved_ms"])}">'
-        f"{esc(format(r['moved_ms'], '+.3f'))}</td></tr>"
+        f"{esc(units.ms(r['moved_ms'], unit=False, plus=True))}</td></tr>"
         for r in op_comparison(session_dict, arm_name, bs)
     )
     warning = f'<p class="bad">{esc(problem)}.</p>' if problem else ""

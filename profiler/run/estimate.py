@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import MIN_BLOCK_MS, arms_of
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Json
 
 # Guesses for a model never run before (bench/estimate_error.py measures how far they are):
@@ -54,19 +55,6 @@ HISTORY_RUNS = 5  # the newest sessions of the model read for prices
 ACCURACY_STEP_FACTOR = 8.0  # the accuracy check: 2 steps each of eager twice, float64, the arm
 
 ACCURACY = "accuracy"  # the replicate of the untimed accuracy pass's events
-
-
-def fmt_duration(seconds: float) -> str:
-    """'45 s', '1 min 40 s', '2 h 5 min'."""
-    s = max(0, round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        minutes, rest = divmod(s, 60)
-        rest = round(rest / 5) * 5 if minutes >= 5 else rest  # no false precision
-        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
-    hours, rest = divmod(s, 3600)
-    return f"{hours} h {rest // 60} min"
 
 
 @dataclass
@@ -231,9 +219,9 @@ def _schedule_order(
     out = [process for process, _sized, _exit in lanes]
     for s in range(len(lanes[0][1]) if lanes else 0):
         sized = [lane[1][s] for lane in lanes]
-        out += [units[0] for units in sized]
-        for b in range(1, max(len(units) for units in sized)):
-            out += [units[b] for units in sized if b < len(units)]
+        out += [lane_units[0] for lane_units in sized]
+        for b in range(1, max(len(lane_units) for lane_units in sized)):
+            out += [lane_units[b] for lane_units in sized if b < len(lane_units)]
     return out + [exit_ for _process, _sized, exit_ in lanes]
 
 
@@ -246,7 +234,7 @@ class Estimate:
 
     def text(self) -> str:
         """'about 1 min 40 s; based on 2 earlier runs of model.py'."""
-        return f"about {fmt_duration(self.seconds)}; {self.basis}"
+        return f"about {units.duration(self.seconds)}; {self.basis}"
 
 
 def estimate(config: Json, prices: Prices) -> Estimate:

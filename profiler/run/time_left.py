@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Json
-from tcprof.profiler.run.estimate import ACCURACY, Estimate, Unit, fmt_duration
+from tcprof.profiler.run.estimate import ACCURACY, Estimate, Unit
 
 UnitKey = tuple[str, int, int | None, int | str, int]  # kind, arm, batch size, round, id
 
@@ -87,4 +88,4 @@ class TimeLeft:
 
     def text(self) -> str:
         left = self.seconds()
-        return "time left: almost done" if left < 1 else f"time left ~{fmt_duration(left)}"
+        return "time left: almost done" if left < 1 else f"time left ~{units.duration(left)}"

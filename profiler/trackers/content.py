@@ -21,6 +21,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_settled,
     verdict_lines,
 )
+from tcprof.profiler.protocol import units
 from tcprof.profiler.report.data import model_label, short_where
 from tcprof.profiler.report.export import export_reports
 from tcprof.profiler.report.markdown import md_text, table
@@ -219,14 +220,14 @@ def headline(arm: dict[str, Any]) -> dict[str, dict[int, float]]:
 
 def _seconds(value: Any) -> str:
     number = _number(value)
-    return f"{number:.2f} s" if number is not None else "?"
+    return units.seconds(number) if number is not None else "?"
 
 
 def _first_step_text(arm: dict[str, Any], r: dict[str, Any]) -> str:
     bs = r.get("batch_size")
     first = _number(r.get("first_step_ms"))
     lines = [
-        f"first step {first:.1f} ms" if first is not None else "first step",
+        f"first step {units.ms(first)}" if first is not None else "first step",
         f"{r.get('compile_status') or r.get('status')}: compile {_seconds(r.get('compile_s'))}"
         + (
             f" (dynamo {_seconds(r.get('dynamo_compile_s'))})"

@@ -192,12 +192,12 @@ def test_the_list_shows_status_and_the_best_speedup_in_sight(qtbot, private_home
     listed = {s.folder.name: s for s in list_sessions()}
     assert listed["noisy"].speedup == "not settled", "an unsettled speedup is never the best"
     assert listed["noisy"].speedups == "inductor: bs 8 not settled"
-    assert listed["fast"].speedup == "1.84x inductor bs 8"
+    assert listed["fast"].speedup == "1.84× inductor bs 8"
     assert (
         listed["fast"].speedups
-        == "aot_eager: bs 8 1.21x, bs 16 1.50x\ninductor: bs 8 1.84x, bs 16 0.90x"
+        == "aot_eager: bs 8 1.21×, bs 16 1.50×\ninductor: bs 8 1.84×, bs 16 0.90×"
     )
-    assert listed["long-logs"].speedup == "2.50x inductor bs 8"
+    assert listed["long-logs"].speedup == "2.50× inductor bs 8"
     assert listed["long-name"].speedup == "" and listed["long-name"].speedups == ""
 
     dialog = _dialog(qtbot)
@@ -210,7 +210,7 @@ def test_the_list_shows_status_and_the_best_speedup_in_sight(qtbot, private_home
         "status",
         "speedup",
     ]
-    assert dialog.row_text(0)["speedup"] == "1.84x inductor bs 8"
+    assert dialog.row_text(0)["speedup"] == "1.84× inductor bs 8"
     assert dialog.table.item(0, COLUMN["speedup"]).toolTip() == listed["fast"].speedups
     assert dialog.row_text(2)["status"] == "completed" and dialog.row_text(2)["speedup"] == ""
     viewport = dialog.table.viewport().width()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     compile_parts,
     frame_label,
     frame_text,
     parts_text,
     resume_explanation,
-    seconds_text,
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import describe
@@ -132,7 +132,7 @@ def test_every_view_writes_a_compile_figure_with_the_same_digits():
         "break_even_cold_ci": [900.0, 1200.0],
     }
     second = {**row, "batch_size": 16, "compile_cold_s": 0.7}
-    assert seconds_text(9.8812) == "9.88 s"
+    assert units.seconds(9.8812) == "9.88 s"
     assert fmt_compile(row).startswith("9.88")
     assert "9.88 s" in parts_text(row)
     text = arm_verdict({"name": "inductor", "results": [row, second]}, stopped=False).text

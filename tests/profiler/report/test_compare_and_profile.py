@@ -5,6 +5,7 @@ import json
 import math
 
 from tcprof.profiler.cli.main import main
+from tcprof.profiler.protocol import units
 from tcprof.profiler.report.compare import compare, compare_sessions, render_comparison
 from tests.support.cli import arm, run_cli
 
@@ -39,7 +40,7 @@ def test_compare_names_the_direction_of_each_change():
     assert rows[0]["memory_direction"] == "worse"
     same = compare_sessions(_session(2.0, 400), _session(2.002, 400))[0]
     assert same["time_direction"] == "unchanged" and same["memory_direction"] == "unchanged"
-    assert "-50.0%" in render_comparison(rows)
+    assert "\u221250.0%" in render_comparison(rows)
     assert compare_sessions(_session(2.0, 400), _session(1.0, 400, name="other")) == []
 
 
@@ -75,7 +76,7 @@ def test_a_speedup_change_is_judged_by_the_difference_of_paired_log_speedups():
     low, high = worse.rows[1]["speedup_change_ci"]
     assert low < 1.2 / 1.5 - 1 < high < 0
     assert worse.regressions == [
-        f"inductor bs 8: speedup -20.0% [{low * 100:+.1f}% {high * 100:+.1f}%]"
+        f"inductor bs 8: speedup \u221220.0% [{units.change(low, 1)} {units.change(high, 1)}]"
     ]
     same = compare(before, _with_speedup(1.45, 2.0))
     assert same.rows[1]["speedup_direction"] == "unchanged" and not same.regressions
@@ -102,7 +103,7 @@ def test_a_single_round_session_has_no_interval_in_compare():
         assert row["time_change_ci"] is None and row["time_direction"] == "n/a"
         assert row["speedup_change_ci"] is None and row["speedup_direction"] == "n/a"
     text = render_comparison(comparison.rows)
-    assert "-52.8% (one round: no interval)" in text
+    assert "\u221252.8% (one round: no interval)" in text
     assert "no interval (one round)" in text and "%]" not in text
     assert "1.50x" not in text and "0.70x" not in text, "one round's speedup is no headline"
     assert not comparison.regressions

@@ -7,20 +7,21 @@ from __future__ import annotations
 
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.verdict import memory_title, memory_words
+from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections import configuration
-from tcprof.profiler.report.table import fmt_mb, steps_text, table_rows, tolerance_text
+from tcprof.profiler.report.table import steps_text, table_rows, tolerance_text
 from tcprof.profiler.report.top_ops import comparison_problem, html_section
 
 
 def test_small_memory_keeps_its_precision_and_its_unit():
-    assert fmt_mb(0.0) == "0 B"
-    assert fmt_mb(44 / 1024 / 1024) == "44 B"  # an 11-parameter model's tensors
-    assert fmt_mb(0.5) == "512 KB"
-    assert fmt_mb(0.0013) == "1.33 KB"
-    assert fmt_mb(3.251) == "3.25 MB"
-    assert fmt_mb(1204.4) == "1,204 MB"
-    assert fmt_mb(None) == "-"
+    assert units.megabytes(0.0) == "0 B"
+    assert units.megabytes(44 / 1024 / 1024) == "44 B"  # an 11-parameter model's tensors
+    assert units.megabytes(0.5) == "512 KB"
+    assert units.megabytes(0.0013) == "1.33 KB"
+    assert units.megabytes(3.251) == "3.25 MB"
+    assert units.megabytes(1204.4) == "1,204 MB"
+    assert units.megabytes(None) == "-"
 
 
 def test_the_verdict_names_tensor_memory_and_the_rss_the_plot_shows():
@@ -66,7 +67,7 @@ def test_a_profile_far_from_the_measured_step_is_flagged_and_saves_nothing():
         "top_ops": [{"name": "aten::mm", "self_ms_per_step": 218.25}],
     }
     mismatch = profile_mismatch(busy, 9.17)
-    assert mismatch and "230.000 ms" in mismatch and "9.170 ms" in mismatch
+    assert mismatch and "230 ms" in mismatch and "9.17 ms" in mismatch
     assert "busy" in mismatch
     fine = {**busy, "step_ms": 9.5, "quiet": True, "top_ops": [{"self_ms_per_step": 4.0}]}
     assert profile_mismatch(fine, 9.17) is None
@@ -130,7 +131,7 @@ def test_a_single_round_interval_says_there_is_none_yet():
     assert "one round" in text and "[0.42–0.42]" not in text
     assert "slower" not in text, "a session saved with a one-round 'slower' says no such thing"
     two = {**row, "interval_covers_processes": True, "speedup_ci": [0.40, 0.44]}
-    assert fmt_speedup(two) == "0.42x [0.40-0.44]"
+    assert fmt_speedup(two) == "0.42× [0.40-0.44]"
 
 
 def test_the_terminal_shows_the_steps_measured_too():

@@ -77,7 +77,7 @@ def test_a_verdict_outside_the_wide_interval_is_still_said_without_its_figure():
 
 def test_medians_that_disagree_with_the_speedup_are_explained():
     notes = " ".join(session_notes(synthetic_session(rounds=WIDE)))
-    assert "the medians (10.00 / 8.00 ms, a ratio of 1.25) differ from the speedup" in notes
+    assert "the medians (10.00 / 8.00 ms, a ratio of 1.25×) differ from the speedup" in notes
     assert "rounds that disagree" in notes
     card = _html_summary(synthetic_session(rounds=WIDE))
     assert "a ratio of 1.25" in card
@@ -95,10 +95,10 @@ def test_a_settled_interval_is_the_headline():
     row = session["arms"][1]["results"][0]
     assert stats.settled(*row["speedup_ci"])
     figure = f"{row['speedup']:.2f}"
-    assert f"{figure}x [" in render_summary(session)
+    assert f"{figure}× [" in render_summary(session)
     assert verdict_lines(session)[0].startswith(f"aot_eager is {figure}× faster at bs 8 [")
     card = re.search(r'<div class="big[^"]*">([^<]*)</div>', render_html(session))
-    assert card is not None and card.group(1) == f"{figure}x"
+    assert card is not None and card.group(1) == f"{figure}×"
     assert tcprof.Session.from_dict(session).speedup("aot_eager", 8).settled
 
 

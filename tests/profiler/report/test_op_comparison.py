@@ -41,7 +41,7 @@ def test_top_operators_side_by_side_with_the_time_moved():
     assert relu == {"name": "aten::relu", "eager_ms": 0.5, "compiled_ms": None, "moved_ms": -0.5}
     assert addmm["moved_ms"] == pytest.approx(-0.5) and fused["eager_ms"] is None
     html = html_section(session, esc)
-    assert "eager against inductor · bs 8" in html and "-0.500" in html
+    assert "eager against inductor · bs 8" in html and "\u22120.500" in html
 
 
 def test_no_baseline_profile_nothing_to_compare():

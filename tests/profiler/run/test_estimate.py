@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol import units
 from tcprof.profiler.run.estimate import (
     DEFAULT_COMPILE_S,
     Prices,
     estimate,
-    fmt_duration,
     history_prices,
 )
 from tcprof.profiler.run.time_left import TimeLeft
@@ -64,7 +64,7 @@ def test_earlier_runs_of_the_model_price_the_run_and_are_named(tmp_path):
     assert prices.runs == 2
     est = estimate(config, prices)
     assert est.measured
-    assert est.text() == f"about {fmt_duration(est.seconds)}; based on 2 earlier runs of model.py"
+    assert est.text() == f"about {units.duration(est.seconds)}; based on 2 earlier runs of model.py"
     # The same setup as the earlier runs: about as long as they took.
     earlier = estimate({**synthetic_session(arms=ARMS)["config"]}, prices)
     assert abs(earlier.seconds - 30.0) < 1.0
@@ -94,7 +94,7 @@ def test_time_left_falls_as_progress_arrives():
         seen.append(left.seconds())
     assert all(b < a for a, b in zip(seen, seen[1:], strict=False)), seen
     assert seen[-1] == 0.0 and left.text() == "time left: almost done"
-    assert fmt_duration(100) == "1 min 40 s" and fmt_duration(35) == "35 s"
+    assert units.duration(100) == "1 min 40 s" and units.duration(35) == "35 s"
 
 
 def test_an_overrunning_compile_does_not_make_the_run_almost_done():

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.analysis.verdict import session_verdicts, speedup_interval, speedup_settled
+from tcprof.profiler.protocol import units
 from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
 from tests.support.tensorboard_read import accumulator, hparams, series, tags
@@ -105,7 +106,7 @@ def test_compile_markers_at_the_step_that_compiled(logged, saved_session):
             continue
         for r in arm["results"]:
             first = series(acc, f"compile/bs{r['batch_size']}")[0]
-            assert f"first step {r['first_step_ms']:.1f} ms" in first
+            assert f"first step {units.ms(r['first_step_ms'])}" in first
             assert f"compile {r['compile_s']:.2f} s" in first
         assert arm["recompiles"], "the second batch size recompiles under dynamic=None"
         for rc in arm["recompiles"]:
