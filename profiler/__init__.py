@@ -4,11 +4,11 @@
 Its packages are floors; each imports only the floors below it (import-linter's contracts in
 `pyproject.toml` keep it so):
 
-- `api` and `cli`, side by side (neither imports the other): tcprof as a Python library, and
-  the commands (`tcprof run/report/compare/log-to/...`) with their terminal output.
+- `api | cli`: side by side (neither imports the other): tcprof as a Python library, and the
+  commands (`tcprof run/report/compare/log-to/...`) with their terminal output.
 - `recording`: one recorded run behind one front door (its options, folder, checks, run,
   signals, save, reports and trackers), for the CLI, the API and the window alike.
-- `trackers`: a saved session logged to TensorBoard and MLflow (`--log-to`).
+- `trackers`: a saved session logged to TensorBoard, MLflow and W&B (`--log-to`).
 - `report`: what a session reads as: tables, verdict wording, report.html / .md, comparisons.
 - `run`: the schedule (rounds, blocks, the accuracy pass), cache plans, the ladder and advice
   runs, estimates and progress.
