@@ -95,7 +95,7 @@ def _what_is_missing(error: dict[str, Any]) -> str:
     if module:
         top = module[-1].split(".")[0]
         if top == "torch":
-            return "cannot import torch (install torch in that environment)"
+            return "cannot import torch (install torch there)"
         if top == "tcprof":
             return "cannot reach tcprof's worker (tcprof is not importable there)"
         return f"lacks {top}, which tcprof's worker needs (pip install {top} there)"
