@@ -69,7 +69,7 @@ def parse_arm(text: str) -> ArmSpec:
                 raise ConfigError(
                     f"arm {text!r}: python= names an interpreter, e.g. python=/opt/torch214/bin/python"
                 )
-            kwargs["python"] = _interpreter(value)
+            kwargs["python"] = interpreter_path(value)
         elif key == "mark_dynamic":
             if not value.isdigit():
                 raise ConfigError(
@@ -86,7 +86,7 @@ def parse_arm(text: str) -> ArmSpec:
     return ArmSpec(backend=backend, **kwargs)
 
 
-def _interpreter(value: str) -> str:
+def interpreter_path(value: str) -> str:
     """A path as typed, made absolute (`~` too) so the session records where it was; a bare
     name (`python3.12`) is looked up on PATH when the arm starts."""
     expanded = os.path.expanduser(value)
