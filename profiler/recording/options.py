@@ -98,7 +98,8 @@ def _arms_options(arms: argparse._ArgumentGroup) -> None:
     arms.add_argument(
         "--arms",
         help="comma-separated backends (the first is the baseline), or per-arm options separated by ';': "
-        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot' "
+        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot'; "
+        "python=PATH runs an arm under another interpreter (another torch) "
         "(default: eager,inductor)",
     )
     arms.add_argument(
