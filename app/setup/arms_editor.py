@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from tcprof.app.common.theme import muted_colour
 from tcprof.app.setup.backend_choice import description, fill_backends
 from tcprof.app.setup.narrow import text_wide
-from tcprof.profiler.config import COMPILE_MODES, ArmSpec
+from tcprof.profiler.config import COMPILE_MODES, ArmSpec, interpreter_path
 
 DEFAULT_ARMS = (ArmSpec("eager"), ArmSpec("inductor"))
 NEW_ARM = ArmSpec("inductor")  # what Add… starts from: the backend most users want
@@ -112,6 +112,13 @@ class ArmDialog(QDialog):
             "torch._dynamo.mark_dynamic(x, 0) on every input tensor: a new batch size reuses\n"
             "the compiled graph instead of recompiling (the fix recompile advice suggests)."
         )
+        self.python = QLineEdit(arm.python or "")
+        self.python.setPlaceholderText("this environment's")
+        self.python.setToolTip(
+            "Another interpreter for this arm (python=PATH), e.g. /opt/torch-next/bin/python:\n"
+            "another environment, another torch release, measured in the same rounds. It needs\n"
+            "torch and psutil, not tcprof; it is checked before any arm runs."
+        )
         self.label = QLineEdit(arm.label or "")
         self.label.setPlaceholderText("optional display name")
         self.label.setToolTip("A name for this arm in plots and tables (not passed to torch).")
@@ -122,6 +129,7 @@ class ArmDialog(QDialog):
         form.addRow("", self.fullgraph)
         form.addRow("", self.regional)
         form.addRow("", self.mark_dynamic)
+        form.addRow("Python", self.python)
         form.addRow("Label", self.label)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -154,6 +162,9 @@ class ArmDialog(QDialog):
             regional=self.regional.isChecked() if compiled else False,
             mark_dynamic=self._mark_dim if compiled and self.mark_dynamic.isChecked() else None,
             parallel=self._parallel,
+            python=interpreter_path(self.python.text().strip())
+            if self.python.text().strip()
+            else None,
         )
 
 

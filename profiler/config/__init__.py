@@ -12,7 +12,7 @@ The names below are the package's face; `backends`, `examples` and `paths` are i
 their own modules.
 """
 
-from tcprof.profiler.config.arm_text import parse_arm, parse_arms
+from tcprof.profiler.config.arm_text import interpreter_path, parse_arm, parse_arms
 from tcprof.profiler.config.choices import (
     AMP_DTYPES,
     COMPILE_MODES,
@@ -130,6 +130,7 @@ __all__ = [
     "InputShape",
     "parse_input_shape",
     "parse_arms",
+    "interpreter_path",
     "parse_arm",
     "where_text",
     "loop_text",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -63,6 +64,12 @@ def parse_arm(text: str) -> ArmSpec:
                     f"arm {text!r}: parallel is one of {', '.join(PARALLEL)}, not {value!r}"
                 )
             kwargs["parallel"] = value
+        elif key == "python":
+            if not value:
+                raise ConfigError(
+                    f"arm {text!r}: python= names an interpreter, e.g. python=/opt/torch214/bin/python"
+                )
+            kwargs["python"] = interpreter_path(value)
         elif key == "mark_dynamic":
             if not value.isdigit():
                 raise ConfigError(
@@ -72,11 +79,18 @@ def parse_arm(text: str) -> ArmSpec:
         else:
             raise ConfigError(
                 f"arm {text!r}: unknown option {key!r} "
-                "(mode, dynamic, fullgraph, regional, mark_dynamic, parallel, label)"
+                "(mode, dynamic, fullgraph, regional, mark_dynamic, parallel, python, label)"
             )
     if (kwargs.get("regional") or "mark_dynamic" in kwargs) and backend == "eager":
         raise ConfigError(f"arm {text!r}: regional and mark_dynamic need a compile backend")
     return ArmSpec(backend=backend, **kwargs)
+
+
+def interpreter_path(value: str) -> str:
+    """A path as typed, made absolute (`~` too) so the session records where it was; a bare
+    name (`python3.12`) is looked up on PATH when the arm starts."""
+    expanded = os.path.expanduser(value)
+    return os.path.abspath(expanded) if os.sep in expanded else expanded
 
 
 def _parse_tristate(value: str, context: str) -> bool | None:

@@ -53,6 +53,9 @@ class ArmSpec:
     regional: bool = False  # compile each repeated block in place instead of the whole model
     mark_dynamic: int | None = None  # torch._dynamo.mark_dynamic(x, dim) on every input tensor
     parallel: str | None = None  # ddp | fsdp | none; None: the run's --parallel
+    # another interpreter for this arm's workers (another environment, another torch); None:
+    # the engine's own
+    python: str | None = None
 
     @property
     def compiled(self) -> bool:
@@ -68,7 +71,7 @@ class ArmSpec:
     def name(self) -> str:
         if self.label:
             return self.label
-        if not self.compiled:
+        if not self.compiled and self.python is None:
             return "eager" if self.parallel is None else f"eager(parallel={self.parallel})"
         parts = [self.backend]
         if self.mode and self.mode != "default":
@@ -83,6 +86,8 @@ class ArmSpec:
             parts.append(f"mark_dynamic={self.mark_dynamic}")
         if self.parallel is not None:
             parts.append(f"parallel={self.parallel}")
+        if self.python is not None:
+            parts.append(f"python={interpreter_name(self.python)}")
         return " ".join(parts) if len(parts) == 1 else f"{parts[0]}({', '.join(parts[1:])})"
 
     def options(self) -> dict[str, Any]:
@@ -95,6 +100,17 @@ class ArmSpec:
     def from_dict(cls, data: dict[str, Any]) -> ArmSpec:
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def interpreter_name(python: str) -> str:
+    """An interpreter as an arm's name shows it: its environment's folder
+    (`/opt/torch214/bin/python` is 'torch214'), else the file's own name."""
+    path = Path(python)
+    return (
+        path.parent.parent.name
+        if path.parent.name == "bin" and path.parent.parent.name
+        else path.name
+    )
 
 
 @dataclass(frozen=True)
@@ -364,6 +380,7 @@ def validate(cfg: RunConfig) -> None:
         check_script(cfg)
     check_parallel(cfg)
     check_host(cfg)
+    check_interpreters(cfg)
     if cfg.save_weights not in (None, "safetensors", "pt"):
         raise ConfigError(f"weights are saved as safetensors or pt, not {cfg.save_weights!r}")
     if cfg.source.input_shape is not None:
@@ -474,6 +491,30 @@ def check_host(cfg: RunConfig) -> None:
             "--host runs the arms on one other machine; several nodes (--nnodes) each run "
             "their own tcprof run instead"
         )
+
+
+def check_interpreters(cfg: RunConfig) -> None:
+    """An arm's own interpreter (`python=PATH`) starts one local worker process of the
+    generated loop; whether it starts and has torch is preflight's check, before any arm runs."""
+    for arm in cfg.arms:
+        if arm.python is None:
+            continue
+        if not isinstance(arm.python, str) or not arm.python.strip():
+            raise ConfigError(
+                f"arm {arm.name!r}: python= names an interpreter, e.g. python=/opt/torch214/bin/python"
+            )
+        if cfg.host is not None:
+            raise ConfigError(
+                f"arm {arm.name!r}: python= is for a local arm; on --host give --remote-python"
+            )
+        if cfg.script is not None:
+            raise ConfigError(
+                f"arm {arm.name!r}: python= takes a model file; a script names its own interpreter after --"
+            )
+        if cfg.parallel_of(arm) != "none":
+            raise ConfigError(
+                f"arm {arm.name!r}: python= runs one process; a distributed arm (parallel=) cannot take it yet"
+            )
 
 
 def check_weights_file(path: str) -> None:

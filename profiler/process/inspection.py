@@ -22,10 +22,12 @@ def _ask(
     what: str,
     timeout_s: float,
     cancel: threading.Event | None = None,
+    python: str | None = None,
 ) -> dict[str, Any]:
-    """what: the question in words, for an error ('the inspection of the model file')."""
+    """what: the question in words, for an error ('the inspection of the model file');
+    python: asked of another interpreter (an arm's `python=`)."""
     inbox: Inbox = queue.Queue()
-    worker = WorkerProcess(0, inbox, timed=False)
+    worker = WorkerProcess(0, inbox, timed=False, python=python)
     deadline = time.monotonic() + timeout_s
     try:
         worker.send(command)
@@ -74,7 +76,9 @@ def inspect_model(
 
 
 def probe_environment(
-    timeout_s: float = 60.0, cancel: threading.Event | None = None
+    timeout_s: float = 60.0, cancel: threading.Event | None = None, python: str | None = None
 ) -> dict[str, Any]:
-    """torch version, devices and compile backends, from a worker (the `hello` event)."""
-    return _ask({"cmd": "environment"}, "hello", "the environment probe", timeout_s, cancel)
+    """torch version, devices and compile backends, from a worker (the `hello` event) of this
+    interpreter or of `python` (an arm's own)."""
+    command = {"cmd": "environment"}
+    return _ask(command, "hello", "the environment probe", timeout_s, cancel, python)

@@ -18,6 +18,7 @@ started it ends.
 from __future__ import annotations
 
 import collections
+import hashlib
 import json
 import os
 import queue
@@ -25,6 +26,7 @@ import signal
 import site
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -54,6 +56,12 @@ WORKER_COMMAND = [
     "tcprof.profiler.worker",
 ]
 FORK_SERVER_COMMAND = WORKER_COMMAND[:-1] + ["tcprof.profiler.worker.zygote"]
+# The worker under another interpreter (an arm's `python=`), whose version is not known here:
+# `-P`'s effect spelled out (the working folder off sys.path), for any Python 3.
+_FOREIGN_MAIN = (
+    "import runpy, sys; del sys.path[0]; "
+    "runpy.run_module('tcprof.profiler.worker', run_name='__main__', alter_sys=True)"
+)
 # Read by profiler/worker/__main__.py and profiler/worker/lifeline.py (no import: no torch here).
 COMMAND_FD_ENV = "TCPROF_COMMAND_FD"
 PARENT_PID_ENV = "TCPROF_PARENT_PID"
@@ -71,6 +79,30 @@ def worker_pythonpath(inherited: str | None) -> str:
     site_dirs.add(str(Path(site.getusersitepackages()).resolve()))
     own = None if str(IMPORT_ROOT) in site_dirs else str(IMPORT_ROOT)
     return os.pathsep.join(filter(None, [own, inherited]))
+
+
+def foreign_command(python: str) -> list[str]:
+    """The worker started by another interpreter (an arm's `python=`)."""
+    return [python, "-c", _FOREIGN_MAIN]
+
+
+def foreign_pythonpath(inherited: str | None) -> str:
+    """Another interpreter's PYTHONPATH: it reaches this tcprof, which it may not have
+    installed, through a folder that holds only `tcprof` (a link), so an installed engine's
+    site-packages, with this environment's torch, never stands before that interpreter's own."""
+    folder = Path(tempfile.gettempdir()) / f"tcprof-import-{os.getuid()}-{_root_key()}"
+    link = folder / "tcprof"
+    if not link.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            link.symlink_to(IMPORT_ROOT / "tcprof", target_is_directory=True)
+        except FileExistsError:  # another process made it meanwhile
+            pass
+    return os.pathsep.join(filter(None, [str(folder), inherited]))
+
+
+def _root_key() -> str:
+    return hashlib.sha1(str(IMPORT_ROOT).encode()).hexdigest()[:12]
 
 
 # A Popen for the spawner thread: (args, the fd to close after, Popen's options, the answer).
@@ -127,11 +159,15 @@ def _end_abandoned(started: Future[subprocess.Popen[Any]]) -> None:
 SPAWNER = _Spawner()
 
 
-def worker_env(extra_env: dict[str, str] | None, command_fd: int | None) -> dict[str, str]:
+def worker_env(
+    extra_env: dict[str, str] | None, command_fd: int | None, foreign: bool = False
+) -> dict[str, str]:
+    """foreign: for another interpreter than this one (an arm's `python=`)."""
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONBREAKPOINT"] = "0"  # breakpoint() in a model: no debugger waiting on a terminal
-    env["PYTHONPATH"] = worker_pythonpath(env.get("PYTHONPATH"))
+    path_of = foreign_pythonpath if foreign else worker_pythonpath
+    env["PYTHONPATH"] = path_of(env.get("PYTHONPATH"))
     if not env["PYTHONPATH"]:
         del env["PYTHONPATH"]
     if command_fd is not None:
@@ -151,10 +187,13 @@ class WorkerProcess(OwnProcess):
         extra_env: dict[str, str] | None = None,
         wait_for_fork_server: bool = True,
         timed: bool = True,
+        python: str | None = None,
     ) -> None:
         """timed=False: no figure is read from its steps, so it may be forked (forked.py);
         wait_for_fork_server=False: spawn fresh rather than wait for a fork server still
-        importing torch (the window's pre-started workers, filled from the GUI thread)."""
+        importing torch (the window's pre-started workers, filled from the GUI thread);
+        python: another interpreter (an arm's `python=`), always a fresh process of its own,
+        never forked from the fork server, whose torch is this environment's."""
         self.index = index
         self._inbox = inbox
         self._threads: list[threading.Thread] = []
@@ -163,7 +202,8 @@ class WorkerProcess(OwnProcess):
         self._output_limit = LogLimiter(self._put)
         self._channel_limit = LogLimiter(self._put)
         self.proc: subprocess.Popen[bytes] | ForkedChild
-        forked = _forked(extra_env, wait_for_fork_server) if may_fork(timed) else None
+        fork = python is None and may_fork(timed)
+        forked = _forked(extra_env, wait_for_fork_server) if fork else None
         if forked is not None:
             self.proc = forked
             write_fd = forked.commands_fd
@@ -171,14 +211,14 @@ class WorkerProcess(OwnProcess):
             read_fd, write_fd = os.pipe()
             try:
                 self.proc = SPAWNER.popen(
-                    WORKER_COMMAND,
+                    WORKER_COMMAND if python is None else foreign_command(python),
                     close_after=read_fd,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     pass_fds=(read_fd,),
                     start_new_session=True,
-                    env=worker_env(extra_env, read_fd),
+                    env=worker_env(extra_env, read_fd, foreign=python is not None),
                 )
             except BaseException:
                 os.close(write_fd)

@@ -179,6 +179,8 @@ class HelloEvent(Relayed, total=False):
     protocol: int  # absent from workers older than the check: read as 1
     torch: str
     python: str
+    executable: str  # the interpreter's path (an arm's `python=`, or the engine's own)
+    triton: str | None
     platform: str
     device: str  # cpu | cuda | mps
     device_name: str

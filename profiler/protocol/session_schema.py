@@ -50,6 +50,8 @@ ENVIRONMENT = Fields(
         "protocol": INT,
         "torch": TEXT,
         "python": TEXT,
+        "executable": TEXT,
+        "triton": TEXT,
         "platform": TEXT,
         "device": TEXT,
         "device_name": TEXT,
@@ -177,6 +179,7 @@ ARM_SPEC = Fields(
         "dynamic": FLAG,
         "fullgraph": FLAG,
         "label": TEXT,
+        "python": TEXT,  # the arm's own interpreter (`python=`)
     }
 )
 CONFIG = Fields(
@@ -373,6 +376,8 @@ GRAPH_BREAK = Fields(
     required=("reason", "count"),
     also=_line_with_file,
 )
+# the interpreter an arm's workers ran: its own (`python=`) or the engine's, from its hello
+INTERPRETER = Fields({"path": TEXT, "version": TEXT, "torch": TEXT, "triton": TEXT})
 ARM = Fields(
     {
         "index": INT,
@@ -383,6 +388,7 @@ ARM = Fields(
         "model": LOADED,
         "exit": EXIT,
         "pid": INT,
+        "python": INTERPRETER,
         "world_size": INT,
         "results": ListOf(RESULT, null=False),
         "graph_breaks": ListOf(GRAPH_BREAK, null=False),

@@ -135,7 +135,8 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "--arms",
         ARMS,
         "comma-separated backends (the first is the baseline), or per-arm options separated by ';': "
-        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot' "
+        "'eager; inductor:mode=max-autotune,dynamic=false; aot_eager:fullgraph=true,label=aot'; "
+        "python=PATH runs an arm under another interpreter (another torch) "
         "(default: eager,inductor)",
     ),
     Option(

@@ -51,7 +51,7 @@ class TerminalProgress:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
-        self._shown_env = False
+        self._shown_env: set[object] = set()  # the interpreters whose hello was shown
         if self.tty and not quiet:
             self._ticker = threading.Thread(target=self._tick, daemon=True)
             self._ticker.start()
@@ -115,8 +115,11 @@ class TerminalProgress:
             return False
         if kind in _SHOWN_ONCE and e.get("replicate") not in (0, None):
             return False
-        if kind == EventType.HELLO:
-            shown, self._shown_env = self._shown_env, True
+        if kind == EventType.HELLO:  # once, and once more for each arm's own interpreter
+            shown = e.get("executable") in self._shown_env or (
+                bool(self._shown_env) and e.get("executable") is None
+            )
+            self._shown_env.add(e.get("executable"))
             return not shown
         if kind == EventType.COMPILE:  # a first compile is told by its first step's line
             return e.get("kind") == CompileKind.RECOMPILE

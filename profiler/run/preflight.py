@@ -9,12 +9,21 @@ torch. Options a backend does not take (a mode on a backend other than inductor)
 by the config's own checks, earlier still. A run on `--host` has its torch there: its arms
 check their backend when they set up. A name torch does not know but the model file or script
 names in its source may be one it registers itself: that arm checks it when it sets up.
+
+An arm with its own interpreter (`python=PATH`: another environment, another torch) is asked
+in that interpreter, one probe per interpreter: it must start, import torch and reach tcprof's
+worker, or the run is refused with one line naming what is missing; its backends and devices
+are that torch's.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 from tcprof.profiler.config import ArmSpec, RunConfig
 from tcprof.profiler.config.backends import unknown_backend
@@ -24,26 +33,94 @@ PROBE_TIMEOUT_S = 60.0
 
 
 def check_before_run(config: RunConfig, cancel: threading.Event | None = None) -> str | None:
-    """The first thing wrong, as one line; None when nothing is known wrong (a probe that
-    fails blocks nothing: the arms then say what is wrong themselves)."""
+    """The first thing wrong, as one line; None when nothing is known wrong (a probe of this
+    interpreter that fails blocks nothing: the arms then say what is wrong themselves; an
+    arm's own interpreter that fails its probe is refused)."""
     missing = _missing_file(config)
     if missing or config.host:
         return missing
-    compiled = [arm for arm in config.run_arms if arm.compiled]
+    interpreters: dict[str | None, list[ArmSpec]] = {}
+    for arm in config.run_arms:
+        interpreters.setdefault(arm.python, []).append(arm)
+    for python, arms in interpreters.items():
+        if python is not None:
+            problem = _check_interpreter(config, python, arms, cancel)
+        else:
+            problem = _check_own(config, arms, cancel)
+        if problem:
+            return problem
+    return None
+
+
+def _check_own(
+    config: RunConfig, arms: list[ArmSpec], cancel: threading.Event | None
+) -> str | None:
+    """This interpreter's arms: asked only when a backend or a device needs it."""
     device = config.device.split(":")[0]
-    if not compiled and device in ("cpu", "auto"):
+    if not any(arm.compiled for arm in arms) and device in ("cpu", "auto"):
         return None  # nothing a worker must be asked
     env = probe_environment(PROBE_TIMEOUT_S, cancel)
     if env.get("error"):
         return None
+    return _check_torch(config, arms, env, "")
+
+
+def _check_interpreter(
+    config: RunConfig, python: str, arms: list[ArmSpec], cancel: threading.Event | None
+) -> str | None:
+    """An arm's own interpreter: there, started, with torch and tcprof's worker, then its
+    backends and devices."""
+    names = ", ".join(repr(arm.name) for arm in arms)
+    found = shutil.which(python) if os.sep not in python else python
+    if found is None or not os.path.isfile(found):
+        return f"arm {names}: no interpreter at python={python}"
+    if not os.access(found, os.X_OK):
+        return f"arm {names}: python={python} is not executable"
+    try:
+        env = probe_environment(PROBE_TIMEOUT_S, cancel, python=python)
+    except OSError as exc:
+        return f"arm {names}: python={python} does not start ({exc.strerror or exc})"
+    error = env.get("error")
+    if error:
+        if error.get("kind") == "cancelled":
+            return None
+        return f"arm {names}: python={python} {_what_is_missing(error)}"
+    return _check_torch(config, arms, env, f" in python={python}")
+
+
+def _what_is_missing(error: dict[str, Any]) -> str:
+    """Why another interpreter gave no hello, as the end of one line."""
+    output = f"{error.get('traceback') or ''}\n{error.get('message') or ''}"
+    module = re.findall(r"No module named '([\w.]+)'", output)
+    if module:
+        top = module[-1].split(".")[0]
+        if top == "torch":
+            return "cannot import torch (install torch there)"
+        if top == "tcprof":
+            return "cannot reach tcprof's worker (tcprof is not importable there)"
+        return f"lacks {top}, which tcprof's worker needs (pip install {top} there)"
+    if error.get("kind") == "timeout":
+        return f"gave no answer within {PROBE_TIMEOUT_S:g} s"
+    message = str(error.get("message") or "failed").splitlines()[0]
+    return f"cannot start tcprof's worker: {message}"
+
+
+def _check_torch(
+    config: RunConfig, arms: list[ArmSpec], env: dict[str, Any], where: str
+) -> str | None:
+    """The arms' backends and the device, against the torch that answered (`where`: which
+    interpreter, for the line)."""
     known = env.get("backends") or []
-    for arm in compiled:
+    for arm in arms:
+        if not arm.compiled:
+            continue
         if known and arm.torch_backend not in known and not _named_in_source(config, arm):
-            return unknown_backend(arm.backend, known)
+            return unknown_backend(arm.backend, known) + where
+    device = config.device.split(":")[0]
     devices = env.get("devices") or []
     if device not in ("cpu", "auto") and devices and device not in devices:
         return (
-            f"device {config.device!r} was asked for, but this torch build sees none "
+            f"device {config.device!r} was asked for, but this torch build{where} sees none "
             f"(devices here: {', '.join(devices)})"
         )
     return None

@@ -68,10 +68,11 @@ def split_steps(steps: int, blocks: int) -> list[int]:
 
 
 def start_worker_process(
-    index: int, inbox: Inbox, env: dict[str, str], timed: bool = True
+    index: int, inbox: Inbox, env: dict[str, str], timed: bool = True, python: str | None = None
 ) -> WorkerProcess:
-    """The real WorkerFactory: a `python -m tcprof.profiler.worker` (forked when untimed)."""
-    return WorkerProcess(index, inbox, extra_env=env, timed=timed)
+    """The real WorkerFactory: a `python -m tcprof.profiler.worker` (forked when untimed), or
+    the arm's own interpreter's (`python=`: never forked)."""
+    return WorkerProcess(index, inbox, extra_env=env, timed=timed, python=python)
 
 
 class Runner:
@@ -358,7 +359,8 @@ class Runner:
             )
         if not self._distributed(index):
             timed = self._workers.replicate != ACCURACY_PASS
-            return start_worker_process(index, inbox, env, timed=timed)
+            python = self._specs[index].python
+            return start_worker_process(index, inbox, env, timed=timed, python=python)
         replicate = self._workers.replicate
         assert replicate is not None  # workers start within a round (ArmSupervisor.begin)
         untimed = replicate == ACCURACY_PASS  # node 0's ranks alone
@@ -385,8 +387,9 @@ class Runner:
                 "cache": self._caches.effective(arm.index, spec, cache),
             }
         )
-        # pre-started workers are single and local
+        # pre-started workers are single, local and of this interpreter
         pooled = pooled and not self._distributed(arm.index) and not self.config.host
+        pooled = pooled and spec.python is None
         self._workers.start(arm, debug_env(self.config, arm.index), pooled)
 
     def _threads(self, index: int) -> int | None:

@@ -30,6 +30,7 @@ def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
         "model": arm.model,
         "exit": arm.exit,
         "pid": (arm.environment or {}).get("pid"),
+        "python": interpreter(arm),
         "world_size": arm.world_size,
         "results": results,
         "graph_breaks": dedupe_graph_breaks(arm),
@@ -61,6 +62,20 @@ def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
     if session.config.get("script"):
         out["script"] = script_arm(arm)
     return out
+
+
+def interpreter(arm: ArmRecord) -> dict[str, Any] | None:
+    """The interpreter the arm's workers ran (its own, `python=`, or the engine's), from its
+    first process's hello: so a torch upgrade measured side by side says which torch is which."""
+    env = arm.environment
+    if not env:
+        return None
+    return {
+        "path": env.get("executable"),
+        "version": env.get("python"),
+        "torch": env.get("torch"),
+        "triton": env.get("triton"),
+    }
 
 
 def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[dict[str, Any]]:

@@ -45,6 +45,18 @@ def _backends() -> list[str]:
     return sorted(_dynamo.list_backends(exclude_tags=()))
 
 
+def _triton_version() -> str | None:
+    """Triton's version, read from its metadata (importing it costs a second), or None."""
+    from importlib import metadata
+
+    for name in ("triton", "pytorch-triton"):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
 def cpu_name() -> str:
     try:
         with open("/proc/cpuinfo") as f:
@@ -62,6 +74,8 @@ def describe(device: str, with_backends: bool = True) -> dict[str, Any]:
         "protocol": PROTOCOL_VERSION,  # checked by the engine (events.check_hello)
         "torch": torch.__version__,
         "python": sys.version.split()[0],
+        "executable": sys.executable,  # an arm's own interpreter (`python=`) is told apart by it
+        "triton": _triton_version(),
         "platform": platform.platform(),
         "device": device,
         "device_name": cpu_name(),

@@ -3,6 +3,7 @@ presets, drops, the examples menu."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -127,6 +128,18 @@ def test_arm_dialog_keeps_options_it_was_given(qtbot):
     assert dialog.arm() == arm  # opened and accepted unchanged: nothing dropped
     dialog.backend.setCurrentText("eager")
     assert dialog.arm() == ArmSpec("eager", label="mine", parallel="ddp")
+    dialog.deleteLater()
+
+
+def test_arm_dialog_takes_and_keeps_another_interpreter(qtbot):
+    """python=PATH in the window: typed in the dialog, kept when the arm is edited again."""
+    arm = ArmSpec("inductor", python="/opt/torch-next/bin/python")
+    dialog = ArmDialog(arm, ["eager", "inductor"])
+    assert dialog.python.text() == arm.python and dialog.arm() == arm
+    dialog.python.setText("")
+    assert dialog.arm().python is None  # empty: this environment's own
+    dialog.python.setText("~/envs/next/bin/python")
+    assert dialog.arm().python == os.path.expanduser("~/envs/next/bin/python")
     dialog.deleteLater()
 
 

@@ -241,3 +241,19 @@ def test_a_scripts_sweep_value_is_said_by_its_own_name():
     progress({"type": "phase", "arm": 0, "replicate": 0, "phase": "first_step", "batch_size": 8})
     assert "[eager] batch_size=8: first step…" in stream.getvalue()
     assert progress.model.where() == "eager · batch_size=8 · first step"
+
+
+def test_the_terminal_tells_each_interpreter_once():
+    """An arm under its own interpreter (python=PATH) says its torch too; the other arms'
+    hellos, of the engine's own interpreter, are not repeated."""
+    stream = io.StringIO()
+    progress = _progress(stream)
+    hello = {"type": "hello", "replicate": 0, "python": "3.11", "device": "cpu"}
+    own = {**hello, "torch": "2.13.0", "executable": "/env/a/bin/python", "device_name": "CPU"}
+    for arm, executable, torch in ((0, "/env/a", "2.13.0"), (1, "/env/b", "2.14.1")):
+        progress({**own, "arm": arm, "executable": executable, "torch": torch})
+    progress({**own, "arm": 0, "executable": "/env/a", "replicate": 1})
+    assert stream.getvalue().splitlines() == [
+        "[eager] torch 2.13.0 · python 3.11 · cpu (CPU)",
+        "[aot_eager] torch 2.14.1 · python 3.11 · cpu (CPU)",
+    ]
