@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import platform
 import sys
@@ -56,12 +57,22 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def triton_version() -> str | None:
+    """The triton installed beside torch (its metadata: importing it costs seconds), or None."""
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def describe(device: str, with_backends: bool = True) -> dict[str, Any]:
     """with_backends imports TorchDynamo (about a second): only compiled arms and probes need it."""
     info: dict[str, Any] = {
         "protocol": PROTOCOL_VERSION,  # checked by the engine (events.check_hello)
         "torch": torch.__version__,
+        "triton": triton_version(),
         "python": sys.version.split()[0],
+        "executable": sys.executable,
         "platform": platform.platform(),
         "device": device,
         "device_name": cpu_name(),
