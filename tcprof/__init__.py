@@ -40,6 +40,8 @@ API = (
     "Problem",
     "GraphBreak",
     "Recompile",
+    "Provenance",
+    "Series",
     "Comparison",
     "ComparedRow",
     "Progress",

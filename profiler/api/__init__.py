@@ -19,8 +19,10 @@ from tcprof.profiler.api.records import (
     Interval,
     Memory,
     Problem,
+    Provenance,
     Recompile,
     Row,
+    Series,
     Speedup,
 )
 from tcprof.profiler.api.running import run
@@ -42,6 +44,8 @@ __all__ = [
     "Problem",
     "GraphBreak",
     "Recompile",
+    "Provenance",
+    "Series",
     "Comparison",
     "ComparedRow",
     "Progress",

@@ -383,3 +383,62 @@ class Arm:
                 return row
         sizes = ", ".join(str(r.batch_size) for r in self.rows) or "none"
         raise KeyError(f"{self.name} has no row at batch size {batch_size} (it has: {sizes})")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a session's code and figures came from: the git commit (`commit` full, `short`),
+    `branch` (None: detached) and `dirty` (None: unknown) of the repository holding the model
+    file or script (all None outside one, or in sessions before schema 4), `file` relative to
+    that repository's root, and the versions and device the run used (the first worker's)."""
+
+    commit: str | None
+    short: str | None
+    branch: str | None
+    dirty: bool | None
+    repository: str | None
+    file: str | None
+    tcprof: str | None
+    torch: str | None
+    triton: str | None
+    python: str | None
+    device: str | None
+    device_name: str | None
+
+    @classmethod
+    def of(cls, session: Mapping[str, Any]) -> Provenance:
+        env = session.get("environment") or {}
+        recorded = session.get("provenance") or {}
+        git = recorded.get("git") or {}
+        dirty = git.get("dirty")
+        return cls(
+            commit=_str(git.get("commit")),
+            short=_str(git.get("short")),
+            branch=_str(git.get("branch")),
+            dirty=dirty if isinstance(dirty, bool) else None,
+            repository=_str(git.get("root")),
+            file=_str(git.get("path")),
+            tcprof=_str(recorded.get("tcprof")),
+            torch=_str(env.get("torch")),
+            triton=_str(env.get("triton")),
+            python=_str(env.get("python")),
+            device=_str(env.get("device")),
+            device_name=_str(env.get("device_name")),
+        )
+
+
+@dataclass(frozen=True)
+class Series:
+    """Which sessions measure the same thing (docs/session-format.md, `series`): equal `key`s
+    group sessions into one series; `text` says it in one line, `parts` is what the key hashes."""
+
+    key: str
+    text: str
+    parts: Mapping[str, Any] = field(compare=False, hash=False)
+
+    @classmethod
+    def of(cls, session: Mapping[str, Any]) -> Series | None:
+        series = session.get("series")
+        if not isinstance(series, Mapping) or not isinstance(series.get("key"), str):
+            return None
+        return cls(str(series["key"]), str(series.get("text") or ""), freeze(series.get("parts")))

@@ -14,17 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.analysis.verdict import session_notes, session_verdicts
 from tcprof.profiler.api.frozen import freeze, thaw
-from tcprof.profiler.api.records import Arm, Row, Speedup
+from tcprof.profiler.api.records import Arm, Provenance, Row, Series, Speedup
 from tcprof.profiler.store.files import read_session, session_source
 
 
 @dataclass(frozen=True, repr=False)
 class Session:
     """A session: its arms (the first is the baseline) with their rows, the verdict sentences
-    and the notes beside them, and where it is saved (`path`, None when it was not). `config`,
-    `environment` and `data` (the whole session.json) are read-only mappings."""
+    and the notes beside them, and where it is saved (`path`, None when it was not); its
+    `provenance` (commit, branch, dirty, versions, device) and `series` (which sessions measure
+    the same thing; None when its config names no file). `config`, `environment` and `data`
+    (the whole session.json) are read-only mappings."""
 
     path: Path | None
     status: str
@@ -34,6 +37,8 @@ class Session:
     notes: tuple[str, ...]
     started_at: float | None
     ended_at: float | None
+    provenance: Provenance
+    series: Series | None
     config: Mapping[str, Any] = field(compare=False, hash=False)
     environment: Mapping[str, Any] = field(compare=False, hash=False)
     data: Mapping[str, Any] = field(compare=False, hash=False)
@@ -44,6 +49,8 @@ class Session:
     ) -> Session:
         """A session from its session.json dict (`path`: the folder it was read from)."""
         plain = thaw(doc)
+        if "series" not in plain:  # a session before schema 4
+            plain["series"] = series_of(plain)
         arms = [a for a in plain.get("arms") or [] if isinstance(a, dict)]
         baseline = plain.get("baseline") or (arms[0].get("name") if arms else None)
         sentences = session_verdicts(plain)
@@ -60,6 +67,8 @@ class Session:
             notes=tuple(session_notes(plain)),
             started_at=float(started) if isinstance(started, (int, float)) else None,
             ended_at=float(ended) if isinstance(ended, (int, float)) else None,
+            provenance=Provenance.of(plain),
+            series=Series.of(plain),
             config=freeze(plain.get("config") or {}),
             environment=freeze(plain.get("environment") or {}),
             data=freeze(plain),

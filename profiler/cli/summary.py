@@ -12,13 +12,15 @@ from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report import ladder_section, script_section
+from tcprof.profiler.report.provenance_line import provenance_line
 from tcprof.profiler.report.table import method_notes, render_table, steps_text, table_rows
 from tcprof.profiler.run.apply_advice import before_after
 
 
 def render_summary(session_dict: dict[str, Any]) -> str:
     header, rows = table_rows(session_dict)
-    parts = [render_table(header, rows)]
+    provenance = provenance_line(session_dict)
+    parts = [provenance, render_table(header, rows)] if provenance else [render_table(header, rows)]
     verdicts = verdict_lines(session_dict)
     if verdicts:
         parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
@@ -54,11 +56,6 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     ranks = stragglers.text_lines(session_dict)
     if ranks:
         parts.append("\n" + "\n".join(ranks))
-    env = session_dict.get("environment") or {}
-    if env:
-        parts.append(
-            f"\ntorch {env.get('torch')} · python {env.get('python')} · {env.get('device')} ({env.get('device_name')})"
-        )
     if (session_dict.get("config") or {}).get("steps"):
         parts.append(f"steps: {steps_text(session_dict)}")
     parts += [

@@ -64,6 +64,7 @@ from tcprof.profiler.protocol.session_schema import (
     LOG,
     NUM,
     PROFILE,
+    PROVENANCE,
     REPLICATE,
     TEXT,
     TEXTS,
@@ -119,7 +120,9 @@ def _event(
 KEPT_AS_IN_THE_SESSION = CACHE_EVENT.problem
 
 EVENTS: dict[str, Fields] = {
-    "run_start": _event(RunStartEvent, required=("config",), config=CONFIG, wall_time=NUM),
+    "run_start": _event(
+        RunStartEvent, required=("config",), config=CONFIG, wall_time=NUM, provenance=PROVENANCE
+    ),
     "round_start": _event(RoundStartEvent, cache=TEXT, order=TEXTS),
     "arm_start": _event(ArmStartEvent, name=TEXT, backend=TEXT, cache=TEXT),
     "hello": _event(HelloEvent, ENVIRONMENT),

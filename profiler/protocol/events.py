@@ -178,9 +178,9 @@ class ReadyEvent(Relayed):
 class HelloEvent(Relayed, total=False):
     protocol: int  # absent from workers older than the check: read as 1
     torch: str
+    triton: str | None  # its installed version (None: none installed)
     python: str
     executable: str  # the interpreter's path (an arm's `python=`, or the engine's own)
-    triton: str | None
     platform: str
     device: str  # cpu | cuda | mps
     device_name: str
@@ -479,6 +479,7 @@ class ScriptEvent(Relayed, total=False):
 class RunStartEvent(Relayed, total=False):
     config: dict[str, Any]
     wall_time: float
+    provenance: dict[str, Any]  # tcprof's version and the source's git facts (config/provenance)
 
 
 class ArmsAddedEvent(Relayed, total=False):

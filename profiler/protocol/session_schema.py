@@ -49,9 +49,9 @@ ENVIRONMENT = Fields(
     {
         "protocol": INT,
         "torch": TEXT,
+        "triton": TEXT,
         "python": TEXT,
         "executable": TEXT,
-        "triton": TEXT,
         "platform": TEXT,
         "device": TEXT,
         "device_name": TEXT,
@@ -66,6 +66,18 @@ ENVIRONMENT = Fields(
         "cuda_memory_mb": NUM,
     }
 )
+# where the run's code came from (config/provenance.py), gathered by the engine before the run
+GIT = Fields(
+    {
+        "commit": TEXT,
+        "short": TEXT,
+        "branch": TEXT,  # null: a detached HEAD
+        "dirty": FLAG,  # null: unknown (no git binary)
+        "root": TEXT,
+        "path": TEXT,  # the model file or script, relative to root
+    }
+)
+PROVENANCE = Fields({"tcprof": TEXT, "git": GIT})
 LOADED = Fields(
     {
         "model": TEXT,
@@ -386,6 +398,7 @@ ARM = Fields(
         "options": Fields({"mode": TEXT, "dynamic": FLAG, "fullgraph": FLAG}),
         "error": with_fields(ERROR_BRIEF, required=("kind", "message")),
         "model": LOADED,
+        "environment": ENVIRONMENT,  # schema 4: the arm's own interpreter, torch and triton
         "exit": EXIT,
         "pid": INT,
         "python": INTERPRETER,
@@ -424,6 +437,8 @@ SAMPLE = Fields(
     },
     also=_blocks_fit,
 )
+# which sessions measure the same thing (analysis/series.py)
+SERIES = Fields({"key": TEXT, "version": INT, "text": TEXT, "parts": MapOf()})
 SESSION = Fields(
     {
         "schema_version": INT,
@@ -431,6 +446,8 @@ SESSION = Fields(
         "started_at": NUM,
         "ended_at": NUM,
         "environment": ENVIRONMENT,
+        "provenance": PROVENANCE,  # schema 4
+        "series": SERIES,  # schema 4; computed when an older session is read
         "config": CONFIG,
         "baseline": TEXT,
         "rounds": ListOf(Fields({"replicate": REPLICATE, "cache": TEXT, "order": TEXTS})),

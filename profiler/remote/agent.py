@@ -29,9 +29,10 @@ import threading
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from tcprof.profiler.config.provenance import tcprof_version
 from tcprof.profiler.protocol.events import PROTOCOL_VERSION, encode
 from tcprof.profiler.remote import frames
-from tcprof.profiler.remote.ssh import tcprof_version, torch_version
+from tcprof.profiler.remote.ssh import torch_version
 
 if TYPE_CHECKING:
     from tcprof.profiler.process.handle import Inbox, WorkerHandle

@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
-from pathlib import Path
+
+from tcprof.profiler.config.provenance import tcprof_version
 
 SSH_COMMAND_ENV = "TCPROF_SSH_COMMAND"
 CONNECT_TIMEOUT_S = 15
@@ -48,20 +49,6 @@ def agent_command(remote_python: str) -> str:
     """What the remote shell runs: the interpreter as the user wrote it (so `~/venv/bin/python`
     expands there), replaced by the agent."""
     return f"exec {remote_python} -m {AGENT_MODULE}"
-
-
-def tcprof_version() -> str:
-    """This install's version; a checkout that was never installed reads its pyproject.toml."""
-    try:
-        return importlib.metadata.version("tcprof")
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-    try:
-        found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(), re.M)
-    except OSError:
-        found = None
-    return found.group(1) if found else "unknown"
 
 
 def torch_version() -> str | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tcprof.profiler.config import RunConfig, ScriptSource
+from tcprof.profiler.config.provenance import tcprof_version
 from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.local import (
     OUTPUT_TAIL_LINES,
@@ -160,13 +161,13 @@ class RemoteWorker(OwnProcess):
         if self._problem is not None:
             self._out.close()  # the agent ends; the channel's end is this arm's error
             return
-        if hello.get("tcprof") != ssh.tcprof_version():
+        if hello.get("tcprof") != tcprof_version():
             self._put(
                 {
                     "type": "log",
                     "stream": "tcprof",
                     "text": f"{self.host} runs tcprof {hello.get('tcprof')}, this is "
-                    f"{ssh.tcprof_version()} (the same protocol, {PROTOCOL_VERSION})",
+                    f"{tcprof_version()} (the same protocol, {PROTOCOL_VERSION})",
                 }
             )
         try:
@@ -281,7 +282,7 @@ def hello_problem(hello: dict[str, Any], host: str, python: str) -> str | None:
     if hello.get("protocol") != PROTOCOL_VERSION:
         return (
             f"{host} runs tcprof {hello.get('tcprof')} (protocol {hello.get('protocol')}), "
-            f"this is tcprof {ssh.tcprof_version()} (protocol {PROTOCOL_VERSION}): "
+            f"this is tcprof {tcprof_version()} (protocol {PROTOCOL_VERSION}): "
             f"{ssh.install_hint()} for {python} there"
         )
     if not hello.get("torch"):

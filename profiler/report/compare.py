@@ -28,6 +28,7 @@ from tcprof.profiler.report.table import (
     render_table,
     training_mb,
 )
+from tcprof.profiler.session.records import METHOD_SCHEMA
 from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, read_session
 
 MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
@@ -51,7 +52,10 @@ SETTINGS = (
 
 def method_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
     """Sessions measured by different methods (schema versions) compare step times only."""
-    versions = {before.get("schema_version") or 1, after.get("schema_version") or 1}
+    versions = {
+        min(before.get("schema_version") or 1, METHOD_SCHEMA),
+        min(after.get("schema_version") or 1, METHOD_SCHEMA),
+    }
     if len(versions) == 1:
         return None
     return (

@@ -25,6 +25,7 @@ from tcprof.profiler.report import (
 )
 from tcprof.profiler.report.data import model_label, script_json
 from tcprof.profiler.report.palette import arm_colours, is_eager
+from tcprof.profiler.report.provenance_line import provenance_line
 
 ASSETS = resource_path("report")
 VENDOR = ASSETS / "vendor" / "uplot"
@@ -206,6 +207,7 @@ def _header(session_dict: dict[str, Any], folder: Any = None) -> str:
         f"torch {esc(env.get('torch') or '?')}",
         esc(when),
     ]
+    provenance = provenance_line(session_dict)
     toc = "".join(
         f'<a href="#{anchor}">{title}</a>'
         for anchor, title in (
@@ -231,7 +233,8 @@ def _header(session_dict: dict[str, Any], folder: Any = None) -> str:
         f'<p class="meta"><span class="badge {status_cls}">{esc(status)}</span> '
         + " · ".join(facts)
         + "</p>"
-        f'<nav class="toc">{toc}</nav>'
+        + (f'<p class="meta provenance">{esc(provenance)}</p>' if provenance else "")
+        + f'<nav class="toc">{toc}</nav>'
         "</header>"
     )
 

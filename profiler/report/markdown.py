@@ -21,6 +21,7 @@ from tcprof.profiler.report import (
     top_ops,
 )
 from tcprof.profiler.report.data import model_label, short_where
+from tcprof.profiler.report.provenance_line import provenance_line
 from tcprof.profiler.report.table import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
@@ -147,6 +148,9 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     """report.md; `folder` is where it is written (links are relative to it)."""
     header, rows = table_rows(session_dict)
     out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
+    provenance = provenance_line(session_dict)
+    if provenance:
+        out += [f"<sub>{md_text(provenance)}</sub>", ""]
     status = session_dict.get("status")
     if status and status != "completed":
         out += [f"**Run {md_text(status)}**: the table holds what was measured.", ""]

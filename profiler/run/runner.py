@@ -44,6 +44,7 @@ from tcprof.profiler.config import (
     resolve_threads,
     threads_per_process,
 )
+from tcprof.profiler.config.provenance import run_provenance
 from tcprof.profiler.distributed.node_leader import NodeLeader, NodesError
 from tcprof.profiler.distributed.torchrun_worker import DistributedWorker
 from tcprof.profiler.process.handle import Inbox, WorkerFactory, WorkerHandle
@@ -144,8 +145,14 @@ class Runner:
         self._t0 = self._clock()
         if self.config.timeout_s:
             self._workers.deadline = self._t0 + self.config.timeout_s
+        config = self.config.to_dict()
         self._publish(
-            {"type": "run_start", "config": self.config.to_dict(), "wall_time": time.time()}
+            {
+                "type": "run_start",
+                "config": config,
+                "wall_time": time.time(),
+                "provenance": run_provenance(config),
+            }
         )
         self._caches = CacheFolders(self.config)
         status = "completed"

@@ -11,11 +11,13 @@ from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
+from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
 from tcprof.profiler.session.script_rows import script_arm
 
+ARM_ENVIRONMENT = ("python", "executable", "torch", "triton", "cuda", "device", "device_name")
 _COMPILE_CONTEXT = ("when", "at_step", "grad_mode", "site_file", "site_line", "shapes")
 
 
@@ -31,6 +33,7 @@ def arm_dict(session: SessionRecord, arm: ArmRecord) -> dict[str, Any]:
         "exit": arm.exit,
         "pid": (arm.environment or {}).get("pid"),
         "python": interpreter(arm),
+        "environment": arm_environment(arm),
         "world_size": arm.world_size,
         "results": results,
         "graph_breaks": dedupe_graph_breaks(arm),
@@ -78,6 +81,13 @@ def interpreter(arm: ArmRecord) -> dict[str, Any] | None:
     }
 
 
+def arm_environment(arm: ArmRecord) -> dict[str, Any] | None:
+    """The arm's own interpreter, versions and device (its first process's hello): an arm may
+    run under another interpreter than the session's first."""
+    env = arm.environment or {}
+    return {k: env.get(k) for k in ARM_ENVIRONMENT} if env else None
+
+
 def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[dict[str, Any]]:
     """Recompile advice from what the arm recorded (see profiler.advice)."""
     source = (session.config or {}).get("source") or {}
@@ -116,6 +126,9 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
         "arms": [arm_dict(session, a) for a in session.arms],
         "errors": session.errors,
     }
+    if session.provenance is not None:  # events of an older run have none
+        out["provenance"] = session.provenance
+    out["series"] = series_of(out)
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
     out["regional"] = regional_tradeoffs(out)
     out["ladder"] = ladder_summary(

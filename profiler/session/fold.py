@@ -45,6 +45,7 @@ class Session(SessionRecord):
 
     def _on_run_start(self, e: dict[str, Any]) -> None:
         self.config = e["config"]
+        self.provenance = e.get("provenance")
         self.started_at = e.get("wall_time", time.time())
         self._init_arms(self.config)
 

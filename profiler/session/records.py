@@ -15,7 +15,10 @@ from typing import Any
 
 from tcprof.profiler.config import arms_of, world_size_of
 
-SCHEMA_VERSION = 3  # 3: control is a kind (not a flag), intervals are paired-t centred, schedule and comparisons recorded
+# 3: control is a kind (not a flag), intervals are paired-t centred, schedule and comparisons
+# recorded; 4: provenance (git, tcprof), the series key and each arm's own environment
+SCHEMA_VERSION = 4
+METHOD_SCHEMA = 3  # the last schema that changed how figures are measured (report/compare.py)
 ACCURACY_PASS = "accuracy"  # the `replicate` of events from the untimed accuracy process
 MAX_LOG_LINES = 20_000
 
@@ -122,6 +125,7 @@ class SessionRecord:
         self.config: dict[str, Any] = config or {}
         self.arms: list[ArmRecord] = []
         self.environment: dict[str, Any] | None = None
+        self.provenance: dict[str, Any] | None = None  # the run_start's (config/provenance.py)
         self.status = "running"
         self.started_at: float | None = None
         self.ended_at: float | None = None

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.protocol import safe_json
 from tcprof.profiler.protocol.event_schema import event_problem
 from tcprof.profiler.protocol.events import jsonsafe
@@ -119,6 +120,8 @@ def load_session(path: str | Path, with_events: bool = True) -> LoadedSession:
     session = _read_session_dict(source)
     try:
         session = resolved_paths(session, folder)
+        if "series" not in session:  # a session before schema 4: its key as it would be now
+            session["series"] = series_of(session)
         events: list[Event] = []
         if with_events:
             events = _recorded_events(source)

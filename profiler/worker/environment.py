@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import platform
 import sys
@@ -45,18 +46,6 @@ def _backends() -> list[str]:
     return sorted(_dynamo.list_backends(exclude_tags=()))
 
 
-def _triton_version() -> str | None:
-    """Triton's version, read from its metadata (importing it costs a second), or None."""
-    from importlib import metadata
-
-    for name in ("triton", "pytorch-triton"):
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return None
-
-
 def cpu_name() -> str:
     try:
         with open("/proc/cpuinfo") as f:
@@ -68,14 +57,22 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def triton_version() -> str | None:
+    """The triton installed beside torch (its metadata: importing it costs seconds), or None."""
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def describe(device: str, with_backends: bool = True) -> dict[str, Any]:
     """with_backends imports TorchDynamo (about a second): only compiled arms and probes need it."""
     info: dict[str, Any] = {
         "protocol": PROTOCOL_VERSION,  # checked by the engine (events.check_hello)
         "torch": torch.__version__,
+        "triton": triton_version(),
         "python": sys.version.split()[0],
         "executable": sys.executable,  # an arm's own interpreter (`python=`) is told apart by it
-        "triton": _triton_version(),
         "platform": platform.platform(),
         "device": device,
         "device_name": cpu_name(),

@@ -42,7 +42,9 @@ def environment(device: str, compiled: bool, pid: int) -> dict[str, Any]:
     """`hello`, as environment.describe() fills it."""
     return {
         "torch": "0.0.0+fake",
+        "triton": None,
         "python": "3",
+        "executable": "/fake/bin/python",
         "platform": "fake",
         "device": "cpu" if device == "auto" else device,
         "device_name": "fake cpu",

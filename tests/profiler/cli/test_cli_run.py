@@ -21,10 +21,16 @@ def test_simple_eager_vs_aot_eager_writes_everything(tmp_path):
         tmp_path,
     )
     assert rc == 0, stdout
-    assert s["schema_version"] == 3 and s["baseline"] == "eager"
+    assert s["schema_version"] == 4 and s["baseline"] == "eager"
     assert s["environment"]["torch"].startswith("2.") and s["environment"]["device"] == "cpu"
-    for key in ("python", "platform", "device_name"):
+    for key in ("python", "platform", "device_name", "executable"):
         assert s["environment"][key]
+    # each arm keeps its own interpreter and versions, as its real worker reported them
+    for each in s["arms"]:
+        own = each["environment"]
+        assert own["torch"] == s["environment"]["torch"] and own["executable"]
+        assert "triton" in own and own["python"] == s["environment"]["python"]
+    assert s["provenance"]["tcprof"] and s["series"]["key"]
     compiled = arm(s, "aot_eager")
     assert compiled["backend"] == "aot_eager" and compiled["error"] is None
     assert [r["batch_size"] for r in compiled["results"]] == [8, 16]

@@ -24,6 +24,7 @@ import psutil
 import pytest
 
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig
+from tcprof.profiler.config.provenance import tcprof_version
 from tcprof.profiler.protocol.events import PROTOCOL_VERSION
 from tcprof.profiler.remote import transfer
 from tcprof.profiler.remote.agent import here, remove_cache, there
@@ -34,7 +35,6 @@ from tcprof.profiler.remote.ssh import (
     connect_failure,
     install_hint,
     ssh_argv,
-    tcprof_version,
 )
 from tcprof.profiler.remote.transfer import PathMap, TooManyFiles, model_files
 from tcprof.profiler.remote.worker import RemoteWorker, hello_problem, start_remote_worker

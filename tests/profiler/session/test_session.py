@@ -96,7 +96,7 @@ def test_rows_are_derived_exactly():
     for e in _events([4.0, 4.0, 4.0, 4.0], [2.0, 2.0, 2.0, 2.0]):
         s.apply(e)
     d = s.to_dict()
-    assert d["schema_version"] == 3
+    assert d["schema_version"] == 4
     eager, ind = d["arms"][0]["results"][0], d["arms"][1]["results"][0]
     assert eager["median_ms"] == 4.0 and eager["speedup"] is None and eager["compile_s"] is None
     assert eager["accuracy"] is None, "eager is the reference, not checked"
