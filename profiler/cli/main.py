@@ -1,4 +1,4 @@
-"""The headless commands: `tcprof run`, `examples`, `inspect`, `report`, `compare`, `log-to` (the window is
+"""The headless commands: `tcprof run`, `examples`, `inspect`, `report`, `compare`, `log-to`, `history` (the window is
 opened by `tcprof.app.launcher`, which hands every other command line to `main` here).
 
 Exit codes: 0 all arms ran; 1 a model, compile or run error (what did run is kept);
@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from tcprof.profiler.cli.history_command import add_history_parser, cmd_history
 from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.config import ConfigError, ModelSource, examples
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("before", help="a session folder or session.json (either order)")
     cmp_.add_argument("after", help="the other session folder or session.json")
     add_log_to_parser(sub)
+    add_history_parser(sub)
     sub.add_parser("gui", help="open the desktop application (the default with no arguments)")
     return parser
 
@@ -233,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_report(args)
     if args.command == "log-to":
         return cmd_log_to(args)
+    if args.command == "history":
+        return cmd_history(args)
     parser.print_help()
     return EXIT_USAGE
 
