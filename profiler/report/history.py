@@ -5,9 +5,11 @@ The change rule (docs/history.md): between two consecutive sessions of a series,
 speedup has changed when (1) compare's interval says so: the 95% interval of the difference of
 the two paired mean log speedups, with their combined standard error, excludes no change; and
 (2) the change is larger than the series itself moves between sessions: |Δ log speedup| above
-SPREAD_FACTOR times the between-session standard deviation of a difference, estimated from the
-series' consecutive differences as their median |Δ| / 0.6745 (a robust estimate, so the one
-step being judged does not hide itself by widening it). A series of fewer than MIN_SPREAD
+z times the between-session standard deviation of a difference, estimated from the series'
+consecutive differences as their median |Δ| / 0.6745 (a robust estimate, so the one step being
+judged does not hide itself by widening it), where z is the normal quantile that gives the
+whole series of n-1 consecutive pairs a FAMILY_ERROR chance of a false flag (Bonferroni:
+2.58 for 6 sessions, 3.66 for 200), so a long series does not flag its own noise. A series of fewer than MIN_SPREAD
 differences has no spread to judge against, and says so. The session where a change first
 appeared is named; a torch or machine change between the two is named beside it.
 """
@@ -33,7 +35,7 @@ from tcprof.profiler.report.data import script_json
 from tcprof.profiler.report.html import CSP, VENDOR, _resource, esc
 from tcprof.profiler.report.table import fmt_accuracy, fmt_speedup, render_table, training_mb
 
-SPREAD_FACTOR = 2.0
+FAMILY_ERROR = 0.05  # the chance that a series with no change flags one
 MIN_SPREAD = 3  # consecutive differences needed to estimate the series' own spread
 NORMAL_MAD = 0.6745  # median |z| of a standard normal
 
@@ -151,6 +153,12 @@ def series_spread(logs: list[float]) -> float | None:
     return statistics.median(diffs) / NORMAL_MAD
 
 
+def spread_z(sessions: int) -> float:
+    """How many between-session SDs a change must exceed in a series of `sessions`."""
+    pairs = max(1, sessions - 1)
+    return statistics.NormalDist().inv_cdf(1.0 - FAMILY_ERROR / (2.0 * pairs))
+
+
 def _arm_changes(
     entries: list[dict[str, Any]], arm: str, bs: Any, notes: list[str]
 ) -> list[Change]:
@@ -169,7 +177,7 @@ def _arm_changes(
         if direction not in (BETTER, WORSE):
             continue
         delta = ma[0] - mb[0]
-        if spread is not None and abs(delta) <= SPREAD_FACTOR * spread:
+        if spread is not None and abs(delta) <= spread_z(len(pairs)) * spread:
             continue
         rb, ra = _rows(eb, arm)[bs], _rows(ea, arm)[bs]
         out.append(Change(arm, bs, eb, ea, rb, ra, direction, delta, spread))
@@ -250,8 +258,9 @@ def table(history: History) -> str:
 
 RULE_TEXT = (
     "a change is flagged when compare's 95% interval of the change in paired log speedup "
-    f"excludes no change AND |Δ log speedup| exceeds {units.count(SPREAD_FACTOR)}× the series' "
-    "own between-session SD of a difference (median |Δ| of consecutive sessions / 0.6745)"
+    "excludes no change AND |Δ log speedup| exceeds z × the series' own between-session SD of a "
+    "difference (median |Δ| of consecutive sessions / 0.6745), z the normal quantile at "
+    "1 − 0.05 / (2 × the series' consecutive pairs)"
 )
 
 
