@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.analysis.break_even import break_even
-
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.session.fold import Session
