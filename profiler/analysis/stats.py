@@ -305,21 +305,3 @@ def holm(p_values: Sequence[float | None], alpha: float = 0.05) -> list[bool | N
             break
         out[i] = True
     return out
-
-
-def break_even_interval(
-    compile_s: float | None, baseline_median_ms: float, interval: SpeedupInterval
-) -> tuple[float | None, float | None, float | None]:
-    """(steps, low, high) after which the compile has paid for itself, from the speedup and
-    its interval: a step saves baseline * (1 - 1/speedup). steps is None where the speedup is
-    at most 1 (it never pays back); high is None where the interval reaches 1.0 (within noise
-    it may never pay back)."""
-    if compile_s is None or baseline_median_ms <= 0:
-        return None, None, None
-    cost_ms = max(0.0, compile_s) * 1000.0
-
-    def steps(speedup: float) -> float | None:
-        saved = baseline_median_ms * (1.0 - 1.0 / speedup)
-        return cost_ms / saved if saved > 0 else None
-
-    return steps(interval.speedup), steps(interval.high), steps(interval.low)

@@ -289,6 +289,7 @@ RESULT = Fields(
         "steps": INT,
         "warmup_steps": INT,
         "compile_cache": MapOf(MapOf(INT)),
+        "compile_rounds": MapOf(ListOf(ListOf(Number(null=False), length=2))),  # [round, s]
         "compile_missing": MapOf(TEXT),
         "graphs": INT,
         "recompiles": INT,

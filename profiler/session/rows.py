@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tcprof.profiler.analysis import stats
+from tcprof.profiler.analysis.break_even import break_even
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_WARMUP, controls_of, records_cudagraphs
@@ -50,6 +51,8 @@ class ResultRow:
     compile_cold_s: float | None = None
     compile_warm_s: float | None = None
     compile_portable_s: float | None = None
+    # each cache state's rounds and their costs: which rounds compiled cold, warm, portable
+    compile_rounds: dict[str, list[list[float]]] | None = None  # mode: [[round, seconds], ...]
     compile_cache: dict[str, dict[str, int]] | None = None
     compile_missing: dict[str, str | None] | None = None
     # torch's compile timer over round 1's compiles, where no steady step gave the cost: an arm
@@ -57,7 +60,8 @@ class ResultRow:
     compile_timer_s: float | None = None
     break_even_cold_steps: float | None = None
     break_even_warm_steps: float | None = None
-    # [low, high] from the speedup's interval; high None: within noise it may never pay back
+    # [low, high]: Fieller's, over the cost's rounds and the paired rounds' saving (break_even.py);
+    # high None: within noise it may never pay back. No figure where the speedup does not hold
     break_even_cold_ci: list[float | None] | None = None
     break_even_warm_ci: list[float | None] | None = None
     dynamo_compile_s: float | None
@@ -376,6 +380,7 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
     base_arm = session.baseline
     base = base_arm.results.get(res.batch_size) if base_arm and base_arm is not arm else None
     costs: dict[str, list[float]] = {}
+    rounds: dict[str, list[list[float]]] = {}
     caches: dict[str, dict[str, int]] = {}
     recording = cudagraph_recording_steps(arm, res)
     for rep in sorted(res.first_steps):
@@ -389,6 +394,7 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
             base_excess = (_excess_ms(base, rep) if base else None) or 0.0
             cost = max(0.0, excess - max(0.0, base_excess)) / 1000.0
         costs.setdefault(mode, []).append(cost)
+        rounds.setdefault(mode, []).append([rep, cost])
         caches.setdefault(mode, _cache_counts(res, rep))
     by_events = costs.get("cold") and timed_by_events(arm, 0)
     check = first_step_check(res, base, recording) if by_events else None
@@ -426,6 +432,7 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
         "compile_cold_s": cold,
         "compile_warm_s": warm,
         "compile_portable_s": portable,
+        "compile_rounds": rounds,
         "compile_cache": caches,
         "compile_missing": missing,
     }
@@ -485,23 +492,40 @@ def _compare_with_baseline(
     base_rss, arm_rss = base.done.get("peak_rss_mb"), res.done.get("peak_rss_mb")
     if base_rss and arm_rss:
         row.rss_ratio = base_rss / arm_rss
-    base_median = stats.median_of_medians(list(base.processes().values()))
-    if base_median is None or interval is None:
+    _break_even(base, res, row)
+
+
+def _break_even(base: BatchResult, res: BatchResult, row: ResultRow) -> None:
+    """Break-even per cache state with Fieller's interval over the rounds that compiled in
+    that state and the paired rounds' saving per step (analysis/break_even.py). A figure only
+    where the speedup holds (verdict faster); slower never pays back; within noise or one
+    round: none (the views say which)."""
+    if row.verdict not in ("faster", "slower"):
         return
-    for cost, point, ci in (
-        ("compile_cold_s", "break_even_cold_steps", "break_even_cold_ci"),
-        ("compile_warm_s", "break_even_warm_steps", "break_even_warm_ci"),
-        ("compile_s", "break_even_steps", "break_even_ci"),
+    base_p, arm_p = base.processes(), res.processes()
+    paired = [r for r in sorted(arm_p) if r in base_p]
+    base_ms = [stats.process_median(base_p[r]) for r in paired]
+    arm_ms = [stats.process_median(arm_p[r]) for r in paired]
+    pairs = [(b, a) for b, a in zip(base_ms, arm_ms, strict=True) if b and a]
+    rounds = row.compile_rounds or {}
+    first_mode = "cold" if rounds.get("cold") else next(iter(rounds), None)
+    for mode, point, ci in (
+        ("cold", "break_even_cold_steps", "break_even_cold_ci"),
+        ("warm", "break_even_warm_steps", "break_even_warm_ci"),
+        (first_mode, "break_even_steps", "break_even_ci"),
     ):
-        full = getattr(row, cost)
-        if full is not None and cost != "compile_warm_s":  # the first step's own extra too
-            full += row.first_step_extra_s or 0.0
-        steps, low, high = stats.break_even_interval(full, base_median, interval)
-        if cost == "compile_s" and getattr(row, cost) is None:
+        costs = [cost for _, cost in rounds.get(mode or "", [])]
+        if mode != "warm":  # the first step's own extra too (measured in round 0)
+            costs = [c + (row.first_step_extra_s or 0.0) for c in costs]
+        if row.verdict == "slower" and costs:
+            setattr(row, point, None)  # never pays back
             continue
-        setattr(row, point, steps)
-        if getattr(row, cost) is not None and interval.covers_process_variation:
-            setattr(row, ci, [low, high])
+        found = break_even(costs, [b for b, _ in pairs], [a for _, a in pairs])
+        if found is None:
+            continue
+        setattr(row, point, found.steps)
+        if found.steps is not None:
+            setattr(row, ci, [found.low, found.high])
 
 
 def _verdict(interval: stats.SpeedupInterval, controls: list[stats.SpeedupInterval]) -> str:

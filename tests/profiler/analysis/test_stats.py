@@ -191,17 +191,6 @@ def test_holm_step_down():
     assert stats.holm([]) == []
 
 
-def test_break_even_carries_the_speedups_interval():
-    """A 2 ms baseline step, 10 s of compile: at 2x a step saves 1 ms (10,000 steps)."""
-    steps, low, high = stats.break_even_interval(10.0, 2.0, _iv(1.6, 2.5))
-    assert steps == pytest.approx(10_000 / (2.0 * (1 - 1 / 2.05)))
-    assert low == pytest.approx(10_000 / (2.0 * (1 - 1 / 2.5)))
-    assert high == pytest.approx(10_000 / (2.0 * (1 - 1 / 1.6)))
-    assert stats.break_even_interval(10.0, 2.0, _iv(0.9, 1.3))[2] is None, "within noise"
-    assert stats.break_even_interval(10.0, 2.0, _iv(0.7, 0.9))[0] is None, "slower: never"
-    assert stats.break_even_interval(None, 2.0, _iv(1.6, 2.5)) == (None, None, None)
-
-
 def test_t_quantiles():
     assert stats.t_quantile_975(1) == pytest.approx(12.7062, abs=1e-4)
     assert stats.t_quantile_975(2) == pytest.approx(4.3027, abs=1e-4)
