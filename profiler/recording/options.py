@@ -127,8 +127,9 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         optimizer=options["optimizer"],
         lr=options["lr"],
         seed=options["seed"],
-        replicates=options["replicates"]
-        or balanced_rounds(len(run_arms(arms, options["control"]))),
+        replicates=balanced_rounds(len(run_arms(arms, options["control"])))
+        if options["replicates"] is None
+        else options["replicates"],
         control=options["control"],
         threads=options["threads"],
         warm_cache=options["warm_cache"],
