@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tcprof.profiler.config import williams_period
+
 
 def williams(n: int) -> list[list[int]]:
     """The rows of a Williams design for n arms (n rows for even n, 2n for odd n)."""
@@ -36,8 +38,9 @@ def williams(n: int) -> list[list[int]]:
 
 
 def period(n_arms: int) -> int:
-    """Rounds that make one balanced cycle for n arms."""
-    return len(williams(n_arms)) if n_arms > 1 else 1
+    """Rounds that make one balanced cycle for n arms: the rows of `williams` (declared once
+    in config, whose default number of rounds balances it: config.balanced_rounds)."""
+    return williams_period(n_arms)
 
 
 def round_order(n_arms: int, round_no: int) -> list[int]:
@@ -78,10 +81,12 @@ class Balance:
         firsts = [row[0] for row in self.positions]
         most = max(range(self.arms), key=lambda i: firsts[i])
         fewest = min(firsts)
+        would = -(-max(self.rounds, 1) // need) * need
         return (
             f"the arms' order is not balanced: {self.rounds} round(s) for {self.arms} arms "
-            f"(balance needs a multiple of {need}); {names[most]} runs first in "
-            f"{firsts[most]} round(s), another in {fewest}"
+            f"(balance needs a multiple of {need}: --replicates {would} would balance; the "
+            f"default does); {names[most]} runs first in {firsts[most]} round(s), another in "
+            f"{fewest}"
         )
 
 

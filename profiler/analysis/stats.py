@@ -1,6 +1,6 @@
 """Statistics over step times: robust summaries, a speedup interval that covers process
-variation, the verdict against the A/A control, Holm's adjustment across a run's comparisons,
-break-even with its interval. (The order arms run in is schedule.py's.)
+variation, the A/A control judged by equivalence (TOST) and the verdict against it, Holm's
+adjustment across a run's comparisons, break-even with its interval. (The order arms run in is schedule.py's.)
 
 Pure functions over lists of milliseconds; the random generator is injectable so the
 bootstraps are exactly reproducible in tests. The method behind the speedup interval is
@@ -263,31 +263,71 @@ def difference_interval(
     return d, d - half, d + half
 
 
-def control_flagged(control: SpeedupInterval | None) -> bool:
-    """An A/A control whose own interval excludes 1.0: the harness itself differs between
-    identical arms, beyond what its interval allows for noise."""
-    return control is not None and control.covers_process_variation and control.excludes_one()
+# The harness adds no difference beyond this between identical arms: the equivalence margin
+# of the A/A control, declared once (±2% on the log scale: 1/1.02 to 1.02).
+EQUIVALENCE_MARGIN = 0.02
+
+
+def equivalence_p(control: SpeedupInterval, margin: float = EQUIVALENCE_MARGIN) -> float | None:
+    """Two one-sided tests (TOST) of "the harness differs by less than ±margin" on the paired
+    log ratio: the larger of the two one-sided p-values. Small: the control is shown
+    equivalent to its twin; None without a paired t interval (one round)."""
+    if control.method != "paired_t" or control.se_log is None or control.processes < 2:
+        return None
+    from scipy.special import stdtr
+
+    bound, centre, df = math.log1p(margin), math.log(control.speedup), control.processes - 1
+    if control.se_log <= 0:
+        return 0.0 if abs(centre) < bound else 1.0
+    p_above_low = float(stdtr(df, -(centre + bound) / control.se_log))  # H0: centre <= -bound
+    p_below_high = float(stdtr(df, (centre - bound) / control.se_log))  # H0: centre >= +bound
+    return max(p_above_low, p_below_high)
+
+
+def control_flags(
+    controls: Sequence[SpeedupInterval | None],
+    alpha: float = 0.05,
+    margin: float = EQUIVALENCE_MARGIN,
+) -> list[bool | None]:
+    """Which of a run's A/A control intervals show the harness itself differs: equivalence
+    within ±margin fails (TOST at `alpha`) AND the difference is real (the paired t test of
+    "no difference", Holm-adjusted across all of them at family-wise `alpha`). An unadjusted
+    test over 8 intervals flags a flawless harness 34% of the time; a noisy interval that can
+    show neither equivalence nor a difference is not a known bias. None: no paired interval."""
+    usable = [c if c is not None and c.method == "paired_t" else None for c in controls]
+    differs = holm([c.p_value if c is not None else None for c in usable], alpha)
+    out: list[bool | None] = []
+    for c, real in zip(usable, differs, strict=True):
+        if c is None or real is None:
+            out.append(None)
+            continue
+        p_eq = equivalence_p(c, margin)
+        out.append(bool(real) and not (p_eq is not None and p_eq < alpha))
+    return out
 
 
 NO_INTERVAL = "no_interval"  # the verdict of one round: no interval, so neither faster nor slower
 
 
-def verdict(interval: SpeedupInterval | None, control: SpeedupInterval | None = None) -> str:
+def verdict(
+    interval: SpeedupInterval | None, flagged_control: SpeedupInterval | None = None
+) -> str:
     """ "faster", "slower" or "no_difference"; NO_INTERVAL for one round's bootstrap of steps,
     which is no interval of the speedup.
 
     An arm is within noise when its interval contains 1.0, or when a flagged A/A control
-    (control_flagged) shows a harness bias band [min(1, low), max(1, high)] and the arm's
-    interval lies inside it: a difference the harness shows between identical arms explains
-    it. A control whose interval contains 1.0 adds nothing: that width is noise the arm's own
-    interval already carries, so it does not widen the arm's."""
+    (control_flags: the harness shown to differ) gives a bias band [min(1, low), max(1, high)]
+    and the arm's interval lies inside it: a difference the harness shows between identical
+    arms explains it. Pass only a flagged control: an unflagged one is noise the arm's own
+    interval already carries, not a known bias, so it does not widen the arm's."""
     if interval is None:
         return "unknown"
     if not interval.covers_process_variation:
         return NO_INTERVAL
     if interval.contains(1.0):
         return "no_difference"
-    if control is not None and control_flagged(control):
+    control = flagged_control
+    if control is not None and control.covers_process_variation:
         band_low, band_high = min(1.0, control.low), max(1.0, control.high)
         if band_low <= interval.low and interval.high <= band_high:
             return "no_difference"

@@ -39,7 +39,9 @@ from tcprof.profiler.config.choices import (
     PICKLED_MODEL_SUFFIX,
     WEIGHT_SUFFIXES,
     ConfigError,
+    balanced_rounds,
     records_cudagraphs,
+    williams_period,
 )
 from tcprof.profiler.config.model import (
     ArmSpec,
@@ -82,6 +84,8 @@ __all__ = [
     "CONTROL_SUFFIX",
     "CONTROLS",
     "DEFAULT_REPLICATES",
+    "balanced_rounds",
+    "williams_period",
     "MIN_BLOCK_MS",
     "DEFAULT_REMOTE_PYTHON",
     "DEFAULT_STALL_TIMEOUT_S",

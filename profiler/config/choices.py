@@ -7,9 +7,26 @@ DYNAMO_EAGER = "dynamo_eager"
 CONTROL_LABEL = "eager-control"  # reserved: the eager A/A control arm added by `control`
 CONTROL_SUFFIX = "-control"  # the compiled A/A control is the first compiled arm's name + this
 CONTROLS = ("eager", "compiled", "both")  # the A/A twins `control` can add
-# 6 rounds: the Williams design balances 2 arms (period 2) and 3 (period 6, an A/A control
-# added), and t(5) / sqrt(6) makes the interval 15% narrower than 5 rounds (docs/methodology.md)
+# at least 6 rounds: t(5) / sqrt(6) makes the interval 15% narrower than 5 rounds
+# (docs/methodology.md); the default is the fewest at or above it that balance the arms' order
 DEFAULT_REPLICATES = 6
+
+
+def williams_period(n_arms: int) -> int:
+    """Rounds in one balanced cycle of the arms' order (analysis/schedule.py's Williams
+    design): n for an even number of arms, 2n for an odd one, 1 for a single arm."""
+    if n_arms < 2:
+        return 1
+    return n_arms if n_arms % 2 == 0 else 2 * n_arms
+
+
+def balanced_rounds(n_arms: int, minimum: int = DEFAULT_REPLICATES) -> int:
+    """The default number of rounds: the fewest, at least `minimum`, that balance n arms'
+    order (a multiple of the period): 6 for 2, 3 or 6 arms, 8 for 4, 10 for 5."""
+    period = williams_period(n_arms)
+    return -(-minimum // period) * period
+
+
 MIN_BLOCK_MS = 100.0
 DEFAULT_REMOTE_PYTHON = "python3"
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"

@@ -227,9 +227,10 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "--replicates",
         LOOP,
         "rounds, each with a fresh process per arm; the speedup interval covers the "
-        f"variation between processes (default {DEFAULT_REPLICATES})",
+        "variation between processes (default: the fewest rounds, at least "
+        f"{DEFAULT_REPLICATES}, that balance the arms' order: {DEFAULT_REPLICATES} for 2 or 3 "
+        "arms, 8 for 4 (--control both))",
         type=int,
-        default=DEFAULT_REPLICATES,
         limit=LIMIT_OF["replicates"],
     ),
     Option(

@@ -22,9 +22,11 @@ from tcprof.profiler.config import (
     DebugOptions,
     ModelSource,
     RunConfig,
+    balanced_rounds,
     examples,
     parse_arms,
     parse_batch_sizes,
+    run_arms,
 )
 from tcprof.profiler.recording.declared import add_options
 from tcprof.profiler.recording.script_args import (
@@ -125,7 +127,9 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         optimizer=options["optimizer"],
         lr=options["lr"],
         seed=options["seed"],
-        replicates=options["replicates"],
+        replicates=balanced_rounds(len(run_arms(arms, options["control"])))
+        if options["replicates"] is None
+        else options["replicates"],
         control=options["control"],
         threads=options["threads"],
         warm_cache=options["warm_cache"],

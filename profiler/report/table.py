@@ -19,7 +19,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_settled,
     status_text,
 )
-from tcprof.profiler.config import threads_per_process
+from tcprof.profiler.config import DEFAULT_REPLICATES, balanced_rounds, threads_per_process
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report import script_section
@@ -429,6 +429,16 @@ def _is_control(arm: dict[str, Any]) -> bool:
     return any(r.get("aa_of") for r in arm.get("results") or [])
 
 
+def _rounds_chosen(schedule: dict[str, Any]) -> str:
+    """Why a balanced run has the rounds it has, where it is the default's count."""
+    arms, rounds = len(schedule.get("positions") or {}), schedule.get("rounds")
+    if not schedule.get("balanced") or arms < 2 or rounds != balanced_rounds(arms):
+        return ""
+    return (
+        f"; {rounds} rounds, the fewest of at least {DEFAULT_REPLICATES} that balance {arms} arms"
+    )
+
+
 def method_notes(session_dict: dict[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     cfg = session_dict.get("config") or {}
@@ -476,7 +486,12 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
         notes.append(
             "order: a Williams design over the rounds (each arm in each position, and right "
             "after each other arm, equally often"
-            + (")" if schedule.get("balanced") else f"; not balanced with {reps} rounds)")
+            + (
+                _rounds_chosen(schedule)
+                if schedule.get("balanced")
+                else f"; not balanced with {reps} rounds"
+            )
+            + ")"
         )
     controls = [a.get("name") for a in session_dict.get("arms") or [] if _is_control(a)]
     if controls:

@@ -14,6 +14,7 @@ import numpy as np
 
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.break_even import break_even
+from tcprof.profiler.analysis.comparisons import FAMILY_ALPHA
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_WARMUP, controls_of, records_cudagraphs
@@ -109,7 +110,8 @@ class ResultRow:
     aa_of: str | None = None  # an A/A control: the arm it is an identical twin of
     aa_speedup: float | None = None  # ... and its speedup over that twin, truth 1.00
     aa_ci: list[float] | None = None
-    aa_flagged: bool | None = None  # its interval excludes 1.0: the harness itself differs
+    # the harness itself differs: not equivalent within ±2% and a Holm-adjusted difference holds
+    aa_flagged: bool | None = None
     script: Json | None = None  # a script's compute / own time split and loss curve (script_rows)
     # the cold round's compiles, each with when / what / how long, adding up to compile_cold_s
     compiles_list: list[Json] | None = None
@@ -471,7 +473,7 @@ def _compare_with_baseline(
         return
     twins = controls_of(session.config or {})
     if arm.name in twins:
-        _aa(session, twins[arm.name], res, row)
+        _aa(session, arm, twins[arm.name], row)
     interval = speedup_interval(session, base, res)
     if interval:
         row.speedup, row.speedup_method = interval.speedup, interval.method
@@ -529,7 +531,8 @@ def _break_even(base: BatchResult, res: BatchResult, row: ResultRow) -> None:
 
 
 def _verdict(interval: stats.SpeedupInterval, controls: list[stats.SpeedupInterval]) -> str:
-    """Within noise when the interval contains 1.0 or lies in any flagged control's band."""
+    """Within noise when the interval contains 1.0 or lies in any flagged control's band
+    (`controls` holds only flagged ones: _control_intervals)."""
     verdicts = {stats.verdict(interval, c) for c in controls} or {stats.verdict(interval)}
     return "no_difference" if "no_difference" in verdicts else verdicts.pop()
 
@@ -546,35 +549,58 @@ def speedup_interval(
     )
 
 
-def _aa(session: SessionRecord, twin_name: str, res: BatchResult, row: ResultRow) -> None:
-    """A control's A/A figures: its speedup over its identical twin, whose truth is 1.00."""
-    twin = next((a for a in session.arms if a.name == twin_name), None)
-    twin_res = twin.results.get(res.batch_size) if twin else None
+def _aa(session: SessionRecord, arm: ArmRecord, twin_name: str, row: ResultRow) -> None:
+    """A control's A/A figures: its speedup over its identical twin, whose truth is 1.00, and
+    whether the run's controls, judged together (control_family), flag it."""
     row.aa_of = twin_name
-    interval = speedup_interval(session, twin_res, res) if twin_res else None
-    if interval:
+    found = control_family(session).get((arm.name, row.batch_size))
+    if found:
+        interval, flagged = found
         row.aa_speedup = interval.speedup
         row.aa_ci = [interval.low, interval.high] if interval.covers_process_variation else None
-        row.aa_flagged = stats.control_flagged(interval)
+        row.aa_flagged = bool(flagged)
+
+
+def control_family(
+    session: SessionRecord,
+) -> dict[tuple[str, int], tuple[stats.SpeedupInterval, bool | None]]:
+    """(control arm, batch size) -> its interval over its twin and its flag: every A/A
+    interval of the run is one family (stats.control_flags: equivalence within the margin
+    fails and a Holm-adjusted difference holds), so more controls and batch sizes do not
+    flag a flawless harness more often."""
+    keys, intervals = [], []
+    for name, twin_name in controls_of(session.config or {}).items():
+        control = next((a for a in session.arms if a.name == name), None)
+        twin = next((a for a in session.arms if a.name == twin_name), None)
+        if control is None or twin is None:
+            continue
+        for batch_size in session.ordered_batch_sizes(control):
+            twin_res, res = twin.results.get(batch_size), control.results.get(batch_size)
+            interval = speedup_interval(session, twin_res, res) if twin_res and res else None
+            if interval:
+                keys.append((name, batch_size))
+                intervals.append(interval)
+    flags = stats.control_flags(intervals, FAMILY_ALPHA)
+    return {k: (i, f) for k, i, f in zip(keys, intervals, flags, strict=True)}
 
 
 def _control_intervals(
     session: SessionRecord, arm: ArmRecord, batch_size: int
 ) -> list[stats.SpeedupInterval]:
-    """The A/A intervals that bound an arm's noise: the eager control's for every arm, the
-    compiled control's for compiled arms (each against its own twin)."""
+    """The flagged A/A intervals that bound an arm's noise: the eager control's for every arm,
+    the compiled control's for compiled arms (each against its own twin). An unflagged control
+    is no known bias, so it gives no band."""
     out = []
+    family = control_family(session)
     for name, twin_name in controls_of(session.config or {}).items():
-        control = next((a for a in session.arms if a.name == name), None)
         twin = next((a for a in session.arms if a.name == twin_name), None)
-        if control is None or twin is None or control is arm:
+        if twin is None or name == arm.name:
             continue
         if twin.backend != "eager" and arm.backend == "eager":
             continue  # a compiled twin's bias says nothing about an eager arm
-        twin_res, res = twin.results.get(batch_size), control.results.get(batch_size)
-        interval = speedup_interval(session, twin_res, res) if twin_res and res else None
-        if interval:
-            out.append(interval)
+        found = family.get((name, batch_size))
+        if found and found[1]:
+            out.append(found[0])
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.analysis import schedule
-from tcprof.profiler.config import DEFAULT_REPLICATES, ModelSource, RunConfig
+from tcprof.profiler.config import DEFAULT_REPLICATES, ModelSource, RunConfig, balanced_rounds
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -30,6 +30,37 @@ def test_the_default_run_is_balanced_with_and_without_the_eager_control():
     three = schedule.balance(3, DEFAULT_REPLICATES)
     assert [row[0] for row in three.positions] == [2, 2, 2], "each arm first in 2 of 6 rounds"
     assert {three.after[a][b] for a in range(3) for b in range(3) if a != b} == {2}
+
+
+@pytest.mark.parametrize("n_arms", [2, 3, 4, 5, 6])
+def test_the_default_rounds_balance_every_arm_count(n_arms):
+    """Each arm in each position, and each ordered pair adjacent, equally often."""
+    rounds = balanced_rounds(n_arms)
+    assert rounds >= DEFAULT_REPLICATES and rounds % len(schedule.williams(n_arms)) == 0
+    b = schedule.balance(n_arms, rounds)
+    assert {c for row in b.positions for c in row} == {rounds // n_arms}
+    pairs = {b.after[x][y] for x in range(n_arms) for y in range(n_arms) if x != y}
+    assert pairs == {rounds // n_arms} and b.note() is None
+
+
+def _config(*words):
+    from tcprof.profiler.cli.main import build_parser
+    from tcprof.profiler.recording.options import config_from_options
+
+    return config_from_options(vars(build_parser().parse_args(["run", "--example", "mlp", *words])))
+
+
+def test_the_run_s_default_rounds_follow_its_arms_and_a_given_count_is_kept():
+    both = _config("--control", "both")  # eager, inductor and their two twins
+    assert len(both.run_arms) == 4 and both.replicates == 8
+    assert schedule.balance(4, both.replicates).balanced
+    assert _config().replicates == _config("--control").replicates == DEFAULT_REPLICATES
+    three = _config("--arms", "eager,inductor,aot_eager", "--control", "both")
+    assert len(three.run_arms) == 5 and three.replicates == 10
+    given = _config("--control", "both", "--replicates", "6")
+    assert given.replicates == 6, "a note, not a refusal"
+    note = schedule.balance(4, 6).note(["eager", "inductor", "eager-control", "inductor-control"])
+    assert "--replicates 8 would balance" in note and "eager runs first in 2" in note
 
 
 def test_fewer_rounds_than_the_design_needs_say_so():

@@ -172,16 +172,56 @@ def test_a_a_verdict():
     assert stats.verdict(_iv(0.97, 1.04)) == "no_difference"
     assert stats.verdict(_iv(1.10, 1.30)) == "faster"
     assert stats.verdict(_iv(0.70, 0.90)) == "slower"
-    quiet = _iv(0.95, 1.12)  # contains 1.0: its width is noise the arm's interval already has
-    assert not stats.control_flagged(quiet)
-    assert stats.verdict(_iv(1.10, 1.30), quiet) == "faster"
-    biased = _iv(1.01, 1.07)  # identical arms differ by 1-7%: the harness itself is biased
-    assert stats.control_flagged(biased)
+    biased = _iv(1.01, 1.07)  # a flagged control: identical arms differ by 1-7%
     assert stats.verdict(_iv(1.02, 1.06), biased) == "no_difference", "inside the bias band"
     assert stats.verdict(_iv(1.05, 1.20), biased) == "faster", "beyond it"
     assert stats.verdict(_iv(0.95, 0.98), biased) == "slower", "the band is [1.0, 1.07]"
-    assert not stats.control_flagged(stats.SpeedupInterval(1.1, 1.05, 1.2, "steps_bootstrap", 1))
+    one_round = stats.SpeedupInterval(1.04, 1.01, 1.07, "steps_bootstrap", 1)
+    assert stats.verdict(_iv(1.02, 1.06), one_round) == "faster", "no interval, no band"
     assert stats.verdict(None) == "unknown"
+
+
+def _control(logs):
+    """An A/A interval from its rounds' log ratios (one process median per round)."""
+    rounds = [np.array([4.0 * np.exp(x)]) for x in logs]
+    interval = stats.speedup_interval([np.array([4.0])] * len(logs), rounds)
+    assert interval is not None
+    return interval
+
+
+def test_a_control_is_flagged_only_where_equivalence_fails_and_a_difference_holds():
+    precise_small = _control([-0.005, -0.006, -0.004, -0.005, -0.0055, -0.0045])  # 0.5%, sure
+    precise_large = _control([-0.05, -0.051, -0.049, -0.05, -0.0505, -0.0495])  # 5%, sure
+    noisy_large = _control([-0.15, 0.05, -0.10, 0.02, -0.08, 0.0])  # ~4.5%, but p > 0.05
+    assert precise_small.excludes_one() and noisy_large.contains(1.0)
+    assert stats.equivalence_p(precise_small) < 0.05, "shown within ±2%"
+    assert stats.equivalence_p(precise_large) > 0.5
+    one_round = stats.SpeedupInterval(1.1, 1.05, 1.2, "steps_bootstrap", 1)
+    assert stats.equivalence_p(one_round) is None
+    flags = stats.control_flags([precise_small, precise_large, noisy_large, one_round, None])
+    assert flags == [False, True, False, None, None]
+
+
+def test_control_flags_adjust_for_the_run_s_number_of_control_intervals():
+    """Eight controls each at p about 0.03 and none shown equivalent: an unadjusted test flags
+    all eight, Holm's none."""
+    logs = [0.04, 0.0, 0.06, 0.01, 0.05, 0.02]  # 3%, p about 0.03: not within ±2%
+    controls = [_control(logs)] * 8
+    assert 0.01 < controls[0].p_value < 0.05 and controls[0].excludes_one()
+    assert stats.control_flags(controls) == [False] * 8
+    assert stats.control_flags(controls[:1]) == [True]
+
+
+def test_flawless_controls_are_rarely_flagged_and_a_5_percent_bias_mostly():
+    """By simulation with a known truth (bench/control_flags.py's model, fewer runs): both
+    controls at four batch sizes, 8 rounds (--control both's default)."""
+    from bench.control_flags import flag_rates
+
+    before, now = flag_rates((1.0, 1.0), rounds=8, trials=300, seed=5)
+    assert before > 0.2, "the unadjusted rule flagged a flawless harness often"
+    assert now <= 0.075, f"{now:.1%} of flawless runs flagged (5% expected at most, ±2.5%)"
+    _, power = flag_rates((1.05, 1.0), rounds=8, trials=100, seed=6)
+    assert power >= 0.8, f"a 5% bias flagged in {power:.0%} of runs"
 
 
 def test_holm_step_down():
