@@ -81,8 +81,8 @@ def test_a_scripts_session_says_what_was_compiled_where_and_its_own_time(results
     assert tab.notes.text().count(MODEL_NOTE) == 1
     assert tab.notes.text().count("compiled in place") == 1
     cells = [[tab.split.item(r, c).text() for c in range(4)] for r in range(tab.split.rowCount())]
-    assert cells[0] == ["eager", "batch_size=8", "2", "0.5"]
-    assert cells[2][:2] == ["aot_eager", "batch_size=8"] and cells[2][3] == "3"
+    assert cells[0] == ["eager", "batch_size=8", "2.00", "0.500"]
+    assert cells[2][:2] == ["aot_eager", "batch_size=8"] and cells[2][3] == "3.00"
     assert "The script wrote: /w/out/ckpt.pt (1,234 bytes)" in tab.after.toPlainText()
     results.show_session({"arms": [], "config": {"source": {"path": "/w/model.py"}}})
     assert not results.isTabVisible(results.indexOf(tab)) and results.script_note.isHidden()
