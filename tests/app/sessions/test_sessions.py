@@ -103,7 +103,7 @@ def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbo
     assert dialog is not None
     cells = [(r[0], r[1], r[3], r[4], r[10][-7:], r[11]) for r in dialog.rows()]
     assert cells == [
-        (arm, bs, "+0.0% (one round: no interval)", "n/a", "(+0.0%)", "unchanged")
+        (arm, bs, "±0.0% (one round: no interval)", "n/a", "(±0.0%)", "unchanged")
         for arm in ("eager", "aot_eager")
         for bs in ("8", "16")
     ]
@@ -198,7 +198,7 @@ def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
         ("eager", "8", "unchanged", "worse"),
         ("aot_eager", "8", "better", "worse"),
     ]
-    assert rows[1][3].startswith("-50.0% [") and rows[1][10].endswith("(+50.0%)")
+    assert rows[1][3].startswith("−50.0% [") and rows[1][10].endswith("(+50.0%)")
     assert dialog.table.item(1, 4).foreground().color() == direction_colour("better")
     assert dialog.table.item(1, 11).foreground().color() == direction_colour("worse")
     assert direction_colour("better") != direction_colour("worse")

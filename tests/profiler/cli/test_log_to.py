@@ -94,7 +94,7 @@ def test_log_to_exits_1_when_a_tracker_fails_and_2_without_a_session(run_logged,
 @pytest.mark.parametrize(
     ("options", "says"),
     [
-        (["--log-to", "wandb"], "--log-to 'wandb': unknown tracker 'wandb'; give "),
+        (["--log-to", "neptune"], "--log-to 'neptune': unknown tracker 'neptune'; give "),
         (["--log-to", "tensorboard:"], "a folder after tensorboard:, or tensorboard alone"),
         (["--log-to", "mlflow"], "--log-to mlflow needs a tracking URI: mlflow:URI, or set "),
         (["--mlflow-experiment", "x"], "--mlflow-experiment needs --log-to mlflow"),

@@ -154,7 +154,7 @@ def _ranked_session() -> dict:
 def test_the_straggler_view_names_the_slowest_rank_and_the_spread():
     (line,) = stragglers.text_lines(_ranked_session())[1:]
     assert line == (
-        "  aot_eager bs 16 / 32: 0: 10 ms, 1: 12.5 ms; spread 25.0%; slowest rank 1 (node 0, h)"
+        "  aot_eager bs 16 / 32: 0: 10.00 ms, 1: 12.50 ms; spread 25.0%; slowest rank 1 (node 0, h)"
     )
     assert "| rank 1 (node 0, h) |" in "\n".join(
         straggler_section.markdown_lines(_ranked_session(), str)
