@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.setup.bounds import hold_to_bound, lowest
 from tcprof.app.setup.narrow import wrapping
+from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN
 from tcprof.profiler.config import (
     CONTROL_LABEL,
     CONTROL_SUFFIX,
@@ -59,10 +60,12 @@ class MeasurementOptions(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.replicates = QSpinBox()
-        hold_to_bound(self.replicates, "replicates", 50)
-        self.replicates.setValue(DEFAULT_REPLICATES)
+        self.replicates.setRange(int(lowest(self.replicates, "replicates")) - 1, 50)  # 0: auto
+        self.replicates.setSpecialValueText("auto")
         self.replicates.setToolTip(
             "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
+            f"auto = the fewest of at least {DEFAULT_REPLICATES} that balance the arms' order\n"
+            "(6 for 2, 3 or 6 arms, 8 for 4, 10 for 5), as `tcprof run` without --replicates.\n"
             "On a shared machine one process's median moves by up to 20% from the next one's;\n"
             "the speedup interval pairs the arms' processes round by round, so it covers that.\n"
             "1 = one process per arm: faster, but the interval leaves that variation out.\n"
@@ -75,9 +78,10 @@ class MeasurementOptions(QWidget):
             "RunConfig.control (--control): A/A controls, identical twins whose true speedup is\n"
             f"1.00. eager adds {CONTROL_LABEL}, a second eager arm; compiled adds a twin of the\n"
             f"first compiled arm (its name + {CONTROL_SUFFIX}), which carries what only compiled\n"
-            "processes carry (the compile watcher, inductor's compile workers). A control whose\n"
-            "own interval excludes 1.0 is flagged: the harness itself differs between identical\n"
-            "arms, and an arm whose interval lies inside that bias band is within noise."
+            "processes carry (the compile watcher, inductor's compile workers). A control is\n"
+            f"flagged only where equivalence within ±{EQUIVALENCE_MARGIN:.0%} fails (two one-sided tests) and\n"
+            "its difference holds after Holm's adjustment over the run's controls: the harness\n"
+            "itself differs between identical arms, and an arm inside that bias band is within noise."
         )
         self.threads = QSpinBox()
         self.threads.setRange(int(lowest(self.threads, "threads")) - 1, 1024)  # 0: auto
@@ -133,7 +137,7 @@ class MeasurementOptions(QWidget):
     def options(self) -> dict[str, Any]:
         """RunConfig keyword arguments."""
         return {
-            "replicates": self.replicates.value(),
+            "replicates": self.replicates.value() or None,  # auto: SetupPanel.config balances
             "control": self.control.currentData(),
             "threads": self.threads.value() or None,
             "warm_cache": self.warm_cache.isChecked(),
@@ -144,8 +148,11 @@ class MeasurementOptions(QWidget):
 
     def set_options(self, state: dict[str, Any]) -> None:
         """Apply saved options; anything malformed is skipped."""
-        if isinstance(state.get("replicates"), int) and state["replicates"] >= 1:
-            self.replicates.setValue(state["replicates"])
+        replicates = state.get("replicates")
+        if replicates is None and "replicates" in state:
+            self.replicates.setValue(0)  # auto
+        elif isinstance(replicates, int) and not isinstance(replicates, bool) and replicates >= 1:
+            self.replicates.setValue(replicates)
         threads = state.get("threads")
         if threads is None or (isinstance(threads, int) and threads >= 0):
             self.threads.setValue(threads or 0)

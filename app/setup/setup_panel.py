@@ -35,7 +35,7 @@ from tcprof.app.setup.narrow import wrapping
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
-from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
+from tcprof.profiler.config import ConfigError, ModelSource, RunConfig, balanced_rounds, run_arms
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 
 # The RunConfig fields this panel has a field for; every other one is carried from a restored
@@ -194,14 +194,14 @@ class SetupPanel(QWidget):
         The run controller puts the run's session folder in it. A script's run is built as
         `tcprof run [options] -- python SCRIPT ARGS` builds it (script_options.py)."""
         if not self.script.active():
-            return RunConfig(**self.core.options(), **self._options())
+            return _built({**self.core.options(), **self._options()})
         core = self.core.options(check_model=False)
         script = self.script.run_fields(core["batch_sizes"])
         core.update(script, source=ModelSource(path=script["script"].path))
         options = {**core, **self._options()}
         for field in self.script_mode.disabled():
             options.pop(field, None)  # disabled, saying why: the run takes the default
-        return RunConfig(**options)
+        return _built(options)
 
     def step_probe(self) -> dict[str, Any] | None:
         """The model's priced step (the run estimate's); none for a script (never inspected)."""
@@ -284,3 +284,15 @@ class SetupPanel(QWidget):
         adjusted += not_fitting(state, self.measurement.options())
         self.carried.set_options(state, adjusted)
         self.revalidate()
+
+
+def _built(options: dict[str, Any]) -> RunConfig:
+    """The RunConfig of the fields; Replicates at auto takes the fewest rounds that balance the
+    arms chosen, controls included (as `tcprof run` without --replicates does)."""
+    if options.get("replicates") is None:
+        arms = tuple(options.get("arms") or ())
+        options = {
+            **options,
+            "replicates": balanced_rounds(len(run_arms(arms, options.get("control")))),
+        }
+    return RunConfig(**options)

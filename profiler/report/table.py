@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tcprof.profiler.analysis.stats import SETTLED_RATIO
+from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SETTLED_RATIO
 from tcprof.profiler.analysis.verdict import (
     NOT_AFTER_HOLM,
     NOT_SETTLED,
@@ -207,8 +207,9 @@ COLUMN_HELP = {
     "process-to-process variation); 'not settled': the interval's high end is over "
     f"{SETTLED_RATIO:g} times its low end, too wide to quote its centre; one round has no "
     "interval",
-    "verdict": "within noise: the interval contains 1.0, or lies inside the bias band of an A/A "
-    "control whose own interval excludes 1.0; '(not after Holm)': a difference the run's "
+    "verdict": "within noise: the interval contains 1.0, or lies inside the bias band of a "
+    f"flagged A/A control (one that fails equivalence within ±{EQUIVALENCE_MARGIN:.0%} and differs after Holm over the "
+    "run's controls); '(not after Holm)': a difference the run's "
     "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
     "against its identical twin",
     "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
@@ -499,7 +500,8 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             f"A/A control{'s' if len(controls) > 1 else ''}: {_and([str(c) for c in controls])}, "
             "identical twin" + ("s" if len(controls) > 1 else "") + " whose truth is 1.00; an "
             "arm is within noise when its interval contains 1.0, or lies inside the bias band of "
-            "a control whose own interval excludes 1.0"
+            f"a flagged control: one not shown equivalent within ±{EQUIVALENCE_MARGIN:.0%} (two "
+            "one-sided tests) whose difference holds after Holm's adjustment over the run's controls"
         )
     elif cfg.get("control"):
         notes.append(

@@ -312,7 +312,7 @@ def test_measurement_options_map_to_the_config_persist_and_restore(make_window):
     names = [a.name for a in config.run_arms]
     assert names[-2:] == ["eager-control", f"{names[1]}-control"], "the compiled twin too"
     assert "fresh process per arm" in m.replicates.toolTip()
-    assert "excludes 1.0" in m.control.toolTip()
+    assert "equivalence within ±2%" in m.control.toolTip()
     window.close()
     again = make_window(background=False)
     assert again.setup.config().replicates == 4 and again.setup.config().control == "both"

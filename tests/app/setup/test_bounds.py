@@ -41,7 +41,8 @@ def test_each_bound_is_the_fields_lowest_value_or_refused_with_the_engines_line(
     if limit.field in FIELDS:
         spin = FIELDS[limit.field](panel)
         step = 1 if isinstance(spin, QSpinBox) else 10.0 ** -spin.decimals()
-        low = spin.minimum() + (step if limit.field == "threads" else 0)  # its 0: auto
+        auto = limit.field in ("threads", "replicates")  # their 0: auto
+        low = spin.minimum() + (step if auto else 0)
         assert limit.problem(low) is None
         assert limit.problem(low - step) == limit.message
         return
