@@ -44,6 +44,7 @@ CONTROL_CHOICES = (  # the combo's text, RunConfig.control
     ("compiled twin", "compiled"),
     ("both twins", "both"),
 )
+START_REPLICATES = 0  # auto: the rounds that balance the arms chosen (SetupPanel.config)
 MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
 STALL_TIMEOUT_TIP = (
     "RunConfig.stall_timeout_s (--stall-timeout): a phase (loading, compiling, a step) that\n"
@@ -62,6 +63,7 @@ class MeasurementOptions(QWidget):
         self.replicates = QSpinBox()
         self.replicates.setRange(int(lowest(self.replicates, "replicates")) - 1, 50)  # 0: auto
         self.replicates.setSpecialValueText("auto")
+        self.replicates.setValue(START_REPLICATES)
         self.replicates.setToolTip(
             "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
             f"auto = the fewest of at least {DEFAULT_REPLICATES} that balance the arms' order\n"

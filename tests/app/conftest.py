@@ -40,7 +40,7 @@ def collect_the_last_tests_widgets():
 def one_replicate(monkeypatch):
     """Windows made in tests default to one round per run: the default's rounds are for users,
     and the engine's tests cover replicates."""
-    monkeypatch.setattr("tcprof.app.setup.measurement_options.DEFAULT_REPLICATES", 1)
+    monkeypatch.setattr("tcprof.app.setup.measurement_options.START_REPLICATES", 1)
 
 
 @pytest.fixture

@@ -12,6 +12,11 @@ from tcprof.profiler.config.examples import example_path
 
 
 @pytest.fixture
+def one_replicate():
+    """The field's own default here, not the one round other window tests start with."""
+
+
+@pytest.fixture
 def panel(qtbot):
     panel = SetupPanel(None)
     qtbot.addWidget(panel)
