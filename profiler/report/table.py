@@ -208,7 +208,8 @@ COLUMN_HELP = {
     f"{SETTLED_RATIO:g} times its low end, too wide to quote its centre; one round has no "
     "interval",
     "verdict": "within noise: the interval contains 1.0, or lies inside the bias band of a "
-    f"flagged A/A control (one that fails equivalence within ±{EQUIVALENCE_MARGIN:.0%} and differs after Holm over the "
+    f"flagged A/A control (one that fails equivalence within ±{units.percent(EQUIVALENCE_MARGIN)} "
+    "and differs after Holm over the "
     "run's controls); '(not after Holm)': a difference the run's "
     "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
     "against its identical twin",
@@ -500,7 +501,8 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             f"A/A control{'s' if len(controls) > 1 else ''}: {_and([str(c) for c in controls])}, "
             "identical twin" + ("s" if len(controls) > 1 else "") + " whose truth is 1.00; an "
             "arm is within noise when its interval contains 1.0, or lies inside the bias band of "
-            f"a flagged control: one not shown equivalent within ±{EQUIVALENCE_MARGIN:.0%} (two "
+            f"a flagged control: one not shown equivalent within ±{units.percent(EQUIVALENCE_MARGIN)} "
+            "(two "
             "one-sided tests) whose difference holds after Holm's adjustment over the run's controls"
         )
     elif cfg.get("control"):
