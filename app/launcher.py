@@ -19,7 +19,7 @@ def window_arguments(argv: list[str]) -> list[str] | None:
         return []
     if argv[0] == "gui":
         return argv[1:]
-    from tcprof.profiler.store.files import is_saved_session
+    from tcprof.profiler.folders.files import is_saved_session
 
     if len(argv) == 1 and is_saved_session(argv[0]):
         return argv

@@ -23,7 +23,7 @@ def file_to_open(argv: list[str]) -> str | None:
     named, as an absolute path; None if none. A model named here is the user's choice and is
     inspected, a script opened to run (never run before Run); a session only shown (its model
     runs once the user confirms)."""
-    from tcprof.profiler.store.files import is_saved_session
+    from tcprof.profiler.folders.files import is_saved_session
 
     for arg in argv:
         if (arg.endswith(".py") and Path(arg).is_file()) or is_saved_session(arg):

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, examples
+from tcprof.profiler.folders.files import EVENTS_JSONL, iter_events
 from tcprof.profiler.process.inspection import inspect_model
 from tcprof.profiler.protocol import units
 from tcprof.profiler.run.estimate import Estimate, estimate, history_prices
 from tcprof.profiler.run.recorded import RecordedRun
-from tcprof.profiler.store.files import EVENTS_JSONL, iter_events
 
 EXAMPLES = ("simple", "mlp", "cnn", "tiny_gpt", "graph_break")
 DONE_BY = {  # the event that completes each kind of unit (profiler/run/time_left.py)

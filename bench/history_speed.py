@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tcprof.profiler.store.index import INDEX_JSON
+from tcprof.profiler.folders.index import INDEX_JSON
 from tests.support.history_series import write_series
 
 

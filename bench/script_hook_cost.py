@@ -1,7 +1,7 @@
 """What tcprof's hooks add to one step of a script, measured in one process where the machine's
 drift between processes cannot hide it.
 
-A script's process runs its steps under ScriptHooks (profiler/worker/script_hooks.py): the
+A script's process runs its steps under ScriptHooks (profiler/worker/script/hooks.py): the
 model's calls go through tcprof's dispatcher (a clock mark at the first forward of a step), the
 loss passes a wrapped `torch.autograd.backward`, and the optimizer's step post-hook ends the
 step (a clock mark, the step's marks handed on). One model is adopted by the real ScriptHooks, StepTracker and ScriptCompiler of an eager arm;
@@ -33,9 +33,9 @@ from torch import nn
 
 from tcprof.profiler.analysis.stats import t_quantile_975
 from tcprof.profiler.config import ArmSpec
-from tcprof.profiler.worker.script_compile import ScriptCompiler
-from tcprof.profiler.worker.script_hooks import ScriptHooks
-from tcprof.profiler.worker.script_steps import StepTracker
+from tcprof.profiler.worker.script.compiles import ScriptCompiler
+from tcprof.profiler.worker.script.hooks import ScriptHooks
+from tcprof.profiler.worker.script.steps import StepTracker
 
 
 def build(width: int) -> tuple[nn.Module, torch.optim.Optimizer]:

@@ -20,7 +20,7 @@ from typing import Any
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, ScriptSource
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.command_stream import CommandReader
-from tcprof.profiler.worker.script_commands import serve_script
+from tcprof.profiler.worker.script.commands import serve_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "support" / "scripts"

@@ -15,7 +15,7 @@ Its packages are floors; each imports only the floors below it (import-linter's 
 - `remote`: an arm on another host over ssh.
 - `distributed`: an arm under torchrun, its ranks merged, several nodes.
 - `process`: the worker handle seam, local worker processes, the pool, stall and end watching.
-- `store`: the session folder: files, paths, replay, `steps.csv`, locks, recovery.
+- `folders`: the home folder and the session folder on disk: files, paths, replay, `steps.csv`, locks, recovery.
 - `session`: events folded into a session, its rows, its `session.json` form.
 - `analysis`: statistics, verdicts, advice, regional compile, stragglers: pure functions.
 - `config`: the run's choices and its model, parsed and checked.

@@ -2,6 +2,6 @@
 scripts and templates (report/).
 
 A package rather than a plain folder so that the wheel and the sdist carry it and the program
-finds it through `importlib.resources` (see `tcprof.profiler.config.paths.resource_path`), the same way from a
+finds it through `importlib.resources` (see `tcprof.profiler.config.resources.resource_path`), the same way from a
 checkout, an editable install and a regular `pip install .`.
 """

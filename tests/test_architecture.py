@@ -93,7 +93,7 @@ def test_a_floor_importing_one_above_it_breaks_a_contract(tree_copy):
     _broken_by(
         tree_copy,
         "profiler/session/records",
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tcprof.profiler.store import files",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tcprof.profiler.folders import files",
         "The engine's floors: each imports only the floors below it",
     )
 
@@ -101,14 +101,16 @@ def test_a_floor_importing_one_above_it_breaks_a_contract(tree_copy):
 def test_a_cycle_between_two_modules_breaks_a_contract(tree_copy):
     _broken_by(
         tree_copy,
-        "profiler/store/steps_csv",
-        "def _late():\n    from tcprof.profiler.store import files",
+        "profiler/folders/steps_csv",
+        "def _late():\n    from tcprof.profiler.folders import files",
         "No cycles: between packages, and between the modules of a package",
     )
 
 
 def test_qt_in_the_engine_breaks_a_contract(tree_copy):
-    _broken_by(tree_copy, "profiler/report/table", "import PySide6", "The engine never imports Qt")
+    _broken_by(
+        tree_copy, "profiler/report/sections/table", "import PySide6", "The engine never imports Qt"
+    )
 
 
 def test_the_engine_lists_its_floors_as_the_contract_orders_them():
@@ -124,8 +126,8 @@ ENGINE_CORE = [
     "tcprof.profiler.cli.report_command",
     "tcprof.profiler.run.runner",
     "tcprof.profiler.session.fold",
-    "tcprof.profiler.store.outputs",
-    "tcprof.profiler.report.table",
+    "tcprof.profiler.folders.outputs",
+    "tcprof.profiler.report.sections.table",
     "tcprof.profiler.process.inspection",
 ]
 PROBE = f"""

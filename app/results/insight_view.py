@@ -52,8 +52,10 @@ from tcprof.profiler.protocol.compile_terms import (
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
-from tcprof.profiler.report import compile_list
-from tcprof.profiler.report.source_context import source_context  # regular files under 1 MB only
+from tcprof.profiler.report.sections import compile_list
+from tcprof.profiler.report.sections.source_context import (
+    source_context,  # regular files under 1 MB only
+)
 from tcprof.profiler.run.apply_advice import before_after
 
 NO_BREAKS = "No graph breaks in this arm: TorchDynamo captured each frame whole."

@@ -2,7 +2,7 @@
 
 One row per stage and batch size (what the stage adds over the one before), then the verdict:
 the first stage that diverged from eager and the minifier command for it. The rows and the
-sentence are the reports' own (profiler/report/ladder_section.py).
+sentence are the reports' own (profiler/report/sections/ladder.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.results.insight_tables import fill, make_table
-from tcprof.profiler.report.ladder_section import HEADER, rows, verdict
+from tcprof.profiler.report.sections.ladder import HEADER, rows, verdict
 
 EMPTY = (
     "No backend ladder in this session. Run → Diagnose… runs the ladder on this model: eager, "

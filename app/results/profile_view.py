@@ -4,7 +4,7 @@ The pass runs after the measured steps, separately, so the profiler's overhead n
 reported timings; its numbers explain *where* a step's time goes (per arm and batch size), not
 how long a step takes. The table filters by arm and batch size; "Eager against compiled" puts
 the baseline's top operators beside a compiled arm's at the same batch size, with the time each
-operator moved (profiler/report/top_ops.py, as report.html shows it). The Chrome/Perfetto trace
+operator moved (profiler/report/sections/top_ops.py, as report.html shows it). The Chrome/Perfetto trace
 it wrote is one click away.
 """
 
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
-from tcprof.profiler.report.top_ops import (
+from tcprof.profiler.report.sections.top_ops import (
     comparable,
     comparison_problem,
     op_comparison,

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import error_colour
 from tcprof.profiler.analysis.stragglers import HEADER, cells, rows
-from tcprof.profiler.report.straggler_section import EXPLAIN
+from tcprof.profiler.report.sections.stragglers import EXPLAIN
 
 NONE_TEXT = (
     "No distributed arm in this session: in the setup's Distributed group, set Parallel to ddp "

@@ -48,7 +48,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_settled,
     speedup_tone,
 )
-from tcprof.profiler.report.table import (
+from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
     accuracy_title,
     method_notes,

@@ -2,7 +2,7 @@
 compiled and where ("GPT (model.py:118) compiled in place"; "the script's own torch.compile at
 train.py:89 ran with backend=inductor"), each step split into compute and the script's own
 time (a data-bound script named as such), the loss parity's method and the files the script
-wrote. The words and figures are the reports' (profiler/report/script_section.py), read from
+wrote. The words and figures are the reports' (profiler/report/sections/script.py), read from
 the same session dict; a model file's session has no such tab (the results view hides it).
 """
 
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import muted_colour
-from tcprof.profiler.report import script_section
+from tcprof.profiler.report.sections import script as script_section
 
 TITLE = "Your script"
 MAX_ROWS_SHOWN = 8  # the split table's height; more rows scroll

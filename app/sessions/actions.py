@@ -28,8 +28,8 @@ EXPORT_FORMATS = ("html", "md", "csv", "json")
 
 def _export(source: dict[str, Any] | Path, out_dir: Path) -> dict[str, Any]:
     """Runs on a background thread: read the full session (samples included) and export."""
+    from tcprof.profiler.folders.files import read_session
     from tcprof.profiler.report.export import export_reports
-    from tcprof.profiler.store.files import read_session
 
     if isinstance(source, Path):
         source = read_session(source)  # its artefact paths found under its folder
@@ -50,9 +50,9 @@ def _log(folder: Path, specs: list[str], experiment: str | None) -> dict[str, An
 
 
 def _recover(min_age_s: float | None) -> dict[str, Any]:
-    """Runs on a background thread (tcprof.profiler.store.recovery loads the numpy-backed session model,
+    """Runs on a background thread (tcprof.profiler.folders.recovery loads the numpy-backed session model,
     which the window does not import at start-up)."""
-    from tcprof.profiler.store import recovery
+    from tcprof.profiler.folders import recovery
 
     age = recovery.DEFAULT_MIN_AGE_S if min_age_s is None else min_age_s
     results = recovery.recover_all(None, age)

@@ -39,7 +39,7 @@ from tcprof.app.common.table_text import cell_text, set_header_tip
 from tcprof.app.common.theme import error_colour
 from tcprof.app.sessions import folders as session_folders
 from tcprof.app.sessions.store import SavedSession, list_sessions
-from tcprof.profiler.config.paths import sessions_dir
+from tcprof.profiler.folders.home import sessions_dir
 
 HEADER = ["date", "status", "speedup", "model", "arms", "name (folder)"]
 COLUMN = {name: c for c, name in enumerate(HEADER)}

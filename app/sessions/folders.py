@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QFile, QUrl
 from PySide6.QtGui import QDesktopServices
 
-from tcprof.profiler.store.run_lock import is_locked
+from tcprof.profiler.folders.run_lock import is_locked
 
 FORBIDDEN = set('/\\:*?"<>|') | {"\0"}
 

@@ -2,7 +2,7 @@
 read cheaply.
 
 Qt-free on purpose (cheap to test, usable off the GUI thread). Opening a session, its files and
-the events that restore its plots belong to the engine's profiler/store/files.py; the names
+the events that restore its plots belong to the engine's profiler/folders/files.py; the names
 this module re-exports from there are the ones the window imports.
 """
 
@@ -16,10 +16,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from tcprof.profiler.analysis.verdict import NOT_SETTLED, speedup_settled
-from tcprof.profiler.config.paths import sessions_dir
-from tcprof.profiler.protocol import safe_json, units
-from tcprof.profiler.protocol.session_schema import session_problem
-from tcprof.profiler.store.files import (
+from tcprof.profiler.folders.files import (
     EVENTS_JSONL,
     MAX_SESSION_BYTES,
     SESSION_JSON,
@@ -30,7 +27,10 @@ from tcprof.profiler.store.files import (
     open_regular,
     read_events,
 )
-from tcprof.profiler.store.replay import synthesise_events
+from tcprof.profiler.folders.home import sessions_dir
+from tcprof.profiler.folders.replay import synthesise_events
+from tcprof.profiler.protocol import safe_json, units
+from tcprof.profiler.protocol.session_schema import session_problem
 
 # Names the window imports from here (opening a session is the engine's job).
 SESSION = SESSION_JSON

@@ -54,8 +54,8 @@ from tcprof.app.window.stale_results import StaleResults
 from tcprof.app.window.title import TITLE, session_date, window_title
 from tcprof.profiler.config import ConfigError
 from tcprof.profiler.config.examples import list_examples
-from tcprof.profiler.config.paths import sessions_dir
-from tcprof.profiler.store.files import REPORT_HTML
+from tcprof.profiler.folders.files import REPORT_HTML
+from tcprof.profiler.folders.home import sessions_dir
 
 if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from tcprof.app.plots.live_plots import LivePlots

@@ -16,8 +16,8 @@ from typing import Any
 
 from tcprof.profiler.api.records import Interval
 from tcprof.profiler.api.session import Session
+from tcprof.profiler.folders.files import read_session
 from tcprof.profiler.report import compare as report_compare
-from tcprof.profiler.store.files import read_session
 
 SessionLike = Session | str | os.PathLike[str]
 

@@ -20,7 +20,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_settled,
 )
 from tcprof.profiler.api.frozen import freeze
-from tcprof.profiler.report.table import fmt_speedup
+from tcprof.profiler.report.sections.table import fmt_speedup
 
 
 def _float(value: Any) -> float | None:

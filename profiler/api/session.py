@@ -18,7 +18,7 @@ from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.analysis.verdict import session_notes, session_verdicts
 from tcprof.profiler.api.frozen import freeze, thaw
 from tcprof.profiler.api.records import Arm, Provenance, Row, Series, Speedup
-from tcprof.profiler.store.files import read_session, session_source
+from tcprof.profiler.folders.files import read_session, session_source
 
 
 @dataclass(frozen=True, repr=False)

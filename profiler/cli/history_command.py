@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.config.paths import sessions_dir
+from tcprof.profiler.folders.home import sessions_dir
 
 HISTORY_HTML = "history.html"
 
@@ -32,8 +32,8 @@ def add_history_parser(sub: Any) -> None:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    from tcprof.profiler.folders.index import load_index
     from tcprof.profiler.report import history
-    from tcprof.profiler.store.index import load_index
 
     folder = Path(args.sessions) if args.sessions else sessions_dir()
     entries = load_index(folder)

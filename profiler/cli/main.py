@@ -15,6 +15,7 @@ from tcprof.profiler.cli.history_command import add_history_parser, cmd_history
 from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
 from tcprof.profiler.config import ConfigError, ModelSource, examples
+from tcprof.profiler.folders import files as session_files
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import error_where
 from tcprof.profiler.protocol.types import Event, Json
@@ -23,7 +24,6 @@ from tcprof.profiler.recording.options import add_run_parser, config_from_option
 from tcprof.profiler.recording.progress import TerminalProgress
 from tcprof.profiler.recording.script_args import split_command
 from tcprof.profiler.recording.tracking import check_tracker_options
-from tcprof.profiler.store import files as session_files
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 # The engine never imports the GUI: `python -m tcprof.profiler` runs the headless commands only.

@@ -7,8 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tcprof.profiler.folders.files import SessionLoadError, load_session
 from tcprof.profiler.report.export import FORMATS, UnknownFormat, export_reports, parse_formats
-from tcprof.profiler.store.files import SessionLoadError, load_session
 
 EXIT_OK, EXIT_USAGE = 0, 2
 

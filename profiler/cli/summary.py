@@ -11,9 +11,10 @@ from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
-from tcprof.profiler.report import ladder_section, script_section
-from tcprof.profiler.report.provenance_line import provenance_line
-from tcprof.profiler.report.table import method_notes, render_table, steps_text, table_rows
+from tcprof.profiler.report.sections import ladder as ladder_section
+from tcprof.profiler.report.sections import script as script_section
+from tcprof.profiler.report.sections.provenance import provenance_line
+from tcprof.profiler.report.sections.table import method_notes, render_table, steps_text, table_rows
 from tcprof.profiler.run.apply_advice import before_after
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcprof.profiler.config import ConfigError
-from tcprof.profiler.config.paths import resource_path
+from tcprof.profiler.config.resources import resource_path
 
 ORDER = ("simple", "mlp", "cnn", "tiny_gpt", "graph_break")
 # name -> (title, one-line description); an example not listed is titled by its name and

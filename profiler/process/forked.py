@@ -38,7 +38,7 @@ START_TIMEOUT_S = 120.0  # importing torch on a loaded machine
 REPLY_TIMEOUT_S = 30.0
 MAX_MESSAGE = 1 << 16
 # Never a reason not to fork: set per worker (profiler/process/local.py, worker/lifeline.py),
-# read by tcprof only when called (TCPROF_HOME: profiler/config/paths.py; FORK_ENV: here), or
+# read by tcprof only when called (TCPROF_HOME: profiler/folders/home.py; FORK_ENV: here), or
 # changed by a test runner between tests; none is read by what the fork server imports.
 PER_WORKER = (
     "TCPROF_COMMAND_FD",

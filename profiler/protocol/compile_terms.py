@@ -13,7 +13,7 @@ Two compile figures exist and they are different things:
   time TorchDynamo spent compiling one frame, Inductor included. It is a part of the cost.
 
 `compile_parts` splits the cost into torch's nested timers and names the remainder, so the
-parts add up to the figure quoted in Summary (report/compile_list.py lists each compile). TorchDynamo names the code after a graph break
+parts add up to the figure quoted in Summary (report/sections/compile_list.py lists each compile). TorchDynamo names the code after a graph break
 `torch_dynamo_resume_in_<function>_at_<line>`: `resume_explanation` says what that is.
 """
 

@@ -22,11 +22,11 @@ from types import TracebackType
 from typing import Any
 
 from tcprof.profiler.config import PICKLED_MODEL_FILE, ConfigError, RunConfig
+from tcprof.profiler.folders.run_folder import open_run_folder
 from tcprof.profiler.protocol.types import Json, Listener
 from tcprof.profiler.recording.tracking import Logged, check_tracker_options, log_saved
 from tcprof.profiler.run.recorded import RecordedRun, RunnerFactory, engine_runner
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.run_folder import open_run_folder
 
 # The runner a door gets when it names none (the engine's): tests of the CLI and the API,
 # which cannot pass one through a command line, set the scripted fake worker's here.

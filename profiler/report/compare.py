@@ -22,14 +22,14 @@ from typing import Any
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.verdict import is_partial, speedup_interval, steps_fraction
 from tcprof.profiler.config import loop_text
+from tcprof.profiler.folders.files import EVENTS_JSONL, SESSION_JSON, read_session
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.table import (
+from tcprof.profiler.report.sections.table import (
     fmt_speedup,
     render_table,
     training_mb,
 )
 from tcprof.profiler.session.records import METHOD_SCHEMA
-from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, read_session
 
 MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
 BETTER, WORSE, UNCHANGED, NA = "better", "worse", "unchanged", "n/a"

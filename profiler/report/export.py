@@ -2,7 +2,7 @@
 
 Every file is rendered in memory first and then renamed into place, so an error (or a crash)
 while exporting leaves the previous good file where it was, never a half-written one. session.json
-and steps.csv are rendered by profiler/store/files.py, the engine's own writer."""
+and steps.csv are rendered by profiler/folders/files.py, the engine's own writer."""
 
 from __future__ import annotations
 
@@ -11,10 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.report.html import render_html
-from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.reproduce import render_reproducer
-from tcprof.profiler.store.files import (
+from tcprof.profiler.folders.files import (
     REPORT_HTML,
     REPORT_MD,
     REPRODUCER,
@@ -22,8 +19,11 @@ from tcprof.profiler.store.files import (
     STEPS_CSV,
     session_json_text,
 )
-from tcprof.profiler.store.outputs import atomic_write_text
-from tcprof.profiler.store.steps_csv import steps_csv_text
+from tcprof.profiler.folders.outputs import atomic_write_text
+from tcprof.profiler.folders.steps_csv import steps_csv_text
+from tcprof.profiler.report.html import render_html
+from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.reproduce import render_reproducer
 
 # A renderer turns a session dict into the text of a file written into a folder (session.json
 # stores its paths relative to that folder, the reports link the session's files relative to it).

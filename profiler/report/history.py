@@ -33,7 +33,12 @@ from tcprof.profiler.report.compare import (
 )
 from tcprof.profiler.report.data import script_json
 from tcprof.profiler.report.html import CSP, VENDOR, _resource, esc
-from tcprof.profiler.report.table import fmt_accuracy, fmt_speedup, render_table, training_mb
+from tcprof.profiler.report.sections.table import (
+    fmt_accuracy,
+    fmt_speedup,
+    render_table,
+    training_mb,
+)
 
 FAMILY_ERROR = 0.05  # the chance that a series with no change flags one
 MIN_SPREAD = 3  # consecutive differences needed to estimate the series' own spread

@@ -12,20 +12,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.config.paths import resource_path
+from tcprof.profiler.config.resources import resource_path
 from tcprof.profiler.protocol.event_text import FELL_BACK
-from tcprof.profiler.report import (
-    artefacts,
-    ladder_section,
-    regional_section,
-    script_section,
-    sections,
-    straggler_section,
-    top_ops,
-)
+from tcprof.profiler.report import artefacts
 from tcprof.profiler.report.data import model_label, script_json
 from tcprof.profiler.report.palette import arm_colours, is_eager
-from tcprof.profiler.report.provenance_line import provenance_line
+from tcprof.profiler.report.sections import ladder as ladder_section
+from tcprof.profiler.report.sections import parts as sections
+from tcprof.profiler.report.sections import regional as regional_section
+from tcprof.profiler.report.sections import script as script_section
+from tcprof.profiler.report.sections import stragglers as straggler_section
+from tcprof.profiler.report.sections import top_ops
+from tcprof.profiler.report.sections.provenance import provenance_line
 
 ASSETS = resource_path("report")
 VENDOR = ASSETS / "vendor" / "uplot"

@@ -11,18 +11,15 @@ from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.config import loop_text, where_text
 from tcprof.profiler.protocol.compile_terms import resume_explanation
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
-from tcprof.profiler.report import (
-    artefacts,
-    compile_list,
-    ladder_section,
-    regional_section,
-    script_section,
-    straggler_section,
-    top_ops,
-)
+from tcprof.profiler.report import artefacts
 from tcprof.profiler.report.data import model_label, short_where
-from tcprof.profiler.report.provenance_line import provenance_line
-from tcprof.profiler.report.table import (
+from tcprof.profiler.report.sections import compile_list, top_ops
+from tcprof.profiler.report.sections import ladder as ladder_section
+from tcprof.profiler.report.sections import regional as regional_section
+from tcprof.profiler.report.sections import script as script_section
+from tcprof.profiler.report.sections import stragglers as straggler_section
+from tcprof.profiler.report.sections.provenance import provenance_line
+from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
     accuracy_title,

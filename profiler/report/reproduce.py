@@ -25,7 +25,7 @@ from tcprof.profiler.config import (
     parse_input_shape,
     where_text,
 )
-from tcprof.profiler.config.paths import resource_path
+from tcprof.profiler.config.resources import resource_path
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
 AUTOCAST_DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}

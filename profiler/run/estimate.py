@@ -356,8 +356,8 @@ def history_prices(
 ) -> Prices:
     """Prices from the newest `limit` sessions of the same model under root (default: the
     sessions folder). Sessions that cannot be read are passed over."""
-    from tcprof.profiler.config.paths import sessions_dir
-    from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, iter_events, read_session
+    from tcprof.profiler.folders.files import EVENTS_JSONL, SESSION_JSON, iter_events, read_session
+    from tcprof.profiler.folders.home import sessions_dir
 
     base = Path(root) if root is not None else sessions_dir()
     read = read or read_session

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tcprof.profiler.config import RunConfig
+from tcprof.profiler.folders.files import clear_earlier_run, open_event_log, save_session
+from tcprof.profiler.folders.run_lock import RunLock
 from tcprof.profiler.protocol.types import Event, Listener
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.files import clear_earlier_run, open_event_log, save_session
-from tcprof.profiler.store.run_lock import RunLock
 
 
 class SessionRunner(Protocol):

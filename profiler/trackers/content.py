@@ -21,13 +21,13 @@ from tcprof.profiler.analysis.verdict import (
     speedup_settled,
     verdict_lines,
 )
+from tcprof.profiler.folders.files import REPORT_HTML, REPORT_MD, SESSION_JSON, STEPS_CSV
+from tcprof.profiler.folders.steps_csv import STEPS_HEADER, steps_rows
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.data import model_label, short_where
 from tcprof.profiler.report.export import export_reports
 from tcprof.profiler.report.markdown import md_text, table
-from tcprof.profiler.report.table import table_rows
-from tcprof.profiler.store.files import REPORT_HTML, REPORT_MD, SESSION_JSON, STEPS_CSV
-from tcprof.profiler.store.steps_csv import STEPS_HEADER, steps_rows
+from tcprof.profiler.report.sections.table import table_rows
 
 Param = str | int | float | bool
 # The per-step series' names (then `/bs<batch size>`), the same in every tracker.
@@ -161,7 +161,7 @@ def arm_params(session: dict[str, Any], arm: dict[str, Any]) -> dict[str, Param]
 
 def step_series(session: dict[str, Any]) -> dict[str, list[StepSeries]]:
     """Per arm name, one series per batch size, from steps.csv's rows (the file's one
-    definition, profiler/store/steps_csv.py)."""
+    definition, profiler/folders/steps_csv.py)."""
     col = {name: i for i, name in enumerate(STEPS_HEADER)}
     world = {
         (a.get("name"), r.get("batch_size")): r.get("world_size") or 1

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.store.files import load_session
+from tcprof.profiler.folders.files import load_session
 from tcprof.profiler.trackers.content import SessionLog, session_log
 from tcprof.profiler.trackers.specs import TrackerSpec, parse_specs
 

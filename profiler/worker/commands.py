@@ -101,7 +101,7 @@ def serve(worker: ArmWorker, channel: EventChannel, lines: Iterable[str]) -> int
             channel.emit("bye")
             return 0
         if _is_script_load(cmd):
-            from tcprof.profiler.worker.script_commands import serve_script
+            from tcprof.profiler.worker.script.commands import serve_script
 
             return serve_script(channel, reader, cmd)
         execute(worker, channel, cmd, COMMANDS)

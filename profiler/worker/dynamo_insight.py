@@ -29,6 +29,7 @@ import torch._dynamo
 from torch._dynamo import utils as dynamo_utils
 
 from tcprof.profiler.config import DebugOptions
+from tcprof.profiler.worker.frames import internal
 
 _GB_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 _LIMIT_FN = re.compile(r"function: '([^']*)' \((.+):(\d+)\)")
@@ -225,8 +226,6 @@ def call_site(frame: Any) -> dict[str, Any]:
     """Where the compiled code was called from: the innermost frame outside torch and tcprof
     (the user's line), and the tensor shapes of the innermost call on the way there that
     passed any (a module's `_call_impl` or tcprof's dispatcher: the compiled frame's inputs)."""
-    from tcprof.profiler.worker.script_compile import internal
-
     shapes: list[list[int]] | None = None
     while frame is not None and (
         internal(frame.f_code.co_filename) or frame.f_code.co_filename.startswith(_STDLIB)

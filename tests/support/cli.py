@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from tcprof.profiler.store.files import SESSION_JSON, read_session
+from tcprof.profiler.folders.files import SESSION_JSON, read_session
 from tests.support.paths import MODELS  # noqa: F401  (re-exported for the tests)
 
 

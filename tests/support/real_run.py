@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, examples
+from tcprof.profiler.folders.files import read_session
 from tcprof.profiler.report.export import REPORT_FORMATS, export_reports
 from tcprof.profiler.run.recorded import RecordedRun
-from tcprof.profiler.store.files import read_session
 
 
 def run_real(out_dir, example="simple", arms=("eager", "aot_eager"), batch_sizes=(8, 16)):

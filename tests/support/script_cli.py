@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tcprof.profiler.store.files import SESSION_JSON, read_session
+from tcprof.profiler.folders.files import SESSION_JSON, read_session
 from tests.support.cli import cli_in_process
 
 # a short schedule: 1 first + 1 warm-up + 2 blocks x (1 discarded + 2) = 8 steps of the script

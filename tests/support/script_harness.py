@@ -1,9 +1,9 @@
 """A script run's worker loop driven in this process: the real ScriptWorker and its command
-loop (profiler/worker/script_commands.py) reading a list of commands, its events recorded
+loop (profiler/worker/script/commands.py) reading a list of commands, its events recorded
 instead of written to a pipe. For the tests of what a script run says and does without the
 cost of a worker process (torch is imported once, by the test process).
 
-A run arms the script's no-step alarm (SIGALRM, profiler/worker/script_alarm.py), which would
+A run arms the script's no-step alarm (SIGALRM, profiler/worker/script/alarm.py), which would
 take the place of pytest-timeout's own SIGALRM: the modules that use this harness time out by
 `method="thread"`."""
 
@@ -59,7 +59,7 @@ def schedule(cfg: RunConfig, arm: int = 0) -> list[dict[str, Any]]:
 
 def serve(commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Answer the commands as a script run's worker does; the events it sent."""
-    from tcprof.profiler.worker.script_commands import serve_script
+    from tcprof.profiler.worker.script.commands import serve_script
 
     channel = RecordingChannel()
     reader = CommandReader([json.dumps(c) + "\n" for c in commands], channel)

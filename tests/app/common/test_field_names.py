@@ -77,7 +77,7 @@ def test_a_flags_value_stays_with_its_field_and_unknown_flags_stay():
 
 
 def test_a_scripts_messages_read_in_the_windows_terms():
-    """The words of a script's errors (profiler/worker/script_errors.py)."""
+    """The words of a script's errors (profiler/worker/script/errors.py)."""
     assert in_app_terms(
         "no optimizer step in 120 s: is this a training script? `--step-on forward` for "
         "inference (or a longer --no-step-timeout)"
@@ -114,9 +114,9 @@ def test_the_banner_names_fields_not_flags(qtbot):
 )
 def test_a_scripts_errors_name_no_flag_in_the_banner(how, steps, step_on, tmp_path):
     """The worker's own words for a script that never steps or ends early
-    (profiler/worker/script_errors.py), as the banner shows them."""
-    from tcprof.profiler.worker.script_errors import script_error
-    from tcprof.profiler.worker.script_run import ScriptEnd
+    (profiler/worker/script/errors.py), as the banner shows them."""
+    from tcprof.profiler.worker.script.errors import script_error
+    from tcprof.profiler.worker.script.run import ScriptEnd
     from tests.support.script_harness import script_config
 
     path = tmp_path / "train.py"

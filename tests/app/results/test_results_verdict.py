@@ -9,7 +9,7 @@ from tcprof.app.results.results_view import ResultsView
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.table import COLUMN_HELP
+from tcprof.profiler.report.sections.table import COLUMN_HELP
 from tests.support.synthetic import synthetic_session
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.app.run.profiler_thread import ProfilerThread
-from tcprof.profiler.config.paths import sessions_dir
+from tcprof.profiler.folders.files import SESSION_JSON
+from tcprof.profiler.folders.home import sessions_dir
 from tcprof.profiler.recording import entry
 from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.store.files import SESSION_JSON
 from tests.support.cli import cli_in_process, fast_args
 from tests.support.fake_worker import FakeWorkers
 

@@ -15,9 +15,9 @@ from tcprof.app.run.run_controller import RunController
 from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import UNREADABLE, list_sessions
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.folders.files import EVENTS_JSONL, SESSION_JSON
 from tcprof.profiler.run import recorded
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON
 from tests.app.conftest import write_session
 from tests.support.fake_worker import FakeWorkers
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 from tcprof.app.sessions.actions import SessionActions
 from tcprof.app.sessions.dialog import COLUMN, SessionsDialog
 from tcprof.app.sessions.store import ARMS_FIRST_READ, list_sessions
-from tcprof.profiler.store.run_lock import RunLock
+from tcprof.profiler.folders.run_lock import RunLock
 from tests.app.conftest import write_session
 
 

@@ -11,8 +11,8 @@ from tcprof.profiler.analysis.advice import (
     library_break_advice,
     recompile_advice,
 )
+from tcprof.profiler.folders.files import iter_events
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.files import iter_events
 from tests.support.cli import FAST, MODELS, run_cli
 from tests.support.synthetic import eval_first_session
 

@@ -49,7 +49,7 @@ def test_no_payback_figure_where_the_speedups_interval_contains_one():
     table, the verdict and the API read 'within noise' / none."""
     from tcprof.profiler.analysis.verdict import _payback
     from tcprof.profiler.api.records import CompileCost
-    from tcprof.profiler.report.table import fmt_break_even
+    from tcprof.profiler.report.sections.table import fmt_break_even
     from tests.support.synthetic import synthetic_session
 
     eager = [[2.0, 2.0, 2.0, 2.0], [2.2, 2.2, 2.2, 2.2], [1.9, 1.9, 1.9, 1.9]]

@@ -11,9 +11,9 @@ from tcprof.profiler.analysis.ladder import (
     minifier_command,
 )
 from tcprof.profiler.config import DYNAMO_EAGER, ConfigError
-from tcprof.profiler.report import ladder_section
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.sections import ladder as ladder_section
 from tests.support.cli import FAST, FAST_CHECKED, MODELS, run_cli
 
 

@@ -14,7 +14,7 @@ import pytest
 from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.api.session import load
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.store.files import read_session
+from tcprof.profiler.folders.files import read_session
 from tests.support.paths import DATA
 
 OLD_SESSION = DATA / "session_v1.json"

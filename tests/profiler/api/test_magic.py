@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.api.magic import USAGE, tcprof_magic
-from tcprof.profiler.config import paths
+from tcprof.profiler.folders import home as paths
 
 IPython = pytest.importorskip("IPython")
 

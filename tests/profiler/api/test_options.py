@@ -11,7 +11,8 @@ import pytest
 import tcprof
 from tcprof.profiler.api import options
 from tcprof.profiler.cli.main import build_parser
-from tcprof.profiler.config import examples, paths
+from tcprof.profiler.config import examples
+from tcprof.profiler.folders import home as paths
 
 SIMPLE = str(examples.example_path("simple"))
 

@@ -13,8 +13,8 @@ import pytest
 
 import tcprof
 from tcprof.profiler.config import PICKLED_MODEL_FILE, examples
+from tcprof.profiler.folders.files import read_session
 from tcprof.profiler.report.reproduce import render_reproducer
-from tcprof.profiler.store.files import read_session
 from tests.profiler.report.test_reproduce import LOSS, run_script
 from tests.support.cli import fast_args, run_cli
 from tests.support.processes import worker_processes

@@ -10,9 +10,9 @@ import pytest
 
 import tcprof
 from tcprof.profiler.api.frozen import thaw
+from tcprof.profiler.folders.files import read_session, save_session
 from tcprof.profiler.report.compare import compare_saved
 from tcprof.profiler.report.html import CSP
-from tcprof.profiler.store.files import read_session, save_session
 from tests.support.synthetic import synthetic_session
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tcprof.profiler.report.table import accuracy_title
+from tcprof.profiler.report.sections.table import accuracy_title
 
 
 def test_accuracy_title_names_the_worst_tensor_and_a_non_finite_error():
@@ -18,7 +18,7 @@ def test_accuracy_title_names_the_worst_tensor_and_a_non_finite_error():
 
 
 def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms():
-    from tcprof.profiler.report.table import method_notes
+    from tcprof.profiler.report.sections.table import method_notes
 
     row = {
         "replicates": 1,

@@ -12,8 +12,8 @@ import pytest
 from tcprof.profiler.api.session import load
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, provenance
 from tcprof.profiler.config.provenance import git_facts
+from tcprof.profiler.folders.files import save_session
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.store.files import save_session
 from tests.support.fake_worker import FakeWorkers
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="no git binary")

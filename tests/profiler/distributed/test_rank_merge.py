@@ -7,8 +7,9 @@ import pytest
 from tcprof.profiler.analysis import rank_compiles, stragglers
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
 from tcprof.profiler.distributed.rank_merge import RankMerger
-from tcprof.profiler.report import reproduce, straggler_section
-from tcprof.profiler.report import table as summary
+from tcprof.profiler.report import reproduce
+from tcprof.profiler.report.sections import stragglers as straggler_section
+from tcprof.profiler.report.sections import table as summary
 
 
 def _merger() -> tuple[RankMerger, list[dict]]:

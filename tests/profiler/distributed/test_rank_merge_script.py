@@ -7,7 +7,7 @@ import os
 
 from tcprof.profiler.analysis import stragglers
 from tcprof.profiler.distributed.rank_merge import RankMerger
-from tcprof.profiler.worker import script_driver
+from tcprof.profiler.worker.script import driver as script_driver
 
 
 def _merger() -> tuple[RankMerger, list[dict]]:

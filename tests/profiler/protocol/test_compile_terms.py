@@ -17,7 +17,7 @@ from tcprof.profiler.protocol.compile_terms import (
 from tcprof.profiler.protocol.event_text import describe
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.sections import insight
+from tcprof.profiler.report.sections.parts import insight
 
 RESUME = "torch_dynamo_resume_in_forward_at_16"
 ROW = {
@@ -119,8 +119,8 @@ def test_the_lazy_backward_compile_is_a_part_of_its_own_and_no_part_is_negative(
 
 def test_every_view_writes_a_compile_figure_with_the_same_digits():
     from tcprof.profiler.analysis.verdict import arm_verdict
-    from tcprof.profiler.report.sections import _compile_card
-    from tcprof.profiler.report.table import fmt_compile
+    from tcprof.profiler.report.sections.parts import _compile_card
+    from tcprof.profiler.report.sections.table import fmt_compile
 
     row = {
         **ROW,

@@ -22,17 +22,17 @@ SPEC = re.compile(
 
 # (file under profiler/, what the line holds): numbers that are not a unit.
 ALLOWED = {
-    ("report/script_section.py", "tol.get('atol'):g"),  # a tolerance as the user gave it
-    ("report/script_section.py", "{sy(y):.1f}"),  # the loss chart's pixel coordinates
-    ("report/script_section.py", "{sx(x):.1f}"),
-    ("report/script_section.py", "{y:.4g}</text>"),  # a loss value on its axis
-    ("report/script_section.py", "/ 2:.0f}"),  # pixel coordinates of the axis labels
-    ("report/script_section.py", "{by_step[s]:.4g}"),  # loss values, not a unit
-    ("report/table.py", "{value:.3g}"),  # an error size between tensors, unitless
-    ("report/table.py", "{SETTLED_RATIO:g} times"),  # a setting, quoted as declared
-    ("report/table.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given
-    ("report/table.py", "(rtol {tol['rtol']:g}, atol {tol['atol']:g})"),
-    ("report/sections.py", "{t:8.3f}"),  # the Logs' clock column, aligned as the log is
+    ("report/sections/script.py", "tol.get('atol'):g"),  # a tolerance as the user gave it
+    ("report/sections/script.py", "{sy(y):.1f}"),  # the loss chart's pixel coordinates
+    ("report/sections/script.py", "{sx(x):.1f}"),
+    ("report/sections/script.py", "{y:.4g}</text>"),  # a loss value on its axis
+    ("report/sections/script.py", "/ 2:.0f}"),  # pixel coordinates of the axis labels
+    ("report/sections/script.py", "{by_step[s]:.4g}"),  # loss values, not a unit
+    ("report/sections/table.py", "{value:.3g}"),  # an error size between tensors, unitless
+    ("report/sections/table.py", "{SETTLED_RATIO:g} times"),  # a setting, quoted as declared
+    ("report/sections/table.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given
+    ("report/sections/table.py", "(rtol {tol['rtol']:g}, atol {tol['atol']:g})"),
+    ("report/sections/parts.py", "{t:8.3f}"),  # the Logs' clock column, aligned as the log is
     ("analysis/verdict.py", 'return f"{bound:.2f}"'),  # bound_text: an interval's end
 }
 

@@ -7,11 +7,11 @@ import re
 import shutil
 from pathlib import Path
 
+from tcprof.profiler.folders.files import load_session
 from tcprof.profiler.report.artefacts import artefacts
 from tcprof.profiler.report.export import export_reports
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.store.files import load_session
 from tests.support.synthetic import synthetic_session
 
 

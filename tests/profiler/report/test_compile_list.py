@@ -9,9 +9,9 @@ import re
 import pytest
 
 from tcprof.profiler.analysis.verdict import verdict_lines
-from tcprof.profiler.report import compile_list
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
+from tcprof.profiler.report.sections import compile_list
 from tests.support.synthetic import EVAL_FIRST_COMPILES, eval_first_session
 
 WHENS = ["before training", "in the first step", "in an evaluation after 4 steps"]

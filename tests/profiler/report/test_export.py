@@ -13,10 +13,10 @@ import pytest
 
 from tcprof.profiler.cli.report_command import add_report_parser
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.folders.files import read_session, session_json_text
+from tcprof.profiler.folders.steps_csv import steps_csv_text, steps_rows
 from tcprof.profiler.report import export
 from tcprof.profiler.report.export import export_reports
-from tcprof.profiler.store.files import read_session, session_json_text
-from tcprof.profiler.store.steps_csv import steps_csv_text, steps_rows
 from tests.support.synthetic import synthetic_session
 
 ALL = ["report.html", "report.md", "steps.csv", "session.json", "reproduce.py"]
@@ -213,7 +213,7 @@ def test_a_crash_while_writing_keeps_the_previous_file(tmp_path, monkeypatch):
     data = synthetic_session()
     export_reports(data, tmp_path)
     before = (tmp_path / "report.html").read_bytes()
-    import tcprof.profiler.store.outputs as outputs
+    import tcprof.profiler.folders.outputs as outputs
 
     def crash(src, dst):
         raise OSError("disk full")

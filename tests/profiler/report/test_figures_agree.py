@@ -9,9 +9,9 @@ from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.verdict import memory_title, memory_words
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
-from tcprof.profiler.report.sections import configuration
-from tcprof.profiler.report.table import steps_text, table_rows, tolerance_text
-from tcprof.profiler.report.top_ops import comparison_problem, html_section
+from tcprof.profiler.report.sections.parts import configuration
+from tcprof.profiler.report.sections.table import steps_text, table_rows, tolerance_text
+from tcprof.profiler.report.sections.top_ops import comparison_problem, html_section
 
 
 def test_small_memory_keeps_its_precision_and_its_unit():
@@ -116,7 +116,7 @@ def test_the_summary_column_names_tensor_memory_with_units():
 
 def test_a_single_round_interval_says_there_is_none_yet():
     from tcprof.profiler.analysis.verdict import arm_verdict
-    from tcprof.profiler.report.table import fmt_speedup
+    from tcprof.profiler.report.sections.table import fmt_speedup
 
     row = {
         "batch_size": 8,

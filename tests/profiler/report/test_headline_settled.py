@@ -16,7 +16,7 @@ from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.report.compare import compare, render_comparison
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.sections import summary as html_summary
+from tcprof.profiler.report.sections.parts import summary as html_summary
 from tcprof.profiler.trackers.content import session_log
 from tests.support.synthetic import synthetic_session
 

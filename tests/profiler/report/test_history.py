@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.cli.main import main
+from tcprof.profiler.folders.index import INDEX_JSON, load_index
 from tcprof.profiler.report import history
-from tcprof.profiler.store.index import INDEX_JSON, load_index
 from tests.support.history_series import write_series
 
 

@@ -6,7 +6,7 @@ import re
 
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.report.markdown import md_code, md_text, render_markdown
-from tcprof.profiler.report.table import table_rows
+from tcprof.profiler.report.sections.table import table_rows
 from tests.support.synthetic import synthetic_session
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.report.html import esc
-from tcprof.profiler.report.top_ops import comparable, html_section, op_comparison
+from tcprof.profiler.report.sections.top_ops import comparable, html_section, op_comparison
 
 
 def profiled_session() -> dict:

@@ -7,7 +7,7 @@ import copy
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.provenance_line import provenance_line
+from tcprof.profiler.report.sections.provenance import provenance_line
 from tests.support.synthetic import synthetic_session
 
 GIT = {"commit": "3f2a1c9" + "0" * 33, "short": "3f2a1c9", "branch": "main", "dirty": True}

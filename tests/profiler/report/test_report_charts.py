@@ -138,7 +138,7 @@ def test_the_loss_chart_has_ticks_and_joins_over_the_steps_a_script_skipped():
     is one unbroken line through its steps in order."""
     from html import escape
 
-    from tcprof.profiler.report.script_section import _svg, nice_ticks
+    from tcprof.profiler.report.sections.script import _svg, nice_ticks
 
     assert nice_ticks(0.4973, 3.01) == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
     assert nice_ticks(0, 59, most=8) == [0, 10, 20, 30, 40, 50]

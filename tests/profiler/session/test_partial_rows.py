@@ -15,7 +15,7 @@ from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.compare import compare, comparison_cells, render
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.table import table_rows
+from tcprof.profiler.report.sections.table import table_rows
 from tcprof.profiler.run.runner import Runner
 from tcprof.profiler.session.fold import Session
 from tests.support.fake_worker import ArmScript, FakeWorkers, Fault

@@ -18,7 +18,7 @@ from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import chart_data, render_html
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.worker import script_files
+from tcprof.profiler.worker.script import files as script_files
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
 

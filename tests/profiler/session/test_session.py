@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.folders.files import iter_events, write_session_files
+from tcprof.profiler.folders.steps_csv import steps_rows
 from tcprof.profiler.protocol.events import encode
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.files import iter_events, write_session_files
-from tcprof.profiler.store.steps_csv import steps_rows
 
 
 def _events(eager_ms, arm_ms, accuracy="pass"):

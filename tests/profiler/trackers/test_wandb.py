@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.config import ArmSpec
-from tcprof.profiler.store.steps_csv import STEPS_HEADER, steps_rows
+from tcprof.profiler.folders.steps_csv import STEPS_HEADER, steps_rows
 from tcprof.profiler.trackers import log_session
 from tcprof.profiler.trackers.content import session_log
 from tests.support.synthetic import synthetic_session

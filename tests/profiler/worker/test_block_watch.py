@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from tcprof.profiler.analysis.verdict import session_notes
-from tcprof.profiler.report.table import contention_text
+from tcprof.profiler.report.sections.table import contention_text
 from tcprof.profiler.worker.quiet_room import BlockWatch
 
 BUSY = "import time\nend = time.time() + 30\nwhile time.time() < end: pass\n"

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from tcprof.profiler.worker import script_clock, script_steps
+from tcprof.profiler.worker.script import clock as script_clock
+from tcprof.profiler.worker.script import steps as script_steps
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
 

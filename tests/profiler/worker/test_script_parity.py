@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from tcprof.profiler.worker.script_parity import ATOL, RTOL, compare_losses
+from tcprof.profiler.worker.script.parity import ATOL, RTOL, compare_losses
 
 
 def test_identical_curves_pass_and_report_the_worst_step():
@@ -46,7 +46,7 @@ def test_a_wrong_compile_parts_from_eager_at_the_first_step_and_a_right_one_does
 
     from tcprof.profiler.config import ArmSpec
     from tcprof.profiler.worker.command_stream import CommandReader
-    from tcprof.profiler.worker.script_commands import serve_script
+    from tcprof.profiler.worker.script.commands import serve_script
     from tests.support.paths import ROOT
     from tests.support.script_harness import RecordingChannel, of_type, script_config
 

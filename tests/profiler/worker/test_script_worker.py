@@ -376,7 +376,7 @@ def test_a_fresh_eager_arm_has_torchdynamo_imported_before_the_script_starts(tmp
         f"""
         import json, sys
         from pathlib import Path
-        from tcprof.profiler.worker.script_worker import ScriptWorker
+        from tcprof.profiler.worker.script.worker import ScriptWorker
         from tests.support.script_harness import RecordingChannel, script_config
 
         before = "torch._dynamo" in sys.modules

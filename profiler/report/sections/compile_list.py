@@ -22,7 +22,7 @@ from tcprof.profiler.protocol.compile_terms import (
     frame_label,
 )
 from tcprof.profiler.report.data import short_where
-from tcprof.profiler.report.script_section import phase_text, script_of
+from tcprof.profiler.report.sections.script import phase_text, script_of
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
 TOTAL = f"total: the {COMPILE_COST}"

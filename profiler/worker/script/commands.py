@@ -13,7 +13,7 @@ from typing import Any
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.command_stream import Command, CommandReader, execute
 from tcprof.profiler.worker.errors import StepFailed, simple_error
-from tcprof.profiler.worker.script_worker import ScriptWorker
+from tcprof.profiler.worker.script.worker import ScriptWorker
 
 
 def _load(worker: ScriptWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:

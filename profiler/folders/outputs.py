@@ -4,7 +4,7 @@ Finished files are written atomically (a temporary file renamed into place, the 
 its folder synced), so a crash or a power cut while writing never leaves a half-written file
 where a good one was. The live event log never stops a run: a write that fails (a full disk)
 ends the log with one warning, and the run goes on with its session in memory. Which files a
-session holds, and what goes in them, is profiler/store/files.py's business.
+session holds, and what goes in them, is profiler/folders/files.py's business.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import signal
 from types import FrameType
 from typing import Any
 
-from tcprof.profiler.worker.script_steps import NoFirstStep
+from tcprof.profiler.worker.script.steps import NoFirstStep
 
 _armed = False  # the compile callbacks are registered
 _left: float | None = None  # the seconds left while a compile holds the alarm

@@ -2,7 +2,7 @@
 
 A run appends every event to events.jsonl as it arrives and writes session.json only when it
 ends or is stopped. If the app (or the machine) dies mid-run, the folder keeps events.jsonl but
-no session.json. A live run holds its folder's lock (profiler/store/run_lock.py) however long it is
+no session.json. A live run holds its folder's lock (profiler/folders/run_lock.py) however long it is
 silent, and a folder whose lock is held is never taken; the lock ends with the process, so a
 dead run's folder is free. On the next start the GUI calls `recover_all()`: each such folder is rebuilt
 with `Session.from_events` (status "interrupted", with everything measured up to the crash) and
@@ -16,10 +16,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcprof.profiler.config.paths import sessions_dir
+from tcprof.profiler.folders.files import (
+    EVENTS_JSONL,
+    SESSION_JSON,
+    iter_events,
+    write_session_files,
+)
+from tcprof.profiler.folders.home import sessions_dir
+from tcprof.profiler.folders.run_lock import FolderInUse, RunLock, is_locked
 from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.files import EVENTS_JSONL, SESSION_JSON, iter_events, write_session_files
-from tcprof.profiler.store.run_lock import FolderInUse, RunLock, is_locked
 
 # A folder whose events.jsonl changed this recently may belong to a run of a tcprof too old to
 # hold a lock: leave it for a later start.

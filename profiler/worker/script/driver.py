@@ -21,11 +21,12 @@ import psutil
 import torch
 
 from tcprof.profiler.config import RunConfig
-from tcprof.profiler.worker import distributed, quiet_room, script_alarm
+from tcprof.profiler.worker import distributed, quiet_room
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.memory import MemoryProbe
-from tcprof.profiler.worker.script_insight import BEFORE_TRAINING, Insight, seconds
-from tcprof.profiler.worker.script_steps import StepMarks, StepTimes, StepTracker
+from tcprof.profiler.worker.script import alarm as script_alarm
+from tcprof.profiler.worker.script.insight import BEFORE_TRAINING, Insight, seconds
+from tcprof.profiler.worker.script.steps import StepMarks, StepTimes, StepTracker
 
 WARMUP_FLUSH_S = 0.5  # warm-up steps are sent at least this often (the stall watch sees them)
 BLOCK_FLUSH_S = 1.0  # a CPU block longer than this sends its steps so far (as model files do)

@@ -20,8 +20,8 @@ from typing import Any
 
 import torch
 
-from tcprof.profiler.worker.script_clock import CpuClock, CudaClock, clock_for_script
-from tcprof.profiler.worker.script_work import Work
+from tcprof.profiler.worker.script.clock import CpuClock, CudaClock, clock_for_script
+from tcprof.profiler.worker.script.work import Work
 
 
 class ScriptStopped(BaseException):

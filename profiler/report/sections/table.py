@@ -22,7 +22,7 @@ from tcprof.profiler.analysis.verdict import (
 from tcprof.profiler.config import DEFAULT_REPLICATES, balanced_rounds, threads_per_process
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import FELL_BACK
-from tcprof.profiler.report import script_section
+from tcprof.profiler.report.sections import script as script_section
 
 
 def fmt_speedup(row: dict[str, Any]) -> str:

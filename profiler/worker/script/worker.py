@@ -21,20 +21,20 @@ from tcprof.profiler.worker import (
     compile_cache,
     environment,
     lifeline,
-    script_alarm,
-    script_files,
-    script_parity,
-    script_ranks,
-    script_run,
 )
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.errors import StepFailed, simple_error
-from tcprof.profiler.worker.script_compile import ScriptCompiler
-from tcprof.profiler.worker.script_driver import Commands, ScheduleDriver
-from tcprof.profiler.worker.script_errors import script_error
-from tcprof.profiler.worker.script_hooks import ScriptHooks
-from tcprof.profiler.worker.script_insight import Insight
-from tcprof.profiler.worker.script_steps import StepMarks, StepTracker, loss_value
+from tcprof.profiler.worker.script import alarm as script_alarm
+from tcprof.profiler.worker.script import files as script_files
+from tcprof.profiler.worker.script import parity as script_parity
+from tcprof.profiler.worker.script import ranks as script_ranks
+from tcprof.profiler.worker.script import run as script_run
+from tcprof.profiler.worker.script.compiles import ScriptCompiler
+from tcprof.profiler.worker.script.driver import Commands, ScheduleDriver
+from tcprof.profiler.worker.script.errors import script_error
+from tcprof.profiler.worker.script.hooks import ScriptHooks
+from tcprof.profiler.worker.script.insight import Insight
+from tcprof.profiler.worker.script.steps import StepMarks, StepTracker, loss_value
 
 
 class ScriptWorker:

@@ -1,7 +1,7 @@
 """The lock a running run holds on its session folder, so nothing takes the folder for dead.
 
 A run writes events.jsonl as events arrive and session.json only at its end; a long compile
-can leave the log silent for minutes. Recovery (profiler/store/recovery.py) rebuilds folders that
+can leave the log silent for minutes. Recovery (profiler/folders/recovery.py) rebuilds folders that
 have a log but no session.json, and must never rebuild one a live run is still writing, in
 another window or a terminal. The run holds an exclusive lock on `.lock` in its folder for its
 whole life; the operating system drops the lock when the process ends, however it ends, so a

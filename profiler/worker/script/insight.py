@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from tcprof.profiler.worker.channel import EventChannel
-from tcprof.profiler.worker.script_steps import StepTracker
+from tcprof.profiler.worker.script.steps import StepTracker
 
 BEFORE_TRAINING = "before_training"  # before the first step's training forward
 IN_STEP = "step"  # in step `at_step`: its training forward, backward or optimizer step

@@ -18,18 +18,18 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.cli.main import main as tcprof
-from tcprof.profiler.config import paths
-from tcprof.profiler.store import recovery
-from tcprof.profiler.store.files import (
+from tcprof.profiler.folders import home as paths
+from tcprof.profiler.folders import recovery
+from tcprof.profiler.folders.files import (
     EVENTS_JSONL,
     SESSION_JSON,
     STEPS_CSV,
     read_events,
     save_session,
 )
-from tcprof.profiler.store.outputs import EventLog, atomic_write_text
-from tcprof.profiler.store.run_folder import open_run_folder
-from tcprof.profiler.store.run_lock import RunLock, is_locked
+from tcprof.profiler.folders.outputs import EventLog, atomic_write_text
+from tcprof.profiler.folders.run_folder import open_run_folder
+from tcprof.profiler.folders.run_lock import RunLock, is_locked
 
 RUN = ["run", "--example", "simple", "--arms", "eager", "--batch-sizes", "2", "--quiet"]
 
@@ -123,7 +123,7 @@ def test_a_folder_a_live_run_holds_is_never_recovered(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from tcprof.profiler.store.run_lock import RunLock; lock = RunLock(sys.argv[1]); "
+            "import sys; from tcprof.profiler.folders.run_lock import RunLock; lock = RunLock(sys.argv[1]); "
             "print('held', flush=True); sys.stdin.read()",
             str(live),
         ],

@@ -12,7 +12,7 @@ from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.report.compare import compare_sessions, method_note
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.table import table_rows
+from tcprof.profiler.report.sections.table import table_rows
 from tests.support.paths import DATA
 from tests.support.synthetic import synthetic_session
 

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.store.files import SESSION_JSON, SessionLoadError, read_session
-from tcprof.profiler.store.outputs import atomic_write_text
+from tcprof.profiler.folders.files import SESSION_JSON, SessionLoadError, read_session
+from tcprof.profiler.folders.outputs import atomic_write_text
 
 INDEX_JSON = "history-index.json"
 INDEX_VERSION = 1

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import torch
 
 from tcprof.profiler.config import ScriptSource
-from tcprof.profiler.worker import script_alarm
-from tcprof.profiler.worker.script_steps import NoFirstStep, ScriptStopped
+from tcprof.profiler.worker.script import alarm as script_alarm
+from tcprof.profiler.worker.script.steps import NoFirstStep, ScriptStopped
 
 
 @dataclass

@@ -29,9 +29,9 @@ from tcprof.profiler.protocol.compile_terms import (
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import FELL_BACK, recompile_limit_hit
-from tcprof.profiler.report import compile_list
 from tcprof.profiler.report.data import short_where
-from tcprof.profiler.report.table import (
+from tcprof.profiler.report.sections import compile_list
+from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
     VERDICT_TEXT,

@@ -29,21 +29,10 @@ import torch
 from torch import nn
 
 from tcprof.profiler.config import ArmSpec
-from tcprof.profiler.worker.script_steps import StepTracker
+from tcprof.profiler.worker.frames import MODULE_COMPILE, TORCH_DIR, internal
+from tcprof.profiler.worker.script.steps import StepTracker
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # profiler/, as imported
-_INTERNAL = (_TORCH_DIR, _OWN, os.path.realpath(_OWN), os.path.realpath(_TORCH_DIR))
-_MODULE_COMPILE = os.path.join(_TORCH_DIR, "nn", "modules", "module.py")
-
-
-def internal(filename: str) -> bool:
-    """A frame of torch, of tcprof, of the standard library's runpy or of a frozen module."""
-    return (
-        filename.startswith(_INTERNAL)
-        or filename.startswith("<")
-        or os.path.basename(filename) == "runpy.py"
-    )
+_MODULE_COMPILE = MODULE_COMPILE
 
 
 def user_frame(frame: FrameType | None) -> FrameType | None:
@@ -71,7 +60,7 @@ def class_where(module: nn.Module) -> dict[str, Any]:
         line = inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
         return {"file": None, "line": None, "where": f"{cls.__name__} ({cls.__module__})"}
-    if path is None or path.startswith(_TORCH_DIR) or "site-packages" in path:
+    if path is None or path.startswith(TORCH_DIR) or "site-packages" in path:
         return {"file": None, "line": None, "where": f"{cls.__name__} ({cls.__module__})"}
     name = os.path.basename(path)
     return {"file": path, "line": line, "where": f"{cls.__name__} ({name}:{line})"}

@@ -1,18 +1,18 @@
 """The folder a recorded run writes into, chosen and locked before the run starts.
 
 A run writes into the folder it was given (`tcprof run --out`) or a new folder under the
-sessions folder (profiler/config/paths.py). Before any worker starts, the folder is tried (a file
+sessions folder (profiler/folders/home.py). Before any worker starts, the folder is tried (a file
 where it should be is one line), a folder that holds an earlier run is refused unless forced, and
-the folder is locked so recovery leaves it alone (profiler/store/run_lock.py).
+the folder is locked so recovery leaves it alone (profiler/folders/run_lock.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tcprof.profiler.config import paths
-from tcprof.profiler.store import files as session_files
-from tcprof.profiler.store.run_lock import RunLock
+from tcprof.profiler.folders import files as session_files
+from tcprof.profiler.folders import home as paths
+from tcprof.profiler.folders.run_lock import RunLock
 
 
 def open_run_folder(

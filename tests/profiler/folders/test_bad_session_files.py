@@ -19,13 +19,7 @@ import pytest
 
 from tcprof.profiler.cli.main import main as tcprof
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.protocol.event_schema import event_problem
-from tcprof.profiler.protocol.events import encode
-from tcprof.profiler.protocol.session_schema import session_problem
-from tcprof.profiler.report.source_context import source_context
-from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.session.fold import Session
-from tcprof.profiler.store.files import (
+from tcprof.profiler.folders.files import (
     EVENTS_JSONL,
     MAX_SESSION_BYTES,
     SESSION_JSON,
@@ -34,6 +28,12 @@ from tcprof.profiler.store.files import (
     load_session,
     write_session_files,
 )
+from tcprof.profiler.protocol.event_schema import event_problem
+from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.protocol.session_schema import session_problem
+from tcprof.profiler.report.sections.source_context import source_context
+from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.session.fold import Session
 from tests.support.fake_worker import FakeWorkers
 
 PROMPT_S = 5.0

@@ -1,32 +1,13 @@
-"""Where things live: sessions ($TCPROF_HOME, else the per-user data folder) and the files the
-program ships with (the top-level `resources` package)."""
+"""The home folder: where sessions live ($TCPROF_HOME, else the per-user data folder), how a new
+session's folder is named, and whether a folder can be written. (The files the program ships
+with are found by config/resources.py.)"""
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 import tempfile
 import time
 from pathlib import Path
-
-RESOURCE_PACKAGE = "tcprof.resources"
-
-
-def resource_path(*parts: str) -> Path:
-    """A file or folder shipped in the `resources` package, as a path on disk.
-
-    Found by the import system rather than from this file's location, so a checkout, an editable
-    install and a wheel all resolve it; a path on disk because workers import example models by
-    path."""
-    found = importlib.resources.files(RESOURCE_PACKAGE)
-    for part in parts:
-        found = found.joinpath(part)
-    if not isinstance(found, Path):
-        raise RuntimeError(
-            f"tcprof's {RESOURCE_PACKAGE!r} package is not on disk ({found!r}); "
-            "install tcprof as files (pip install), not inside a zip"
-        )
-    return found
 
 
 def tcprof_home() -> Path:

@@ -1,4 +1,4 @@
-"""Recovery of sessions whose run died before writing session.json (profiler/store/recovery.py)."""
+"""Recovery of sessions whose run died before writing session.json (profiler/folders/recovery.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tcprof.profiler.config.examples import list_examples
-from tcprof.profiler.store import recovery
+from tcprof.profiler.folders import recovery
 from tests.support.cli import run_cli
 
 SIMPLE = str(list_examples()["simple"][0])

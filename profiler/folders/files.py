@@ -5,7 +5,7 @@ format, docs/session-format.md) and steps.csv when it ends; `tcprof report` and 
 Export add report.html, report.md and reproduce.py. The GUI, the CLI, the reports, recovery and
 compare all go through this module, so each file has one name, one reader and one writer.
 
-Paths in session.json are stored relative to the session folder (profiler/store/file_paths.py):
+Paths in session.json are stored relative to the session folder (profiler/folders/file_paths.py):
 `load_session` hands out absolute ones, found under the folder it read the session from.
 
 A session file may come from anyone, so reading is bounded and checked: session.json up to
@@ -27,15 +27,15 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tcprof.profiler.analysis.series import series_of
+from tcprof.profiler.folders.file_paths import portable_paths, resolved_paths
+from tcprof.profiler.folders.outputs import EventLog, atomic_write_text
+from tcprof.profiler.folders.replay import synthesise_events
+from tcprof.profiler.folders.steps_csv import steps_csv_text
 from tcprof.profiler.protocol import safe_json
 from tcprof.profiler.protocol.event_schema import event_problem
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.protocol.types import Event
-from tcprof.profiler.store.file_paths import portable_paths, resolved_paths
-from tcprof.profiler.store.outputs import EventLog, atomic_write_text
-from tcprof.profiler.store.replay import synthesise_events
-from tcprof.profiler.store.steps_csv import steps_csv_text
 
 SESSION_JSON = "session.json"
 EVENTS_JSONL = "events.jsonl"
@@ -268,7 +268,7 @@ def open_event_log(
 ) -> EventLog:
     """A fresh events.jsonl in folder (a previous run's, in a reused --out folder, is removed),
     appended to as events arrive. A write that fails is reported once to `on_failure` and the
-    run goes on (profiler/store/outputs.py)."""
+    run goes on (profiler/folders/outputs.py)."""
     path = Path(folder) / EVENTS_JSONL
     try:
         path.unlink(missing_ok=True)

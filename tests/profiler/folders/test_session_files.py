@@ -1,4 +1,4 @@
-"""The session folder's files (profiler/store/files.py): reading with the torn-last-line rule,
+"""The session folder's files (profiler/folders/files.py): reading with the torn-last-line rule,
 loading and its errors, events rebuilt for the plots, and artefact paths that survive a move."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.cli.main import main as tcprof
-from tcprof.profiler.protocol.events import encode
-from tcprof.profiler.store.file_paths import portable_paths
-from tcprof.profiler.store.files import (
+from tcprof.profiler.folders.file_paths import portable_paths
+from tcprof.profiler.folders.files import (
     EVENTS_JSONL,
     SESSION_JSON,
     SessionLoadError,
@@ -20,7 +19,8 @@ from tcprof.profiler.store.files import (
     read_events,
     write_session_files,
 )
-from tcprof.profiler.store.replay import compile_events, memory_events, step_events
+from tcprof.profiler.folders.replay import compile_events, memory_events, step_events
+from tcprof.profiler.protocol.events import encode
 from tests.support.cli import FAST, arm, run_cli
 
 ARM_DIR = "artifacts/1-aot_eager"

@@ -26,9 +26,9 @@ import torch
 from torch import nn
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from tcprof.profiler.worker import script_files
-from tcprof.profiler.worker.script_compile import ScriptCompiler, find_owner, user_frame, where
-from tcprof.profiler.worker.script_steps import StepTracker
+from tcprof.profiler.worker.script import files as script_files
+from tcprof.profiler.worker.script.compiles import ScriptCompiler, find_owner, user_frame, where
+from tcprof.profiler.worker.script.steps import StepTracker
 
 
 class ScriptHooks:
