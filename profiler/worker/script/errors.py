@@ -9,7 +9,7 @@ from typing import Any
 
 from tcprof.profiler.config import RunConfig
 from tcprof.profiler.worker import errors
-from tcprof.profiler.worker.script.compiles import internal
+from tcprof.profiler.worker.frames import internal
 from tcprof.profiler.worker.script.run import ScriptEnd
 
 READ_STDIN = "tcprof gives it /dev/null; pass what it asks for as arguments"
