@@ -263,9 +263,7 @@ def at_level(interval: SpeedupInterval, level: float) -> SpeedupInterval:
         return interval
     centre = math.log(interval.speedup)
     half = t_quantile(interval.processes - 1, level) * interval.se_log
-    return dataclasses.replace(
-        interval, low=math.exp(centre - half), high=math.exp(centre + half)
-    )
+    return dataclasses.replace(interval, low=math.exp(centre - half), high=math.exp(centre + half))
 
 
 def log_mean_se(values: Sequence[float]) -> tuple[float, float, int] | None:

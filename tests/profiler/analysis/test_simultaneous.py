@@ -63,9 +63,7 @@ def test_verdict_colour_interval_and_payback_never_disagree():
     for _ in range(70):
         arms, rounds = int(rng.integers(2, 5)), int(rng.integers(2, 7))
         sizes = int(rng.integers(1, 3))
-        d = family_session(
-            random_family(rng, arms, rounds, sizes), batch_sizes=(8, 16)[:sizes]
-        )
+        d = family_session(random_family(rng, arms, rounds, sizes), batch_sizes=(8, 16)[:sizes])
         m = (arms - 1) * sizes
         assert d["comparisons"]["count"] == m
         tones = {v.arm: v.tone for v in session_verdicts(d)}
