@@ -9,7 +9,7 @@ import pytest
 
 from tcprof.app.common.theme import good_colour
 from tcprof.app.results.results_view import ResultsView
-from tcprof.profiler.report.table import bound_text
+from tcprof.profiler.report.sections.table import bound_text
 from tests.support.edge_family import edge_session
 
 pytestmark = pytest.mark.timeout(60)

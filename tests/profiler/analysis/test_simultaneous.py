@@ -19,7 +19,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_interval,
     speedup_tone,
 )
-from tcprof.profiler.report.table import fmt_break_even, fmt_verdict
+from tcprof.profiler.report.sections.table import fmt_break_even, fmt_verdict
 from tests.support.simulated_family import family_session, random_family
 
 pytestmark = pytest.mark.timeout(60)
