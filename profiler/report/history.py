@@ -236,6 +236,12 @@ def _compile(row: dict[str, Any] | None) -> str:
 
 def table(history: History) -> str:
     """One row per session and batch size."""
+    return render_table(*table_cells(history))
+
+
+def table_cells(history: History) -> tuple[list[str], list[list[str]]]:
+    """The table's header and one row of cells per session and batch size (the terminal's and
+    the window's History view's)."""
     compiled = [a for a in history.arms if a != history.baseline]
     header = ["date", "commit", "torch", "bs"]
     header += [f"{a} ms" for a in history.arms]
@@ -254,7 +260,7 @@ def table(history: History) -> str:
                 cells += [speedup_text(r) if r else "-", _compile(r), fmt_accuracy(r or {})]
             cells += [units.megabytes(training_mb(r) if r else None) for r in by_arm.values()]
             rows.append(cells)
-    return render_table(header, rows)
+    return header, rows
 
 
 RULE_TEXT = (
