@@ -60,8 +60,10 @@ class HistoryCharts(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scene_widget)
-        places = {"speedup": (0, 0, 1, 2), "cold": (1, 0), "warm": (1, 1)}
-        places |= {"ms": (2, 0), "memory": (2, 1)}
+        self.key = pg.LabelItem(justify="center")  # the lines' names in their colours
+        self.scene_widget.addItem(self.key, row=0, col=0, rowspan=1, colspan=2)
+        places = {"speedup": (1, 0, 1, 2), "cold": (2, 0), "warm": (2, 1)}
+        places |= {"ms": (3, 0), "memory": (3, 1)}
         for chart in CHARTS:
             row, col, *span = places[chart.name]
             plot = self.scene_widget.addPlot(
@@ -77,11 +79,11 @@ class HistoryCharts(QWidget):
         self.sessions = list(data.get("sessions") or [])
         colours = dict(zip(arms, arm_qcolours([is_eager(a) for a in arms]), strict=True))
         ticks = [[(i, str(s.get("commit"))) for i, s in enumerate(self.sessions)]]
+        self.key.setText(self._key_html(data, colours))
         for chart in CHARTS:
             plot = self.plots[chart.name]
             plot.clear()
             plot.getAxis("bottom").setTicks(ticks)
-            legend = plot.addLegend(offset=(8, 4)) if chart.name == "speedup" else None
             self.scatters[chart.name] = {}
             symbol_of: dict[str, int] = {}
             for line in data.get("lines") or []:
@@ -93,10 +95,22 @@ class HistoryCharts(QWidget):
                 label = f"{arm} bs {line.get('bs')}"
                 colour = colours.get(arm) or arm_qcolours([False])[0]
                 self._draw(plot, chart, line, label, colour, symbol)
-            if legend is not None and not legend.items:
-                plot.legend = None
-                legend.scene().removeItem(legend) if legend.scene() else None
+            measured = any(s.getData()[0].size for s in self.scatters[chart.name].values())
+            plot.setTitle(chart.title if measured else f"{chart.title}: not measured")
             plot.setXRange(-0.5, max(0.5, len(self.sessions) - 0.5), padding=0)
+
+    @staticmethod
+    def _key_html(data: dict[str, Any], colours: dict[str, Any]) -> str:
+        """One legend for the five charts, above them: each line's symbol and name in colour."""
+        names: list[str] = []
+        seen: dict[str, int] = {}
+        for line in data.get("lines") or []:
+            arm = str(line.get("arm"))
+            n = seen[arm] = seen.get(arm, -1) + 1
+            colour = colours[arm].name() if arm in colours else "#888888"
+            mark = {"o": "●", "s": "■", "t": "▼", "d": "◆", "+": "+"}[SYMBOLS[n % len(SYMBOLS)]]
+            names.append(f'<span style="color:{colour}">{mark} {arm} bs {line.get("bs")}</span>')
+        return "&nbsp;&nbsp;&nbsp;".join(names)
 
     def _draw(
         self,

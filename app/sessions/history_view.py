@@ -34,6 +34,7 @@ from tcprof.app.common.theme import error_colour, muted_colour
 from tcprof.app.sessions.history_charts import HistoryCharts
 
 NO_CHANGE = "No change beyond noise between consecutive sessions."
+TABLE_ROWS = 8  # the table's height in rows before it scrolls (the charts take the rest)
 
 
 def load_series(folder: Path) -> dict[str, Any]:
@@ -146,11 +147,21 @@ class HistoryDialog(QDialog):
                     item.setFont(bold)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        self._fit_table(len(rows))
         if result["picked"]:
             self.table.scrollToItem(self.table.item(result["picked"][0], 0))
         self.charts.show_series(result["charts"], result["arms"])
         for w in (self.changes, self.split, self.rule):
             w.show()
+
+    def _fit_table(self, rows: int) -> None:
+        """The table as tall as its rows, up to TABLE_ROWS of them; the charts take the rest."""
+        shown = min(rows, TABLE_ROWS)
+        height = self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(shown))
+        height += self.table.horizontalScrollBar().sizeHint().height()
+        total = max(self.split.height(), height + 400)
+        self.split.setSizes([height, total - height])
 
     # -- what tests read -----------------------------------------------------------------------
     def rows(self) -> list[list[str]]:
