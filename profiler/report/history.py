@@ -8,7 +8,7 @@ the two paired mean log speedups, with their combined standard error, excludes n
 c times the between-session standard deviation of a difference, estimated from the series'
 consecutive differences as their median |Δ| / 0.6745 (a robust estimate, so the one step being
 judged does not hide itself by widening it), where c is calibrated (analysis/spread_rule.py) so
-that a whole series of n sessions with no change flags one with a FAMILY_ERROR chance (3.5 for
+that a whole series of n sessions with no change flags one with a FAMILY_ERROR chance (3.6 for
 6 sessions, 3.8 for 200), so a long series does not flag its own noise. A series of fewer than
 MIN_SPREAD differences has no spread to judge against, and says so. The session where a change
 first appeared is named; a torch or machine change between the two is named beside it.
