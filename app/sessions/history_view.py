@@ -109,12 +109,12 @@ class HistoryDialog(QDialog):
         layout.addWidget(self.rule)
         for w in (self.changes, self.split, self.rule):
             w.hide()
-        self.result: dict[str, Any] | None = None
+        self.series: dict[str, Any] | None = None  # what load_series returned, once it has
         self.calls = BackgroundCalls(self)
         self.calls.submit(load_series, self._show, self.folder)
 
     def _show(self, result: dict[str, Any]) -> None:
-        self.result = result
+        self.series = result
         if "error" in result:
             self.head.setText(f"Cannot read the series: {result['error']['message']}")
             self.head.setStyleSheet(f"color: {error_colour()}")
@@ -148,8 +148,9 @@ class HistoryDialog(QDialog):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self._fit_table(len(rows))
-        if result["picked"]:
-            self.table.scrollToItem(self.table.item(result["picked"][0], 0))
+        first = self.table.item(result["picked"][0], 0) if result["picked"] else None
+        if first is not None:
+            self.table.scrollToItem(first)
         self.charts.show_series(result["charts"], result["arms"])
         for w in (self.changes, self.split, self.rule):
             w.show()
@@ -168,7 +169,8 @@ class HistoryDialog(QDialog):
         return table_text(self.table)
 
     def header(self) -> list[str]:
-        return [self.table.horizontalHeaderItem(c).text() for c in range(self.table.columnCount())]
+        items = (self.table.horizontalHeaderItem(c) for c in range(self.table.columnCount()))
+        return [item.text() if item is not None else "" for item in items]
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
         self.calls.shutdown()

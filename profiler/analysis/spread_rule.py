@@ -23,7 +23,8 @@ CHUNK_VALUES = 2_000_000  # simulated sessions held at once (memory stays bounde
 
 def robust_spread(diffs: np.ndarray) -> np.ndarray:
     """The standard deviation of a consecutive difference, from |Δ|s (last axis)."""
-    return np.median(np.abs(diffs), axis=-1) / NORMAL_MAD
+    spread: np.ndarray = np.median(np.abs(diffs), axis=-1) / NORMAL_MAD
+    return spread
 
 
 @functools.lru_cache(maxsize=256)
