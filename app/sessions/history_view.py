@@ -120,6 +120,7 @@ class HistoryDialog(QDialog):
             self.head.setStyleSheet(f"color: {error_colour()}")
         elif "alone" in result:
             self.head.setText(result["alone"])
+            self.resize(640, 120)  # one line: no room kept for a table and charts
         else:
             self._show_series(result)
         self.loaded.emit()
