@@ -40,8 +40,8 @@ TABLE_ROWS = 8  # the table's height in rows before it scrolls (the charts take 
 def load_series(folder: Path) -> dict[str, Any]:
     """Runs on a background thread: the series of the session in `folder`, read as `tcprof
     history` reads it; {"alone": a sentence} when there is no series to show."""
+    from tcprof.profiler.folders.index import load_index
     from tcprof.profiler.report import history
-    from tcprof.profiler.store.index import load_index
 
     entries = load_index(folder.parent)
     mine = next((e for e in entries if e.get("folder") == folder.name), None)
