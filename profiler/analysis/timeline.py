@@ -38,6 +38,7 @@ TIMELINE_TYPES = frozenset(
         EventType.HELLO,
         EventType.PHASE,
         EventType.LOADED,
+        EventType.STEPS,  # the warm-up's only: its end (the process then waits for its blocks)
         EventType.BLOCK_DONE,
         EventType.BS_DONE,
         EventType.ACCURACY,
@@ -68,6 +69,7 @@ _AFTER: dict[str, tuple[str, str] | None] = {
     EventType.READY: ("imports", STARTUP),
     EventType.HELLO: ("imports", STARTUP),
     EventType.LOADED: None,
+    EventType.STEPS: None,
     EventType.BLOCK_DONE: None,
     EventType.BS_DONE: None,
     EventType.ACCURACY: None,
@@ -86,6 +88,8 @@ def timeline_mark(event: dict[str, Any]) -> dict[str, Any] | None:
     """The small copy of an event a timeline keeps, or None for an event it does not need."""
     if event.get("type") not in TIMELINE_TYPES or not isinstance(event.get("t"), (int, float)):
         return None
+    if event.get("type") == EventType.STEPS and event.get("phase") != "warmup":
+        return None  # a block's steps: its block_done ends it
     mark = {k: event[k] for k in MARK_FIELDS if event.get(k) is not None}
     for name in RANDOM_WAIT_FIELDS:
         if isinstance(event.get(name), (int, float)):

@@ -126,6 +126,7 @@ def test_totals_match_a_run_whose_answer_is_known_by_construction() -> None:
         _mark(3.0, "loaded", 1),
         _mark(3.0, "phase", 1, phase="compiling", batch_size=8),
         _mark(8.0, "phase", 1, phase="warmup", batch_size=8),
+        _mark(8.5, "steps", 1, phase="warmup", batch_size=8),  # then it waits for its block
         _mark(9.0, "phase", 0, phase="measuring", batch_size=8),
         _mark(11.0, "block_done", 0, batch_size=8, waited_s=0.5),
         _mark(11.0, "phase", 1, phase="measuring", batch_size=8),
@@ -145,11 +146,12 @@ def test_totals_match_a_run_whose_answer_is_known_by_construction() -> None:
     assert totals[COMPILING] == pytest.approx(5.0)
     assert totals[ACCURACY] == pytest.approx(2.0)
     assert totals[STARTUP] == pytest.approx(2.5)  # 0.5-3.0: both processes' start-up, once
-    # the rest: before the first process, the warm-up (8-9), the random wait, the exits, the
-    # engine's gap between the round and the accuracy process, and the end
-    assert totals[OTHER] == pytest.approx(0.5 + 1.0 + 0.25 + 1.0 + 2.0 + 2.0)
+    # the rest: before the first process, the warm-up (8-8.5) and the idle wait for the block
+    # (8.5-9), the random wait, the exits, the engine's gap between the round and the accuracy
+    # process, and the end
+    assert totals[OTHER] == pytest.approx(0.5 + 0.5 + 0.5 + 0.25 + 1.0 + 2.0 + 2.0)
     assert sum(totals.values()) == pytest.approx(20.0)
-    assert timeline["gaps_s"] == pytest.approx(0.5 + 2.0 + 2.0)
+    assert timeline["gaps_s"] == pytest.approx(0.5 + 0.5 + 2.0 + 2.0)
     assert [c for c, _ in totals_line(timeline)][:3] == [OTHER, COMPILING, MEASUREMENT]
 
 
