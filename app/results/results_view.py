@@ -35,6 +35,7 @@ from tcprof.app.results.ranks_view import RanksView
 from tcprof.app.results.script_view import TITLE as SCRIPT_TITLE
 from tcprof.app.results.script_view import ScriptView, summary_note
 from tcprof.app.results.summary_columns import SummaryColumns, two_lines
+from tcprof.app.results.timeline_view import TimelineView
 from tcprof.app.results.verdict_banner import VerdictBanner
 from tcprof.app.results.weights_view import WeightsView
 from tcprof.profiler.analysis.verdict import (
@@ -124,6 +125,8 @@ class ResultsView(QTabWidget):
         self.addTab(self.ranks, "Ranks")
         self.script = ScriptView()
         self.addTab(self.script, SCRIPT_TITLE)
+        self.timeline = TimelineView()  # where the run's time went
+        self.addTab(self.timeline, "Timeline")
         self.show_session({"arms": []})
 
     def show_session(self, session: dict[str, Any]) -> None:
@@ -136,6 +139,7 @@ class ResultsView(QTabWidget):
         self.weights.show_session(session)
         self.ranks.show_session(session)
         self.setTabVisible(self.indexOf(self.script), self.script.show_session(session))
+        self.setTabVisible(self.indexOf(self.timeline), self.timeline.show_session(session))
         note = summary_note(session)
         self.script_note.setText(note)
         self.script_note.setVisible(bool(note))

@@ -15,6 +15,7 @@ from tcprof.profiler.report.sections import ladder as ladder_section
 from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections.provenance import provenance_line
 from tcprof.profiler.report.sections.table import method_notes, render_table, steps_text, table_rows
+from tcprof.profiler.report.sections.timeline import summary_line
 from tcprof.profiler.run.apply_advice import before_after
 
 
@@ -59,6 +60,9 @@ def render_summary(session_dict: dict[str, Any]) -> str:
         parts.append("\n" + "\n".join(ranks))
     if (session_dict.get("config") or {}).get("steps"):
         parts.append(f"steps: {steps_text(session_dict)}")
+    spent = summary_line(session_dict)
+    if spent:
+        parts.append(f"time: {spent}")
     parts += [
         note
         for note in method_notes(session_dict)

@@ -442,6 +442,30 @@ SAMPLE = Fields(
 )
 # which sessions measure the same thing (analysis/series.py)
 SERIES = Fields({"key": TEXT, "version": INT, "text": TEXT, "parts": MapOf()})
+# where the run's time went (analysis/timeline.py): each process's spans, the totals
+SPAN = Fields(
+    {"start": NUM, "end": NUM, "what": TEXT, "category": TEXT, "batch_size": INT},
+    required=("start", "end", "category"),
+)
+TIMELINE = Fields(
+    {
+        "wall_s": NUM,
+        "totals": MapOf(NUM),
+        "gaps_s": NUM,
+        "lanes": ListOf(
+            Fields(
+                {
+                    "arm": INT,
+                    "name": TEXT,
+                    "round": REPLICATE,
+                    "cache": TEXT,
+                    "spans": ListOf(SPAN, null=False),
+                }
+            ),
+            null=False,
+        ),
+    }
+)
 SESSION = Fields(
     {
         "schema_version": INT,
@@ -451,6 +475,7 @@ SESSION = Fields(
         "environment": ENVIRONMENT,
         "provenance": PROVENANCE,  # schema 4
         "series": SERIES,  # schema 4; computed when an older session is read
+        "timeline": TIMELINE,  # absent from sessions before it
         "config": CONFIG,
         "baseline": TEXT,
         "rounds": ListOf(Fields({"replicate": REPLICATE, "cache": TEXT, "order": TEXTS})),

@@ -22,6 +22,7 @@ from tcprof.profiler.report.sections import parts as sections
 from tcprof.profiler.report.sections import regional as regional_section
 from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections import stragglers as straggler_section
+from tcprof.profiler.report.sections import timeline as timeline_section
 from tcprof.profiler.report.sections import top_ops
 from tcprof.profiler.report.sections.provenance import provenance_line
 
@@ -216,6 +217,7 @@ def _header(session_dict: dict[str, Any], folder: Any = None) -> str:
             *([("ladder", "Backend ladder")] if ladder_section.rows(session_dict) else []),
             *([("regional", "Regional compile")] if regional_section.rows(session_dict) else []),
             *([("ranks", "Ranks")] if straggler_section.rows(session_dict) else []),
+            *([("timeline", "Time")] if timeline_section.timeline_of(session_dict) else []),
             ("errors", "Errors"),
             ("configuration", "Configuration"),
             ("environment", "Environment"),
@@ -310,6 +312,7 @@ def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
             ladder_section.html_section(session_dict, esc),
             regional_section.html_section(session_dict, esc),
             straggler_section.html_section(session_dict, esc),
+            timeline_section.html_section(session_dict, esc),
             sections.errors(session_dict, esc),
             sections.configuration(session_dict, esc),
             sections.environment(session_dict, esc),

@@ -18,6 +18,7 @@ from tcprof.profiler.report.sections import ladder as ladder_section
 from tcprof.profiler.report.sections import regional as regional_section
 from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections import stragglers as straggler_section
+from tcprof.profiler.report.sections import timeline as timeline_section
 from tcprof.profiler.report.sections.provenance import provenance_line
 from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
@@ -179,6 +180,7 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     out += ladder_section.markdown_lines(session_dict, md_text)
     out += regional_section.markdown_lines(session_dict, md_text)
     out += straggler_section.markdown_lines(session_dict, md_text)
+    out += timeline_section.markdown_lines(session_dict, md_text)
     out += top_ops.markdown_lines(session_dict, md_text)
     out += artefacts.markdown_lines(session_dict, md_text, folder)
     errors = _errors(session_dict)

@@ -49,3 +49,15 @@ def arm_colours(eager: Sequence[bool]) -> list[str]:
             colours.append(ARM_COLOURS[1 + others % (len(ARM_COLOURS) - 1)])
             others += 1
     return colours
+
+
+# The timeline's categories (report/sections/timeline.py, the window's Timeline tab): the same
+# colour-blind-safe set, measurement in the strongest blue and "other" in a light grey.
+CATEGORY_COLOURS = {
+    "measurement": "#0072B2",
+    "compiling": "#D55E00",
+    "accuracy pass": "#CC79A7",
+    "start-up": "#E69F00",
+    "waiting for a quiet machine": "#56B4E9",
+    "other": "#BBBBBB",
+}

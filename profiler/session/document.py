@@ -12,6 +12,7 @@ from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
 from tcprof.profiler.analysis.series import series_of
+from tcprof.profiler.analysis.timeline import build_timeline
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
@@ -128,6 +129,8 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
     }
     if session.provenance is not None:  # events of an older run have none
         out["provenance"] = session.provenance
+    if session.marks:  # where the run's time went (none: a session rebuilt without its events)
+        out["timeline"] = build_timeline(session.marks, [a.name for a in session.arms])
     out["series"] = series_of(out)
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
     out["regional"] = regional_tradeoffs(out)

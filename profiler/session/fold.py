@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tcprof.profiler.analysis.timeline import timeline_mark
 from tcprof.profiler.protocol.events import EventType
 from tcprof.profiler.session.records import (
     ACCURACY_PASS,
@@ -33,6 +34,9 @@ class Session(SessionRecord):
             kind = EventType(event.get("type"))
         except ValueError:
             return
+        mark = timeline_mark(event)
+        if mark is not None:
+            self.marks.append(mark)
         handler = _FOLD.get(kind)
         if handler is not None:
             handler(self, event)

@@ -132,6 +132,7 @@ class SessionRecord:
         self.logs: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
+        self.marks: list[dict[str, Any]] = []  # the timeline's events, small (analysis/timeline)
         if config:
             self._init_arms(config)
 

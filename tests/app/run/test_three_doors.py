@@ -30,8 +30,9 @@ KEYWORDS: dict[str, Any] = dict(
     no_accuracy=True,
     quiet=True,
 )
-# What differs between two runs of one config, whichever door: when, where, which process.
-VARYING = {"started_at", "ended_at", "t", "cache_dir"}
+# What differs between two runs of one config, whichever door: when, where, which process,
+# and how long each part took (the timeline).
+VARYING = {"started_at", "ended_at", "t", "cache_dir", "timeline"}
 
 
 def _fake_runner(config, listeners):

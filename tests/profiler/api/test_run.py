@@ -28,7 +28,12 @@ FAST = {"warmup": 1, "steps": 6, "blocks": 2, "replicates": 1, "min_block_ms": 0
 # What differs between two runs of the same arguments: when, where, which process, and what
 # was measured (times, memory, compile cost and what follows from them).
 WHEN_WHERE = {"started_at", "ended_at", "wall_time", "t", "pid", "ppid"}
-WHEN_WHERE |= {"path", "artifacts_dir", "cache_dir"}
+WHEN_WHERE |= {
+    "path",
+    "artifacts_dir",
+    "cache_dir",
+    "timeline",
+}  # the timeline: how long each part took
 MEASURED_PREFIXES = ("median", "p10", "p90", "mean", "iqr", "first_step", "samples_per_s")
 MEASURED_PREFIXES += ("speedup", "compile", "break_even", "steady", "peak", "memory", "rss")
 MEASURED_PREFIXES += (
