@@ -128,6 +128,8 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
     }
     if session.provenance is not None:  # events of an older run have none
         out["provenance"] = session.provenance
+    if session.seeding is not None:  # a run before rounds had their own seeds has none
+        out["seeding"] = session.seeding
     out["series"] = series_of(out)
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
     out["regional"] = regional_tradeoffs(out)
