@@ -110,3 +110,13 @@ def test_each_block_waits_a_drawn_time_and_the_round_records_its_total():
         "script_own_seed": None,
     }
     assert session_problem(document) is None
+
+
+def test_a_script_run_says_whether_the_script_seeds_itself(tmp_path):
+    from tcprof.profiler.config import ScriptSource
+
+    script = tmp_path / "train.py"
+    script.write_text("import torch\n\ntorch.manual_seed(1337)\n", encoding="utf-8")
+    config = _config(script=ScriptSource(str(script)))
+    assert draws.seeding(config)["script_own_seed"] == "torch.manual_seed at train.py:3"
+    assert draws.seeding(_config())["script_own_seed"] is None  # a model file: ours alone
