@@ -9,7 +9,8 @@ window shows; rename, delete (to the system trash where there is one) or show a 
 file manager. A folder whose session cannot be read is listed in the error colour with the
 reason in place of the model; it can be renamed, deleted or shown, not opened. Opening and
 comparing are the window's work, asked for through `openRequested` / `compareRequested` /
-`comparePairRequested`; the folder operations are done here (app/sessions/folders.py).
+`comparePairRequested`; the folder operations are done here (app/sessions/folders.py), and
+History… opens the picked session's series (app/sessions/history_view.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 from tcprof.app.common.table_text import cell_text, set_header_tip
 from tcprof.app.common.theme import error_colour
 from tcprof.app.sessions import folders as session_folders
+from tcprof.app.sessions.history_view import HistoryDialog
 from tcprof.app.sessions.store import SavedSession, list_sessions
 from tcprof.profiler.folders.home import sessions_dir
 
@@ -84,6 +86,11 @@ class SessionsDialog(QDialog):
         self.open_button = QPushButton("Open")
         self.open_button.setToolTip("Show this session in the window: plots, summary, insight")
         self.compare_button = QPushButton("Compare")
+        self.history_button = QPushButton("History…")
+        self.history_button.setToolTip(
+            "This session's series over commits and torch versions: its table, the changes\n"
+            "beyond noise and their charts (as tcprof history shows them)"
+        )
         self.rename_button = QPushButton("Rename…")
         self.rename_button.setToolTip("Rename the session's folder (its name everywhere)")
         self.delete_button = QPushButton("Delete…")
@@ -94,6 +101,7 @@ class SessionsDialog(QDialog):
         for b in (
             self.open_button,
             self.compare_button,
+            self.history_button,
             self.rename_button,
             self.delete_button,
             self.folder_button,
@@ -104,6 +112,7 @@ class SessionsDialog(QDialog):
         buttons.rejected.connect(self.close)
         self.open_button.clicked.connect(self._open)
         self.compare_button.clicked.connect(self._compare)
+        self.history_button.clicked.connect(self.show_history)
         self.rename_button.clicked.connect(self._ask_rename)
         self.delete_button.clicked.connect(self.ask_delete)
         self.folder_button.clicked.connect(self._reveal)
@@ -120,6 +129,7 @@ class SessionsDialog(QDialog):
         self.sessions: list[SavedSession] = []
         self.can_compare = False
         self.question: QMessageBox | None = None  # the open "delete?" question, if any
+        self.history: HistoryDialog | None = None
         self.refresh()
 
     # -- the list ------------------------------------------------------------------------------
@@ -195,6 +205,7 @@ class SessionsDialog(QDialog):
         readable = [s for s in chosen if s.problem is None]
         one = len(chosen) == 1
         self.open_button.setEnabled(one and len(readable) == 1)
+        self.history_button.setEnabled(one and len(readable) == 1)
         self.folder_button.setEnabled(one)
         self.rename_button.setEnabled(one)
         self.delete_button.setEnabled(bool(chosen))
@@ -225,6 +236,17 @@ class SessionsDialog(QDialog):
             self.comparePairRequested.emit(str(chosen[0].folder), str(chosen[1].folder))
         elif len(chosen) == 1 and len(self.selected_sessions()) == 1 and self.can_compare:
             self.compareRequested.emit(str(chosen[0].folder))
+
+    def show_history(self) -> HistoryDialog | None:
+        """Open the picked session's series (read in the background)."""
+        chosen = self.selected()
+        if chosen is None or chosen.problem is not None:
+            return None
+        if self.history is not None:
+            self.history.close()
+        self.history = HistoryDialog(chosen.folder, self)
+        self.history.show()
+        return self.history
 
     # -- rename, delete, reveal ----------------------------------------------------------------
     def _ask_rename(self) -> None:

@@ -49,8 +49,10 @@ variation; one round has no interval. A speedup is quoted as a figure only when 
 settled (its high end at most 1.5 times its low end); a wider one reads "not settled", with
 what would settle it. An A/A control (an identical twin, truth
 1.00) whose own interval excludes 1.0 is flagged: differences inside its bias band are within
-noise too. Beside the verdict: how many comparisons the run made, and how many of its
-differences hold after Holm's adjustment for that number.</p>
+noise too. With several comparisons (arms or batch sizes) the intervals are simultaneous:
+all of them cover their true speedups together 95% of the time (Bonferroni), and the verdict,
+its colour and the break-even follow the interval shown. Beside the verdict: how many
+comparisons the run made, at that family-wise level.</p>
 <p><b>Compile</b>: the one-off time a compiled arm spends compiling. <b>Cold</b> starts from
 empty caches (a new machine); <b>warm</b> reuses the first round's caches (a second run).
 <b>Break-even</b>: how many steps the faster step takes to pay back the compile time, with the

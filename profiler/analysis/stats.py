@@ -9,6 +9,7 @@ explained in docs/methodology.md.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -203,14 +204,7 @@ def speedup_interval(
     centre and the width come from the same paired log ratios: centring on a ratio of
     unpaired medians instead brings back the round-to-round variation that pairing removes,
     and such an interval covered the truth 80-90% of the time, not 95%."""
-    pairs, base_meds, arm_meds = [], [], []
-    for b, a in zip(baseline, arm, strict=False):
-        mb = process_median(b) if b is not None else None
-        ma = process_median(a) if a is not None else None
-        if b is not None and a is not None and mb and ma:
-            pairs.append((b, a))
-            base_meds.append(mb)
-            arm_meds.append(ma)
+    pairs, base_meds, arm_meds = _paired(baseline, arm)
     if not pairs:
         return None
     if len(pairs) == 1:
@@ -233,6 +227,43 @@ def speedup_interval(
     return SpeedupInterval(
         math.exp(centre), math.exp(centre - half), math.exp(centre + half), "paired_t", n, p, se
     )
+
+
+def _paired(
+    baseline: Sequence[Blocks | None], arm: Sequence[Blocks | None]
+) -> tuple[list[tuple[Blocks, Blocks]], list[float], list[float]]:
+    """The rounds where both sides have samples: (their blocks, baseline medians, arm medians)."""
+    pairs, base_meds, arm_meds = [], [], []
+    for b, a in zip(baseline, arm, strict=False):
+        mb = process_median(b) if b is not None else None
+        ma = process_median(a) if a is not None else None
+        if b is not None and a is not None and mb and ma:
+            pairs.append((b, a))
+            base_meds.append(mb)
+            arm_meds.append(ma)
+    return pairs, base_meds, arm_meds
+
+
+def paired_rounds(baseline: Sequence[Blocks | None], arm: Sequence[Blocks | None]) -> int:
+    """How many rounds speedup_interval would pair (two or more: a paired t interval)."""
+    return len(_paired(baseline, arm)[0])
+
+
+def simultaneous_level(comparisons: int, family_alpha: float = 0.05) -> float:
+    """Bonferroni: each of `comparisons` intervals at 1 - alpha/m, so that all of them cover
+    their truths together at least 1 - alpha of the time (any dependence between them). One
+    comparison: the plain 95% interval."""
+    return 1.0 - family_alpha / max(1, comparisons)
+
+
+def at_level(interval: SpeedupInterval, level: float) -> SpeedupInterval:
+    """The same paired t interval at another level (same centre and standard error); an
+    interval without a paired standard error is returned unchanged."""
+    if interval.method != "paired_t" or interval.se_log is None or interval.processes < 2:
+        return interval
+    centre = math.log(interval.speedup)
+    half = t_quantile(interval.processes - 1, level) * interval.se_log
+    return dataclasses.replace(interval, low=math.exp(centre - half), high=math.exp(centre + half))
 
 
 def log_mean_se(values: Sequence[float]) -> tuple[float, float, int] | None:

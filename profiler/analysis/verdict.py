@@ -48,8 +48,10 @@ def one_round(row: dict[str, Any]) -> bool:
 
 
 def speedup_interval(row: dict[str, Any]) -> tuple[float, float] | None:
-    """The row's 95% interval of the speedup, None where it has none (one round included)."""
-    ci = row.get("speedup_ci")
+    """The row's interval of the speedup as every view shows it: the simultaneous one the
+    verdict uses (speedup_ci_simultaneous, at the run's family-wise level); a session saved
+    before it, or a control's row, its 95% interval. None where it has none (one round)."""
+    ci = row.get("speedup_ci_simultaneous") or row.get("speedup_ci")
     if one_round(row) or not isinstance(ci, list) or len(ci) != 2:
         return None
     low, high = ci
@@ -311,7 +313,7 @@ def _payback(row: dict[str, Any]) -> str | None:
     extra = row.get("first_step_extra_s")
     if isinstance(extra, (int, float)) and extra >= 0.005:  # break-even counts it too
         cost += f" (and the {_seconds(extra)} its first step paid beyond compiling)"
-    if row.get("verdict") == "no_difference":
+    if row.get("verdict") == "no_difference" or not holds_after_adjustment(row):
         return f"does not pay back its {cost} within noise{at}"
     if one_round(row):
         return f"its {cost} has no break-even without an interval{at}"

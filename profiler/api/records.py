@@ -54,13 +54,16 @@ class Interval:
 
 @dataclass(frozen=True)
 class Speedup:
-    """The arm's speedup over the baseline (above 1: faster) and its 95% interval. `method`:
+    """The arm's speedup over the baseline (above 1: faster) and its interval: the one the
+    verdict uses, at `level` (a simultaneous interval: with the run's m comparisons each is at
+    1 - 5%/m, so all of them cover together 95% of the time; one comparison: 95%; a session
+    saved before simultaneous intervals: its 95% one, `level` 0.95). `method`:
     paired_t (across rounds), or steps_bootstrap (one round: `interval` None, since a bootstrap
     of one process's steps is no 95% interval; it is kept as `one_process_interval`).
     `settled`: the interval is narrow enough to quote `value` (the rule every view uses:
     its high end at most 1.5 times its low end); `str()` says "not settled" where it is not.
-    `holds_after_adjustment` False: Holm's adjustment across the run's comparisons does not
-    keep the difference."""
+    `holds_after_adjustment` False: the family-wise adjustment does not keep the difference
+    (with simultaneous intervals the verdict already is that adjustment)."""
 
     value: float
     interval: Interval | None
@@ -70,6 +73,7 @@ class Speedup:
     holds_after_adjustment: bool | None
     settled: bool = False
     one_process_interval: Interval | None = None
+    level: float | None = None
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Speedup | None:
@@ -89,6 +93,7 @@ class Speedup:
             row.get("holds_after_adjustment"),
             speedup_settled(plain),
             Interval.of(one),
+            _interval_level(plain),
         )
 
     def __str__(self) -> str:
@@ -100,6 +105,14 @@ class Speedup:
                 "interval_covers_processes": self.interval is not None,
             }
         )
+
+
+def _interval_level(row: dict[str, Any]) -> float | None:
+    """The level of the interval speedup_interval shows (None where it shows none)."""
+    if speedup_interval(row) is None:
+        return None
+    level = _float(row.get("interval_level"))
+    return level if level is not None and row.get("speedup_ci_simultaneous") else 0.95
 
 
 @dataclass(frozen=True)

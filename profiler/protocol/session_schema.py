@@ -299,6 +299,8 @@ RESULT = Fields(
         "compiled_while_measuring": FLAG,
         "steady_peak_method": TEXT,
         "speedup_ci": ListOf(Number(null=False), length=2),
+        "speedup_ci_simultaneous": ListOf(Number(null=False), length=2),
+        "interval_level": NUM,
         "speedup_method": TEXT,
         "interval_covers_processes": FLAG,
         "verdict": TEXT,

@@ -5,13 +5,13 @@ The change rule (docs/history.md): between two consecutive sessions of a series,
 speedup has changed when (1) compare's interval says so: the 95% interval of the difference of
 the two paired mean log speedups, with their combined standard error, excludes no change; and
 (2) the change is larger than the series itself moves between sessions: |Δ log speedup| above
-z times the between-session standard deviation of a difference, estimated from the series'
+c times the between-session standard deviation of a difference, estimated from the series'
 consecutive differences as their median |Δ| / 0.6745 (a robust estimate, so the one step being
-judged does not hide itself by widening it), where z is the normal quantile that gives the
-whole series of n-1 consecutive pairs a FAMILY_ERROR chance of a false flag (Bonferroni:
-2.58 for 6 sessions, 3.66 for 200), so a long series does not flag its own noise. A series of fewer than MIN_SPREAD
-differences has no spread to judge against, and says so. The session where a change first
-appeared is named; a torch or machine change between the two is named beside it.
+judged does not hide itself by widening it), where c is calibrated (analysis/spread_rule.py) so
+that a whole series of n sessions with no change flags one with a FAMILY_ERROR chance (3.6 for
+6 sessions, 3.8 for 200), so a long series does not flag its own noise. A series of fewer than
+MIN_SPREAD differences has no spread to judge against, and says so. The session where a change
+first appeared is named; a torch or machine change between the two is named beside it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis.spread_rule import NORMAL_MAD, spread_critical
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.compare import (
     BETTER,
@@ -42,7 +43,6 @@ from tcprof.profiler.report.sections.table import (
 
 FAMILY_ERROR = 0.05  # the chance that a series with no change flags one
 MIN_SPREAD = 3  # consecutive differences needed to estimate the series' own spread
-NORMAL_MAD = 0.6745  # median |z| of a standard normal
 
 
 @dataclass
@@ -159,9 +159,10 @@ def series_spread(logs: list[float]) -> float | None:
 
 
 def spread_z(sessions: int) -> float:
-    """How many between-session SDs a change must exceed in a series of `sessions`."""
-    pairs = max(1, sessions - 1)
-    return statistics.NormalDist().inv_cdf(1.0 - FAMILY_ERROR / (2.0 * pairs))
+    """How many between-session SDs a change must exceed in a series of `sessions`: the
+    studentized maximum's quantile for the robust spread, not the normal one (which treats the
+    spread as known and flags about one no-change series in ten; docs/history.md)."""
+    return spread_critical(sessions, FAMILY_ERROR)
 
 
 def _arm_changes(
@@ -240,6 +241,12 @@ def _compile(row: dict[str, Any] | None) -> str:
 
 def table(history: History) -> str:
     """One row per session and batch size."""
+    return render_table(*table_cells(history))
+
+
+def table_cells(history: History) -> tuple[list[str], list[list[str]]]:
+    """The table's header and one row of cells per session and batch size (the terminal's and
+    the window's History view's)."""
     compiled = [a for a in history.arms if a != history.baseline]
     header = ["date", "commit", "torch", "bs"]
     header += [f"{a} ms" for a in history.arms]
@@ -258,14 +265,14 @@ def table(history: History) -> str:
                 cells += [speedup_text(r) if r else "-", _compile(r), fmt_accuracy(r or {})]
             cells += [units.megabytes(training_mb(r) if r else None) for r in by_arm.values()]
             rows.append(cells)
-    return render_table(header, rows)
+    return header, rows
 
 
 RULE_TEXT = (
     "a change is flagged when compare's 95% interval of the change in paired log speedup "
     "excludes no change AND |Δ log speedup| exceeds z × the series' own between-session SD of a "
-    "difference (median |Δ| of consecutive sessions / 0.6745), z the normal quantile at "
-    "1 − 0.05 / (2 × the series' consecutive pairs)"
+    "difference (median |Δ| of consecutive sessions / 0.6745), z calibrated so that a series "
+    "with no change flags one in 5% of series, whatever its length"
 )
 
 

@@ -19,6 +19,7 @@ from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_WARMUP, controls_of, records_cudagraphs
 from tcprof.profiler.protocol.types import Json
+from tcprof.profiler.session.family import family_level
 from tcprof.profiler.session.script_rows import script_row, work_figures
 
 if TYPE_CHECKING:
@@ -83,6 +84,10 @@ class ResultRow:
     last_loss: float | None
     speedup: float | None = None
     speedup_ci: list[float] | None = None  # the 95% interval: two or more rounds, else None
+    # the simultaneous interval the verdict, colour and payback use: each of the run's m
+    # comparisons at interval_level = 1 - 5%/m (Bonferroni; with one comparison, speedup_ci)
+    speedup_ci_simultaneous: list[float] | None = None
+    interval_level: float | None = None
     # one round: a bootstrap of one process's steps per arm. Not a 95% interval of the speedup
     # (process variation is left out); kept under its own name, never shown as one
     speedup_ci_one_process: list[float] | None = None
@@ -90,9 +95,10 @@ class ResultRow:
     speedup_rounds: int | None = None  # the paired rounds the speedup rests on
     speedup_method: str | None = None
     interval_covers_processes: bool | None = None
-    verdict: str | None = None  # faster | slower | no_difference | no_interval (one round)
+    # faster | slower (the simultaneous interval excludes 1) | no_difference | no_interval
+    verdict: str | None = None
     speedup_p: float | None = None  # two-sided p-value of "no difference" (paired t only)
-    holds_after_adjustment: bool | None = None  # the verdict survives Holm (analysis.comparisons)
+    holds_after_adjustment: bool | None = None  # the verdict holds family-wise (comparisons)
     memory_ratio: float | None = None  # baseline / arm, training tensors' steady peak
     rss_ratio: float | None = None  # baseline / arm, the process's peak RSS (compiler included)
     break_even_steps: float | None = None
@@ -483,7 +489,13 @@ def _compare_with_baseline(
         if interval.covers_process_variation:
             row.speedup_ci = [interval.low, interval.high]
             controls = [] if arm.name in twins else _control_intervals(session, arm, res.batch_size)
-            row.verdict = _verdict(interval, controls)
+            if arm.name in twins:  # a control is judged by equivalence (control_family)
+                row.verdict = _verdict(interval, controls)
+            else:
+                row.interval_level = family_level(session)
+                joint = stats.at_level(interval, row.interval_level)
+                row.speedup_ci_simultaneous = [joint.low, joint.high]
+                row.verdict = _verdict(joint, controls)
         else:  # one round: no interval, so neither faster nor slower
             row.speedup_ci_one_process = [interval.low, interval.high]
             row.verdict = stats.NO_INTERVAL
@@ -500,8 +512,8 @@ def _compare_with_baseline(
 def _break_even(base: BatchResult, res: BatchResult, row: ResultRow) -> None:
     """Break-even per cache state with Fieller's interval over the rounds that compiled in
     that state and the paired rounds' saving per step (analysis/break_even.py). A figure only
-    where the speedup holds (verdict faster); slower never pays back; within noise or one
-    round: none (the views say which)."""
+    where the speedup holds (verdict faster, from the simultaneous interval) and at its level;
+    slower never pays back; within noise or one round: none (the views say which)."""
     if row.verdict not in ("faster", "slower"):
         return
     base_p, arm_p = base.processes(), res.processes()
@@ -522,7 +534,9 @@ def _break_even(base: BatchResult, res: BatchResult, row: ResultRow) -> None:
         if row.verdict == "slower" and costs:
             setattr(row, point, None)  # never pays back
             continue
-        found = break_even(costs, [b for b, _ in pairs], [a for _, a in pairs])
+        found = break_even(
+            costs, [b for b, _ in pairs], [a for _, a in pairs], row.interval_level or 0.95
+        )
         if found is None:
             continue
         setattr(row, point, found.steps)

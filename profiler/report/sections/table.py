@@ -120,6 +120,8 @@ def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
     speedup's); 'within noise' where the speedup's interval contains 1.0; 'never' if slower."""
     if is_baseline or row.get("compile_s") is None or row.get("speedup") is None:
         return "-"  # no speedup (an arm or its baseline failed): nothing to pay back with
+    if not holds_after_adjustment(row):
+        return "within noise"  # a difference the family-wise adjustment does not keep
     if row.get("verdict") == "no_difference" and "break_even_cold_ci" in row:
         return "within noise"
     if one_round(row):
@@ -205,13 +207,17 @@ COLUMN_HELP = {
     "micro-batch summed): a script has no batch size of tcprof's",
     "speedup [95% CI]": "the baseline's step time / the arm's: from 2+ rounds the geometric mean "
     "of the rounds' ratios of process medians, with the paired t interval around it (it covers "
-    "process-to-process variation); 'not settled': the interval's high end is over "
+    "process-to-process variation); with several comparisons the intervals are simultaneous: "
+    "all of them cover their truths together 95% of the time (Bonferroni, the level stated "
+    "beside the verdict); 'not settled': the interval's high end is over "
     f"{SETTLED_RATIO:g} times its low end, too wide to quote its centre; one round has no "
     "interval",
-    "verdict": "within noise: the interval contains 1.0, or lies inside the bias band of a "
+    "verdict": "faster or slower: the interval shown excludes 1.0; "
+    "within noise: the interval contains 1.0, or lies inside the bias band of a "
     f"flagged A/A control (one that fails equivalence within ±{units.percent(EQUIVALENCE_MARGIN)} "
     "and differs after Holm over the "
-    "run's controls); '(not after Holm)': a difference the run's "
+    "run's controls); '(not after Holm)', in sessions saved before simultaneous intervals: a "
+    "difference the run's "
     "family-wise adjustment over all its comparisons does not keep; A/A rows: the control "
     "against its identical twin",
     "compile s cold/warm": "compile cost with an empty cache (cold) / with the cache the cold "
@@ -221,7 +227,8 @@ COLUMN_HELP = {
     'timer)": an arm that failed before any steady step has no excess to measure, so '
     "torch's own timer of its compiles stands in (a part of the cost)",
     "break-even cold/warm": "training steps until the compile cost is paid back by faster steps, "
-    "with the interval the speedup's gives; 'within noise': the speedup's interval contains 1.0",
+    "at the speedup's family-wise level; 'within noise': the speedup's interval contains 1.0 (no "
+    "payback where the speedup does not hold)",
     "tensor peak": "the training tensors' steady peak: CUDA max allocated over the measured "
     "steps; CPU: live tensor memory of a training step (torch.profiler profile_memory). Not "
     "the process's RSS (the memory plot on CPU), which also holds the compiler and its code",

@@ -96,8 +96,8 @@ def test_controls_have_no_verdict_and_a_flagged_one_warns():
     assert [v.arm for v in session_verdicts(session)] == ["inductor"]
     notes = session_notes(session)
     assert notes[0] == (
-        "3 comparisons, each a 95% interval; 2 differences, 1 hold after Holm's adjustment "
-        "(family-wise 5%)"
+        "3 comparisons, each a 95% interval (saved before simultaneous intervals); "
+        "2 differences, 1 hold after Holm's adjustment (family-wise 5%)"
     )
     assert notes[1].startswith(
         "the harness itself differs by +4% [1%–7%] between identical arms "

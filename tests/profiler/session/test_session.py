@@ -260,7 +260,7 @@ def test_replicates_cold_warm_portable_and_the_control():
     half = 4.302652729911275 * 0.2 / np.sqrt(3)
     assert ind["break_even_cold_ci"] == pytest.approx([20_000 / (2 + half), 20_000 / (2 - half)])
     assert ind["compile_rounds"]["cold"] == [[0, pytest.approx(20.0)]]
-    assert d["comparisons"]["count"] == 1 and d["comparisons"]["adjustment"] == "holm"
+    assert d["comparisons"]["count"] == 1 and d["comparisons"]["adjustment"] == "bonferroni"
     assert ind["holds_after_adjustment"] is True and control["holds_after_adjustment"] is None
     samples = next(x for x in d["samples"] if x["arm"] == "inductor")
     assert samples["blocks"] == [[r, b, 2] for r in range(3) for b in range(2)]

@@ -1,0 +1,40 @@
+"""The window shows the intervals its verdict uses: a speedup that holds at 95% but not over
+the run's three comparisons is coloured as noise, its cell shows the simultaneous interval
+(which contains 1), its break-even is 'within noise', and the banner states the family-wise
+level once."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcprof.app.common.theme import good_colour
+from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.report.sections.table import bound_text
+from tests.support.edge_family import edge_session
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_the_window_agrees_with_the_simultaneous_interval(qtbot):
+    session = edge_session()
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_session(session)
+    row = session["arms"][1]["results"][0]
+    low, high = row["speedup_ci_simultaneous"]
+    lines = view.verdict.lines()
+    assert lines[0].startswith("inductor shows no difference beyond noise")
+    assert lines[1].startswith("aot_eager is 1.50× faster")
+    notes = view.verdict.notes
+    assert sum("simultaneous 95% intervals (Bonferroni" in n for n in notes) == 1
+    header, rows = view.header(), view.rows()
+    speed, verdict = header.index("speedup [95% CI]"), header.index("verdict")
+    brk = header.index("break-even cold/warm")
+    inductor = next(i for i, r in enumerate(rows) if r[0] == "inductor")
+    aot = next(i for i, r in enumerate(rows) if r[0] == "aot_eager")
+    assert f"{bound_text(low)}-{bound_text(high)}" in rows[inductor][speed]
+    assert rows[inductor][verdict] == "within noise"
+    assert rows[inductor][brk] == "within noise"
+    colour = view.summary.item(inductor, speed).foreground().color().name()
+    assert colour != good_colour(), "noise is not coloured as a win"
+    assert view.summary.item(aot, speed).foreground().color().name() == good_colour()
