@@ -39,6 +39,7 @@ from tcprof.profiler.protocol.events import (
     PhaseEvent,
     ProfileEvent,
     RankEventEvent,
+    RoundEndEvent,
     RoundStartEvent,
     RunEndEvent,
     RunStartEvent,
@@ -66,6 +67,7 @@ from tcprof.profiler.protocol.session_schema import (
     PROFILE,
     PROVENANCE,
     REPLICATE,
+    SEEDING,
     TEXT,
     TEXTS,
 )
@@ -121,9 +123,14 @@ KEPT_AS_IN_THE_SESSION = CACHE_EVENT.problem
 
 EVENTS: dict[str, Fields] = {
     "run_start": _event(
-        RunStartEvent, required=("config",), config=CONFIG, wall_time=NUM, provenance=PROVENANCE
+        RunStartEvent,
+        required=("config",),
+        config=CONFIG,
+        wall_time=NUM,
+        provenance=PROVENANCE,
+        seeding=SEEDING,
     ),
-    "round_start": _event(RoundStartEvent, cache=TEXT, order=TEXTS),
+    "round_start": _event(RoundStartEvent, cache=TEXT, order=TEXTS, seed=INT),
     "arm_start": _event(ArmStartEvent, name=TEXT, backend=TEXT, cache=TEXT),
     "hello": _event(HelloEvent, ENVIRONMENT),
     "loaded": _event(LoadedEvent, LOADED),
@@ -253,6 +260,7 @@ EVENTS: dict[str, Fields] = {
     "log": _event(LogEvent, LOG),
     "error": _event(ErrorEvent, ERROR),
     "worker_exit": _event(WorkerExitEvent, EXIT),
+    "round_end": _event(RoundEndEvent, block_wait_s=NUM),
     "run_end": _event(RunEndEvent, status=TEXT, wall_time=NUM),
     # the rank's own event is checked as an event of its type (event_problem)
     "rank_event": _event(

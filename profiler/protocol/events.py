@@ -480,6 +480,8 @@ class RunStartEvent(Relayed, total=False):
     config: dict[str, Any]
     wall_time: float
     provenance: dict[str, Any]  # tcprof's version and the source's git facts (config/provenance)
+    # how rounds are seeded: {per_round, accuracy_seed, wait_max_s, script_own_seed} (run/draws)
+    seeding: dict[str, Any]
 
 
 class ArmsAddedEvent(Relayed, total=False):
@@ -490,6 +492,7 @@ class ArmsAddedEvent(Relayed, total=False):
 class RoundStartEvent(Relayed, total=False):
     cache: str  # cold | portable | warm | user
     order: list[str]  # arm names, in the round's order
+    seed: int  # the round's seed: every arm's weights and batches in this round (run/draws)
 
 
 class ArmStartEvent(Relayed, total=False):
@@ -505,8 +508,8 @@ class WorkerExitEvent(Relayed, total=False):
     message: str
 
 
-class RoundEndEvent(Relayed):
-    pass
+class RoundEndEvent(Relayed, total=False):
+    block_wait_s: float  # the untimed random waits before the round's blocks, in all
 
 
 class RunEndEvent(Relayed, total=False):

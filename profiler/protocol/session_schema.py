@@ -440,6 +440,13 @@ SAMPLE = Fields(
     },
     also=_blocks_fit,
 )
+# how the rounds were seeded (run/draws.py); a session before it has none
+SEEDING = Fields(
+    {"per_round": FLAG, "accuracy_seed": INT, "wait_max_s": NUM, "script_own_seed": TEXT}
+)
+ROUND = Fields(
+    {"replicate": REPLICATE, "cache": TEXT, "order": TEXTS, "seed": INT, "block_wait_s": NUM}
+)
 # which sessions measure the same thing (analysis/series.py)
 SERIES = Fields({"key": TEXT, "version": INT, "text": TEXT, "parts": MapOf()})
 # where the run's time went (analysis/timeline.py): each process's spans, the totals
@@ -478,7 +485,8 @@ SESSION = Fields(
         "timeline": TIMELINE,  # absent from sessions before it
         "config": CONFIG,
         "baseline": TEXT,
-        "rounds": ListOf(Fields({"replicate": REPLICATE, "cache": TEXT, "order": TEXTS})),
+        "rounds": ListOf(ROUND),
+        "seeding": SEEDING,
         "schedule": Fields(
             {
                 "design": TEXT,

@@ -53,6 +53,7 @@ from tcprof.profiler.process.pool import WorkerPool
 from tcprof.profiler.process.stall_watch import CpuTime, process_tree_cpu_s
 from tcprof.profiler.protocol.types import Listener
 from tcprof.profiler.remote.worker import remove_remote_cache, start_remote_worker
+from tcprof.profiler.run import draws
 from tcprof.profiler.run.apply_advice import apply_advice
 from tcprof.profiler.run.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from tcprof.profiler.run.cache_plan import CacheFolders, cache_plan
@@ -121,6 +122,8 @@ class Runner:
         self._dead: set[int] = set()  # arms that failed fatally: not started again
         self._failed_sizes: set[tuple[int, int]] = set()  # (arm, batch size) that failed
         self._t0 = 0.0
+        self._round_seed = config.seed  # the round's seed (draws.py): weights and batches
+        self._waits: draws.BlockWaits | None = None  # the round's untimed waits before blocks
 
     # -- public -------------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -152,6 +155,7 @@ class Runner:
                 "config": config,
                 "wall_time": time.time(),
                 "provenance": run_provenance(config),
+                "seeding": draws.seeding(self.config),
             }
         )
         self._caches = CacheFolders(self.config)
@@ -238,19 +242,23 @@ class Runner:
         if not order:
             return
         arms = self._workers.begin(round_no, self._specs)
+        self._round_seed = draws.round_seed(self.config.seed, round_no)
+        self._waits = draws.BlockWaits(self.config.seed, round_no)
         self._publish(
             {
                 "type": "round_start",
                 "replicate": round_no,
                 "cache": cache,
                 "order": [self._specs[i].name for i in order],
+                "seed": self._round_seed,
             }
         )
         if self.config.sequential:
             self._round_sequential([arms[i] for i in order], round_no, cache)
         else:
             self._round_interleaved([arms[i] for i in order], round_no, cache)
-        self._publish({"type": "round_end", "replicate": round_no})
+        waited = round(self._waits.total_s, 4)
+        self._publish({"type": "round_end", "replicate": round_no, "block_wait_s": waited})
 
     def _round_interleaved(self, arms: list[ArmState], round_no: int, cache: str) -> None:
         order = [arm.index for arm in arms]
@@ -258,7 +266,7 @@ class Runner:
         for arm in arms:
             self._start(arm, cache, pooled=round_no == 0)
         for arm in arms:  # all load in parallel; nothing is timed yet
-            self._workers.send(arm, self._load_command(arm, cache))
+            self._workers.send(arm, self._load_command(arm, cache, self._round_seed))
         for arm in arms:
             self._workers.await_done(arm)
         for bs in self.config.batch_sizes:
@@ -276,7 +284,7 @@ class Runner:
     def _round_sequential(self, arms: list[ArmState], round_no: int, cache: str) -> None:
         for arm in arms:
             self._start(arm, cache, pooled=round_no == 0)
-            self._workers.send(arm, self._load_command(arm, cache))
+            self._workers.send(arm, self._load_command(arm, cache, self._round_seed))
             self._workers.await_done(arm)
             for bs in self.config.batch_sizes:
                 if arm.failed:
@@ -301,6 +309,8 @@ class Runner:
 
     def _measure(self, arm: ArmState, bs: int, steps: int, block: int) -> bool:
         command = {"cmd": "measure", "batch_size": bs, "steps": steps, "block": block}
+        if self._waits is not None:  # untimed, before the block (draws.py)
+            command["wait_s"] = self._waits.next()
         ok = self._workers.command(arm, {**command, "peers": self._workers.peer_pids(arm)})
         if not ok:
             self._failed_sizes.add((arm.index, bs))
@@ -344,7 +354,8 @@ class Runner:
             if not arm.spec.compiled or arm.index in self._dead or not sizes:
                 continue
             self._start(arm, "warm", pooled=False)
-            self._workers.send(arm, self._load_command(arm, "warm"))
+            # one seed for every arm: the run's own, as round 0's
+            self._workers.send(arm, self._load_command(arm, "warm", self.config.seed))
             if self._workers.await_done(arm):
                 self._workers.command(arm, {"cmd": "accuracy", "batch_sizes": sizes})
             self._workers.close(arm)
@@ -407,11 +418,13 @@ class Runner:
         ranks = self.config.nproc if self._distributed(index) else 1
         return threads_per_process(self.config.threads, ranks)
 
-    def _load_command(self, arm: ArmState, cache: str) -> dict[str, Any]:
+    def _load_command(self, arm: ArmState, cache: str, seed: int) -> dict[str, Any]:
+        """The worker builds its model and batches from `seed` (the round's, or the run's for
+        the accuracy pass), given as the config's seed so every kind of worker reads it."""
         assert self._caches is not None
         return {
             "cmd": "load",
-            "config": self.config.to_dict(),
+            "config": {**self.config.to_dict(), "seed": seed},
             "arm_index": arm.index,
             "threads": self._threads(arm.index),
             **self._caches.load_fields(arm.index, arm.spec, cache),

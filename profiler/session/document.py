@@ -131,6 +131,9 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
         out["provenance"] = session.provenance
     if session.marks:  # where the run's time went (none: a session rebuilt without its events)
         out["timeline"] = build_timeline(session.marks, [a.name for a in session.arms])
+
+    if session.seeding is not None:  # a run before rounds had their own seeds has none
+        out["seeding"] = session.seeding
     out["series"] = series_of(out)
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
     out["regional"] = regional_tradeoffs(out)

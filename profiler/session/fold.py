@@ -50,6 +50,7 @@ class Session(SessionRecord):
     def _on_run_start(self, e: dict[str, Any]) -> None:
         self.config = e["config"]
         self.provenance = e.get("provenance")
+        self.seeding = e.get("seeding")
         self.started_at = e.get("wall_time", time.time())
         self._init_arms(self.config)
 
@@ -64,6 +65,15 @@ class Session(SessionRecord):
 
     def _on_round_start(self, e: dict[str, Any]) -> None:
         self.rounds.append(_strip(e))
+
+    def _on_round_end(self, e: dict[str, Any]) -> None:
+        """The round's untimed waits before its blocks, kept with the round they belong to."""
+        if e.get("block_wait_s") is None:
+            return
+        for entry in reversed(self.rounds):
+            if entry.get("replicate") == e.get("replicate"):
+                entry["block_wait_s"] = e["block_wait_s"]
+                return
 
     def _on_arm_start(self, e: dict[str, Any]) -> None:
         arm = self._arm(e)
@@ -318,6 +328,7 @@ _FOLD: dict[EventType, Callable[[Session, dict[str, Any]], None]] = {
     EventType.RUN_START: Session._on_run_start,
     EventType.ARMS_ADDED: Session._on_arms_added,
     EventType.ROUND_START: Session._on_round_start,
+    EventType.ROUND_END: Session._on_round_end,
     EventType.ARM_START: Session._on_arm_start,
     EventType.CACHE_SAVED: Session._on_cache_saved,
     EventType.CACHE_LOADED: Session._on_cache_loaded,

@@ -126,6 +126,7 @@ class SessionRecord:
         self.arms: list[ArmRecord] = []
         self.environment: dict[str, Any] | None = None
         self.provenance: dict[str, Any] | None = None  # the run_start's (config/provenance.py)
+        self.seeding: dict[str, Any] | None = None  # the run_start's (run/draws.py)
         self.status = "running"
         self.started_at: float | None = None
         self.ended_at: float | None = None

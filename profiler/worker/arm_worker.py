@@ -206,11 +206,17 @@ class ArmWorker(UntimedPasses):
         )
 
     def measure(
-        self, batch_size: int, steps: int, block: int = 0, peers: list[int] | None = None
+        self,
+        batch_size: int,
+        steps: int,
+        block: int = 0,
+        peers: list[int] | None = None,
+        wait_s: float | None = None,
     ) -> None:
-        """One timed block, in a quiet room: the other processes of the run idle, the garbage
-        collector collected, frozen and off, and one discarded step first (after a pipe round
-        trip and a context switch the first step is not representative)."""
+        """One timed block, in a quiet room: the other processes of the run idle, the engine's
+        random wait (untimed), the garbage collector collected, frozen and off, and one
+        discarded step first (after a pipe round trip and a context switch the first step is
+        not representative)."""
         cfg = self.cfg
         assert cfg is not None
         arm_setup.check_threads(self.threads)
@@ -218,6 +224,7 @@ class ArmWorker(UntimedPasses):
         gc.collect()
         own_job = distributed.own_job_pids() if self.parallel else ()
         quiet, waited_s = quiet_room.wait_for_quiet(peers or [], exclude=own_job)
+        quiet_room.random_wait(wait_s)
         self._run(batch_size, 1, "discard")
         gc.freeze()
         gc.disable()

@@ -48,7 +48,9 @@ def _prepare(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> N
 
 
 def _measure(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:
-    worker.measure(cmd["batch_size"], cmd["steps"], cmd.get("block", 0), cmd.get("peers"))
+    worker.measure(
+        cmd["batch_size"], cmd["steps"], cmd.get("block", 0), cmd.get("peers"), cmd.get("wait_s")
+    )
 
 
 def _finish(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""Before a timed block: wait until the other processes of the run are idle.
+"""Before a timed block: wait until the other processes of the run are idle, then for the
+engine's small random wait (run/draws.py), so a periodic load meets the block at a random phase.
 
 A block is only fair if nothing else of ours computes while it is timed: another arm's worker
 (or its compile sub-processes), the CLI, or the window drawing its plots. The worker samples
@@ -67,6 +68,13 @@ def wait_for_quiet(
             return True, waited
         if waited >= max_wait_s:
             return False, waited
+
+
+def random_wait(wait_s: float | None, sleep: Callable[[float], None] = time.sleep) -> None:
+    """The block's untimed random wait, after the quiet room (whose own wait ends when the
+    peers go quiet, a phase the schedule would otherwise fix)."""
+    if wait_s and wait_s > 0:
+        sleep(float(wait_s))
 
 
 CONTENDED_CORES = 0.5  # other processes busy on more than half a core, on average, over a block

@@ -23,6 +23,7 @@ from tcprof.profiler.config import DEFAULT_REPLICATES, balanced_rounds, threads_
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report.sections import script as script_section
+from tcprof.profiler.report.sections.seeding import seeding_notes
 
 
 def fmt_speedup(row: dict[str, Any]) -> str:
@@ -502,6 +503,8 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             )
             + ")"
         )
+    if reps >= 2:
+        notes += seeding_notes(session_dict)
     controls = [a.get("name") for a in session_dict.get("arms") or [] if _is_control(a)]
     if controls:
         notes.append(

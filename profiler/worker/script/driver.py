@@ -183,6 +183,7 @@ class ScheduleDriver:
         self.quiet, self.waited_s = quiet_room.wait_for_quiet(
             [p for p in cmd.get("peers") or [] if p != os.getpid()], exclude=everyone
         )
+        quiet_room.random_wait(cmd.get("wait_s"))
         self.state = "discard"
         self.flushed_at = time.monotonic()
 
