@@ -49,7 +49,7 @@ TIMELINE_TYPES = frozenset(
 )
 """The events whose time a timeline needs (`fold` keeps a small copy of each)."""
 MARK_FIELDS = ("type", "arm", "replicate", "t", "phase", "batch_size", "cache", "waited_s")
-RANDOM_WAIT_FIELDS = ("random_wait_s", "jitter_s", "pre_wait_s")
+RANDOM_WAIT_FIELDS = ("random_wait_s",)  # block_done: the engine's random wait (run/draws.py)
 """A block's random wait before it starts (issue 42's seeds), under whichever name it has: not
 timed, so not measurement."""
 

@@ -227,6 +227,7 @@ EVENTS: dict[str, Fields] = {
         steps=INT,
         quiet=FLAG,
         waited_s=NUM,
+        random_wait_s=NUM,
         busy_elsewhere=NUM,
         contended=FLAG,
     ),

@@ -337,6 +337,7 @@ class BlockDoneEvent(Relayed, total=False):
     steps: int  # steps run (a block runs at least min_block_ms)
     quiet: bool  # whether the other processes were idle when it started
     waited_s: float
+    random_wait_s: float  # the engine's random wait before the block (untimed)
     busy_elsewhere: float  # cores the rest of the machine kept busy, on average, meanwhile
     contended: bool  # busy_elsewhere beyond what CPU-time ticks could misread (quiet_room)
 

@@ -250,6 +250,7 @@ class ArmWorker(UntimedPasses):
             steps=ran,
             quiet=quiet,
             waited_s=round(waited_s, 3),
+            random_wait_s=round(float(wait_s or 0.0), 4),
             busy_elsewhere=round(elsewhere, 3),
             contended=contended,
         )

@@ -84,6 +84,7 @@ class ScheduleDriver:
         self.watch: quiet_room.BlockWatch | None = None
         self.gc_off = False
         self.quiet, self.waited_s = True, 0.0
+        self.random_wait_s = 0.0
         self.last_loss: float | None = None
         self.steps_run = 0
         self.block_ran = 0
@@ -183,7 +184,8 @@ class ScheduleDriver:
         self.quiet, self.waited_s = quiet_room.wait_for_quiet(
             [p for p in cmd.get("peers") or [] if p != os.getpid()], exclude=everyone
         )
-        quiet_room.random_wait(cmd.get("wait_s"))
+        self.random_wait_s = float(cmd.get("wait_s") or 0.0)
+        quiet_room.random_wait(self.random_wait_s)
         self.state = "discard"
         self.flushed_at = time.monotonic()
 
@@ -202,6 +204,7 @@ class ScheduleDriver:
             steps=ran,
             quiet=self.quiet,
             waited_s=round(self.waited_s, 3),
+            random_wait_s=round(self.random_wait_s, 4),
             busy_elsewhere=round(elsewhere, 3),
             contended=contended,
         )
