@@ -33,8 +33,8 @@ def command_stream() -> IO[str]:
 def main() -> int:
     from tcprof.profiler.worker import distributed
 
-    if distributed.is_rank():
-        return rank_main()
+    if distributed.is_rank():  # ends as quickly: its launcher waits on it (docs/benchmarks.md)
+        quick_exit(rank_main())
     lifeline.hold()
     faulthandler.enable()  # to sys.stderr: fd 2, which the engine reads
     if hasattr(signal, "SIGUSR1"):  # the engine asks for the stacks of a stalled worker

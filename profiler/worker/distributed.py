@@ -226,4 +226,6 @@ def launch(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(launch(sys.argv[1:]))
+    from tcprof.profiler.worker.__main__ import quick_exit
+
+    quick_exit(launch(sys.argv[1:]))  # no teardown of torch's modules: the engine waits on it
