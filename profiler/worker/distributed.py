@@ -226,6 +226,7 @@ def launch(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    from tcprof.profiler.worker.__main__ import quick_exit
+    from tcprof.profiler.worker import lifeline
 
-    quick_exit(launch(sys.argv[1:]))  # no teardown of torch's modules: the engine waits on it
+    # no teardown of torch's modules: the engine waits for the launcher to end
+    lifeline.quick_exit(launch(sys.argv[1:]))

@@ -1,6 +1,7 @@
-"""A distributed arm's processes end without the interpreter's teardown, as a single worker does
-(`quick_exit`): with torch loaded a rank's teardown took ~4 s and its launcher's ~1.6 s, which
-the engine waited on after every torchrun launch (docs/benchmarks.md, "Suite time")."""
+"""A distributed arm's processes end without the interpreter's teardown, as a single worker
+does (`lifeline.quick_exit`): with torch loaded a rank's teardown took ~4 s and its launcher's
+~1.6 s, which the engine waited on after every torchrun launch (docs/benchmarks.md, "Suite
+time")."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import textwrap
 import pytest
 
 from tcprof.profiler.worker import __main__ as entry
-from tcprof.profiler.worker import distributed
+from tcprof.profiler.worker import distributed, lifeline
 
 
 def test_a_rank_ends_through_quick_exit_with_its_code(monkeypatch):
@@ -24,7 +25,7 @@ def test_a_rank_ends_through_quick_exit_with_its_code(monkeypatch):
         ended.append(code)
         raise SystemExit(code)
 
-    monkeypatch.setattr(entry, "quick_exit", exit_here)
+    monkeypatch.setattr(lifeline, "quick_exit", exit_here)
     with pytest.raises(SystemExit):
         entry.main()
     assert ended == [3]
