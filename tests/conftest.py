@@ -13,6 +13,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # sub-processes (each importing torch again) costs more than it saves, and the tests check what
 # a compile does, not how fast. Users' runs keep torch's default.
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+# Inductor's first CPU kernel in a fresh cache folder builds and loads a test library for each
+# vector ISA the CPU claims (AVX-512, AVX2...): 10-15 s of g++ here, paid again by every cold,
+# portable and per-rank compile, since each arm's cold compile gets a cache folder of its own.
+# The suite trusts the CPU's flags instead (torch's own switch); a kernel the compiler cannot
+# build still fails its test. Users' runs keep the probe (docs/benchmarks.md, "Suite time").
+os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
 # Timed arms forked too (profiler/process/forked.py): a forked worker's steps do not time as a
 # fresh one's, but these tests check behaviour, and torch's import is most of a short run's
 # CPU. The timing-sensitive pass (make test's second) forks too: its deadlines are a stall's

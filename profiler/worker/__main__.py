@@ -10,11 +10,10 @@ turns faulthandler on, so a segfault's Python stack reaches the engine on stderr
 from __future__ import annotations
 
 import faulthandler
-import logging
 import os
 import signal
 import sys
-from typing import IO, NoReturn
+from typing import IO
 
 from tcprof.profiler.worker import lifeline
 
@@ -33,8 +32,8 @@ def command_stream() -> IO[str]:
 def main() -> int:
     from tcprof.profiler.worker import distributed
 
-    if distributed.is_rank():
-        return rank_main()
+    if distributed.is_rank():  # ends as quickly: its launcher waits on it (docs/benchmarks.md)
+        lifeline.quick_exit(rank_main())
     lifeline.hold()
     faulthandler.enable()  # to sys.stderr: fd 2, which the engine reads
     if hasattr(signal, "SIGUSR1"):  # the engine asks for the stacks of a stalled worker
@@ -47,23 +46,7 @@ def main() -> int:
     from tcprof.profiler.worker.arm_worker import ArmWorker  # imports torch
     from tcprof.profiler.worker.commands import serve
 
-    quick_exit(serve(ArmWorker(channel), channel, command_stream()))
-
-
-def quick_exit(code: int) -> NoReturn:
-    """End without the interpreter's teardown. With torch and TorchDynamo loaded it takes over
-    a second here, for every worker of every round, and nothing the run needs happens in it:
-    events are written unbuffered, artefacts are closed by the commands that write them. What
-    could still be buffered is flushed first (logging's handlers, TORCH_TRACE's files among
-    them, and the standard streams); the engine ends whatever the worker started (its process
-    group) once it has gone."""
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
+    lifeline.quick_exit(serve(ArmWorker(channel), channel, command_stream()))
 
 
 def rank_main() -> int:

@@ -226,4 +226,7 @@ def launch(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(launch(sys.argv[1:]))
+    from tcprof.profiler.worker import lifeline
+
+    # no teardown of torch's modules: the engine waits for the launcher to end
+    lifeline.quick_exit(launch(sys.argv[1:]))

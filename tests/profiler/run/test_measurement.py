@@ -36,12 +36,23 @@ def test_a_model_that_changes_the_thread_count_is_a_usage_error(tmp_path):
     assert err["kind"] == "usage" and "set_num_threads" in err["message"]
 
 
-def test_every_worker_uses_the_recorded_thread_count(tmp_path):
+@pytest.fixture(scope="module")
+def one_thread_no_accuracy(tmp_path_factory):
+    """One real two-arm run read by two tests (each its own option: --threads 1, and
+    --no-accuracy): (exit code, session, its folder)."""
+    out = tmp_path_factory.mktemp("one-thread")
     rc, *_, s = run_cli(
-        ["--example", "simple", "--arms", "eager,aot_eager", "--threads", "1", *FAST], tmp_path
+        ["--example", "simple", "--arms", "eager,aot_eager", "--threads", "1", "--no-accuracy"]
+        + FAST,
+        out,
     )
+    return rc, s, out
+
+
+def test_every_worker_uses_the_recorded_thread_count(one_thread_no_accuracy):
+    rc, s, out = one_thread_no_accuracy
     assert rc == 0 and s["config"]["threads"] == 1
-    assert {e["threads"] for e in events(tmp_path) if e["type"] == "loaded"} == {1}
+    assert {e["threads"] for e in events(out) if e["type"] == "loaded"} == {1}
 
 
 @pytest.mark.serial  # timing-sensitive: its deadline of seconds
@@ -155,12 +166,10 @@ def test_accuracy_runs_untimed_in_its_own_process(tmp_path):
     assert "fc2.weight" in acc["reason"]
 
 
-def test_no_accuracy_skips_the_check(tmp_path):
-    rc, *_, s = run_cli(
-        ["--example", "simple", "--arms", "eager,aot_eager", "--no-accuracy", *FAST], tmp_path
-    )
+def test_no_accuracy_skips_the_check(one_thread_no_accuracy):
+    rc, s, out = one_thread_no_accuracy
     assert rc == 0 and arm(s, "aot_eager")["results"][0]["accuracy"] is None
-    assert not any(e.get("replicate") == "accuracy" for e in events(tmp_path))
+    assert not any(e.get("replicate") == "accuracy" for e in events(out))
 
 
 @pytest.mark.inductor
