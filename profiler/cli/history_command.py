@@ -65,6 +65,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         if len(keys) > 1:
             html = html.with_name(f"{html.stem}-{key}{html.suffix}")
         try:
+            html.parent.mkdir(parents=True, exist_ok=True)  # a reader of the store has none yet
             html.write_text(history.render_html(h), encoding="utf-8")
         except OSError as exc:
             print(f"tcprof: warning: cannot write {html}: {exc.strerror or exc}", file=sys.stderr)

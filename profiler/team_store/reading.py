@@ -101,7 +101,8 @@ class StoreReader:
         found = self._call("read", self.client.get_experiment_by_name, self.experiment)
         if found is None:
             return []
-        wanted = ["attributes.status = 'FINISHED'"]
+        # session runs only (an arm's nested run has no session tag): half the answer or less
+        wanted = ["attributes.status = 'FINISHED'", f"tags.`{SESSION_TAG}` LIKE '%'"]
         if series:
             wanted.append(f"tags.`{SERIES_TAG}` = {_quoted(series)}")
         if branch:
