@@ -29,6 +29,7 @@ from tcprof.profiler.session.fold import Session
 from tcprof.profiler.store.run_folder import open_run_folder
 from tcprof.profiler.team_store.address import store_uri
 from tcprof.profiler.team_store.sending import Sent, send, store_spec
+from tcprof.profiler.trackers.specs import install_hint, missing_library
 
 # The runner a door gets when it names none (the engine's): tests of the CLI and the API,
 # which cannot pass one through a command line, set the scripted fake worker's here.
@@ -83,6 +84,8 @@ class Recording:
         the run as Ctrl+C does, while the recording is entered (a command's own process).
         store: the team's store (None: TCPROF_STORE, else none)."""
         self.store = store_uri(store)
+        if self.store and missing_library("mlflow"):
+            raise ConfigError(f"--store needs the mlflow package: {install_hint('mlflow')}")
         checked = [*trackers, store_spec(self.store)] if self.store else trackers
         problem = check_tracker_options(checked, mlflow_experiment)
         if problem:  # before the run: not after an hour of it
