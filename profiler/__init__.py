@@ -8,6 +8,7 @@ Its packages are floors; each imports only the floors below it (import-linter's 
   commands (`tcprof run/report/compare/log-to/...`) with their terminal output.
 - `recording`: one recorded run behind one front door (its options, folder, checks, run,
   signals, save, reports and trackers), for the CLI, the API and the window alike.
+- `team_store`: the MLflow server a team shares (`--store`): runs sent there, sessions read back.
 - `trackers`: a saved session logged to TensorBoard, MLflow and W&B (`--log-to`).
 - `report`: what a session reads as: tables, verdict wording, report.html / .md, comparisons.
 - `run`: the schedule (rounds, blocks, the accuracy pass), cache plans, the ladder and advice

@@ -8,6 +8,8 @@ import signal
 import psutil
 import pytest
 
+from tests.support.mlflow_server import mlflow_server  # noqa: F401  (one server per test pass)
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Inductor compiles in its worker's own process: on a 2-core machine its pool of compile
 # sub-processes (each importing torch again) costs more than it saves, and the tests check what

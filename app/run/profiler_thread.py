@@ -82,6 +82,7 @@ class ProfilerThread(QThread):
         self.session: Any = None
         self.summary: dict[str, Any] | None = None
         self.save_error: str | None = None
+        self.store_warning: str | None = None  # the team store (TCPROF_STORE) could not take it
         self.crash: Event | None = None
 
     def cancel(self) -> None:
@@ -123,6 +124,7 @@ class ProfilerThread(QThread):
         if ending.folder is not None or ending.refusal is not None:
             self.session_dir = ending.folder  # a refused run ran nothing and keeps no folder
         self.save_error = "; ".join(ending.problems) or None
+        self.store_warning = self.recording.send_to_store().warning  # saved first: none lost
 
     def _relay(self, event: Event) -> None:
         if event.get("type") == "bs_done":

@@ -41,6 +41,7 @@ from tcprof.app.common.theme import error_colour
 from tcprof.app.sessions import folders as session_folders
 from tcprof.app.sessions.history_view import HistoryDialog
 from tcprof.app.sessions.store import SavedSession, list_sessions
+from tcprof.app.sessions.team_list import TeamSessions
 from tcprof.profiler.folders.home import sessions_dir
 
 HEADER = ["date", "status", "speedup", "model", "arms", "name (folder)"]
@@ -125,6 +126,8 @@ class SessionsDialog(QDialog):
         layout.addWidget(self.where)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.problem)
+        self.team = TeamSessions(self.openRequested.emit)  # shown when a store is set
+        layout.addWidget(self.team, 1)
         layout.addWidget(buttons)
         self.sessions: list[SavedSession] = []
         self.can_compare = False
@@ -138,6 +141,7 @@ class SessionsDialog(QDialog):
             f"Sessions in {sessions_dir()} (newest first). Select two to compare them."
         )
         self.sessions = list_sessions()
+        self.team.refresh()  # in the background
         self.table.setRowCount(len(self.sessions))
         for r, s in enumerate(self.sessions):
             cells = {

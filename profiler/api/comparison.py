@@ -18,6 +18,7 @@ from tcprof.profiler.api.records import Interval
 from tcprof.profiler.api.session import Session
 from tcprof.profiler.folders.files import read_session
 from tcprof.profiler.report import compare as report_compare
+from tcprof.profiler.team_store.lookup import local_session
 
 SessionLike = Session | str | os.PathLike[str]
 
@@ -98,7 +99,7 @@ def _side(value: SessionLike) -> tuple[dict[str, Any], str]:
         return value.to_dict(), label
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"compare() takes Sessions or session paths, not {type(value).__name__}")
-    path = Path(value)
+    path = Path(local_session(os.fspath(value)))  # a store name: its cached folder
     label = path.parent.name if path.name in ("session.json", "events.jsonl") else path.name
     return read_session(path), label
 

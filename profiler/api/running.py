@@ -125,6 +125,7 @@ def run_parsed(
             prepare=ship,
             trackers=args["log_to"] or (),
             mlflow_experiment=args["mlflow_experiment"],
+            store=args["store"],
         )
     except BaseException:
         shown.close("failed")  # nothing started
@@ -203,7 +204,9 @@ def _tracker_lines(recording: Recording, folder: Path, quiet: bool) -> list[str]
     if outcome.unreadable is not None:  # the session just saved could not be read back
         return [f"could not log the session to the trackers: {outcome.unreadable}"]
     lines = outcome.warnings
-    return lines + ([f"log it again with tcprof log-to SPEC {folder}"] if lines else [])
+    lines += [f"log it again with tcprof log-to SPEC {folder}"] if lines else []
+    sent = recording.send_to_store(on_logged=logged)
+    return lines + ([sent.warning] if sent.warning else [])
 
 
 def _warn(line: str) -> None:

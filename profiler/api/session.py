@@ -19,6 +19,7 @@ from tcprof.profiler.analysis.verdict import session_notes, session_verdicts
 from tcprof.profiler.api.frozen import freeze, thaw
 from tcprof.profiler.api.records import Arm, Provenance, Row, Series, Speedup
 from tcprof.profiler.folders.files import read_session, session_source
+from tcprof.profiler.team_store.lookup import local_session
 
 
 @dataclass(frozen=True, repr=False)
@@ -121,8 +122,10 @@ class Session:
         return session_html(self.to_dict())
 
 
-def load(path: str | os.PathLike[str]) -> Session:
+def load(path: str | os.PathLike[str], store: str | None = None) -> Session:
     """A saved session: its folder, its session.json, or an events.jsonl (an interrupted
-    run's). ValueError (SessionLoadError, one line) when it is not a session."""
+    run's), or a session in the team's store (`store:NAME` or `mlflow:RUN_ID`, read from `store`,
+    else TCPROF_STORE, and cached). ValueError (one line) when it is not a session."""
+    path = local_session(path if isinstance(path, str) else os.fspath(path), store)
     doc = read_session(Path(path))
     return Session.from_dict(doc, session_source(Path(path)).parent.absolute())

@@ -14,6 +14,12 @@ from pathlib import Path
 from tcprof.profiler.cli.history_command import add_history_parser, cmd_history
 from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
 from tcprof.profiler.cli.report_command import add_report_parser, cmd_report
+from tcprof.profiler.cli.store_compare import (
+    NAMES_EPILOG,
+    NoBaseline,
+    add_store_compare_options,
+    compared_paths,
+)
 from tcprof.profiler.config import ConfigError, ModelSource, examples
 from tcprof.profiler.folders import files as session_files
 from tcprof.profiler.protocol import units
@@ -52,9 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         help="compare two saved sessions (the newer is 'after'); exit 1 when a step time or "
         "speedup got worse beyond noise, 2 when they share no arm and batch size",
+        epilog=NAMES_EPILOG,
     )
-    cmp_.add_argument("before", help="a session folder or session.json (either order)")
-    cmp_.add_argument("after", help="the other session folder or session.json")
+    cmp_.add_argument("before", help="a session folder, session.json or store name (either order)")
+    cmp_.add_argument("after", nargs="?", help="the other session (none with --against-latest)")
+    add_store_compare_options(cmp_)
     add_log_to_parser(sub)
     add_history_parser(sub)
     sub.add_parser("gui", help="open the desktop application (the default with no arguments)")
@@ -91,8 +99,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             on_log_failure=log_failed,
             trackers=args.log_to or (),
             mlflow_experiment=args.mlflow_experiment,
+            store=args.store,
             stop_on_signals=True,
         )
+    except ConfigError as exc:  # a store that needs MLflow installed
+        progress.close()
+        print(f"tcprof: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:  # an unwritable home, an earlier run in --out, a live run there
         progress.close()
         print(f"tcprof: error: {exc}", file=sys.stderr)
@@ -127,6 +140,9 @@ def _run_and_save(
     if ending.folder is not None and args.log_to:  # the session is saved first: nothing is lost
         if said(recording.log_to_trackers(on_logged=say), ending.folder) == EXIT_INTERRUPTED:
             interrupted = True
+    sent = recording.send_to_store(on_logged=say)  # a store that is down: one line, same exit
+    if sent.warning:
+        say(f"warning: {sent.warning}")
     if interrupted or recording.interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -196,11 +212,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Exit 1 when a step time or a speedup got worse beyond noise (a CI job can gate on it),
     0 otherwise, 2 when a session cannot be read or the sessions share nothing to compare."""
     from tcprof.profiler.report.compare import NOTHING_COMPARED, compare_saved
+    from tcprof.profiler.team_store.address import StoreError
 
     try:
-        text, comparison = compare_saved(args.before, args.after)
+        text, comparison = compare_saved(*compared_paths(args))
+    except NoBaseline as exc:  # a series' first session on the branch: nothing to gate on yet
+        print(f"tcprof: warning: {exc}", file=sys.stderr)
+        return EXIT_OK
     except session_files.SessionLoadError as exc:
         print(f"tcprof: error: cannot read session: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except StoreError as exc:
+        print(f"tcprof: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         problem = f"{type(exc).__name__}: {exc}"  # a value the session checks let through

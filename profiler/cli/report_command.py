@@ -9,6 +9,8 @@ from pathlib import Path
 
 from tcprof.profiler.folders.files import SessionLoadError, load_session
 from tcprof.profiler.report.export import FORMATS, UnknownFormat, export_reports, parse_formats
+from tcprof.profiler.team_store.address import NAMING_HELP, STORE_HELP, StoreError
+from tcprof.profiler.team_store.lookup import local_session
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -21,8 +23,10 @@ def add_report_parser(
         help="write report.html, report.md, steps.csv and session.json from a saved session",
     )
     parser.add_argument(
-        "session", help="a session folder, its session.json, or the events.jsonl of a run"
+        "session",
+        help=f"a session folder, its session.json, or the events.jsonl of a run; {NAMING_HELP}",
     )
+    parser.add_argument("--store", metavar="URI", help=STORE_HELP)
     parser.add_argument(
         "--format",
         default=",".join(FORMATS),
@@ -47,8 +51,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except UnknownFormat as exc:
         return _error(str(exc))
     try:
-        loaded = load_session(Path(args.session).expanduser(), with_events=False)
-    except SessionLoadError as exc:
+        found = local_session(args.session, args.store)
+        loaded = load_session(Path(found).expanduser(), with_events=False)
+    except (SessionLoadError, StoreError) as exc:
         return _error(str(exc))
     out = Path(args.out).expanduser() if args.out else loaded.folder
     try:

@@ -36,6 +36,7 @@ from tcprof.profiler.config import (
 from tcprof.profiler.config.limits import LIMIT_OF, Limit
 from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, STEP_ON, WORK_UNITS
 from tcprof.profiler.recording.tracking import EXPERIMENT_HELP, SPEC_HELP
+from tcprof.profiler.team_store.address import STORE_HELP
 
 Kind = Literal["value", "flag", "optional", "append", "positional"]
 
@@ -435,6 +436,7 @@ RUN_OPTIONS: tuple[Option, ...] = (
         metavar="SPEC",
     ),
     _value("--mlflow-experiment", TRACKERS, EXPERIMENT_HELP, metavar="NAME"),
+    _value("--store", TRACKERS, STORE_HELP, metavar="URI"),
     # a script's own options (recording/script_args.py)
     _value(
         "--sweep",

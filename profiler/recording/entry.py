@@ -4,7 +4,7 @@ and the window's Run, so a session folder is the same whichever door made it.
 `Recording` chooses and locks the folder (`--out`, else a new session folder named after the model:
 `run_label`), checks the tracker options, and wraps run/recorded.py's `RecordedRun` (the preflight
 check, the live events.jsonl, the run, session.json and steps.csv); `save()` adds report.html and
-report.md, and `log_to_trackers()` the trackers. Used as a context manager, it releases the folder
+report.md, `log_to_trackers()` the trackers and `send_to_store()` the team's store. Used as a context manager, it releases the folder
 however the block ends and, for a command's own process (`stop_on_signals`), ends the run on
 SIGTERM and SIGHUP as on Ctrl+C (on the main thread only). What each door shows (a terminal line, a
 warning, a signal to the GUI) stays with the door: nothing here prints.
@@ -27,6 +27,9 @@ from tcprof.profiler.protocol.types import Json, Listener
 from tcprof.profiler.recording.tracking import Logged, check_tracker_options, log_saved
 from tcprof.profiler.run.recorded import RecordedRun, RunnerFactory, engine_runner
 from tcprof.profiler.session.fold import Session
+from tcprof.profiler.team_store.address import store_uri
+from tcprof.profiler.team_store.sending import Sent, send, store_spec
+from tcprof.profiler.trackers.specs import install_hint, missing_library
 
 # The runner a door gets when it names none (the engine's): tests of the CLI and the API,
 # which cannot pass one through a command line, set the scripted fake worker's here.
@@ -73,15 +76,22 @@ class Recording:
         prepare: Prepare | None = None,
         trackers: Sequence[str] = (),
         mlflow_experiment: str | None = None,
+        store: str | None = None,
         stop_on_signals: bool = False,
     ) -> None:
         """prepare(config, folder): the config as run, made once the folder exists (a model
         given as a Python object is written there). stop_on_signals: SIGTERM and SIGHUP end
-        the run as Ctrl+C does, while the recording is entered (a command's own process)."""
-        problem = check_tracker_options(trackers, mlflow_experiment)
+        the run as Ctrl+C does, while the recording is entered (a command's own process).
+        store: the team's store (None: TCPROF_STORE, else none)."""
+        self.store = store_uri(store)
+        if self.store and missing_library("mlflow"):
+            raise ConfigError(f"--store needs the mlflow package: {install_hint('mlflow')}")
+        checked = [*trackers, store_spec(self.store)] if self.store else trackers
+        problem = check_tracker_options(checked, mlflow_experiment)
         if problem:  # before the run: not after an hour of it
             raise ConfigError(problem)
-        self.trackers = list(trackers)
+        sent_to_store = store_spec(self.store) if self.store else None
+        self.trackers = [t for t in trackers if t.strip() != sent_to_store]  # logged once
         self.mlflow_experiment = mlflow_experiment
         folder, lock = open_run_folder(out, force, run_label(config) if label is None else label)
         try:
@@ -160,6 +170,14 @@ class Recording:
         if folder is None or not self.trackers:
             return Logged()
         return log_saved(folder, self.trackers, self.mlflow_experiment, on_logged)
+
+    def send_to_store(self, on_logged: Callable[[str], None] | None = None) -> Sent:
+        """The saved session logged to the team's store (none set: nothing to do); a store
+        that cannot be reached is one line of warning, the session is saved first."""
+        folder = self.ending.folder if self.ending is not None else None
+        if folder is None or self.store is None:
+            return Sent()
+        return send(folder, self.store, self.mlflow_experiment, on_logged)
 
     def __enter__(self) -> Recording:
         self._signals = _stopped_by_signals(self.cancel, self.signalled, self.stop_on_signals)

@@ -45,6 +45,13 @@ METRICS_PER_BATCH = 1000  # MLflow's limits on one log_batch request
 PARAMS_PER_BATCH = 100
 PROBE_TIMEOUT_S = 5.0
 
+# Tags that find a session's run again (the team store, profiler/team_store/, searches them).
+SESSION_TAG = "tcprof.session"
+SERIES_TAG = "tcprof.series"
+VERSION_TAG = "tcprof.version"
+BRANCH_TAG = "tcprof.branch"
+COMMIT_TAG = "tcprof.commit"
+
 MAX_KEY_CHARS = 250
 _NOT_IN_A_KEY = re.compile(r"[^\w.\- /]+")  # what MLflow refuses in a param or metric name
 
@@ -78,6 +85,20 @@ def probe(uri: str) -> None:
     except OSError as exc:
         why = exc.strerror or str(exc) or type(exc).__name__
         raise ConnectionError(f"cannot reach the MLflow server at {uri} ({why})") from exc
+
+
+def finding_tags(session: dict[str, Any]) -> dict[str, str]:
+    """The session's series key, tcprof's version and its git branch and commit, as tags: what a
+    reader of the store searches by (a run without them is still listed, by its session tag)."""
+    provenance = session.get("provenance") or {}
+    git = provenance.get("git") or {}
+    found = {
+        SERIES_TAG: (session.get("series") or {}).get("key"),
+        VERSION_TAG: provenance.get("tcprof"),
+        BRANCH_TAG: git.get("branch"),
+        COMMIT_TAG: git.get("commit"),
+    }
+    return {k: str(v) for k, v in found.items() if v}
 
 
 def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
@@ -163,7 +184,7 @@ def _log(log: SessionLog, session: dict[str, Any], uri: str, experiment: str | N
     end = int(log.ended_at * 1000) if log.ended_at else None
     timestamp = start or 0
     note = f"{log.verdict}\n\n{log.table}"
-    tags = {**log.tags, "tcprof.session": log.name, NOTE_TAG: _tag(note)}
+    tags = {**log.tags, **finding_tags(session), SESSION_TAG: log.name, NOTE_TAG: _tag(note)}
     parent = logger.run(experiment_id, log.name, start, tags)
     open_runs = [parent]
     try:

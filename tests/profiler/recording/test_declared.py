@@ -21,7 +21,7 @@ from tcprof.profiler.recording.options import config_from_options
 SIMPLE = str(examples.example_path("simple"))
 BOUNDED = [o for o in RUN_OPTIONS if o.limit is not None]
 # read by each door around the RunConfig (the folder, what is printed, the trackers)
-DOORS_OWN = {"out", "force", "quiet", "json", "show_output", "log_to", "mlflow_experiment"}
+DOORS_OWN = {"out", "force", "quiet", "json", "show_output", "log_to", "mlflow_experiment", "store"}
 
 
 def refused(option: Option) -> float:

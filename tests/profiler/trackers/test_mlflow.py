@@ -17,7 +17,7 @@ import pytest
 from tcprof.profiler.analysis.verdict import speedup_interval, speedup_settled, verdict_lines
 from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
-from tests.support.mlflow_server import MlflowServer, free_port
+from tests.support.mlflow_server import free_port
 
 pytestmark = [pytest.mark.tracker, pytest.mark.timeout(300)]
 EXPERIMENT = "tcprof-tests"
@@ -32,13 +32,9 @@ def MlflowClient(tracking_uri: str):  # noqa: N802  (MLflow's class, as the test
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """Started, not yet waited for: it boots while the shared real run runs."""
-    server = MlflowServer(tmp_path_factory.mktemp("mlflow"))
-    try:
-        yield server
-    finally:
-        server.stop()
+def server(mlflow_server):
+    """The pass's shared server, not yet waited for: it boots while the shared real run runs."""
+    return mlflow_server
 
 
 @pytest.fixture(scope="module")
