@@ -14,9 +14,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.api.records import Interval
 from tcprof.profiler.api.session import Session
 from tcprof.profiler.folders.files import read_session
+from tcprof.profiler.model.figures import Interval
 from tcprof.profiler.report import compare as report_compare
 
 SessionLike = Session | str | os.PathLike[str]
