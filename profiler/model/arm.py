@@ -11,10 +11,10 @@ from typing import Any
 
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.figures import Problem
+from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
-from tcprof.profiler.model.json_values import freeze, items
 from tcprof.profiler.model.row import Row
 
 
@@ -59,6 +59,7 @@ class Recompile:
     file: str | None
     line: int | None
     seconds: float | None
+    data: Mapping[str, Any] = field(repr=False, compare=False, hash=False, default_factory=lambda: EMPTY)
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> Recompile:
@@ -70,6 +71,30 @@ class Recompile:
             _str(value.get("file")),
             _int(value.get("line")),
             _float(value.get("seconds")),
+            freeze(value),
+        )
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What tcprof advises about an arm's recompiles (analysis/advice.py, saved with the arm):
+    its kind, the cause in the user's words, the fix, and the option `--apply-advice` would try
+    (None: none to try); `evidence` as saved."""
+
+    kind: str | None
+    message: str | None
+    fix: str | None
+    apply: str | None
+    evidence: Mapping[str, Any] = field(repr=False, compare=False, hash=False)
+
+    @classmethod
+    def of(cls, value: Mapping[str, Any]) -> Advice:
+        return cls(
+            _str(value.get("kind")),
+            _str(value.get("message")),
+            _str(value.get("fix")),
+            _str(value.get("apply")),
+            as_map(value.get("evidence")),
         )
 
 
@@ -144,6 +169,7 @@ class Arm:
     interpreter: Interpreter | None = None
     world_size: int | None = None
     pid: int | None = None
+    advice: tuple[Advice, ...] = ()
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -173,6 +199,7 @@ class Arm:
             interpreter=Interpreter.of(arm.get("python")),
             world_size=_int(arm.get("world_size")),
             pid=_int(arm.get("pid")),
+            advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
         )
 
     def row(self, batch_size: int) -> Row:

@@ -86,6 +86,12 @@ class SessionModel:
             errors=tuple(p for p in map(Problem.of, items(plain.get("errors"))) if p),
         )
 
+    @classmethod
+    def read(cls, value: SessionModel | Mapping[str, Any]) -> SessionModel:
+        """The model of `value`: itself when it is one, else built from a session.json dict
+        (the door where raw JSON enters a reader, so its callers may hand either)."""
+        return value if isinstance(value, SessionModel) else cls.from_json(value)
+
     @property
     def rows(self) -> tuple[Row, ...]:
         """Every arm's rows, arm by arm."""
