@@ -107,7 +107,7 @@ def compare(a: SessionLike, b: SessionLike) -> Comparison:
     """Two sessions (Session objects, folders or session.json files) in either order: the
     newer is "after". ValueError when a path is not a session or nothing is compared."""
     (da, la), (db, lb) = _side(a), _side(b)
-    result = report_compare.compare(da, db)
+    result = report_compare.diff_sessions(da, db)
     if result.compared_nothing:
         raise ValueError(report_compare.NOTHING_COMPARED)
     labels = {id(da): la, id(db): lb}

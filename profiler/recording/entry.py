@@ -26,7 +26,7 @@ from tcprof.profiler.folders.run_folder import open_run_folder
 from tcprof.profiler.protocol.types import Json, Listener
 from tcprof.profiler.recording.tracking import Logged, check_tracker_options, log_saved
 from tcprof.profiler.run.recorded import RecordedRun, RunnerFactory, engine_runner
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 # The runner a door gets when it names none (the engine's): tests of the CLI and the API,
 # which cannot pass one through a command line, set the scripted fake worker's here.
@@ -112,7 +112,7 @@ class Recording:
         return self.recorded.folder
 
     @property
-    def session(self) -> Session:
+    def session(self) -> SessionFold:
         """The session as folded so far."""
         return self.recorded.session
 
@@ -130,7 +130,7 @@ class Recording:
         """Ask the run to end, from any thread."""
         self.recorded.cancel()
 
-    def run(self) -> Session:
+    def run(self) -> SessionFold:
         """The checks, then the run to its end (or until cancelled or interrupted)."""
         return self.recorded.run()
 
