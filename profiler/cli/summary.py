@@ -25,7 +25,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     model = SessionModel.read(session)
     session_dict = model.to_dict()  # for the sections that still read session.json's dict
     header, rows = table_rows(session_dict)
-    provenance = provenance_line(session_dict)
+    provenance = provenance_line(model)
     parts = [provenance, render_table(header, rows)] if provenance else [render_table(header, rows)]
     verdicts = verdict_lines(session_dict)
     if verdicts:

@@ -207,7 +207,7 @@ def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = N
         f"torch {esc((env and env.torch) or '?')}",
         esc(when),
     ]
-    provenance = provenance_line(session_dict)
+    provenance = provenance_line(session)
     toc = "".join(
         f'<a href="#{anchor}">{title}</a>'
         for anchor, title in (

@@ -145,7 +145,7 @@ def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = Non
     session_dict = model.to_dict()  # for the sections that still read session.json's dict
     header, rows = table_rows(session_dict)
     out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
-    provenance = provenance_line(session_dict)
+    provenance = provenance_line(model)
     if provenance:
         out += [f"<sub>{md_text(provenance)}</sub>", ""]
     status = model.data.get("status")
