@@ -2,7 +2,7 @@
 
 Used by the GUI benchmarks to push a known load through the real relay path
 (ProfilerThread -> RunController -> LiveData -> plots) without timing a model. It folds its
-events into an engine Session like the real Runner, so memory figures include that copy too.
+events into an engine SessionFold like the real Runner, so memory figures include that copy too.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 
 class SyntheticRunner:
@@ -21,7 +21,7 @@ class SyntheticRunner:
         self.steps_per_event = steps_per_event
         self.rate = rate_steps_per_s
         self.duration_s = duration_s
-        self.session = Session()
+        self.session = SessionFold()
         self._cancel = False
 
     def cancel(self):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from tcprof.profiler.config import ArmSpec
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support import sleeping_backend
 from tests.support.paths import ROOT
 from tests.support.script_harness import schedule, script_config, serve
@@ -23,7 +23,7 @@ def one_run() -> str:
     for arm in (0, 1):
         events += [{**e, "arm": arm, "replicate": 0} for e in serve(schedule(cfg, arm))]
     events.append({"type": "run_end", "status": "completed", "wall_time": 1.0})
-    row = Session.from_events(events).to_dict()["arms"][1]["results"][0]
+    row = SessionFold.from_events(events).to_dict()["arms"][1]["results"][0]
     n = len(row["compiles_list"])
     backend = sum(e.get("backend_s") or 0 for e in events if e["type"] == "compile")
     check = row["compile_check"]

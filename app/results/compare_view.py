@@ -28,8 +28,8 @@ from tcprof.app.common.table_text import set_header_tip, table_text
 from tcprof.app.common.theme import error_colour, good_colour, muted_colour
 from tcprof.profiler.report.compare import (
     HEADER,
-    compare,
     comparison_cells,
+    diff_sessions,
     outcome_text,
     when,
 )
@@ -83,7 +83,7 @@ class CompareDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Compare sessions")
         self.resize(1240, 420)
-        self.comparison = compare(first, second)
+        self.comparison = diff_sessions(first, second)
         self.compared = self.comparison.rows
         swapped = self.comparison.before is not first
         before_label, after_label = (

@@ -3,7 +3,7 @@ the reproducing code, torch.profiler operators, saved weights, the ranks of dist
 (a training script's session) what the script compiled where and its own time.
 
 Every tab but the logs and the environment is filled from one session dict (the engine's
-`Session.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
+`SessionFold.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
 in progress, a run that ended or a saved session; the table uses the engine's own cell
 formatting so the window and `tcprof run` agree to the digit.
 """

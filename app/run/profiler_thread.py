@@ -18,7 +18,7 @@ session folder's lock, held by the recorded run, is a file lock against other pr
 thread lock.)
 
 Work that grows with the run's length stays here too, off the GUI thread: the summary table's
-numbers (`Session.to_dict()` bootstraps confidence intervals) are computed when a batch size
+numbers (`SessionFold.to_dict()` bootstraps confidence intervals) are computed when a batch size
 finishes and relayed as a `summary` event, and the session's files and reports are written
 here when the run ends or is stopped.
 """

@@ -11,23 +11,14 @@ model given as a Python object is pickled here and built in the workers.
 from tcprof.profiler.api.comparison import ComparedRow, Comparison, compare
 from tcprof.profiler.api.magic import load_ipython_extension
 from tcprof.profiler.api.progress import Progress, TcprofWarning
-from tcprof.profiler.api.records import (
-    Accuracy,
-    Arm,
-    CompileCost,
-    GraphBreak,
-    Interval,
-    Memory,
-    Problem,
-    Provenance,
-    Recompile,
-    Row,
-    Series,
-    Speedup,
-)
 from tcprof.profiler.api.running import run
 from tcprof.profiler.api.session import Session, load
 from tcprof.profiler.api.shipping import CANNOT_SHIP
+from tcprof.profiler.model.arm import Arm, GraphBreak, Recompile
+from tcprof.profiler.model.compiles import CompileCost
+from tcprof.profiler.model.context import Provenance, Series
+from tcprof.profiler.model.figures import Interval, Problem
+from tcprof.profiler.model.row import Accuracy, Memory, Row, Speedup
 
 __all__ = [
     "run",

@@ -14,9 +14,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.api.records import Interval
 from tcprof.profiler.api.session import Session
 from tcprof.profiler.folders.files import read_session
+from tcprof.profiler.model.figures import Interval
 from tcprof.profiler.report import compare as report_compare
 from tcprof.profiler.team_store.lookup import local_session
 
@@ -108,7 +108,7 @@ def compare(a: SessionLike, b: SessionLike) -> Comparison:
     """Two sessions (Session objects, folders or session.json files) in either order: the
     newer is "after". ValueError when a path is not a session or nothing is compared."""
     (da, la), (db, lb) = _side(a), _side(b)
-    result = report_compare.compare(da, db)
+    result = report_compare.diff_sessions(da, db)
     if result.compared_nothing:
         raise ValueError(report_compare.NOTHING_COMPARED)
     labels = {id(da): la, id(db): lb}

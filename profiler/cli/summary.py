@@ -3,11 +3,14 @@ TorchDynamo did per arm with its advice."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
-from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
+from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
@@ -19,28 +22,28 @@ from tcprof.profiler.report.sections.timeline import summary_line
 from tcprof.profiler.run.apply_advice import before_after
 
 
-def render_summary(session_dict: dict[str, Any]) -> str:
+def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
+    model = SessionModel.read(session)
+    session_dict = model.to_dict()  # for the sections that still read session.json's dict
     header, rows = table_rows(session_dict)
-    provenance = provenance_line(session_dict)
+    provenance = provenance_line(model)
     parts = [provenance, render_table(header, rows)] if provenance else [render_table(header, rows)]
     verdicts = verdict_lines(session_dict)
     if verdicts:
         parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
-    notes = session_notes(session_dict)
-    compared = compared_any(session_dict)
+    notes = list(model.notes)
+    compared = compared_any(model)
     if not compared:  # no round measured a comparison: its order is no one's concern
         notes = [n for n in notes if n != (session_dict.get("schedule") or {}).get("note")]
     if notes:
         parts.append("\n".join(f"  note: {line}" for line in notes))
-    for arm in session_dict["arms"]:
-        if arm.get("error"):
-            parts.append(
-                f"\n{arm['name']}: error ({arm['error']['kind']}): {arm['error']['message']}"
-            )
+    for arm in model.arms:
+        if arm.error:
+            parts.append(f"\n{arm.name}: error ({arm.error.kind}): {arm.error.message}")
     script = script_section.text_lines(session_dict, render_table)
     if script:
         parts.append("\n" + "\n".join(script))
-    insight = render_insight(session_dict)
+    insight = render_insight(model)
     if insight:
         parts.append(insight)
     for item in before_after(session_dict):
@@ -58,7 +61,7 @@ def render_summary(session_dict: dict[str, Any]) -> str:
     ranks = stragglers.text_lines(session_dict)
     if ranks:
         parts.append("\n" + "\n".join(ranks))
-    if (session_dict.get("config") or {}).get("steps"):
+    if model.config.get("steps"):
         parts.append(f"steps: {steps_text(session_dict)}")
     spent = summary_line(session_dict)
     if spent:
@@ -75,48 +78,42 @@ def render_summary(session_dict: dict[str, Any]) -> str:
 INTERVAL_NOTES = ("speedup:", "order:")
 
 
-def compared_any(session_dict: dict[str, Any]) -> bool:
+def compared_any(session: SessionModel) -> bool:
     """Whether any row holds a speedup: when every arm failed (or the baseline did) there is
     no interval to explain, and the footer would end a failed run on rounds that never ran."""
-    return any(
-        r.get("speedup") is not None
-        for arm in session_dict.get("arms") or []
-        for r in arm.get("results") or []
-    )
+    return any(row.speedup is not None for row in session.rows)
 
 
-def render_insight(session_dict: dict[str, Any]) -> str:
+def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
+    model = SessionModel.read(session)
     lines: list[str] = []
-    compiled = [a for a in session_dict["arms"] if a.get("backend") != "eager" and a.get("results")]
+    compiled = [a for a in model.arms if a.backend != "eager" and a.rows]
     if compiled:
-        script = script_section.script_of(session_dict)
+        script = script_section.script_of(model.to_dict())
         per = "phase" if script else "batch size"
         lines.append(f"\nwhat TorchDynamo did per {per}:")
-        width = max(len(a["name"]) for a in compiled)
+        width = max(len(a.name) for a in compiled)
         for arm in compiled:
             cells = [
-                f"{_phase(script, r['batch_size'])} "
-                f"{(r.get('compile_status') or r['status']).replace('_', ' ')}"
-                for r in arm["results"]
+                f"{_phase(script, r.batch_size)} {(r.compile_status or r.status).replace('_', ' ')}"
+                for r in arm.rows
             ]
-            lines.append(f"  {arm['name'].ljust(width)}  " + " · ".join(cells))
-    for arm in session_dict["arms"]:
-        breaks = arm.get("graph_breaks") or []
-        recompiles = arm.get("recompiles") or []
-        fallbacks = arm.get("fallbacks") or []
-        if not (breaks or recompiles or fallbacks or arm.get("advice")):
+            lines.append(f"  {arm.name.ljust(width)}  " + " · ".join(cells))
+    for arm in model.arms:
+        if not (arm.graph_breaks or arm.recompiles or arm.fallbacks or arm.advice):
             continue
-        lines.append(f"\n{arm['name']}:")
-        for gb in breaks:
-            where = f"{gb['file']}:{gb['line']}" if gb.get("file") else "?"
-            lines.append(f"  graph break x{gb['count']} at {where}: {gb['reason']}")
-        for rc in recompiles:
+        lines.append(f"\n{arm.name}:")
+        for gb in arm.graph_breaks:
+            where = f"{gb.file}:{gb.line}" if gb.file else "?"
+            lines.append(f"  graph break x{gb.count} at {where}: {gb.reason}")
+        for rc in arm.recompiles:
             lines.append(
-                f"  recompile at bs={rc['batch_size']} ({frame_text(rc.get('frame'))}, "
-                f"{units.seconds(rc.get('seconds'))} by torch's compile timer): {plain_reason(rc)}"
+                f"  recompile at bs={rc.batch_size} ({frame_text(rc.frame)}, "
+                f"{units.seconds(rc.seconds)} by torch's compile timer): "
+                f"{plain_reason(dict(rc.data))}"
             )
-        for fb in fallbacks:
-            lines.append(f"  {recompile_limit_hit(fb.get('frame'))}")
+        for fb in arm.fallbacks:
+            lines.append(f"  {recompile_limit_hit(fb.frame)}")
         lines += advice_lines(arm)
     return "\n".join(lines)
 
@@ -125,12 +122,12 @@ def _phase(script: dict[str, Any] | None, batch_size: Any) -> str:
     return script_section.phase_text(script, batch_size) if script else f"bs {batch_size}"
 
 
-def advice_lines(arm: dict[str, Any]) -> list[str]:
+def advice_lines(arm: Arm) -> list[str]:
     """The arm's recompile advice as terminal lines: cause, then fix (and what tcprof can try)."""
     out = []
-    for item in arm.get("advice") or []:
-        out.append(f"  advice: {item.get('message')}")
-        out.append(f"    fix: {item.get('fix')}")
-        if item.get("apply"):
-            out.append(f"    tcprof can verify it: --apply-advice adds an arm with {item['apply']}")
+    for item in arm.advice:
+        out.append(f"  advice: {item.message}")
+        out.append(f"    fix: {item.fix}")
+        if item.apply:
+            out.append(f"    tcprof can verify it: --apply-advice adds an arm with {item.apply}")
     return out

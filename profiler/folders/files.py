@@ -12,7 +12,7 @@ A session file may come from anyone, so reading is bounded and checked: session.
 MAX_SESSION_BYTES, parsed with a nesting limit (profiler/protocol/safe_json.py) and checked against the
 shapes its readers rely on (profiler/protocol/session_schema.py); an events.jsonl line is skipped when it
 is too long or its fields have the wrong types. Every problem is one SessionLoadError line.
-Qt-free, and light to import: the numpy-backed Session is loaded only to fold an events.jsonl.
+Qt-free, and light to import: the numpy-backed SessionFold is loaded only to fold an events.jsonl.
 """
 
 from __future__ import annotations
@@ -164,10 +164,10 @@ def _reason(exc: BaseException) -> str:
 
 
 def _fold_events(source: Path, skipped: list[str]) -> dict[str, Any]:
-    from tcprof.profiler.session.fold import Session  # numpy-backed: not at start-up
+    from tcprof.profiler.session.fold import SessionFold  # numpy-backed: not at start-up
 
     try:
-        return Session.from_events(iter_events(source, skipped)).to_dict()
+        return SessionFold.from_events(iter_events(source, skipped)).to_dict()
     except (KeyError, TypeError, AttributeError, IndexError) as exc:  # a reader the checks missed
         raise ValueError(f"{type(exc).__name__}: {exc}") from exc
 

@@ -5,7 +5,7 @@ ends or is stopped. If the app (or the machine) dies mid-run, the folder keeps e
 no session.json. A live run holds its folder's lock (profiler/folders/run_lock.py) however long it is
 silent, and a folder whose lock is held is never taken; the lock ends with the process, so a
 dead run's folder is free. On the next start the GUI calls `recover_all()`: each such folder is rebuilt
-with `Session.from_events` (status "interrupted", with everything measured up to the crash) and
+with `SessionFold.from_events` (status "interrupted", with everything measured up to the crash) and
 written by the engine's own writer (`write_session_files`), so the session opens, lists and
 exports like any other. Pure Python: no torch, no Qt, usable from the CLI or tests.
 """
@@ -24,7 +24,7 @@ from tcprof.profiler.folders.files import (
 )
 from tcprof.profiler.folders.home import sessions_dir
 from tcprof.profiler.folders.run_lock import FolderInUse, RunLock, is_locked
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 # A folder whose events.jsonl changed this recently may belong to a run of a tcprof too old to
 # hold a lock: leave it for a later start.
@@ -84,7 +84,7 @@ def recover(folder: str | Path) -> Recovered:
 
 def _rebuild(folder: Path) -> Recovered:
     try:
-        session = Session.from_events(iter_events(folder / EVENTS_JSONL))
+        session = SessionFold.from_events(iter_events(folder / EVENTS_JSONL))
         if not session.config:
             return Recovered(folder, "failed", 0, "events.jsonl holds no run_start event")
         write_session_files(session.to_dict(), folder)

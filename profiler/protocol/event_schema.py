@@ -1,6 +1,6 @@
 """What the readers of events.jsonl rely on in each event, checked as each line is read.
 
-Session.from_events folds the events of a file into a session (recovery, `tcprof report` on a
+SessionFold.from_events folds the events of a file into a session (recovery, `tcprof report` on a
 run cut short), and the window replays them into its plots and logs. An event whose fields
 would break one of those readers (a batch size that is a string, step times that are not a
 list) is left out instead, with the reason; types the readers do not fold are checked for the
@@ -117,7 +117,7 @@ def _event(
     )
 
 
-# Session.fold keeps a cache event whole in its arm's cache_events, which session.json checks
+# SessionFold keeps a cache event whole in its arm's cache_events, which session.json checks
 # as CACHE_EVENT (the fields of both kinds): an event that would not fit there is left out.
 KEPT_AS_IN_THE_SESSION = CACHE_EVENT.problem
 

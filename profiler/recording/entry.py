@@ -26,7 +26,7 @@ from tcprof.profiler.folders.run_folder import open_run_folder
 from tcprof.profiler.protocol.types import Json, Listener
 from tcprof.profiler.recording.tracking import Logged, check_tracker_options, log_saved
 from tcprof.profiler.run.recorded import RecordedRun, RunnerFactory, engine_runner
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tcprof.profiler.team_store.address import store_uri
 from tcprof.profiler.team_store.sending import Sent, send, store_spec
 from tcprof.profiler.trackers.specs import install_hint, missing_library
@@ -122,7 +122,7 @@ class Recording:
         return self.recorded.folder
 
     @property
-    def session(self) -> Session:
+    def session(self) -> SessionFold:
         """The session as folded so far."""
         return self.recorded.session
 
@@ -140,7 +140,7 @@ class Recording:
         """Ask the run to end, from any thread."""
         self.recorded.cancel()
 
-    def run(self) -> Session:
+    def run(self) -> SessionFold:
         """The checks, then the run to its end (or until cancelled or interrupted)."""
         return self.recorded.run()
 

@@ -314,7 +314,11 @@ def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[s
 
 
 @dataclass
-class Comparison:
+class SessionDiff:
+    """Two saved sessions side by side (`tcprof compare`): each shared arm and batch size's
+    changes with their intervals, and the warnings that qualify them. The Python API's
+    `tcprof.compare` returns its typed `Comparison` built from this."""
+
     before: dict[str, Any]
     after: dict[str, Any]
     rows: list[dict[str, Any]]
@@ -339,12 +343,12 @@ class Comparison:
         return out
 
 
-def compare(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
+def diff_sessions(a: dict[str, Any], b: dict[str, Any]) -> SessionDiff:
     """Two sessions in either order: the newer is "after"."""
     before, after = newest_last(a, b)
     rows = compare_sessions(before, after)
     warnings = comparison_warnings(before, after) + machine_warnings(before, after, rows)
-    return Comparison(before, after, rows, warnings)
+    return SessionDiff(before, after, rows, warnings)
 
 
 def machine_warnings(
@@ -460,7 +464,7 @@ def when(session: dict[str, Any]) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if started else "?"
 
 
-def render(comparison: Comparison, before_label: str, after_label: str) -> str:
+def render(comparison: SessionDiff, before_label: str, after_label: str) -> str:
     lines = [
         f"before: {before_label} ({when(comparison.before)})",
         f"after:  {after_label} ({when(comparison.after)})",
@@ -480,7 +484,7 @@ def render(comparison: Comparison, before_label: str, after_label: str) -> str:
 NOTHING_COMPARED = "nothing was compared: the sessions share no arm and batch size"
 
 
-def outcome_text(comparison: Comparison) -> str:
+def outcome_text(comparison: SessionDiff) -> str:
     """The comparison's last word: what got worse, nothing, or that nothing was compared."""
     if comparison.compared_nothing:
         return NOTHING_COMPARED
@@ -488,13 +492,13 @@ def outcome_text(comparison: Comparison) -> str:
     return "worse beyond noise: " + "; ".join(worse) if worse else "nothing got worse beyond noise"
 
 
-def compare_saved(first: str | Path, second: str | Path) -> tuple[str, Comparison]:
+def compare_saved(first: str | Path, second: str | Path) -> tuple[str, SessionDiff]:
     """Two saved sessions (folders, session.json or events.jsonl files) in either order: the
     comparison as text, and the comparison itself (its regressions decide an exit code).
 
     Raises SessionLoadError when either cannot be read."""
     a, b = read_session(first), read_session(second)
-    comparison = compare(a, b)
+    comparison = diff_sessions(a, b)
     labels = {id(a): _label(first), id(b): _label(second)}
     text = render(comparison, labels[id(comparison.before)], labels[id(comparison.after)])
     return text, comparison

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import html as _html
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config.resources import resource_path
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report import artefacts
 from tcprof.profiler.report.data import model_label, script_json
@@ -188,25 +190,25 @@ def _throughput(session_dict: dict[str, Any]) -> dict[str, Any]:
     return {"unit": script_section.work_unit(session_dict), "work": work, "phase": sweep}
 
 
-def _header(session_dict: dict[str, Any], folder: Any = None) -> str:
-    env = session_dict.get("environment") or {}
-    status = session_dict.get("status") or "unknown"
-    started = session_dict.get("started_at")
+def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = None) -> str:
+    env = session.runtime
+    status = session.status
+    started = session.started_at
     when = (
         time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
-        if isinstance(started, (int, float))
+        if started is not None
         else "unknown time"
     )
-    arms = ", ".join(str(a.get("name")) for a in session_dict.get("arms") or [])
+    arms = ", ".join(a.name for a in session.arms)
     status_cls = "good" if status == "completed" else "bad"
-    device = env.get("device_name") or env.get("device") or "?"
+    device = (env and (env.device_name or env.device)) or "?"
     facts = [
         f"arms: {esc(arms)}",
-        f"{esc(env.get('device') or '?')} ({esc(device)})",
-        f"torch {esc(env.get('torch') or '?')}",
+        f"{esc((env and env.device) or '?')} ({esc(device)})",
+        f"torch {esc((env and env.torch) or '?')}",
         esc(when),
     ]
-    provenance = provenance_line(session_dict)
+    provenance = provenance_line(session)
     toc = "".join(
         f'<a href="#{anchor}">{title}</a>'
         for anchor, title in (
@@ -290,25 +292,27 @@ def render_summary_page(session_dict: dict[str, Any]) -> str:
     return _document(f"tcprof: {model_label(session_dict)}", body, session_dict)
 
 
-def render_html(session_dict: dict[str, Any], folder: Any = None) -> str:
+def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -> str:
     """The whole report as one HTML document; `folder` is where it is written (its links to the
     session's files are relative to it; None: the session's own folder)."""
     from tcprof.profiler.report.reproduce import render_reproducer
 
+    model = SessionModel.read(session)
+    session_dict = model.to_dict()  # for the sections that still read session.json's dict
     codes = []
-    for arm in session_dict.get("arms") or []:
+    for arm in model.arms:
         try:
-            codes.append((arm.get("name"), render_reproducer(session_dict, arm.get("name"))))
+            codes.append((arm.name, render_reproducer(session_dict, arm.name)))
         except Exception as exc:  # a report without the code is better than no report
-            codes.append((arm.get("name"), f"# could not generate the script: {exc}\n"))
+            codes.append((arm.name, f"# could not generate the script: {exc}\n"))
     body = "\n".join(
         [
-            _header(session_dict, folder),
+            _header(model, session_dict, folder),
             "<main>",
             sections.summary(session_dict, esc),
             script_section.html_section(session_dict, esc),
             _charts(),
-            sections.insight(session_dict, esc),
+            sections.insight(model, esc),
             ladder_section.html_section(session_dict, esc),
             regional_section.html_section(session_dict, esc),
             straggler_section.html_section(session_dict, esc),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
-from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
+from tcprof.profiler.analysis.verdict import verdict_lines
 from tcprof.profiler.config import loop_text, where_text
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.compile_terms import resume_explanation
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report import artefacts
@@ -63,29 +65,29 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _insight(session_dict: dict[str, Any]) -> list[str]:
+def _insight(session: SessionModel) -> list[str]:
     items: list[str] = []
-    for arm in session_dict.get("arms") or []:
-        name = md_text(arm.get("name"))
-        for gb in arm.get("graph_breaks") or []:
+    for arm in session.arms:
+        name = md_text(arm.name)
+        for gb in arm.graph_breaks:
             items.append(
-                f"- **{name}**: graph break ×{gb.get('count')} at "
-                f"{md_code(short_where(gb.get('file'), gb.get('line')))}: {md_text(gb.get('reason'))}"
+                f"- **{name}**: graph break ×{gb.count} at "
+                f"{md_code(short_where(gb.file, gb.line))}: {md_text(gb.reason)}"
             )
-        for rc in arm.get("recompiles") or []:
+        for rc in arm.recompiles:
             items.append(
-                f"- **{name}**: recompile at bs={md_text(rc.get('batch_size'))} in "
-                f"{md_code(rc.get('frame') or '?')}{_resume(rc.get('frame'))}: {md_text(plain_reason(rc))}"
+                f"- **{name}**: recompile at bs={md_text(rc.batch_size)} in "
+                f"{md_code(rc.frame or '?')}{_resume(rc.frame)}: "
+                f"{md_text(plain_reason(dict(rc.data)))}"
             )
-        for fb in arm.get("fallbacks") or []:
-            items.append(f"- **{name}**: {md_text(recompile_limit_hit(fb.get('frame')))}")
+        for fb in arm.fallbacks:
+            items.append(f"- **{name}**: {md_text(recompile_limit_hit(fb.frame))}")
     if len(items) > MAX_ITEMS:
         items = items[:MAX_ITEMS] + [f"- … and {len(items) - MAX_ITEMS} more (see report.html)"]
-    for arm in session_dict.get("arms") or []:  # advice last: never cut by MAX_ITEMS
-        for a in arm.get("advice") or []:
+    for arm in session.arms:  # advice last: never cut by MAX_ITEMS
+        for a in arm.advice:
             items.append(
-                f"- **{md_text(arm.get('name'))}** advice: {md_text(a.get('message'))}. "
-                f"Fix: {md_text(a.get('fix'))}"
+                f"- **{md_text(arm.name)}** advice: {md_text(a.message)}. Fix: {md_text(a.fix)}"
             )
     return items
 
@@ -110,26 +112,22 @@ def _resume(frame: Any) -> str:
     return f" ({md_text(why.replace('`', ''))})" if why else ""
 
 
-def _errors(session_dict: dict[str, Any]) -> list[str]:
-    out = []
-    for arm in session_dict.get("arms") or []:
-        err = arm.get("error")
-        if err:
-            out.append(
-                f"- **{md_text(arm.get('name'))}**: {md_text(err.get('kind'))} error: "
-                f"{md_text(err.get('message'))}"
-            )
-    return out
+def _errors(session: SessionModel) -> list[str]:
+    return [
+        f"- **{md_text(arm.name)}**: {md_text(arm.error.kind)} error: {md_text(arm.error.message)}"
+        for arm in session.arms
+        if arm.error
+    ]
 
 
-def _environment_line(session_dict: dict[str, Any]) -> str:
-    env = session_dict.get("environment") or {}
+def _environment_line(session: SessionModel, session_dict: dict[str, Any]) -> str:
+    env = session.runtime
     cfg = session_dict.get("config") or {}
     parts = []
-    if env:
-        parts.append(f"torch {env.get('torch')}")
-        parts.append(f"python {env.get('python')}")
-        parts.append(f"{env.get('device')} ({env.get('device_name')})")
+    if session.environment and env:
+        parts.append(f"torch {env.torch}")
+        parts.append(f"python {env.python}")
+        parts.append(f"{env.device} ({env.device_name})")
     if cfg:
         parts.append(loop_text(cfg))
         if cfg.get("host"):
@@ -142,20 +140,22 @@ def _environment_line(session_dict: dict[str, Any]) -> str:
     return " · ".join(md_text(p) for p in parts)
 
 
-def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
+def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = None) -> str:
     """report.md; `folder` is where it is written (links are relative to it)."""
+    model = SessionModel.read(session)
+    session_dict = model.to_dict()  # for the sections that still read session.json's dict
     header, rows = table_rows(session_dict)
     out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
-    provenance = provenance_line(session_dict)
+    provenance = provenance_line(model)
     if provenance:
         out += [f"<sub>{md_text(provenance)}</sub>", ""]
-    status = session_dict.get("status")
+    status = model.data.get("status")
     if status and status != "completed":
         out += [f"**Run {md_text(status)}**: the table holds what was measured.", ""]
     verdicts = verdict_lines(session_dict)
     if verdicts:
         out += [*(f"- **{md_text(line)}**" for line in verdicts), ""]
-    notes = session_notes(session_dict)
+    notes = model.notes
     if notes:
         out += [*(f"- _{md_text(line)}_" for line in notes), ""]
     out.append(table(header, rows) if rows else "_No batch size was measured._")
@@ -164,16 +164,15 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     if rows:
         note += f" Memory: {COLUMN_HELP['memory']}."
     fails = [
-        f"{a['name']} bs {r['batch_size']}: {accuracy_title(r['accuracy'])}"
-        for a in session_dict.get("arms") or []
-        for r in a.get("results") or []
-        if (r.get("accuracy") or {}).get("status") == "fail"
+        f"{row.arm} bs {row.batch_size}: {accuracy_title(dict(row.accuracy.data))}"
+        for row in model.rows
+        if row.accuracy and row.accuracy.status == "fail"
     ]
     if fails:
         note += " Accuracy failures: " + "; ".join(fails) + "."
     out += [note, ""]
     out += script_section.markdown_lines(session_dict, md_text)
-    insight = _insight(session_dict)
+    insight = _insight(model)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
     out += _compiles(session_dict)
@@ -183,10 +182,10 @@ def render_markdown(session_dict: dict[str, Any], folder: Any = None) -> str:
     out += timeline_section.markdown_lines(session_dict, md_text)
     out += top_ops.markdown_lines(session_dict, md_text)
     out += artefacts.markdown_lines(session_dict, md_text, folder)
-    errors = _errors(session_dict)
+    errors = _errors(model)
     if errors:
         out += ["**Errors**", "", *errors, ""]
-    env_line = _environment_line(session_dict)
+    env_line = _environment_line(model, session_dict)
     if env_line:
         out += [f"<sub>{env_line} · measured with tcprof</sub>", ""]
     return "\n".join(out)

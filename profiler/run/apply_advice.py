@@ -17,7 +17,7 @@ from typing import Any
 
 from tcprof.profiler.config import ArmSpec, RunConfig, arms_of, parse_arm
 from tcprof.profiler.protocol.types import Listener
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 FOLDER = "applied-advice"  # the follow-up's artefacts, inside the session folder
 
@@ -69,7 +69,7 @@ def remapped(listener: Listener, offset: int) -> Listener:
 
 
 def apply_advice(
-    session: Session,
+    session: SessionFold,
     config: RunConfig,
     listeners: list[Listener],
     make_runner: Callable[[RunConfig, list[Listener]], Any],

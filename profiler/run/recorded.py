@@ -21,15 +21,15 @@ from tcprof.profiler.config import RunConfig
 from tcprof.profiler.folders.files import clear_earlier_run, open_event_log, save_session
 from tcprof.profiler.folders.run_lock import RunLock
 from tcprof.profiler.protocol.types import Event, Listener
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 
 class SessionRunner(Protocol):
     """What a recorded run drives: the engine's `Runner`, or a test's stand-in."""
 
-    session: Session
+    session: SessionFold
 
-    def run(self) -> Session: ...
+    def run(self) -> SessionFold: ...
 
     def cancel(self) -> None: ...
 
@@ -96,7 +96,7 @@ class RecordedRun:
         self.refusal: str | None = None
 
     @property
-    def session(self) -> Session:
+    def session(self) -> SessionFold:
         """The session as folded so far (the runner's own)."""
         return self.runner.session
 
@@ -104,7 +104,7 @@ class RecordedRun:
         """Ask the run to end, from any thread; `run()` returns what was measured."""
         self.runner.cancel()
 
-    def run(self) -> Session:
+    def run(self) -> SessionFold:
         """Run to the end (or until cancelled or interrupted); the log is closed either way."""
         try:
             self.refusal = self._check(self.config) if self._check is not None else None
@@ -117,7 +117,7 @@ class RecordedRun:
         finally:
             self._log.close()
 
-    def _refuse(self, problem: str) -> Session:
+    def _refuse(self, problem: str) -> SessionFold:
         """The run as recorded when its check failed: started, one usage error, ended."""
         now = time.time()
         for event in (

@@ -1,5 +1,5 @@
 """The run's schedule: rounds of fresh worker processes, arms taking turns in timed blocks, an
-untimed accuracy pass, all folded into a Session.
+untimed accuracy pass, all folded into a SessionFold.
 
 A run is `replicates` rounds. Each round starts one fresh process per arm (so a round's memory
 is that of one process per arm, and process-to-process variation shows up between rounds);
@@ -58,7 +58,7 @@ from tcprof.profiler.run.apply_advice import apply_advice
 from tcprof.profiler.run.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from tcprof.profiler.run.cache_plan import CacheFolders, cache_plan
 from tcprof.profiler.run.debug_artifacts import debug_env, render_tlparse
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tcprof.profiler.session.records import ACCURACY_PASS
 
 
@@ -100,7 +100,7 @@ class Runner:
             config = dataclasses.replace(config, threads=resolve_threads(concurrent))
         self.config = config
         self.listeners = list(listeners or [])
-        self.session = Session()
+        self.session = SessionFold()
         self._clock = clock
         self._cancel = threading.Event()
         self._specs = config.run_arms
@@ -132,7 +132,7 @@ class Runner:
         if self._follow_up is not None:
             self._follow_up.cancel()
 
-    def run(self) -> Session:
+    def run(self) -> SessionFold:
         try:
             return self._run()
         except BaseException:  # Ctrl+C, or a failure of the engine itself (even in publishing)
@@ -144,7 +144,7 @@ class Runner:
             if self._nodes is not None and self._owns_nodes:
                 self._nodes.finish(self.session.status)
 
-    def _run(self) -> Session:
+    def _run(self) -> SessionFold:
         self._t0 = self._clock()
         if self.config.timeout_s:
             self._workers.deadline = self._t0 + self.config.timeout_s

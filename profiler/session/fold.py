@@ -2,7 +2,7 @@
 
 The window, the CLI and the reports read the result; `to_dict()` is the documented
 session.json format (docs/session-format.md, derived in `document`), and
-`Session.from_events()` rebuilds one from recorded events, which is how an interrupted run
+`SessionFold.from_events()` rebuilds one from recorded events, which is how an interrupted run
 keeps what it measured. Events are dispatched by their declared type (`EventType`); a type a
 session does not fold is ignored.
 """
@@ -24,7 +24,7 @@ from tcprof.profiler.session.records import (
 )
 
 
-class Session(SessionRecord):
+class SessionFold(SessionRecord):
     """A session being folded from its events (`apply`), and its session.json (`to_dict`)."""
 
     # -- folding ------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ class Session(SessionRecord):
 
     # -- persistence --------------------------------------------------------------------------
     @classmethod
-    def from_events(cls, events: Iterable[dict[str, Any]]) -> Session:
+    def from_events(cls, events: Iterable[dict[str, Any]]) -> SessionFold:
         """Rebuild from recorded events (`store.files.iter_events` reads an events.jsonl); a run
         cut short ends as 'interrupted' with what it measured."""
         session = cls()
@@ -324,36 +324,36 @@ class Session(SessionRecord):
 
 
 # Which events a session folds, by their declared type.
-_FOLD: dict[EventType, Callable[[Session, dict[str, Any]], None]] = {
-    EventType.RUN_START: Session._on_run_start,
-    EventType.ARMS_ADDED: Session._on_arms_added,
-    EventType.ROUND_START: Session._on_round_start,
-    EventType.ROUND_END: Session._on_round_end,
-    EventType.ARM_START: Session._on_arm_start,
-    EventType.CACHE_SAVED: Session._on_cache_saved,
-    EventType.CACHE_LOADED: Session._on_cache_loaded,
-    EventType.ACCURACY: Session._on_accuracy,
-    EventType.RUN_END: Session._on_run_end,
-    EventType.HELLO: Session._on_hello,
-    EventType.LOADED: Session._on_loaded,
-    EventType.PHASE: Session._on_phase,
-    EventType.FIRST_STEP: Session._on_first_step,
-    EventType.STEPS: Session._on_steps,
-    EventType.BLOCK_DONE: Session._on_block_done,
-    EventType.MEMORY: Session._on_memory,
-    EventType.COMPILE: Session._on_compile,
-    EventType.GRAPH_BREAK: Session._on_graph_break,
-    EventType.FALLBACK: Session._on_fallback,
-    EventType.CUDAGRAPH_SKIP: Session._on_cudagraph_skip,
-    EventType.BS_DONE: Session._on_bs_done,
-    EventType.ERROR: Session._on_error,
-    EventType.RANK_EVENT: Session._on_rank_event,
-    EventType.PROFILE: Session._on_profile,
-    EventType.EXPLAIN: Session._on_explain,
-    EventType.ARTIFACT: Session._on_artifact,
-    EventType.WORKER_EXIT: Session._on_worker_exit,
-    EventType.LOG: Session._on_log,
-    EventType.SCRIPT: Session._on_script,
+_FOLD: dict[EventType, Callable[[SessionFold, dict[str, Any]], None]] = {
+    EventType.RUN_START: SessionFold._on_run_start,
+    EventType.ARMS_ADDED: SessionFold._on_arms_added,
+    EventType.ROUND_START: SessionFold._on_round_start,
+    EventType.ROUND_END: SessionFold._on_round_end,
+    EventType.ARM_START: SessionFold._on_arm_start,
+    EventType.CACHE_SAVED: SessionFold._on_cache_saved,
+    EventType.CACHE_LOADED: SessionFold._on_cache_loaded,
+    EventType.ACCURACY: SessionFold._on_accuracy,
+    EventType.RUN_END: SessionFold._on_run_end,
+    EventType.HELLO: SessionFold._on_hello,
+    EventType.LOADED: SessionFold._on_loaded,
+    EventType.PHASE: SessionFold._on_phase,
+    EventType.FIRST_STEP: SessionFold._on_first_step,
+    EventType.STEPS: SessionFold._on_steps,
+    EventType.BLOCK_DONE: SessionFold._on_block_done,
+    EventType.MEMORY: SessionFold._on_memory,
+    EventType.COMPILE: SessionFold._on_compile,
+    EventType.GRAPH_BREAK: SessionFold._on_graph_break,
+    EventType.FALLBACK: SessionFold._on_fallback,
+    EventType.CUDAGRAPH_SKIP: SessionFold._on_cudagraph_skip,
+    EventType.BS_DONE: SessionFold._on_bs_done,
+    EventType.ERROR: SessionFold._on_error,
+    EventType.RANK_EVENT: SessionFold._on_rank_event,
+    EventType.PROFILE: SessionFold._on_profile,
+    EventType.EXPLAIN: SessionFold._on_explain,
+    EventType.ARTIFACT: SessionFold._on_artifact,
+    EventType.WORKER_EXIT: SessionFold._on_worker_exit,
+    EventType.LOG: SessionFold._on_log,
+    EventType.SCRIPT: SessionFold._on_script,
 }
 
 
@@ -393,7 +393,7 @@ def _replicate(event: dict[str, Any]) -> int | str:
 
 
 def _round(event: dict[str, Any]) -> int:
-    """The round of an event from a timed process (`Session._timed`): its replicate, an
+    """The round of an event from a timed process (`SessionFold._timed`): its replicate, an
     integer (events of schema 1 sessions have none: one round)."""
     rep = event.get("replicate")
     return rep if isinstance(rep, int) else 0

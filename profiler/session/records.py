@@ -117,7 +117,7 @@ class ArmRecord:
 
 class SessionRecord:
     """What a run produced so far: its config, environment, status, arms (each with its
-    per-batch-size results), logs, errors and rounds. State only: `fold.Session` folds events
+    per-batch-size results), logs, errors and rounds. State only: `fold.SessionFold` folds events
     into it, `rows` and `document` derive session.json from it."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Per arm x batch size rows of session.json, derived from what the Session folded: summary
+"""Per arm x batch size rows of session.json, derived from what the SessionFold folded: summary
 statistics over processes, the speedup with an interval that covers process variation and
 its verdict against the A/A control, cold / portable / warm compile cost with break-even,
 steady training memory, the untimed accuracy verdict, and what TorchDynamo did at each batch

@@ -41,8 +41,8 @@ from tcprof.profiler.worker.tensor_rules import (
     DTYPE_TOLERANCES,
     Row,
     Tensors,
-    compare,
     compare_exactly,
+    compare_tensors,
     first_line,
     leaves,
     rel_err,
@@ -215,7 +215,7 @@ def check_step(
     def against_eager(
         name: str, label: str, a: torch.Tensor | None, b: torch.Tensor | None, b64: Any
     ) -> Row:
-        return compare(name, label, a, b, b64, rtol, atol, why64)
+        return compare_tensors(name, label, a, b, b64, rtol, atol, why64)
 
     rows = _rows(res, ref, ref64, against_eager)
     differ = [r for r in _rows(rerun, ref, None, compare_exactly) if r["why"]]

@@ -64,7 +64,7 @@ def to_float64(batch: Any) -> SimpleNamespace:
     )
 
 
-def compare(
+def compare_tensors(
     name: str,
     label: str,
     res: torch.Tensor | None,

@@ -1,5 +1,5 @@
 """A run's family of comparisons made by construction: each arm's process median in each round
-(known speedups, shared round shifts), folded through the real Session into session.json, so
+(known speedups, shared round shifts), folded through the real SessionFold into session.json, so
 tests of the simultaneous intervals see what every view sees. No worker, no torch."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 BACKENDS = ("inductor", "aot_eager", "cudagraphs", "aot_eager_decomp_partition", "tvm", "onnxrt")
 
@@ -36,7 +36,7 @@ def family_session(medians: np.ndarray, batch_sizes: tuple[int, ...] = (8,)) -> 
                 ms = float(medians[arm, rep, b])
                 events += _process(arm, rep, bs, ms)
     events.append({"type": "run_end", "status": "completed", "wall_time": 2.0})
-    session = Session()
+    session = SessionFold()
     for e in events:
         session.apply(e)
     return session.to_dict(include_samples=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 ENV = {
     "torch": "2.13.0+cpu",
@@ -45,7 +45,7 @@ def synthetic_session(
     ).to_dict()
     if debug:
         cfg["debug"].update(debug)
-    s = Session()
+    s = SessionFold()
     s.apply({"type": "run_start", "config": cfg, "wall_time": 1_700_000_000.0})
     info = model_info or {"model": "Net()", "params": 11, "input": "(B, 10) float"}
     for i, arm in enumerate(arms):

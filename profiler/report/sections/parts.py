@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
@@ -21,6 +21,9 @@ from tcprof.profiler.analysis.verdict import (
     status_text,
 )
 from tcprof.profiler.config import loop_text, where_text
+from tcprof.profiler.model.arm import Advice, GraphBreak, Recompile
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     compile_figure,
@@ -212,16 +215,16 @@ def _frame(esc: Esc, frame: Any) -> str:
     return f'{name}<div class="muted">{esc(why)}</div>' if why else name
 
 
-def _advice(advice: list[dict[str, Any]], esc: Esc) -> str:
+def _advice(advice: tuple[Advice, ...], esc: Esc) -> str:
     """Causes and fixes, grouped from the guard failures (tcprof.profiler.analysis.advice)."""
     if not advice:
         return ""
     items = "".join(
-        f"<li><strong>{esc(a.get('message'))}</strong><div>Fix: {esc(a.get('fix'))}</div>"
+        f"<li><strong>{esc(a.message)}</strong><div>Fix: {esc(a.fix)}</div>"
         + (
             f'<div class="muted">tcprof can verify it: --apply-advice adds an arm with '
-            f'<span class="mono">{esc(a["apply"])}</span></div>'
-            if a.get("apply")
+            f'<span class="mono">{esc(a.apply)}</span></div>'
+            if a.apply
             else ""
         )
         + "</li>"
@@ -230,74 +233,79 @@ def _advice(advice: list[dict[str, Any]], esc: Esc) -> str:
     return f'<div class="advice"><h4>Advice</h4><ul>{items}</ul></div>'
 
 
-def insight(session_dict: dict[str, Any], esc: Esc) -> str:
+def _graph_breaks(breaks: tuple[GraphBreak, ...], esc: Esc) -> str:
+    rows = []
+    for gb in breaks:
+        detail = ""
+        if gb.explanation:
+            detail += f'<div class="muted">{esc(gb.explanation)}</div>'
+        if gb.hints:
+            detail += '<ul class="hints">' + "".join(f"<li>{esc(h)}</li>" for h in gb.hints)
+            detail += "</ul>"
+        rows.append(
+            f"<tr><td>{_where(esc, gb.file, gb.line)}</td>"
+            f'<td class="num">{esc(gb.count)}</td>'
+            f"<td>{esc(', '.join(str(b) for b in gb.batch_sizes))}</td>"
+            f'<td class="wrap"><strong>{esc(gb.reason)}</strong>{detail}</td></tr>'
+        )
+    return (
+        '<div class="table-wrap"><table><thead><tr><th>graph break at</th>'
+        '<th class="num">count</th><th>batch sizes</th><th>reason</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _recompiles(recompiles: tuple[Recompile, ...], esc: Esc) -> str:
+    rows = [
+        f'<tr><td class="num">{esc(rc.batch_size)}</td>'
+        f'<td class="num">{esc(rc.step)}</td>'
+        f"<td>{_frame(esc, rc.frame)}</td>"
+        f"<td>{_where(esc, rc.file, rc.line)}</td>"
+        f'<td class="num">{esc(units.seconds(rc.seconds, unit=False))}</td>'
+        f'<td class="wrap mono">{esc(plain_reason(dict(rc.data)))}</td></tr>'
+        for rc in recompiles
+    ]
+    return (
+        '<div class="table-wrap"><table><thead><tr><th class="num">bs</th>'
+        '<th class="num">step</th><th>frame</th><th>where</th><th class="num">s</th>'
+        f"<th>recompile reason (guard that failed)</th></tr></thead><tbody>{''.join(rows)}"
+        "</tbody></table></div>"
+    )
+
+
+def insight(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
+    session_dict = model.to_dict()  # for the compile list, which still reads the dicts
     parts = ['<section id="insight"><h2>Graph breaks &amp; recompiles</h2>']
     any_found = False
-    for arm in session_dict.get("arms") or []:
-        breaks = arm.get("graph_breaks") or []
-        recompiles = arm.get("recompiles") or []
-        fallbacks = arm.get("fallbacks") or []
+    for arm in model.arms:
+        results = [thaw(r.data) for r in arm.rows]
         costs = [
             f"bs {r.get('batch_size')}: {parts_text(r) or 'no split: ' + str(split_problem(r))}"
-            for r in arm.get("results") or []
+            for r in results
             if parts_text(r) or split_problem(r)
         ]
+        raw_arm = thaw(arm.data)
         listed = [
-            block
-            for r in arm.get("results") or []
-            if (block := compile_list.html(session_dict, r, esc, arm))
+            block for r in results if (block := compile_list.html(session_dict, r, esc, raw_arm))
         ]
-        if not (breaks or recompiles or fallbacks or arm.get("advice") or costs or listed):
+        found = arm.graph_breaks or arm.recompiles or arm.fallbacks or arm.advice
+        if not (found or costs or listed):
             continue
         any_found = True
-        parts.append(f"<h3>{esc(arm.get('name'))}</h3>")
+        parts.append(f"<h3>{esc(arm.name)}</h3>")
         parts += [f'<p class="muted">{esc(c)} s</p>' for c in costs]
         parts += listed
-        if breaks:
-            rows = []
-            for gb in breaks:
-                detail = ""
-                if gb.get("explanation"):
-                    detail += f'<div class="muted">{esc(gb["explanation"])}</div>'
-                if gb.get("hints"):
-                    detail += (
-                        '<ul class="hints">'
-                        + "".join(f"<li>{esc(h)}</li>" for h in gb["hints"])
-                        + "</ul>"
-                    )
-                rows.append(
-                    f"<tr><td>{_where(esc, gb.get('file'), gb.get('line'))}</td>"
-                    f'<td class="num">{esc(gb.get("count"))}</td>'
-                    f"<td>{esc(', '.join(str(b) for b in gb.get('batch_sizes') or []))}</td>"
-                    f'<td class="wrap"><strong>{esc(gb.get("reason"))}</strong>{detail}</td></tr>'
-                )
+        if arm.graph_breaks:
+            parts.append(_graph_breaks(arm.graph_breaks, esc))
+        if arm.recompiles:
+            parts.append(_recompiles(arm.recompiles, esc))
+        for fb in arm.fallbacks:
             parts.append(
-                '<div class="table-wrap"><table><thead><tr><th>graph break at</th>'
-                '<th class="num">count</th><th>batch sizes</th><th>reason</th></tr></thead>'
-                f"<tbody>{''.join(rows)}</tbody></table></div>"
+                f'<p class="bad">⚠ {esc(recompile_limit_hit(fb.frame))} '
+                f"({_where(esc, fb.file, fb.line)}). {esc(fb.reason or '')}</p>"
             )
-        if recompiles:
-            rows = [
-                f'<tr><td class="num">{esc(rc.get("batch_size"))}</td>'
-                f'<td class="num">{esc(rc.get("step"))}</td>'
-                f"<td>{_frame(esc, rc.get('frame'))}</td>"
-                f"<td>{_where(esc, rc.get('file'), rc.get('line'))}</td>"
-                f'<td class="num">{esc(units.seconds(rc.get("seconds"), unit=False))}</td>'
-                f'<td class="wrap mono">{esc(plain_reason(rc))}</td></tr>'
-                for rc in recompiles
-            ]
-            parts.append(
-                '<div class="table-wrap"><table><thead><tr><th class="num">bs</th>'
-                '<th class="num">step</th><th>frame</th><th>where</th><th class="num">s</th>'
-                f"<th>recompile reason (guard that failed)</th></tr></thead><tbody>{''.join(rows)}"
-                "</tbody></table></div>"
-            )
-        for fb in fallbacks:
-            parts.append(
-                f'<p class="bad">⚠ {esc(recompile_limit_hit(fb.get("frame")))} '
-                f"({_where(esc, fb.get('file'), fb.get('line'))}). {esc(fb.get('reason') or '')}</p>"
-            )
-        parts.append(_advice(arm.get("advice") or [], esc))
+        parts.append(_advice(arm.advice, esc))
     if not any_found:
         parts.append('<p class="muted">No graph breaks, recompiles or fallbacks were recorded.</p>')
     parts.append("</section>")

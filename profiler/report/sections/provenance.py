@@ -4,37 +4,39 @@ it: `commit 3f2a1c9 on main (dirty) · torch 2.13.0 · triton 3.5.0 · Python 3.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from tcprof.profiler.model.context import Provenance
+from tcprof.profiler.model.session import SessionModel
 
-def commit_text(git: dict[str, Any] | None) -> str | None:
+
+def commit_text(provenance: Provenance) -> str | None:
     """`commit 3f2a1c9 on main (dirty)`; None outside a repository (or before schema 4)."""
-    if not git or not git.get("short"):
+    if not provenance.short:
         return None
-    text = f"commit {git['short']}"
-    text += f" on {git['branch']}" if git.get("branch") else " (detached)"
-    if git.get("dirty"):
+    text = f"commit {provenance.short}"
+    text += f" on {provenance.branch}" if provenance.branch else " (detached)"
+    if provenance.dirty:
         text += " (dirty)"
-    elif git.get("dirty") is None:
+    elif provenance.dirty is None:
         text += " (dirty state unknown)"
     return text
 
 
-def provenance_parts(session_dict: dict[str, Any]) -> list[str]:
+def provenance_parts(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """The line's parts: commit, torch, triton, Python, device (model), tcprof; each only when
     the session recorded it."""
-    env = session_dict.get("environment") or {}
-    provenance = session_dict.get("provenance") or {}
-    parts = [commit_text(provenance.get("git"))]
-    parts += [f"torch {env['torch']}" if env.get("torch") else None]
-    parts += [f"triton {env['triton']}" if env.get("triton") else None]
-    parts += [f"Python {env['python']}" if env.get("python") else None]
-    if env.get("device"):
-        model = env.get("device_name")
-        parts.append(f"{env['device']} ({model})" if model else str(env["device"]))
-    parts += [f"tcprof {provenance['tcprof']}" if provenance.get("tcprof") else None]
-    return [p for p in parts if p]
+    p = session.provenance if isinstance(session, SessionModel) else Provenance.of(session)
+    parts = [commit_text(p)]
+    parts += [f"torch {p.torch}" if p.torch else None]
+    parts += [f"triton {p.triton}" if p.triton else None]
+    parts += [f"Python {p.python}" if p.python else None]
+    if p.device:
+        parts.append(f"{p.device} ({p.device_name})" if p.device_name else p.device)
+    parts += [f"tcprof {p.tcprof}" if p.tcprof else None]
+    return [part for part in parts if part]
 
 
-def provenance_line(session_dict: dict[str, Any]) -> str:
-    return " · ".join(provenance_parts(session_dict))
+def provenance_line(session: SessionModel | Mapping[str, Any]) -> str:
+    return " · ".join(provenance_parts(session))

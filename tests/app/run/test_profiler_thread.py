@@ -8,7 +8,7 @@ from tcprof.app.plots.live_data import LiveData
 from tcprof.app.run.profiler_thread import ProfilerThread
 from tcprof.app.run.run_controller import RunController
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 N_EVENTS = 50_000
 
@@ -24,7 +24,7 @@ class FloodRunner:
 
     def __init__(self, config, listeners, n=N_EVENTS):
         self.config, self.listeners, self.n = config, listeners, n
-        self.session = Session()
+        self.session = SessionFold()
         self.cancelled = False
 
     def cancel(self):

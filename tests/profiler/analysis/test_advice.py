@@ -12,7 +12,7 @@ from tcprof.profiler.analysis.advice import (
     recompile_advice,
 )
 from tcprof.profiler.folders.files import iter_events
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support.cli import FAST, MODELS, run_cli
 from tests.support.synthetic import eval_first_session
 
@@ -163,7 +163,9 @@ def test_apply_advice_adds_the_fixed_arm_and_it_removes_the_recompiles(tmp_path)
     # events.jsonl alone rebuilds the same session: the added arm is announced in it.
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events].count("arms_added") == 1
-    rebuilt = Session.from_events(iter_events(out / "events.jsonl")).to_dict(include_samples=False)
+    rebuilt = SessionFold.from_events(iter_events(out / "events.jsonl")).to_dict(
+        include_samples=False
+    )
     assert [a["name"] for a in rebuilt["arms"]] == names
     assert rebuilt["arms"][2]["results"][0]["median_ms"] == after["results"][0]["median_ms"]
 

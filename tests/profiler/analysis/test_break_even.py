@@ -48,7 +48,7 @@ def test_no_payback_figure_where_the_speedups_interval_contains_one():
     """A session whose arm is within noise of eager: no break-even figure in the row, and the
     table, the verdict and the API read 'within noise' / none."""
     from tcprof.profiler.analysis.verdict import _payback
-    from tcprof.profiler.api.records import CompileCost
+    from tcprof.profiler.model.compiles import CompileCost
     from tcprof.profiler.report.sections.table import fmt_break_even
     from tests.support.synthetic import synthetic_session
 

@@ -9,8 +9,8 @@ import html
 import pytest
 
 import tcprof
-from tcprof.profiler.api.frozen import thaw
 from tcprof.profiler.folders.files import read_session, save_session
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.report.compare import compare_saved
 from tcprof.profiler.report.html import CSP
 from tests.support.synthetic import synthetic_session

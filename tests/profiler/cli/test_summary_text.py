@@ -49,7 +49,7 @@ def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms()
 def _two_arm_session(failed: bool) -> dict:
     """Two arms of one round: both measured, or both failed after their first step."""
     from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-    from tcprof.profiler.session.fold import Session
+    from tcprof.profiler.session.fold import SessionFold
 
     config = RunConfig(
         source=ModelSource("model.py"),
@@ -59,7 +59,7 @@ def _two_arm_session(failed: bool) -> dict:
         steps=4,
         replicates=1,
     ).to_dict()
-    s = Session()
+    s = SessionFold()
     s.apply({"type": "run_start", "config": config, "wall_time": 1_700_000_000.0})
     s.apply({"type": "round_start", "replicate": 0, "order": ["eager", "aot_eager"]})
     for arm in (0, 1):

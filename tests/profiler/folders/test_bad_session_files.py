@@ -33,7 +33,7 @@ from tcprof.profiler.protocol.events import encode
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.sections.source_context import source_context
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support.fake_worker import FakeWorkers
 
 PROMPT_S = 5.0
@@ -240,11 +240,11 @@ def test_events_with_wrong_types_are_left_out_and_the_rest_folded(fake_run, tmp_
     path = tmp_path / EVENTS_JSONL
     path.write_bytes(b"".join(encode(e) for e in [*events[:5], *bad, *events[5:]]))
     skipped: list[str] = []
-    folded = Session.from_events(iter_events(path, skipped))
+    folded = SessionFold.from_events(iter_events(path, skipped))
     assert len(skipped) == len(bad) and skipped[0].startswith("line 6: steps event: batch_size")
     assert (
         folded.to_dict()["arms"]
-        == Session.from_events(iter_events(_log(tmp_path, events))).to_dict()["arms"]
+        == SessionFold.from_events(iter_events(_log(tmp_path, events))).to_dict()["arms"]
     )
     loaded = load_session(path)
     assert loaded.session["status"] == "completed" and loaded.events

@@ -6,7 +6,7 @@ import math
 
 from tcprof.profiler.cli.main import main
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.compare import compare, compare_sessions, render_comparison
+from tcprof.profiler.report.compare import compare_sessions, diff_sessions, render_comparison
 from tests.support.cli import arm, run_cli
 
 
@@ -47,13 +47,13 @@ def test_compare_names_the_direction_of_each_change():
 def test_changed_is_decided_from_the_intervals_not_a_fixed_percentage():
     tight = _session(10.0, processes=[10.0, 10.05, 9.95])
     moved = _session(12.0, processes=[12.0, 12.05, 11.95], started=2.0)
-    (row,) = compare(tight, moved).rows
+    (row,) = diff_sessions(tight, moved).rows
     assert row["time_direction"] == "worse", "a 20% move with tight intervals"
     low, high = row["time_change_ci"]
     assert 0 < low < 0.2 < high
     noisy = _session(10.0, processes=[8.0, 10.0, 12.0])
     noisy_after = _session(10.5, processes=[8.5, 10.5, 12.6], started=2.0)
-    (row,) = compare(noisy, noisy_after).rows
+    (row,) = diff_sessions(noisy, noisy_after).rows
     assert row["time_direction"] == "unchanged", "a noisy 5% move is within noise"
 
 
@@ -71,23 +71,23 @@ def _with_speedup(value, started, se=0.03, rounds=6):
 
 def test_a_speedup_change_is_judged_by_the_difference_of_paired_log_speedups():
     before = _with_speedup(1.5, 1.0)
-    worse = compare(before, _with_speedup(1.2, 2.0))
+    worse = diff_sessions(before, _with_speedup(1.2, 2.0))
     assert worse.rows[1]["speedup_direction"] == "worse"
     low, high = worse.rows[1]["speedup_change_ci"]
     assert low < 1.2 / 1.5 - 1 < high < 0
     assert worse.regressions == [
         f"inductor bs 8: speedup \u221220.0% [{units.change(low, 1)} {units.change(high, 1)}]"
     ]
-    same = compare(before, _with_speedup(1.45, 2.0))
+    same = diff_sessions(before, _with_speedup(1.45, 2.0))
     assert same.rows[1]["speedup_direction"] == "unchanged" and not same.regressions
     # the two 95% intervals overlap ([1.39-1.62] and [1.25-1.46]), yet the change is real:
     # the difference's own interval decides, not whether two intervals overlap
-    overlapping = compare(before, _with_speedup(1.35, 2.0)).rows[1]
+    overlapping = diff_sessions(before, _with_speedup(1.35, 2.0)).rows[1]
     assert overlapping["speedup_ci_after"][1] > overlapping["speedup_ci_before"][0]
     assert overlapping["speedup_direction"] == "worse"
     after = _with_speedup(1.5, 2.0)
     after["arms"][1]["results"][0]["compile_cold_s"] = 2.4
-    text = render_comparison(compare(before, after).rows)
+    text = render_comparison(diff_sessions(before, after).rows)
     assert "12.50 → 2.40" in text, "compile time is compared"
 
 
@@ -98,7 +98,7 @@ def test_a_single_round_session_has_no_interval_in_compare():
     for session, median in ((one, 10.0), (other, 4.72)):
         for each in session["arms"]:
             each["results"][0].update(median_ms=median, process_medians_ms=[median], iqr_ms=50.0)
-    comparison = compare(one, other)
+    comparison = diff_sessions(one, other)
     for row in comparison.rows:
         assert row["time_change_ci"] is None and row["time_direction"] == "n/a"
         assert row["speedup_change_ci"] is None and row["speedup_direction"] == "n/a"
@@ -121,7 +121,7 @@ def test_compare_interval_covers_a_known_truth():
 def test_the_newer_session_is_after_and_differences_are_warned_about():
     old = _session(2.0, started=100.0, processes=[2.0])
     new = _session(1.0, started=200.0, model="OtherNet", processes=[1.0, 1.01])
-    comparison = compare(new, old)  # given in the wrong order
+    comparison = diff_sessions(new, old)  # given in the wrong order
     assert comparison.before is old and comparison.after is new
     assert comparison.rows[0]["time_direction"] == "n/a", "one round: no interval"
     assert comparison.rows[0]["time_change_ci"] is None
@@ -129,7 +129,9 @@ def test_the_newer_session_is_after_and_differences_are_warned_about():
     assert "the models differ: Net in model.py before, OtherNet in model.py after" in warnings
     assert "the before session has a single replicate" in warnings
     replicated = _session(2.0, processes=[2.0, 2.1], started=100.0)
-    assert compare(replicated, _session(2.0, processes=[2.0, 2.1], started=200.0)).warnings == []
+    assert (
+        diff_sessions(replicated, _session(2.0, processes=[2.0, 2.1], started=200.0)).warnings == []
+    )
 
 
 def test_compare_command_exit_codes(tmp_path, capsys):
@@ -156,12 +158,12 @@ def test_compare_command_exit_codes(tmp_path, capsys):
 
 
 def test_a_moved_baseline_says_the_machine_changed():
-    slow = compare(_session(2.0, started=1.0), _session(3.0, started=2.0))
+    slow = diff_sessions(_session(2.0, started=1.0), _session(3.0, started=2.0))
     assert any("the baseline eager itself moved beyond noise (bs 8 +50.0%)" in w
                for w in slow.warnings)  # fmt: skip
-    other_model = compare(_session(2.0, started=1.0), _session(3.0, started=2.0, model="B"))
+    other_model = diff_sessions(_session(2.0, started=1.0), _session(3.0, started=2.0, model="B"))
     assert not any("itself moved" in w for w in other_model.warnings), "a code change"
-    steady = compare(_session(2.0, started=1.0), _session(2.0, started=2.0))
+    steady = diff_sessions(_session(2.0, started=1.0), _session(2.0, started=2.0))
     assert not any("itself moved" in w for w in steady.warnings)
 
 

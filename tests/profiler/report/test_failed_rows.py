@@ -14,7 +14,7 @@ from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections.table import table_rows
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support.fake_worker import ArmScript, FakeWorkers, Fault
 
 
@@ -71,7 +71,7 @@ def test_an_arm_that_fails_after_its_first_step_keeps_its_first_step_and_compile
 def test_a_scripts_failed_row_counts_the_steps_it_ran():
     """A script that raises in its third optimizer step: the worker counted two, the row keeps
     them with the first step and torch's compile timer (the issue's 14.37 s and 11.49 s)."""
-    s = Session()
+    s = SessionFold()
     config = _config(warmup=3).to_dict()
     s.apply({"type": "run_start", "config": config, "wall_time": 1_700_000_000.0})
     error = {"type": "error", "batch_size": 8, "kind": "runtime", "steps_run": 2}

@@ -13,7 +13,7 @@ import tcprof
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.analysis.verdict import session_notes, verdict_lines
 from tcprof.profiler.cli.summary import render_summary
-from tcprof.profiler.report.compare import compare, render_comparison
+from tcprof.profiler.report.compare import diff_sessions, render_comparison
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections.parts import summary as html_summary
@@ -44,7 +44,7 @@ def _views(session: dict, tmp_path) -> dict[str, str]:
         "report.html summary": _html_summary(session),
         "report.md": render_markdown(session),
         "api": f"{speedup} {api!r} {api.row('aot_eager', 8).verdict}",
-        "compare": render_comparison(compare(session, later).rows),
+        "compare": render_comparison(diff_sessions(session, later).rows),
         "trackers": f"{log.table}\n{log.verdict}\n{[a.verdict for a in log.arms]}",
     }
 

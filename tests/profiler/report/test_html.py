@@ -185,9 +185,9 @@ def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
 def test_sparse_sessions_still_render():
     from tcprof.profiler.report.markdown import render_markdown
     from tcprof.profiler.report.reproduce import render_reproducer
-    from tcprof.profiler.session.fold import Session
+    from tcprof.profiler.session.fold import SessionFold
 
-    s = Session()
+    s = SessionFold()
     cfg = synthetic_session()["config"]
     s.apply({"type": "run_start", "config": cfg, "wall_time": 1.0})
     s.apply({"type": "error", "arm": 1, "kind": "usage", "message": "unknown backend <x>",

@@ -37,9 +37,9 @@ def test_a_test_runner_stand_in_is_not_checked(tmp_path):
 
     class Canned:
         def __init__(self, config: RunConfig, listeners: list) -> None:
-            from tcprof.profiler.session.fold import Session
+            from tcprof.profiler.session.fold import SessionFold
 
-            self.session = Session()
+            self.session = SessionFold()
 
         def run(self):
             return self.session

@@ -13,7 +13,7 @@ import pytest
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.process.handle import WorkerHandle
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support.fake_worker import HUNG_STACK, ArmScript, FakeWorkers, Fault
 
 EAGER, AOT, DYNAMO = ArmSpec("eager"), ArmSpec("aot_eager"), ArmSpec("dynamo_eager")
@@ -40,7 +40,7 @@ def _config(**overrides: Any) -> RunConfig:
 
 def _run(
     config: RunConfig, fakes: FakeWorkers, **runner_options: Any
-) -> tuple[Session, list[dict[str, Any]]]:
+) -> tuple[SessionFold, list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
     runner = Runner(config, listeners=[events.append], worker_factory=fakes, **runner_options)
     session = runner.run()
@@ -62,7 +62,7 @@ def _errors(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == "error" and e.get("kind") == kind]
 
 
-def _result(session: Session, arm: int, batch_size: int) -> dict[str, Any]:
+def _result(session: SessionFold, arm: int, batch_size: int) -> dict[str, Any]:
     data = session.to_dict()
     return next(r for r in data["arms"][arm]["results"] if r["batch_size"] == batch_size)
 
@@ -398,7 +398,7 @@ def test_a_hung_worker_is_stopped_at_the_run_timeout():
 def test_cancel_from_another_thread_ends_the_run_promptly():
     fakes = FakeWorkers({0: ArmScript(faults=(Fault("measure", "hang", block=0),))})
     runner = Runner(_config(timeout_s=None), worker_factory=fakes)
-    outcome: list[Session] = []
+    outcome: list[SessionFold] = []
     thread = threading.Thread(target=lambda: outcome.append(runner.run()))
     thread.start()
     assert fakes.hanging.wait(5), "the block never started"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tcprof.profiler.worker.dynamo_insight import parse_cudagraph_skip
 
 INDUCTOR_RO = ArmSpec("inductor", mode="reduce-overhead")
@@ -21,7 +21,7 @@ def _session(skip: dict[str, Any] | None = None) -> dict[str, Any]:
         warmup=3,
         steps=4,
     ).to_dict()
-    s = Session()
+    s = SessionFold()
     s.apply({"type": "run_start", "config": cfg, "wall_time": 1.0})
     # eager: a 49 ms one-off first step; the compiled arm: the same, then 29 + 1 ms of
     # recording in its first two warm-up steps

@@ -12,7 +12,7 @@ import pytest
 from tcprof.profiler.analysis.break_even import break_even
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.protocol.session_schema import session_problem
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support import sleeping_backend
 from tests.support.paths import ROOT
 from tests.support.script_harness import schedule, script_config, serve
@@ -31,7 +31,7 @@ def _session(script: str, backend: str) -> tuple[dict, list[dict]]:
     for arm in (0, 1):
         events += [{**e, "arm": arm, "replicate": 0} for e in serve(schedule(cfg, arm))]
     events.append({"type": "run_end", "status": "completed", "wall_time": 1.0})
-    return Session.from_events(events).to_dict(), events
+    return SessionFold.from_events(events).to_dict(), events
 
 
 @pytest.fixture(scope="module")

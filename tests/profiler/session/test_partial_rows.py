@@ -12,12 +12,12 @@ from tcprof.profiler.analysis.verdict import verdict_lines
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.protocol.session_schema import session_problem
-from tcprof.profiler.report.compare import compare, comparison_cells, render
+from tcprof.profiler.report.compare import comparison_cells, diff_sessions, render
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections.table import table_rows
 from tcprof.profiler.run.runner import Runner
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support.fake_worker import ArmScript, FakeWorkers, Fault
 
 
@@ -39,7 +39,7 @@ def _config(**overrides: Any) -> dict[str, Any]:
 def _stopped_session(measured: dict[int, list[float]], status: str = "stopped") -> dict[str, Any]:
     """Each arm measured these steps at bs 8 (block 0 holds them all) and the run ended
     before any arm finished the batch size."""
-    s = Session()
+    s = SessionFold()
     s.apply({"type": "run_start", "config": _config(), "wall_time": 1_700_000_000.0})
     for arm, ms in measured.items():
         s.apply({"type": "first_step", "arm": arm, "batch_size": 8, "ms": 30.0})
@@ -90,7 +90,7 @@ def test_a_comparison_says_which_side_was_partial():
     before = _stopped_session({0: [2.0] * 4, 1: [1.0] * 4}, status="completed")
     after = _stopped_session({0: [2.0] * 4, 1: [1.0, 1.0]})
     after["started_at"] = before["started_at"] + 60
-    comparison = compare(before, after)
+    comparison = diff_sessions(before, after)
     compiled = next(r for r in comparison.rows if r["arm"] == "aot_eager")
     assert compiled["partial_before"] is None and compiled["partial_after"] == "2/4"
     median = comparison_cells(compiled)[2]
@@ -138,7 +138,7 @@ def _fake_fields() -> dict[str, Any]:
 def test_a_run_stopped_after_a_compile_keeps_the_compile_already_measured():
     """Stopped after the compiled arm's first step and warm-up, before any block: its cold
     compile is the first step less the warm-up's steady step, not dropped."""
-    s = Session()
+    s = SessionFold()
     s.apply({"type": "run_start", "config": _config(warmup=3), "wall_time": 1_700_000_000.0})
     s.apply({"type": "first_step", "arm": 0, "batch_size": 8, "ms": 12.0})
     s.apply({"type": "steps", "arm": 0, "batch_size": 8, "phase": "warmup", "ms": [2.0] * 3})

@@ -14,7 +14,7 @@ from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tests.support.script_harness import schedule, script_config, serve
 
 pytestmark = pytest.mark.timeout(120, method="thread")
@@ -43,7 +43,7 @@ def session(tmp_path_factory):
     for arm in (0, 1):
         events += [{**e, "arm": arm, "replicate": 0} for e in serve(schedule(cfg, arm))]
     events.append({"type": "run_end", "status": "completed", "wall_time": 1.0})
-    return Session.from_events(events).to_dict(), events, folder
+    return SessionFold.from_events(events).to_dict(), events, folder
 
 
 def test_each_row_splits_the_step_into_compute_and_the_scripts_own_time(session):
@@ -121,5 +121,5 @@ def test_start_up_is_the_median_over_the_rounds_first_steps(session):
     cfg = {**events[0]["config"], "replicates": 3}
     cfg["arms"] = cfg["arms"][:1]
     folded = [{**events[0], "config": cfg}, *rounds, events[-1]]
-    row = Session.from_events(folded).to_dict()["arms"][0]["results"][0]
+    row = SessionFold.from_events(folded).to_dict()["arms"][0]["results"][0]
     assert row["script"]["startup_s"] == 0.3

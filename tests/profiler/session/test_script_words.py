@@ -17,7 +17,7 @@ from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import chart_data, render_html
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 from tcprof.profiler.worker.script import files as script_files
 from tests.support.paths import ROOT
 from tests.support.script_harness import of_type, schedule, script_config, serve
@@ -33,7 +33,7 @@ def _fold(cfg, per_arm, unit=None):
     for arm, arm_events in enumerate(per_arm):
         events += [{**e, "arm": arm, "replicate": 0} for e in arm_events]
     events.append({"type": "run_end", "status": "completed", "wall_time": 1.0})
-    return Session.from_events(events).to_dict()
+    return SessionFold.from_events(events).to_dict()
 
 
 @pytest.fixture(scope="module")

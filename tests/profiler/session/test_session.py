@@ -1,4 +1,4 @@
-"""The Session folds events exactly; no worker needed."""
+"""The SessionFold folds events exactly; no worker needed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.folders.files import iter_events, write_session_files
 from tcprof.profiler.folders.steps_csv import steps_rows
 from tcprof.profiler.protocol.events import encode
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 
 def _events(eager_ms, arm_ms, accuracy="pass"):
@@ -92,7 +92,7 @@ def _events(eager_ms, arm_ms, accuracy="pass"):
 
 
 def test_rows_are_derived_exactly():
-    s = Session()
+    s = SessionFold()
     for e in _events([4.0, 4.0, 4.0, 4.0], [2.0, 2.0, 2.0, 2.0]):
         s.apply(e)
     d = s.to_dict()
@@ -118,7 +118,7 @@ def test_rows_are_derived_exactly():
 
 
 def test_accuracy_failure_is_shown_not_hidden():
-    s = Session()
+    s = SessionFold()
     for e in _events([4.0] * 3, [2.0] * 3, accuracy="fail"):
         s.apply(e)
     row = s.to_dict()["arms"][1]["results"][0]
@@ -129,13 +129,13 @@ def test_interrupted_run_is_recovered_from_events_with_a_torn_last_line(tmp_path
     path = tmp_path / "events.jsonl"
     ev = _events([4.0] * 3, [2.0] * 3)[:-4]  # cut before the end
     path.write_bytes(b"".join(encode(e) for e in ev) + b'{"type": "ste')
-    s = Session.from_events(iter_events(path))
+    s = SessionFold.from_events(iter_events(path))
     assert s.status == "interrupted"
     assert s.to_dict()["arms"][0]["results"][0]["median_ms"] == 4.0
 
 
 def test_files_are_strict_json_and_csv(tmp_path):
-    s = Session()
+    s = SessionFold()
     for e in _events([4.0, float("nan")], [2.0, 2.0]):
         s.apply(e)
     written = write_session_files(s.to_dict(), tmp_path)
@@ -229,7 +229,7 @@ def test_replicates_cold_warm_portable_and_the_control():
         control_ms = 4.0 * shift * noise[rep]
         ev += _round_events(rep, None, 2, control_ms + 50.0, [control_ms] * 4)
     ev.append({"type": "run_end", "status": "completed", "wall_time": 2.0})
-    s = Session()
+    s = SessionFold()
     for e in ev:
         s.apply(e)
     d = s.to_dict()

@@ -1,0 +1,41 @@
+"""The parts of session.json the model keeps raw, each with why: reachable as read-only JSON
+(`SessionModel.data`, `config`, `Arm.data`, `Row.data`, `Accuracy.worst`) but with no typed
+field of its own yet. tests/profiler/model/test_schema_reach.py holds every other key the schema
+(protocol/session_schema.py) declares to a typed field; a key typed later leaves this list. A
+key names its whole subtree ("config" covers "config.steps")."""
+
+from __future__ import annotations
+
+_RUN = "the run's options as given (config/model.py's RunConfig reads them back)"
+_VIEW = "read by one view only (its section), not yet typed"
+_RULE = "read by analysis's rules (a copy of the row) into a typed field"
+
+RAW: dict[str, str] = {
+    "config": _RUN,
+    "series.version": "the series key's own version, compared by analysis/series.py",
+    "rounds": "the rounds' order, for the schedule's note",
+    "schedule.design": _VIEW,
+    "schedule.period": _VIEW,
+    "schedule.rounds": _VIEW,
+    "schedule.balanced": _VIEW,
+    "schedule.positions": _VIEW,
+    "comparisons.adjustment": _VIEW,
+    "comparisons.hold": _VIEW,
+    "samples": "every step's time: arrays for the plots and steps.csv, not records",
+    "logs": "the workers' output, shown as text",
+    "arms[].model": "what the worker loaded, shown as given",
+    "arms[].exit": "how a worker process ended, shown as given",
+    "arms[].cudagraph_skips": _VIEW,
+    "arms[].explain": _VIEW,
+    "arms[].artifacts": _VIEW,
+    "arms[].caches": _VIEW,
+    "arms[].cache_events": _VIEW,
+    "arms[].results[].memory_ratio": _RULE + " (Memory.change)",
+    "arms[].results[].verdict": _RULE + " (Row.verdict, Speedup.interval)",
+    "arms[].results[].compile_cache": _VIEW,
+    "arms[].results[].compile_rounds": _VIEW,
+    "arms[].results[].compile_check": _VIEW,
+    "arms[].results[].accuracy.worst": "the worst tensor (Accuracy.worst, a mapping)",
+    "arms[].results[].profile": "torch.profiler's pass: the top-ops section's",
+    "arms[].results[].ranks": "per-rank figures: the ranks view's",
+}
