@@ -34,10 +34,10 @@ from functools import lru_cache
 import numpy as np
 
 from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SpeedupInterval
-from tcprof.profiler.config import williams_period
+from tcprof.profiler.config import DEFAULT_PRECISION, STOP_MIN_ROUNDS, williams_period
+from tcprof.profiler.protocol import units
 
-MIN_ROUNDS = 3  # a run never stops before this many rounds (and only where balanced)
-DEFAULT_PRECISION = 0.03  # stop once every interval's half-width is within ±3%
+MIN_ROUNDS = STOP_MIN_ROUNDS  # a run never stops before this many rounds (and only where balanced)
 LAST_LOOK_FACTOR = 2  # by default the last planned look is at twice the first's rounds
 ALPHA = 0.055  # spent over both looks: coverage 94.5% under no difference, about 97% far from it
 _PATHS = 200_000  # simulated runs behind the level (seeded: the same every time)
@@ -162,3 +162,48 @@ def decide(
     if plan.budget_s is not None and elapsed_s + plan.period * elapsed_s / rounds > plan.budget_s:
         return Decision(True, BUDGET, rounds)
     return Decision(False, None, rounds)
+
+
+FIXED_LEVEL = 0.95  # --replicates N: no looks, a plain 95% interval
+
+
+def level_of(config: dict[str, object], n_arms: int) -> float:
+    """The level of a recorded run's intervals, from its config: Pocock's over its looks where
+    it stopped when settled (stop_early; replicates is then its last look), else 95%."""
+    if not config.get("stop_early"):
+        return FIXED_LEVEL
+    rounds = config.get("replicates")
+    return make_plan(n_arms, rounds if isinstance(rounds, int) else None).level
+
+
+def record(plan: StopPlan, found: Decision) -> dict[str, object]:
+    """What session.json keeps of why the run stopped (docs/session-format.md, "stopping")."""
+    return {
+        "reason": found.reason,
+        "rounds": found.rounds,
+        "looks": list(plan.looks),
+        "level": plan.level,
+        "precision": plan.precision,
+        "budget_s": plan.budget_s,
+    }
+
+
+def stop_text(stopping: dict[str, object] | None) -> str | None:
+    """Why a run stopped, in one line for the terminal, both reports and the window: "settled
+    after 4 rounds", "precision ±3% reached after 4 rounds", "budget 1 min spent after 6
+    rounds", "max rounds (8) reached"; None for a run of a fixed number of rounds."""
+    if not stopping or not stopping.get("reason"):
+        return None
+    rounds, reason = stopping.get("rounds"), stopping.get("reason")
+    after = f"after {units.count(rounds)} rounds"
+    level = units.percent(stopping.get("level"), 1)
+    if reason == SETTLED:
+        said = f"settled {after}"
+    elif reason == PRECISION:
+        target = units.percent(stopping.get("precision"), 1).replace(".0%", "%")
+        said = f"precision ±{target} reached {after}"
+    elif reason == BUDGET:
+        said = f"budget {units.duration(stopping.get('budget_s'))} spent {after}"
+    else:
+        said = f"max rounds ({units.count(rounds)}) reached"
+    return f"{said} ({level} intervals, adjusted for stopping)"

@@ -66,6 +66,7 @@ from tcprof.profiler.protocol.session_schema import (
     PROFILE,
     PROVENANCE,
     REPLICATE,
+    STOPPING,
     TEXT,
     TEXTS,
 )
@@ -253,7 +254,7 @@ EVENTS: dict[str, Fields] = {
     "log": _event(LogEvent, LOG),
     "error": _event(ErrorEvent, ERROR),
     "worker_exit": _event(WorkerExitEvent, EXIT),
-    "run_end": _event(RunEndEvent, status=TEXT, wall_time=NUM),
+    "run_end": _event(RunEndEvent, status=TEXT, wall_time=NUM, stopping=STOPPING),
     # the rank's own event is checked as an event of its type (event_problem)
     "rank_event": _event(
         RankEventEvent,

@@ -208,6 +208,9 @@ CONFIG = Fields(
         "lr": NUM,
         "seed": INT,
         "replicates": INT,
+        "stop_early": FLAG,
+        "precision": NUM,
+        "budget_s": NUM,
         "control": OneOf((FLAG, TEXT)),  # schema 3: "eager" | "compiled" | "both"; before: a flag
         "threads": INT,
         "nproc": INT,
@@ -440,6 +443,17 @@ SAMPLE = Fields(
 )
 # which sessions measure the same thing (analysis/series.py)
 SERIES = Fields({"key": TEXT, "version": INT, "text": TEXT, "parts": MapOf()})
+# why a run that stops when settled stopped, its looks and the level of its intervals
+STOPPING = Fields(
+    {
+        "reason": TEXT,
+        "rounds": INT,
+        "looks": ListOf(INT),
+        "level": NUM,
+        "precision": NUM,
+        "budget_s": NUM,
+    }
+)
 SESSION = Fields(
     {
         "schema_version": INT,
@@ -452,6 +466,7 @@ SESSION = Fields(
         "config": CONFIG,
         "baseline": TEXT,
         "rounds": ListOf(Fields({"replicate": REPLICATE, "cache": TEXT, "order": TEXTS})),
+        "stopping": STOPPING,  # schema 4: a run that stops when settled (analysis/stopping.py)
         "schedule": Fields(
             {
                 "design": TEXT,

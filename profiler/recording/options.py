@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis import stopping
 from tcprof.profiler.analysis.ladder import ladder_arms
 from tcprof.profiler.config import (
     DEBUG_PRESET_BACKEND,
@@ -22,7 +23,6 @@ from tcprof.profiler.config import (
     DebugOptions,
     ModelSource,
     RunConfig,
-    balanced_rounds,
     examples,
     parse_arms,
     parse_batch_sizes,
@@ -127,9 +127,14 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         optimizer=options["optimizer"],
         lr=options["lr"],
         seed=options["seed"],
-        replicates=balanced_rounds(len(run_arms(arms, options["control"])))
+        replicates=stopping.looks(len(run_arms(arms, options["control"])), options["max_rounds"])[
+            -1
+        ]
         if options["replicates"] is None
         else options["replicates"],
+        stop_early=options["replicates"] is None,
+        precision=options["precision"],
+        budget_s=options["budget"],
         control=options["control"],
         threads=options["threads"],
         warm_cache=options["warm_cache"],

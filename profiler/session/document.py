@@ -122,6 +122,7 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
         "config": session.config,
         "baseline": session.baseline.name if session.baseline else None,
         "rounds": session.rounds,
+        "stopping": session.stopping,
         "schedule": schedule_summary(session.rounds, [a.name for a in session.arms]),
         "arms": [arm_dict(session, a) for a in session.arms],
         "errors": session.errors,

@@ -132,6 +132,7 @@ class SessionRecord:
         self.logs: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
+        self.stopping: dict[str, Any] | None = None  # why a run that stops when settled stopped
         if config:
             self._init_arms(config)
 
