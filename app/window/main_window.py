@@ -52,6 +52,7 @@ from tcprof.app.window.layout import WindowLayout
 from tcprof.app.window.script_opening import ScriptOpening
 from tcprof.app.window.stale_results import StaleResults
 from tcprof.app.window.title import TITLE, session_date, window_title
+from tcprof.profiler.analysis.stopping import stop_text
 from tcprof.profiler.config import ConfigError
 from tcprof.profiler.config.examples import list_examples
 from tcprof.profiler.folders.files import REPORT_HTML
@@ -441,7 +442,9 @@ class MainWindow(QMainWindow):
         self.sessions.on_run_ended(session, folder)
         self.show_session(session, folder)
         where = f" · saved in {folder}" if folder else ""
-        self.status.finish(f"Run {status.replace('_', ' ')}{where}")
+        stopped = stop_text(session.get("stopping"))  # why a run that stops when settled stopped
+        why = f" · {stopped}" if stopped else ""
+        self.status.finish(f"Run {status.replace('_', ' ')}{why}{where}")
         self.run_estimate.run_ended()
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])

@@ -256,9 +256,9 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "--max-rounds",
         LOOP,
         "with no --replicates: the most rounds, raised to a balanced number (default: twice "
-        "the first balanced number at or above 3: 8 for 2 arms, 12 for 3)",
+        "the first balanced number at or above 3: 8 for 2 arms, 12 for 3); never below that "
+        "first number",
         type=int,
-        limit=LIMIT_OF["replicates"],
     ),
     Option(
         "--control",
