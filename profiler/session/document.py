@@ -11,6 +11,7 @@ from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
+from tcprof.profiler.analysis.stopping import level_of
 from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
@@ -131,6 +132,8 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
         out["provenance"] = session.provenance
     out["series"] = series_of(out)
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
+    # each interval's level: adjusted where the run stopped when settled (analysis/stopping.py)
+    out["comparisons"]["level"] = level_of(session.config or {}, len(session.arms))
     out["regional"] = regional_tradeoffs(out)
     out["ladder"] = ladder_summary(
         out
