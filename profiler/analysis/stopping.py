@@ -200,7 +200,9 @@ def stop_text(stopping: dict[str, object] | None) -> str | None:
     if reason == SETTLED:
         said = f"settled {after}"
     elif reason == PRECISION:
-        target = units.percent(stopping.get("precision"), 1).replace(".0%", "%")
+        given = stopping.get("precision")
+        precision = float(given) if isinstance(given, (int, float)) else 0.0
+        target = units.percent(precision, 0 if round(precision * 100, 6).is_integer() else 1)
         said = f"precision ±{target} reached {after}"
     elif reason == BUDGET:
         said = f"budget {units.duration(stopping.get('budget_s'))} spent {after}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis import stopping
+from tcprof.profiler.analysis.stats import SpeedupInterval
 from tcprof.profiler.config import RunConfig
 from tcprof.profiler.session.records import SessionRecord
 from tcprof.profiler.session.rows import speedup_interval
@@ -43,7 +44,7 @@ class StopCheck:
         return stopping.record(self.plan, self.found)
 
 
-def comparisons(session: SessionRecord, level: float) -> list[Any]:
+def comparisons(session: SessionRecord, level: float) -> list[SpeedupInterval | None]:
     """Every arm's interval over the baseline at every batch size, at `level`; None where a
     batch size has no result on one side (the run is not settled there)."""
     base = session.baseline
@@ -53,6 +54,8 @@ def comparisons(session: SessionRecord, level: float) -> list[Any]:
     for arm in session.arms[1:]:
         for bs in session.batch_sizes():
             base_res, res = base.results.get(bs), arm.results.get(bs)
-            ok = base_res is not None and res is not None
-            out.append(speedup_interval(session, base_res, res, level) if ok else None)
+            if base_res is None or res is None:
+                out.append(None)
+            else:
+                out.append(speedup_interval(session, base_res, res, level))
     return out

@@ -442,6 +442,11 @@ def _rounds_chosen(schedule: dict[str, Any]) -> str:
     )
 
 
+def _digits(fraction: float) -> int:
+    """A percent's digits: none for a whole one (95%), one otherwise (97.0% is 0.9696)."""
+    return 0 if round(fraction * 100, 6).is_integer() else 1
+
+
 def method_notes(session_dict: dict[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     cfg = session_dict.get("config") or {}
@@ -459,11 +464,11 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
     threads = _threads_text(session_dict)
     version = session_dict.get("schema_version") or 1
     stopped = stopping.stop_text(session_dict.get("stopping"))
-    level = units.percent((session_dict.get("stopping") or {}).get("level") or 0.95, 1)
+    level = float((session_dict.get("stopping") or {}).get("level") or 0.95)
     if reps >= 2 and version >= 3:
         notes.append(
             f"speedup: the geometric mean over {reps} rounds of fresh processes{threads} of each "
-            f"round's ratio of process medians, with its paired t {level.replace('.0%', '%')} "
+            f"round's ratio of process medians, with its paired t {units.percent(level, _digits(level))} "
             "interval (centre and width from the same pairs, covering process-to-process "
             "variation)"
         )
