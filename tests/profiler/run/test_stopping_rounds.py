@@ -89,3 +89,18 @@ def test_an_explicit_replicates_keeps_its_fixed_rounds():
     assert _rounds(data) == 6 and data.get("stopping") is None
     row = next(r for r in data["arms"][1]["results"])
     assert row["replicates"] == 6
+
+
+def test_the_stop_reason_is_one_line_in_the_terminal_and_both_reports():
+    from tcprof.profiler.cli.summary import render_summary
+    from tcprof.profiler.report.html import render_html
+    from tcprof.profiler.report.markdown import render_markdown
+
+    fakes = FakeWorkers({0: ArmScript(step_ms=10.0), 1: ArmScript(step_ms=4.0)})
+    data = _run(_config(), fakes)
+    line = stopping.stop_text(data["stopping"])
+    assert line and line.startswith("settled after 4 rounds (97.0% intervals")
+    assert f"rounds: {line}" in render_summary(data)
+    assert f"Rounds: {line}." in render_markdown(data)
+    assert f"Rounds: {line}." in render_html(data)
+    assert "paired t 97.0% interval" in render_summary(data)
