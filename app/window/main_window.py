@@ -52,7 +52,6 @@ from tcprof.app.window.layout import WindowLayout
 from tcprof.app.window.script_opening import ScriptOpening
 from tcprof.app.window.stale_results import StaleResults
 from tcprof.app.window.title import TITLE, session_date, window_title
-from tcprof.profiler.analysis.stopping import stop_text
 from tcprof.profiler.config import ConfigError
 from tcprof.profiler.config.examples import list_examples
 from tcprof.profiler.folders.files import REPORT_HTML
@@ -441,10 +440,7 @@ class MainWindow(QMainWindow):
         folder = self.controller.session_dir
         self.sessions.on_run_ended(session, folder)
         self.show_session(session, folder)
-        where = f" · saved in {folder}" if folder else ""
-        stopped = stop_text(session.get("stopping"))  # why a run that stops when settled stopped
-        why = f" · {stopped}" if stopped else ""
-        self.status.finish(f"Run {status.replace('_', ' ')}{why}{where}")
+        self.status.finish_run(status, session, folder)
         self.run_estimate.run_ended()
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
