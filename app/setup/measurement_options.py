@@ -30,6 +30,7 @@ from tcprof.profiler.config import (
 
 MEASUREMENT_KEYS = (
     "replicates",
+    "stop_early",
     "budget_s",
     "control",
     "threads",
@@ -163,6 +164,7 @@ class MeasurementOptions(QWidget):
         """RunConfig keyword arguments."""
         return {
             "replicates": self.replicates.value() or None,  # auto: SetupPanel.config's rule
+            "stop_early": self.replicates.value() == 0,
             "budget_s": self.budget.value() or None,
             "control": self.control.currentData(),
             "threads": self.threads.value() or None,
@@ -175,7 +177,9 @@ class MeasurementOptions(QWidget):
     def set_options(self, state: dict[str, Any]) -> None:
         """Apply saved options; anything malformed is skipped."""
         replicates = state.get("replicates")
-        if replicates is None and "replicates" in state:
+        if state.get("stop_early") is True:
+            self.replicates.setValue(0)  # auto: it stopped when settled
+        elif replicates is None and "replicates" in state:
             self.replicates.setValue(0)  # auto
         elif isinstance(replicates, int) and not isinstance(replicates, bool) and replicates >= 1:
             self.replicates.setValue(replicates)

@@ -282,6 +282,8 @@ class SetupPanel(QWidget):
         adjusted = self.core.set_options(state, trust_model)
         for editor in self._editors:
             editor.set_options(state)
+        if state.get("stop_early") is True:  # its replicates is its last look: auto holds it
+            state = {k: v for k, v in state.items() if k != "replicates"}
         adjusted += not_fitting(state, self.measurement.options())
         self.carried.set_options(state, adjusted)
         self.revalidate()
@@ -296,7 +298,6 @@ def _built(options: dict[str, Any]) -> RunConfig:
         options = {
             **options,
             "replicates": stopping.looks(len(run_arms(arms, options.get("control"))))[-1],
-            "stop_early": True,
         }
     else:
         options = {**options, "budget_s": None}
