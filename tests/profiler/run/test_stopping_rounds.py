@@ -104,3 +104,14 @@ def test_the_stop_reason_is_one_line_in_the_terminal_and_both_reports():
     assert f"Rounds: {line}." in render_markdown(data)
     assert f"Rounds: {line}." in render_html(data)
     assert "paired t 97.0% interval" in render_summary(data)
+
+
+def test_progress_counts_to_the_first_look_then_on_to_the_last():
+    from tcprof.profiler.run.progress_model import ProgressModel
+
+    model = ProgressModel(["eager", "aot_eager"], _config())
+    assert model.rounds == 4
+    first_total = model.total
+    model.apply({"type": "round_start", "replicate": 4})
+    assert model.rounds == 8 and model.total == 2 * first_total
+    assert model.where().startswith("round 5/8")
