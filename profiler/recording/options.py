@@ -102,6 +102,13 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         path = str(Path(options["model_file"]).expanduser().absolute())
         _check_model_file(Path(path), options["model_file"])
     logs = tuple(a.strip() for a in options["log"].split(",") if a.strip())
+    if options["replicates"] is not None and (
+        options["budget"] is not None or options["max_rounds"] is not None
+    ):
+        raise ConfigError(
+            "--budget and --max-rounds end a run that stops when settled; --replicates fixes "
+            "the rounds: give one or the other"
+        )
     if options["ladder"] is not None and options["arms"]:
         raise ConfigError("give --arms or --ladder, not both")
     if options["ladder"] is not None:

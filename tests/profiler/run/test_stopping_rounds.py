@@ -115,3 +115,20 @@ def test_progress_counts_to_the_first_look_then_on_to_the_last():
     model.apply({"type": "round_start", "replicate": 4})
     assert model.rounds == 8 and model.total == 2 * first_total
     assert model.where().startswith("round 5/8")
+
+
+def test_the_options_make_a_run_that_stops_when_settled_unless_replicates_is_given():
+    from tcprof.profiler.api import options as api_options
+    from tcprof.profiler.config import ConfigError
+    from tcprof.profiler.recording.options import config_from_options
+
+    def made(**keywords: Any) -> RunConfig:
+        return config_from_options(api_options.checked({"example": "simple", **keywords}))
+
+    auto = made(budget=60.0, precision=0.05)
+    assert auto.stop_early and auto.replicates == 8
+    assert (auto.budget_s, auto.precision) == (60.0, 0.05)
+    fixed = made(replicates=6)
+    assert not fixed.stop_early and fixed.replicates == 6 and fixed.budget_s is None
+    with pytest.raises(ConfigError, match="give one or the other"):
+        made(replicates=6, budget=60.0)
