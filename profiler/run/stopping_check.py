@@ -50,7 +50,7 @@ def comparisons(session: SessionRecord, level: float) -> list[SpeedupInterval | 
     base = session.baseline
     if base is None:
         return []
-    out = []
+    out: list[SpeedupInterval | None] = []
     for arm in session.arms[1:]:
         for bs in session.batch_sizes():
             base_res, res = base.results.get(bs), arm.results.get(bs)
