@@ -52,7 +52,7 @@ BUDGET_TIP = (
     "RunConfig.budget_s (--budget): with Replicates at auto, the rounds stop at a balanced\n"
     "round before they would take longer than this (the accuracy check follows). Without it\n"
     "a run stops once its answer is settled, its intervals are within ±3%, or at its last\n"
-    "look (8 rounds for 2 arms). none = no budget. Unused with a number of Replicates."
+    "look (6 rounds for 2 arms). none = no budget. Unused with a number of Replicates."
 )
 STALL_TIMEOUT_TIP = (
     "RunConfig.stall_timeout_s (--stall-timeout): a phase (loading, compiling, a step) that\n"
@@ -75,8 +75,8 @@ class MeasurementOptions(QWidget):
         self.replicates.setToolTip(
             "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
             "auto = rounds go on until the answer is settled, as `tcprof run` without\n"
-            "--replicates: at least 3, and only where the arms' order is balanced (4, 6 or 8\n"
-            "for 2 arms), at most 8 for 2 arms (see Budget); intervals adjusted for stopping.\n"
+            "--replicates: at least 3, and only where the arms' order is balanced (4 or 6\n"
+            "for 2 arms, at most 12 for 3; see Budget); intervals adjusted for stopping.\n"
             "On a shared machine one process's median moves by up to 20% from the next one's;\n"
             "the speedup interval pairs the arms' processes round by round, so it covers that.\n"
             "1 = one process per arm: faster, but the interval leaves that variation out.\n"

@@ -2,8 +2,8 @@
 
 A run stops only where the arms' order is balanced (a multiple of the Williams period) and
 after at least MIN_ROUNDS rounds. It looks at its intervals twice: at the first such point
-(2 arms: 4 rounds; 3: 6; 4: 4; 5: 10) and at the last planned round (by default twice the
-first: 8, 12, 8, 20). At the first look it stops when every comparison is settled (settled(),
+(2 arms: 4 rounds; 3: 6; 4: 4; 5: 10) and at the last planned round (by default 6, 12, 8, 20:
+the fixed-rounds default, or one period after the first look where that is the first look). At the first look it stops when every comparison is settled (settled(),
 and its interval excludes 1.0 or lies inside the equivalence margin) or every interval's
 half-width is within the precision target; at the last it stops whatever it sees. Between the
 looks it stops at a balanced point only when the time budget would run out before the next.
@@ -34,11 +34,15 @@ from functools import lru_cache
 import numpy as np
 
 from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SpeedupInterval
-from tcprof.profiler.config import DEFAULT_PRECISION, STOP_MIN_ROUNDS, williams_period
+from tcprof.profiler.config import (
+    DEFAULT_PRECISION,
+    STOP_MIN_ROUNDS,
+    balanced_rounds,
+    williams_period,
+)
 from tcprof.profiler.protocol import units
 
 MIN_ROUNDS = STOP_MIN_ROUNDS  # a run never stops before this many rounds (and only where balanced)
-LAST_LOOK_FACTOR = 2  # by default the last planned look is at twice the first's rounds
 ALPHA = 0.055  # spent over both looks: coverage 94.5% under no difference, about 97% far from it
 _PATHS = 200_000  # simulated runs behind the level (seeded: the same every time)
 
@@ -54,9 +58,14 @@ def first_look(n_arms: int, min_rounds: int = MIN_ROUNDS) -> int:
 
 def looks(n_arms: int, max_rounds: int | None = None) -> tuple[int, ...]:
     """The planned looks: the first balanced point at or above MIN_ROUNDS, and max_rounds
-    raised to a balanced point (default twice the first); one look when they coincide."""
+    raised to a balanced point; one look when they coincide. By default the last is the
+    fixed-rounds default (balanced_rounds: 6, 6, 8, 10 for 2 to 5 arms) or, where that is the
+    first look, one period later: 4 and 6 for 2 arms, 6 and 12 for 3, 4 and 8 for 4, 10 and 20
+    for 5, so a run never takes more rounds than before where the fixed default allowed a
+    second look."""
     period, first = williams_period(n_arms), first_look(n_arms)
-    wanted = LAST_LOOK_FACTOR * first if max_rounds is None else max_rounds
+    default = max(first + period, balanced_rounds(n_arms))
+    wanted = default if max_rounds is None else max_rounds
     last = max(first, -(-wanted // period) * period)
     return (first,) if last == first else (first, last)
 

@@ -230,7 +230,7 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "a fixed number of rounds, each with a fresh process per arm; the speedup interval "
         "covers the variation between processes (default: rounds go on until the answer is "
         f"settled, at least {STOP_MIN_ROUNDS} and only where the arms' order is balanced: 4, 6, "
-        "8... for 2 arms; see --precision, --budget, --max-rounds)",
+        "for 2 arms; see --precision, --budget, --max-rounds)",
         type=int,
         limit=LIMIT_OF["replicates"],
     ),
@@ -255,9 +255,9 @@ RUN_OPTIONS: tuple[Option, ...] = (
     _value(
         "--max-rounds",
         LOOP,
-        "with no --replicates: the most rounds, raised to a balanced number (default: twice "
-        "the first balanced number at or above 3: 8 for 2 arms, 12 for 3); never below that "
-        "first number",
+        "with no --replicates: the most rounds, raised to a balanced number (default: 6 for 2 "
+        "arms, 12 for 3, 8 for 4, 20 for 5); never below the first balanced number at or "
+        "above 3 (4 for 2 arms)",
         type=int,
     ),
     Option(

@@ -30,7 +30,7 @@ def _control(panel: SetupPanel, value: str | None) -> None:
 
 
 @pytest.mark.parametrize(
-    ("control", "arms", "rounds"), [(None, 2, 8), ("eager", 3, 12), ("both", 4, 8)]
+    ("control", "arms", "rounds"), [(None, 2, 6), ("eager", 3, 12), ("both", 4, 8)]
 )
 def test_replicates_left_at_auto_stop_when_settled_at_most_at_a_balanced_look(
     panel, control, arms, rounds

@@ -56,7 +56,7 @@ def test_the_run_s_default_rounds_follow_its_arms_and_a_given_count_is_kept():
     both = _config("--control", "both")  # eager, inductor and their two twins
     assert len(both.run_arms) == 4 and both.replicates == 8 and both.stop_early
     assert schedule.balance(4, both.replicates).balanced
-    assert _config().replicates == 8 and _config("--control").replicates == 12
+    assert _config().replicates == 6 and _config("--control").replicates == 12
     three = _config("--arms", "eager,inductor,aot_eager", "--control", "both")
     assert len(three.run_arms) == 5 and three.replicates == 20
     assert _config("--max-rounds", "9").replicates == 10, "raised to a balanced count"

@@ -126,7 +126,7 @@ def test_the_options_make_a_run_that_stops_when_settled_unless_replicates_is_giv
         return config_from_options(api_options.checked({"example": "simple", **keywords}))
 
     auto = made(budget=60.0, precision=0.05)
-    assert auto.stop_early and auto.replicates == 8
+    assert auto.stop_early and auto.replicates == 6, "2 arms: looks after 4 and 6 rounds"
     assert (auto.budget_s, auto.precision) == (60.0, 0.05)
     fixed = made(replicates=6)
     assert not fixed.stop_early and fixed.replicates == 6 and fixed.budget_s is None
