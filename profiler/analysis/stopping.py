@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SpeedupInterval
 from tcprof.profiler.config import (
     DEFAULT_PRECISION,
     STOP_MIN_ROUNDS,
+    arms_of,
     balanced_rounds,
     williams_period,
 )
@@ -176,11 +178,13 @@ def decide(
 FIXED_LEVEL = 0.95  # --replicates N: no looks, a plain 95% interval
 
 
-def level_of(config: dict[str, object], n_arms: int) -> float:
+def level_of(config: dict[str, Any]) -> float:
     """The level of a recorded run's intervals, from its config: Pocock's over its looks where
-    it stopped when settled (stop_early; replicates is then its last look), else 95%."""
+    it stopped when settled (stop_early; replicates is then its last look; the arms of its
+    rounds, not those --apply-advice added after them), else 95%."""
     if not config.get("stop_early"):
         return FIXED_LEVEL
+    n_arms = len(arms_of(config)) - len(config.get("added_arms") or [])
     rounds = config.get("replicates")
     return make_plan(n_arms, rounds if isinstance(rounds, int) else None).level
 

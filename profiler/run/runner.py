@@ -2,7 +2,8 @@
 untimed accuracy pass, all folded into a Session.
 
 A run is `replicates` rounds, or with no --replicates as many as it takes to settle its
-answer, at most `replicates` (stopping_check.py; the rule is analysis/stopping.py's). Each round starts one fresh process per arm (so a round's memory
+answer, at most `replicates` (stopping_check.py; the rule is analysis/stopping.py's). Each
+round starts one fresh process per arm (so a round's memory
 is that of one process per arm, and process-to-process variation shows up between rounds);
 the arms' order across rounds follows a balanced (Williams) design (schedule.round_order). Within a round, for each batch
 size, every arm first runs its first (compiling) step and warm-up; only then do the measured

@@ -133,7 +133,7 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
     out["series"] = series_of(out)
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
     # each interval's level: adjusted where the run stopped when settled (analysis/stopping.py)
-    out["comparisons"]["level"] = level_of(session.config or {}, len(session.arms))
+    out["comparisons"]["level"] = level_of(session.config or {})
     out["regional"] = regional_tradeoffs(out)
     out["ladder"] = ladder_summary(
         out

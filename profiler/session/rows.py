@@ -546,7 +546,7 @@ def speedup_interval(
     rounds = range(max([*base_p, *arm_p], default=-1) + 1)
     rng = np.random.default_rng(int(session.config.get("seed", 0)) + res.batch_size)
     if level is None:
-        level = stopping.level_of(session.config or {}, len(session.arms))
+        level = stopping.level_of(session.config or {})
     return stats.speedup_interval(
         [base_p.get(r) for r in rounds], [arm_p.get(r) for r in rounds], rng=rng, level=level
     )
