@@ -444,6 +444,8 @@ class MainWindow(QMainWindow):
         self.run_estimate.run_ended()
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
+        if self.controller.store_warning:  # saved locally first: nothing is lost
+            self.notice.show_notice(f"Warning: {self.controller.store_warning}")
 
     # -- settings and closing -------------------------------------------------------------------
     def _restore_settings(self) -> None:
