@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.session.fold import Session
+from tcprof.profiler.session.fold import SessionFold
 
 pytestmark = pytest.mark.timeout(30)
 
 
 def _arm_model(*checks: dict | None) -> dict:
-    s = Session()
+    s = SessionFold()
     config = RunConfig(source=ModelSource(path="model.py"), arms=(ArmSpec("inductor"),))
     s.apply({"type": "run_start", "config": config.to_dict(), "wall_time": 0.0})
     for replicate, check in enumerate(checks):
