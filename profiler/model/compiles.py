@@ -69,7 +69,14 @@ class CompileCost:
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> CompileCost | None:
-        keys = ("compile_s", "compile_cold_s", "compile_warm_s", "compile_portable_s")
+        # compile_timer_s: a failed arm's only figure, torch's own timer
+        keys = (
+            "compile_s",
+            "compile_cold_s",
+            "compile_warm_s",
+            "compile_portable_s",
+            "compile_timer_s",
+        )
         if all(row.get(k) is None for k in keys) and not row.get("compile_missing"):
             return None
         cold = row.get("compile_cold_s")
