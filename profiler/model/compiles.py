@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcprof.profiler.model.figures import Interval
+from tcprof.profiler.model.json_values import EMPTY, freeze
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
-from tcprof.profiler.model.json_values import freeze
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,9 @@ class Compile:
     share: float | None
     grad_mode: bool | None = None
     shapes: tuple[tuple[int, ...], ...] = ()  # the input shapes it was compiled for
+    data: Mapping[str, Any] = field(
+        repr=False, compare=False, hash=False, default_factory=lambda: EMPTY
+    )
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> Compile:
@@ -142,4 +145,5 @@ class Compile:
                 for shape in value.get("shapes") or ()
                 if isinstance(shape, (list, tuple))
             ),
+            freeze(value),
         )

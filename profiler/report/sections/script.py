@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 
 Esc = Callable[[Any], str]
@@ -24,8 +25,10 @@ EXPLAIN = (
 )
 
 
-def script_of(session_dict: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    script = (session_dict.get("config") or {}).get("script")
+def script_of(session: SessionModel | Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The script's options (None: a model file's session); a run's options stay as given."""
+    config = session.config if isinstance(session, SessionModel) else session.get("config")
+    script = (config or {}).get("script")
     return script if isinstance(script, Mapping) else None
 
 
