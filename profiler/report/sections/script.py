@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 
@@ -25,11 +26,12 @@ EXPLAIN = (
 )
 
 
-def script_of(session: SessionModel | Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The script's options (None: a model file's session); a run's options stay as given."""
+def script_of(session: SessionModel | Mapping[str, Any]) -> dict[str, Any] | None:
+    """The script's options (None: a model file's session), a copy: a run's options stay as
+    given (model/raw.py)."""
     config = session.config if isinstance(session, SessionModel) else session.get("config")
     script = (config or {}).get("script")
-    return script if isinstance(script, Mapping) else None
+    return thaw(script) if isinstance(script, Mapping) else None
 
 
 def command_text(script: Mapping[str, Any], value: Any = None) -> str:
