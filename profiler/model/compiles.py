@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcprof.profiler.model.figures import Interval
+from tcprof.profiler.model.json_values import EMPTY, freeze
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
-from tcprof.profiler.model.json_values import freeze
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,14 @@ class CompileCost:
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> CompileCost | None:
-        keys = ("compile_s", "compile_cold_s", "compile_warm_s", "compile_portable_s")
+        # compile_timer_s: a failed arm's only figure, torch's own timer
+        keys = (
+            "compile_s",
+            "compile_cold_s",
+            "compile_warm_s",
+            "compile_portable_s",
+            "compile_timer_s",
+        )
         if all(row.get(k) is None for k in keys) and not row.get("compile_missing"):
             return None
         cold = row.get("compile_cold_s")
@@ -113,6 +120,9 @@ class Compile:
     share: float | None
     grad_mode: bool | None = None
     shapes: tuple[tuple[int, ...], ...] = ()  # the input shapes it was compiled for
+    data: Mapping[str, Any] = field(
+        repr=False, compare=False, hash=False, default_factory=lambda: EMPTY
+    )
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> Compile:
@@ -135,4 +145,5 @@ class Compile:
                 for shape in value.get("shapes") or ()
                 if isinstance(shape, (list, tuple))
             ),
+            freeze(value),
         )

@@ -90,8 +90,7 @@ class Speedup:
 
     def __str__(self) -> str:
         """'1.21x [1.17-1.28]'; 'not settled [0.55-43.92]'; 'not settled (one round: …)'."""
-        # The rules of report/sections/table.fmt_speedup, on the typed figures (a test keeps
-        # the two in step until that formatter reads this record).
+        # The one rule: report/sections/table.fmt_speedup says this for every view.
         ci = self.interval
         if ci is None or ci.low is None or ci.high is None:
             return f"{NOT_SETTLED} (one round)"
@@ -122,6 +121,10 @@ class Accuracy:
     batch_size: int | None = None  # the batch size the check ran at
     float64: bool | None = None  # compared against a float64 eager run
     compared: int | None = None  # how many tensors were compared
+    checked: tuple[str, ...] = ()  # what was compared (outputs, gradients, ...), in words
+    autocast: str | None = None  # the dtype the check ran under autocast to
+    steps: int | None = None  # untimed steps checked (2: the second from the first's weights)
+    ranks_checked: int | None = None  # a distributed arm's ranks that ran the check
 
     @classmethod
     def of(cls, value: Any) -> Accuracy | None:
@@ -138,6 +141,10 @@ class Accuracy:
             _int(value.get("batch_size")),
             value.get("float64") if isinstance(value.get("float64"), bool) else None,
             _int(value.get("compared")),
+            tuple(str(c) for c in value.get("checked") or ()),
+            _str(value.get("autocast")),
+            _int(value.get("steps")),
+            _int(value.get("ranks_checked")),
         )
 
 
@@ -220,6 +227,11 @@ class Row:
     compiled_while_measuring: bool  # a compile fell inside a timed block
     control_speedup: float | None  # an A/A control's speedup over its twin
     data: Mapping[str, Any] = field(repr=False, compare=False, hash=False)
+    interval_verdict: str | None = None  # as saved: faster, slower, no_difference, no_interval
+    control_of: str | None = None  # an A/A control's row: its twin arm
+    blocks_contended: int = 0  # blocks a busy machine slowed (the larger of the two counts)
+    blocks_measured: int | None = None
+    work_per_s: float | None = None  # a script's work (its unit) per second
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -267,4 +279,11 @@ class Row:
             compiled_while_measuring=row.get("compiled_while_measuring") is True,
             control_speedup=_float(row.get("aa_speedup")),
             data=freeze(row),
+            interval_verdict=_str(row.get("verdict")),
+            control_of=_str(row.get("aa_of")),
+            blocks_contended=max(
+                _int(row.get("contended_blocks")) or 0, _int(row.get("unquiet_blocks")) or 0
+            ),
+            blocks_measured=_int(row.get("blocks_measured")),
+            work_per_s=_float((row.get("script") or {}).get("work_per_s")),
         )

@@ -23,6 +23,7 @@ from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.context import Environment, Provenance, Series
 from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import as_float, as_int, freeze, items, thaw
+from tcprof.profiler.model.ladder import Ladder
 from tcprof.profiler.model.row import Row, Speedup
 
 Model = TypeVar("Model", bound="SessionModel")
@@ -52,6 +53,7 @@ class SessionModel:
     schema_version: int | None = None  # None: a session before schema versions
     runtime: Environment | None = None  # `environment`, typed: the first worker's
     errors: tuple[Problem, ...] = ()  # the run's errors, in the order they came
+    ladder: Ladder | None = None  # a --ladder session's stages (model/ladder.py)
 
     @classmethod
     def from_json(
@@ -84,6 +86,7 @@ class SessionModel:
             schema_version=as_int(plain.get("schema_version")),
             runtime=Environment.of(plain.get("environment")),
             errors=tuple(p for p in map(Problem.of, items(plain.get("errors"))) if p),
+            ladder=Ladder.of(plain.get("ladder")),
         )
 
     @classmethod

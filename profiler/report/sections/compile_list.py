@@ -11,19 +11,21 @@ sessions saved before these were recorded have none, and nothing is listed for t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config import records_cudagraphs
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.compiles import Compile
+from tcprof.profiler.model.json_values import as_float, as_map, items, thaw
+from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
-from tcprof.profiler.protocol.compile_terms import (
-    COMPILE_COST,
-    compile_figure,
-    frame_label,
-)
+from tcprof.profiler.protocol.compile_terms import COMPILE_COST, frame_label
 from tcprof.profiler.report.data import short_where
 from tcprof.profiler.report.sections.script import phase_text, script_of
+from tcprof.profiler.report.sections.table import as_row
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
 TOTAL = f"total: the {COMPILE_COST}"
@@ -36,32 +38,43 @@ WHEN_HELP = (
 )
 
 
-def compiles(row: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(row.get("compiles_list") or [])
+def _row(row: Row | Mapping[str, Any]) -> Row:
+    return as_row(row)
 
 
-def extra_words(row: dict[str, Any], arm: dict[str, Any] | None) -> str:
+def _arm(arm: Arm | Mapping[str, Any] | None) -> Arm | None:
+    """The typed arm of `arm` (the window still hands its dict)."""
+    if arm is None or isinstance(arm, Arm):
+        return arm
+    return Arm.of(thaw(arm), False, None)
+
+
+def compiles(row: Row | Mapping[str, Any]) -> list[Compile]:
+    return list(_row(row).compiles)
+
+
+def extra_words(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None) -> str:
     """What the first step paid beyond compiling was: CUDA graph recording only where the arm's
     mode records them at this batch size (not on a CPU run, where Inductor skips them, nor
     under a mode without them), else lazy initialisation."""
-    arm = arm or {}
-    bs = row.get("batch_size")
-    skipped = any(s.get("batch_size") == bs for s in arm.get("cudagraph_skips") or [])
-    if records_cudagraphs((arm.get("options") or {}).get("mode"), skipped):
+    typed, bs = _arm(arm), _row(row).batch_size
+    skips = items(typed.data.get("cudagraph_skips")) if typed else []  # kept raw: model/raw.py
+    skipped = any(s.get("batch_size") == bs for s in skips)
+    if records_cudagraphs(typed.mode if typed else None, skipped):
         return "lazy initialisation, CUDA graph recording"
     return "lazy initialisation"
 
 
-def extra_help(row: dict[str, Any], arm: dict[str, Any] | None) -> str:
+def extra_help(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None) -> str:
     return (
         f"what the first step paid beyond torch's compile events ({extra_words(row, arm)}, "
         "first allocations): not in the compile cost, counted in break-even"
     )
 
 
-def when_text(c: dict[str, Any]) -> str:
+def when_text(c: Compile) -> str:
     """'before training', 'in the first step', 'in step 7', 'in an evaluation after 4 steps'."""
-    when, at = c.get("when"), c.get("at_step")
+    when, at = c.when, c.at_step
     if when == "before_training":
         return "before training"
     if when == "evaluation":
@@ -71,102 +84,114 @@ def when_text(c: dict[str, Any]) -> str:
     return f"in step {at}"
 
 
-def _call(c: dict[str, Any]) -> str:
+def _call(c: Compile) -> str:
     """The call in the user's code that compiled, else the compiled frame's place."""
-    if c.get("site_file"):
-        return short_where(c.get("site_file"), c.get("site_line"))
-    return short_where(c.get("file"), c.get("line"))
+    if c.site_file:
+        return short_where(c.site_file, c.site_line)
+    return short_where(c.file, c.line)
 
 
-def _shapes(c: dict[str, Any]) -> str:
-    shapes = c.get("shapes") or []
-    return ", ".join("(" + ", ".join(str(d) for d in s) + ")" for s in shapes)
+def _shapes(c: Compile) -> str:
+    return ", ".join("(" + ", ".join(str(d) for d in s) + ")" for s in c.shapes)
 
 
-def trigger_text(c: dict[str, Any]) -> str:
+def trigger_text(c: Compile) -> str:
     """'eval_first.py:30 under no_grad, shapes (16, 8)': the call, its grad mode, the shapes."""
     parts = [_call(c)]
-    grad = c.get("grad_mode")
-    if grad is not None:
-        parts.append("under no_grad" if grad is False else "with gradients")
+    if c.grad_mode is not None:
+        parts.append("under no_grad" if c.grad_mode is False else "with gradients")
     text = " ".join(parts)
     shapes = _shapes(c)
     return f"{text}, shapes {shapes}" if shapes else text
 
 
-def _share(value: Any) -> str:
-    return units.percent(value)
+def _extra(row: Row) -> float | None:
+    """What the first step paid beyond compiling, when it is worth a line (5 ms or more)."""
+    extra = row.compile.first_step_extra_s if row.compile else None
+    return extra if extra is not None and extra >= 0.005 else None
 
 
-def rows(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[list[str]]:
+def rows(
+    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
+) -> list[list[str]]:
     """The table's cells: one row per compile, the total (the compile cost) and, when the first
     step paid more than compiling, that part of its own (`arm`: the row's arm, whose mode says
     whether that part recorded CUDA graphs). Empty without a list."""
-    listed = compiles(row)
+    typed = _row(row)
+    listed = typed.compiles
     if not listed:
         return []
     out = [
         [
             when_text(c),
             trigger_text(c),
-            frame_label(c.get("frame")),
-            units.seconds(float(c.get("seconds") or 0.0), unit=False),
-            _share(c.get("share")),
+            frame_label(c.frame),
+            units.seconds(c.seconds or 0.0, unit=False),
+            units.percent(c.share),
         ]
         for c in listed
     ]
-    total = sum(float(c.get("seconds") or 0.0) for c in listed)
+    total = sum(c.seconds or 0.0 for c in listed)
     out.append([TOTAL, f"{len(listed)} compile(s)", "", units.seconds(total, unit=False), "100%"])
-    extra = row.get("first_step_extra_s")
-    if isinstance(extra, (int, float)) and extra >= 0.005:
-        out.append([EXTRA, extra_words(row, arm), "", units.seconds(extra, unit=False), ""])
+    extra = _extra(typed)
+    if extra is not None:
+        out.append([EXTRA, extra_words(typed, arm), "", units.seconds(extra, unit=False), ""])
     return out
 
 
-def tips(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[str | None]:
+def tips(
+    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
+) -> list[str | None]:
     """Per row of `rows`, what a hover says: the guard that failed, the frame's place."""
+    typed = _row(row)
     out: list[str | None] = []
-    for c in compiles(row):
-        reason = plain_reason(c)
-        where = f"{c.get('frame')} at {short_where(c.get('file'), c.get('line'))}"
+    for c in typed.compiles:
+        reason = plain_reason(thaw(c.data))
+        where = f"{c.frame} at {short_where(c.file, c.line)}"
         out.append(f"{where}; recompiled because {reason}" if reason else where)
     if out:
         out.append(f"the {COMPILE_COST}: the sum of the compiles above")
-        if len(rows(row)) > len(out):
-            out.append(extra_help(row, arm))
+        if len(rows(typed)) > len(out):
+            out.append(extra_help(typed, arm))
     return out
 
 
-def check_text(row: dict[str, Any]) -> str | None:
+def check_text(row: Row | Mapping[str, Any]) -> str | None:
     """'torch's compile events in the first step 1.02 s; the first step's excess over a steady
     step 1.05 s; residual 0.03 s': the cost against a clock that is not torch's."""
-    check = row.get("compile_check") or {}
-    if not all(isinstance(check.get(k), (int, float)) for k in ("events_s", "excess_s")):
+    check = as_map(_row(row).data.get("compile_check"))  # kept raw: model/raw.py
+    events, excess = as_float(check.get("events_s")), as_float(check.get("excess_s"))
+    if events is None or excess is None:
         return None
     return (
-        f"check: torch's compile events in the first step {units.seconds(check['events_s'])}; "
-        f"the first step's excess over a steady step {units.seconds(check['excess_s'])}; "
-        f"residual {units.seconds(check['excess_s'] - check['events_s'])}"
+        f"check: torch's compile events in the first step {units.seconds(events)}; "
+        f"the first step's excess over a steady step {units.seconds(excess)}; "
+        f"residual {units.seconds(excess - events)}"
     )
 
 
 CPU_CHECK = "inductor's once-per-machine CPU check"
 
 
-def cpu_check_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> str | None:
+def cpu_check_text(
+    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
+) -> str | None:
     """'Cold compile 3.21 s (inductor's once-per-machine CPU check, 9.80 s, not included: paid
     once per machine or fresh cache; ...)': the check ran before compiling (worker/cpu_check.py)
     and is in no compile figure. None where the arm's processes did not run it (older sessions,
     another backend or device, the user's caches)."""
-    check = ((arm or {}).get("model") or {}).get("cpu_check")
-    if not isinstance(check, dict):
+    typed_arm = _arm(arm)
+    model = typed_arm.data.get("model") if typed_arm is not None else None
+    check = model.get("cpu_check") if isinstance(model, Mapping) else None  # raw: one view's
+    if not isinstance(check, Mapping):
         return None
     if check.get("error"):
         return (
             f"{CPU_CHECK} could not run before compiling ({check['error']}): the compiles hold it."
         )
     first, own = check.get("first_s"), check.get("seconds")
-    cold = row.get("compile_cold_s")
+    cost = _row(row).compile
+    cold = cost.cold_s if cost is not None else None
     head = f"Cold compile {units.seconds(cold)}" if cold is not None else "The compile figures"
     if check.get("built"):
         when = "it ran first on this machine in this run, before the cold compile"
@@ -181,18 +206,18 @@ def cpu_check_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> st
     )
 
 
-def notes(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[str]:
+def notes(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None) -> list[str]:
     """The sentences under the list: where the compiles ran, the first step's check, the CPU
     check left out."""
     return [t for t in (case_text(row, arm), check_text(row), cpu_check_text(row, arm)) if t]
 
 
-def _calls(listed: list[dict[str, Any]], kind: bool = True) -> str:
+def _calls(listed: list[Compile], kind: bool = True) -> str:
     """'an evaluation at eval_first.py:30', 'a call at train.py:12' (each call once); without
     `kind`, 'at eval_first.py:30'."""
     seen: dict[str, None] = {}
     for c in listed:
-        what = ("an evaluation " if c.get("grad_mode") is False else "a call ") if kind else ""
+        what = ("an evaluation " if c.grad_mode is False else "a call ") if kind else ""
         seen.setdefault(f"{what}at {_call(c)}")
     return ", ".join(seen)
 
@@ -201,16 +226,19 @@ def _count(n: int) -> str:
     return f"{n} compile{'s' if n != 1 else ''} ran"
 
 
-def case_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> str | None:
+def case_text(
+    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
+) -> str | None:
     """Where this batch size's compiles ran and how each is counted: '1 compile ran before
     training (an evaluation at eval_first.py:30), counted in the cost and left out of
     start-up; ...'. None without a list."""
-    listed = compiles(row)
+    typed = _row(row)
+    listed = list(typed.compiles)
     if not listed:
         return None
-    before = [c for c in listed if c.get("when") == "before_training"]
-    evaluation = [c for c in listed if c.get("when") == "evaluation"]
-    in_steps = [c for c in listed if c.get("when") not in ("before_training", "evaluation")]
+    before = [c for c in listed if c.when == "before_training"]
+    evaluation = [c for c in listed if c.when == "evaluation"]
+    in_steps = [c for c in listed if c.when not in ("before_training", "evaluation")]
     parts = []
     if before:
         parts.append(
@@ -224,38 +252,37 @@ def case_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> str | N
         )
     if in_steps:
         parts.append(f"{_count(len(in_steps))} inside training steps")
-    figure = compile_figure(row)
+    cost = typed.compile
+    figure = (cost.cold_s if cost.cold_s is not None else cost.first_s) if cost else None
     text = "; ".join(parts)
     if figure is not None:
         text += f". The {COMPILE_COST}, {units.seconds(figure)}, is the time all of them took"
-    extra = row.get("first_step_extra_s")
-    if isinstance(extra, (int, float)) and extra >= 0.005:
+    extra = _extra(typed)
+    if extra is not None:
         text += (
             f"; beyond compiling, the first step paid {units.seconds(extra)} "
-            f"({extra_words(row, arm)}): a part of its own, counted in break-even"
+            f"({extra_words(typed, arm)}): a part of its own, counted in break-even"
         )
     return text[0].upper() + text[1:] + "."
 
 
-def heading(session_dict: dict[str, Any], row: dict[str, Any]) -> str:
+def heading(session: SessionModel | Mapping[str, Any], row: Row | Mapping[str, Any]) -> str:
     """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
-    script = script_of(session_dict)
+    script = script_of(session)
+    bs = _row(row).batch_size
     if script is None:
-        return f"Each compile at bs {row.get('batch_size')}"
-    return (
-        f"Each compile at {phase_text(script, row.get('batch_size'))}"
-        if script.get("sweep")
-        else "Each compile"
-    )
+        return f"Each compile at bs {bs}"
+    return f"Each compile at {phase_text(script, bs)}" if script.get("sweep") else "Each compile"
 
 
 def html(
-    session_dict: dict[str, Any],
-    row: dict[str, Any],
+    session: SessionModel | Mapping[str, Any],
+    row: Row | Mapping[str, Any],
     esc: Callable[[Any], str],
-    arm: dict[str, Any] | None = None,
+    arm: Arm | Mapping[str, Any] | None = None,
 ) -> str:
     """report.html's list of one batch size's compiles (of `arm`), its sentence and its check."""
+    row, arm = _row(row), _arm(arm)
     cells = rows(row, arm)
     if not cells:
         return ""
@@ -273,7 +300,7 @@ def html(
         f'<th class="{"num" if h in ("s", "share") else ""}">{esc(h)}</th>' for h in HEADER
     )
     return (
-        f"<h4>{esc(heading(session_dict, row))}</h4>"
+        f"<h4>{esc(heading(session, row))}</h4>"
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
         + "".join(f'<p class="note">{esc(n)}</p>' for n in notes(row, arm))
@@ -281,16 +308,17 @@ def html(
 
 
 def markdown_lines(
-    session_dict: dict[str, Any],
-    row: dict[str, Any],
+    session: SessionModel | Mapping[str, Any],
+    row: Row | Mapping[str, Any],
     md_text: Callable[[Any], str],
-    arm: dict[str, Any] | None = None,
+    arm: Arm | Mapping[str, Any] | None = None,
 ) -> list[str]:
     """report.md's list of one batch size's compiles (of `arm`), its sentence and its check."""
+    row, arm = _row(row), _arm(arm)
     cells = rows(row, arm)
     if not cells:
         return []
-    out = [f"_{md_text(heading(session_dict, row))}_", ""]
+    out = [f"_{md_text(heading(session, row))}_", ""]
     out.append("| " + " | ".join(HEADER) + " |")
     out.append("|---|---|---|---:|---:|")
     out += ["| " + " | ".join(md_text(c) or " " for c in r) + " |" for r in cells]

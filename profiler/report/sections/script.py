@@ -7,9 +7,11 @@ wrote. A session of a model file has no such part."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 
 Esc = Callable[[Any], str]
@@ -24,12 +26,15 @@ EXPLAIN = (
 )
 
 
-def script_of(session_dict: dict[str, Any]) -> dict[str, Any] | None:
-    script = (session_dict.get("config") or {}).get("script")
-    return script if isinstance(script, dict) else None
+def script_of(session: SessionModel | Mapping[str, Any]) -> dict[str, Any] | None:
+    """The script's options (None: a model file's session), a copy: a run's options stay as
+    given (model/raw.py)."""
+    config = session.config if isinstance(session, SessionModel) else session.get("config")
+    script = (config or {}).get("script")
+    return thaw(script) if isinstance(script, Mapping) else None
 
 
-def command_text(script: dict[str, Any], value: Any = None) -> str:
+def command_text(script: Mapping[str, Any], value: Any = None) -> str:
     target = ["-m", str(script.get("module"))] if script.get("module") else [str(script["path"])]
     args = [str(a) for a in script.get("args") or []]
     sweep = script.get("sweep")
@@ -38,13 +43,13 @@ def command_text(script: dict[str, Any], value: Any = None) -> str:
     return " ".join([str(script.get("python") or "python"), *target, *args])
 
 
-def phase_text(script: dict[str, Any], batch_size: Any) -> str:
+def phase_text(script: Mapping[str, Any], batch_size: Any) -> str:
     """'batch_size=8' for a sweep's phase; 'the script' for a script without one."""
     sweep = script.get("sweep")
     return f"{sweep}={batch_size}" if sweep else "the script"
 
 
-def work_unit(session_dict: dict[str, Any]) -> str:
+def work_unit(session_dict: Mapping[str, Any]) -> str:
     """What a script's throughput counts: its `--unit`, else what its rows measured (tokens
     where its model was given token ids, else samples, else steps)."""
     script = script_of(session_dict) or {}
@@ -58,14 +63,14 @@ def work_unit(session_dict: dict[str, Any]) -> str:
     return "steps" if script else "samples"
 
 
-def work_text(row: dict[str, Any], unit: str) -> str:
+def work_text(row: Mapping[str, Any], unit: str) -> str:
     """A row's measured work per step in the unit: '2,048 tokens' ('-': not seen)."""
     fig = row.get("script") or {}
     value = fig.get(f"{unit}_per_step") if unit != "steps" else 1
     return f"{units.count(value)} {unit}" if units.number(value) is not None else units.MISSING
 
 
-def work_lines(session_dict: dict[str, Any]) -> list[str]:
+def work_lines(session_dict: Mapping[str, Any]) -> list[str]:
     """How the script's throughput was counted, with each phase's work per step: 'throughput
     in tokens/s: 2,048 tokens per step (...; padding counted)'."""
     script = script_of(session_dict)
@@ -104,7 +109,7 @@ def _ms(value: Any) -> str:
     return units.ms(value, unit=False)  # the column's header says ms
 
 
-def split_rows(session_dict: dict[str, Any]) -> list[list[str]]:
+def split_rows(session_dict: Mapping[str, Any]) -> list[list[str]]:
     script = script_of(session_dict) or {}
     out = []
     for arm in session_dict.get("arms") or []:
@@ -128,7 +133,7 @@ def split_rows(session_dict: dict[str, Any]) -> list[list[str]]:
     return out
 
 
-def notes(session_dict: dict[str, Any]) -> list[str]:
+def notes(session_dict: Mapping[str, Any]) -> list[str]:
     """Per arm, what its first round did: the model, what was compiled and where."""
     out = []
     for arm in session_dict.get("arms") or []:
@@ -138,7 +143,7 @@ def notes(session_dict: dict[str, Any]) -> list[str]:
     return out
 
 
-def files(session_dict: dict[str, Any]) -> list[str]:
+def files(session_dict: Mapping[str, Any]) -> list[str]:
     found: dict[str, Any] = {}
     for arm in session_dict.get("arms") or []:
         for item in (arm.get("script") or {}).get("files") or []:
@@ -149,7 +154,7 @@ def files(session_dict: dict[str, Any]) -> list[str]:
     ]
 
 
-def data_bound(session_dict: dict[str, Any]) -> list[str]:
+def data_bound(session_dict: Mapping[str, Any]) -> list[str]:
     """'eager at batch_size=8: the script's own time is 62% of its step (data-bound)'."""
     script = script_of(session_dict) or {}
     out = []
@@ -171,7 +176,7 @@ def data_bound(session_dict: dict[str, Any]) -> list[str]:
 
 
 def text_lines(
-    session_dict: dict[str, Any], render_table: Callable[[list[str], list[list[str]]], str]
+    session_dict: Mapping[str, Any], render_table: Callable[[list[str], list[list[str]]], str]
 ) -> list[str]:
     """The summary's lines for a script session (none for a model file)."""
     script = script_of(session_dict)
@@ -192,7 +197,7 @@ def text_lines(
     return lines
 
 
-def accuracy_note(session_dict: dict[str, Any]) -> str | None:
+def accuracy_note(session_dict: Mapping[str, Any]) -> str | None:
     """The method note of a script's loss parity (None: no parity ran)."""
     acc = [
         r["accuracy"]
@@ -213,7 +218,7 @@ def accuracy_note(session_dict: dict[str, Any]) -> str | None:
 
 
 # -- loss curves ------------------------------------------------------------------------------
-def curves(session_dict: dict[str, Any]) -> list[tuple[str, Any, list[list[float]]]]:
+def curves(session_dict: Mapping[str, Any]) -> list[tuple[str, Any, list[list[float]]]]:
     """(label, phase, [[step, loss], ...]): each timed arm's first round, and the untimed parity
     runs (eager, and the arm with fallback_random) of each compiled arm."""
     out = []
@@ -321,7 +326,7 @@ def _svg(series: list[tuple[str, list[list[float]]]], esc: Esc) -> str:
     return "".join(parts)
 
 
-def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
+def html_section(session_dict: Mapping[str, Any], esc: Esc) -> str:
     script = script_of(session_dict)
     if script is None:
         return ""
@@ -360,7 +365,7 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     return "".join(parts)
 
 
-def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) -> list[str]:
+def markdown_lines(session_dict: Mapping[str, Any], md_text: Callable[[Any], str]) -> list[str]:
     script = script_of(session_dict)
     if script is None:
         return []

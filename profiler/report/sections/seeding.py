@@ -3,18 +3,19 @@ before each block (run/draws.py), and a script that seeds itself, which rounds c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.protocol import units
 
 
-def seeding_notes(session_dict: dict[str, Any]) -> list[str]:
+def seeding_notes(session_dict: Mapping[str, Any]) -> list[str]:
     """Plain sentences for the method notes; none for a session before rounds had seeds."""
     seeding = session_dict.get("seeding")
-    if not isinstance(seeding, dict) or not seeding.get("per_round"):
+    if not isinstance(seeding, Mapping) or not seeding.get("per_round"):
         return []
     rounds = session_dict.get("rounds") or []
-    waited = sum(r.get("block_wait_s") or 0.0 for r in rounds if isinstance(r, dict))
+    waited = sum(r.get("block_wait_s") or 0.0 for r in rounds if isinstance(r, Mapping))
     notes = [
         "rounds: each round its own seed (weights and batches differ between rounds, the same "
         "for every arm within one), and an untimed random wait of up to "

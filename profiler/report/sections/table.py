@@ -3,48 +3,44 @@ method notes: shared by the terminal, the Markdown and HTML reports and the wind
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.analysis import stopping
 from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SETTLED_RATIO
-from tcprof.profiler.analysis.verdict import (
-    NOT_AFTER_HOLM,
-    NOT_SETTLED,
-    bound_text,
-    fmt_memory,
-    holds_after_adjustment,
-    mark_partial,
-    one_round,
-    speedup_interval,
-    speedup_settled,
-    status_text,
-)
+from tcprof.profiler.analysis.verdict import NOT_AFTER_HOLM
+from tcprof.profiler.analysis.verdict import bound_text as bound_text  # the views' import
 from tcprof.profiler.config import DEFAULT_REPLICATES, balanced_rounds, threads_per_process
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.figures import Interval
+from tcprof.profiler.model.json_values import as_map, thaw
+from tcprof.profiler.model.row import Accuracy, Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections.seeding import seeding_notes
 
 
-def fmt_speedup(row: dict[str, Any]) -> str:
+def as_row(row: Row | Mapping[str, Any]) -> Row:
+    """The typed row of `row`: itself, or built from a session.json row (the door where a
+    caller still holding the dict enters; a bare row of a test may lack its batch size)."""
+    if isinstance(row, Row):
+        return row
+    return Row.of(str(row.get("arm") or ""), thaw({"batch_size": 0, **row}), False)
+
+
+def fmt_speedup(row: Row | Mapping[str, Any]) -> str:
     """'1.21x [1.17-1.28]' for a settled speedup; 'not settled [0.55-43.92]' for one whose
     interval is too wide to act on (analysis.stats.settled), and 'not settled (one round: no
-    interval)' for a single round: no number to quote where it means nothing."""
-    if row.get("speedup") is None:
-        return "-"
-    ci = speedup_interval(row)
-    if ci is None:
-        return f"{NOT_SETTLED} (one round)"
-    bounds = f"[{bound_text(ci[0])}-{bound_text(ci[1])}]"
-    if not speedup_settled(row):
-        return f"{NOT_SETTLED} {bounds}"
-    return f"{units.ratio(row['speedup'])} {bounds}"
+    interval)' for a single round: the model's Speedup says it, one rule for every view."""
+    speedup = as_row(row).speedup
+    return "-" if speedup is None else str(speedup)
 
 
-def fmt_accuracy(row: dict[str, Any]) -> str:
-    acc = row.get("accuracy")
-    return "-" if not acc else str(acc.get("status", "-"))
+def fmt_accuracy(row: Row | Mapping[str, Any]) -> str:
+    acc = as_row(row).accuracy
+    return "-" if acc is None else acc.status
 
 
 def _err(value: Any) -> str:
@@ -52,21 +48,23 @@ def _err(value: Any) -> str:
     return f"{value:.3g}" if isinstance(value, (int, float)) else "not finite"
 
 
-def accuracy_title(acc: dict[str, Any]) -> str:
-    """The accuracy verdict's detail: the worst tensor and why (schema 1: loss and grad norm)."""
-    if "worst" not in acc:
+def accuracy_title(acc: Accuracy | Mapping[str, Any]) -> str:
+    """The accuracy verdict's detail: the worst tensor and why (schema 1: loss and grad norm).
+    The worst tensor is kept raw (model/raw.py), and so is a schema 1 check's four figures."""
+    saved = acc.data if isinstance(acc, Accuracy) else acc
+    if "worst" not in saved:
         return (
-            f"loss {acc.get('loss')} vs {acc.get('baseline_loss')}; grad norm "
-            f"{acc.get('grad_norm')} vs {acc.get('baseline_grad_norm')}"
+            f"loss {saved.get('loss')} vs {saved.get('baseline_loss')}; grad norm "
+            f"{saved.get('grad_norm')} vs {saved.get('baseline_grad_norm')}"
         )
-    worst = acc.get("worst") or {}
-    text = acc.get("reason") or ""
+    worst = saved.get("worst") or {}
+    text = saved.get("reason") or ""
     if worst:
         text = (
             f"worst: {worst.get('name')} (max abs err {_err(worst.get('max_abs_err'))}, "
             f"max rel err {_err(worst.get('max_rel_err'))}). {text}"
         )
-    return text.strip()
+    return str(text).strip()
 
 
 VERDICT_TEXT = {
@@ -78,93 +76,126 @@ VERDICT_TEXT = {
 }
 
 
-def fmt_verdict(row: dict[str, Any]) -> str:
+def _holds(row: Row) -> bool:
+    """False for a faster or slower verdict that the family-wise adjustment does not keep."""
+    held = row.speedup.holds_after_adjustment if row.speedup else None
+    return not (held is False and row.interval_verdict in ("faster", "slower"))
+
+
+def _one_round(row: Row) -> bool:
+    """A speedup from a single round (analysis.verdict.one_round, on the typed row)."""
+    speedup = row.speedup
+    return speedup is not None and (
+        speedup.covers_processes is False or row.interval_verdict == "no_interval"
+    )
+
+
+def fmt_verdict(row: Row | Mapping[str, Any]) -> str:
     """'faster'; 'faster (not after Holm)' when the run's family-wise adjustment does not keep
     it; an A/A control's row: 'A/A ok' or 'A/A +4%' (flagged: the harness is biased)."""
-    if row.get("aa_of"):
-        if row.get("aa_flagged") and row.get("aa_speedup") is not None:
-            return f"A/A {units.change(row['aa_speedup'] - 1)} (flagged)"
-        return "A/A ok" if row.get("aa_ci") else "-"
-    verdict = "no_interval" if one_round(row) else row.get("verdict") or "unknown"
+    r = as_row(row)
+    if r.control_of:
+        speedup = r.speedup
+        if speedup and speedup.control_flagged and r.control_speedup is not None:
+            return f"A/A {units.change(r.control_speedup - 1)} (flagged)"
+        return "A/A ok" if speedup and speedup.control_interval else "-"
+    verdict = "no_interval" if _one_round(r) else r.interval_verdict or "unknown"
     text = VERDICT_TEXT.get(verdict, "-")
-    if not holds_after_adjustment(row):
+    if not _holds(r):
         text += f" ({NOT_AFTER_HOLM})"
     return text
 
 
-def _cold_warm(row: dict[str, Any], cold_key: str, warm_key: str, fmt: Callable[[Any], str]) -> str:
-    cold, warm = row.get(cold_key), row.get(warm_key)
-    if cold is None and warm is None:
-        return "-"
-    return f"{fmt(cold)} / {fmt(warm)}" if warm is not None else fmt(cold)
-
-
 TIMER_STANDS_IN = "torch's compile timer"
-
-
-def fmt_compile(row: dict[str, Any]) -> str:
-    """'cold / warm' seconds; a session of schema 1 has one figure (compile_s); an arm that
-    failed before a steady step: '4.67 (torch's compile timer)', the figure that stands in."""
-    if row.get("compile_cold_s") is None and row.get("compile_warm_s") is None:
-        if row.get("compile_s") is None and row.get("compile_timer_s") is not None:
-            return f"{units.seconds(row['compile_timer_s'], unit=False)} ({TIMER_STANDS_IN})"
-        return units.seconds(row.get("compile_s"), unit=False)
-    return _cold_warm(row, "compile_cold_s", "compile_warm_s", _compile_seconds)
 
 
 def _compile_seconds(value: float | None) -> str:
     return units.seconds(value, unit=False)
 
 
-def fmt_break_even(row: dict[str, Any], is_baseline: bool) -> str:
+def fmt_compile(row: Row | Mapping[str, Any]) -> str:
+    """'cold / warm' seconds; a session of schema 1 has one figure (compile_s); an arm that
+    failed before a steady step: '4.67 (torch's compile timer)', the figure that stands in."""
+    cost = as_row(row).compile
+    if cost is None:
+        return units.seconds(None, unit=False)
+    if cost.cold_s is None and cost.warm_s is None:
+        if cost.first_s is None and cost.timer_s is not None:
+            return f"{units.seconds(cost.timer_s, unit=False)} ({TIMER_STANDS_IN})"
+        return units.seconds(cost.first_s, unit=False)
+    if cost.warm_s is None:
+        return _compile_seconds(cost.cold_s)
+    return f"{_compile_seconds(cost.cold_s)} / {_compile_seconds(cost.warm_s)}"
+
+
+def _steps(value: float | None, ci: Interval | None = None) -> str:
+    """'14,100 [9,800–25k]': break-even steps with their interval; 'never' where none comes."""
+    if value is None:
+        return "never"
+    if ci is None or ci.low is None:
+        return units.count(value)
+    high = "never" if ci.high is None else units.short_count(ci.high)
+    return f"{units.count(value)} [{units.short_count(ci.low)}–{high}]"
+
+
+def fmt_break_even(row: Row | Mapping[str, Any], is_baseline: bool) -> str:
     """'14,100 [9,800–25k] / 1,200 [800–2,100]' (cold / warm, each with its interval from the
     speedup's); 'within noise' where the speedup's interval contains 1.0; 'never' if slower."""
-    if is_baseline or row.get("compile_s") is None or row.get("speedup") is None:
+    r = as_row(row)
+    cost = r.compile
+    if is_baseline or cost is None or cost.first_s is None or r.speedup is None:
         return "-"  # no speedup (an arm or its baseline failed): nothing to pay back with
-    if not holds_after_adjustment(row):
+    if not _holds(r):
         return "within noise"  # a difference the family-wise adjustment does not keep
-    if row.get("verdict") == "no_difference" and "break_even_cold_ci" in row:
+    cold_and_warm = "break_even_cold_steps" in r.data  # schema 1 saved one break-even
+    if r.interval_verdict == "no_difference" and cold_and_warm:
         return "within noise"
-    if one_round(row):
+    if _one_round(r):
         return "no interval"  # a break-even from one round's speedup would claim what it lacks
-
-    def steps(v: float | None, ci_key: str | None = None) -> str:
-        if v is None:
-            return "never"
-        ci = row.get(ci_key) if ci_key else None
-        if not ci or ci[0] is None:
-            return units.count(v)
-        high = "never" if ci[1] is None else units.short_count(ci[1])
-        return f"{units.count(v)} [{units.short_count(ci[0])}–{high}]"
-
-    if "break_even_cold_steps" not in row:  # schema 1
-        return steps(row.get("break_even_steps"))
-    cold = steps(row.get("break_even_cold_steps"), "break_even_cold_ci")
-    if row.get("compile_warm_s") is None:
-        return cold
-    return f"{cold} / {steps(row.get('break_even_warm_steps'), 'break_even_warm_ci')}"
+    if not cold_and_warm:
+        return _steps(cost.break_even_steps)
+    cold = cost.cold_s is not None
+    text = _steps(cost.break_even_steps if cold else None, cost.break_even if cold else None)
+    if cost.warm_s is None:
+        return text
+    return f"{text} / {_steps(cost.warm_break_even_steps, cost.warm_break_even)}"
 
 
-def failed_status(row: dict[str, Any]) -> str:
+def failed_status(row: Row | Mapping[str, Any]) -> str:
     """'error after 2 steps (first step 14.37 s)': a failed row keeps what it ran before
     failing; the steps when the worker counted them, the first step when it was timed."""
-    status = status_text(row)
-    if row.get("status") not in ("error", "oom"):
+    r = as_row(row)
+    status = status_of(r)
+    if r.status not in ("error", "oom"):
         return status
-    steps = (row.get("error") or {}).get("steps_run")
-    if isinstance(steps, int) and steps > 0:
+    steps = r.error.steps_run if r.error else None
+    if steps is not None and steps > 0:
         status += f" after {steps} step{'s' if steps != 1 else ''}"
-    first = row.get("first_step_ms")
-    if isinstance(first, (int, float)):
-        status += f" (first step {units.seconds(first / 1000)})"
+    if r.first_step_ms is not None:
+        status += f" (first step {units.seconds(r.first_step_ms / 1000)})"
     return status
 
 
-def training_mb(row: dict[str, Any]) -> float | None:
+def status_of(row: Row) -> str:
+    """The row's status as every view shows it: 'stopped at 12/50' for a partial row
+    (analysis.verdict.status_text, on the typed row)."""
+    if not row.partial:
+        return row.status
+    fraction = f"{row.steps_measured or 0}/{row.steps_planned or '?'}"
+    return f"{'stopped' if row.status == 'ok' else row.status} at {fraction}"
+
+
+def _partial(text: str, row: Row) -> str:
+    """'12.30' -> '12.30 (partial)' for a partial row's figures; '-' stays '-'."""
+    return f"{text} (partial)" if row.partial and text != "-" else text
+
+
+def training_mb(row: Row | Mapping[str, Any]) -> float | None:
     """The steady training peak (schema 2); schema 1 sessions only have peak RSS/CUDA."""
-    if "steady_peak_mb" in row:
-        return row.get("steady_peak_mb")
-    return row.get("peak_cuda_mb") or row.get("peak_rss_mb")
+    r = as_row(row)
+    if "steady_peak_mb" in r.data:  # schema 2 saves it, null where it was not measured
+        return r.memory.steady_peak_mb
+    return r.memory.peak_cuda_mb or r.memory.peak_rss_mb
 
 
 # Summary columns that hold numbers: reports right-align them.
@@ -246,31 +277,48 @@ COLUMN_HELP = {
 }
 
 
-def batch_size_order(session_dict: dict[str, Any]) -> list[int]:
+def _model(session: SessionModel | Mapping[str, Any]) -> SessionModel:
+    return SessionModel.read(session)
+
+
+def batch_size_order(session: SessionModel | Mapping[str, Any]) -> list[int]:
     """The batch sizes in the order the run was asked for, then any others measured."""
-    asked = [b for b in (session_dict.get("config") or {}).get("batch_sizes") or []]
-    seen = [r.get("batch_size") for a in session_dict.get("arms") or [] for r in a["results"]]
+    model = _model(session)
+    asked = list(model.batch_sizes)
+    seen = [r.batch_size for r in model.rows]
     order = [b for b in asked if b in seen]
-    rest = {b for b in seen if b not in order}
-    return order + sorted(rest, key=lambda b: (0, b) if isinstance(b, int) else (1, str(b)))
+    return order + sorted({b for b in seen if b not in order})
 
 
-def summary_results(
-    session_dict: dict[str, Any],
-) -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
-    """(arm index, arm, result) for every Summary row: grouped by batch size, the arms side by
+def summary_rows(session: SessionModel | Mapping[str, Any]) -> list[tuple[int, Arm, Row]]:
+    """(arm index, arm, row) for every Summary row: grouped by batch size, the arms side by
     side in their order within each size (the table, the app and the reports share it)."""
-    arms = list(enumerate(session_dict.get("arms") or []))
+    model = _model(session)
+    arms = list(enumerate(model.arms))
     return [
-        (i, arm, r)
-        for bs in batch_size_order(session_dict)
+        (i, arm, row)
+        for bs in batch_size_order(model)
         for i, arm in arms
-        for r in arm["results"]
-        if r.get("batch_size") == bs
+        for row in arm.rows
+        if row.batch_size == bs
     ]
 
 
-def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def summary_results(
+    session: SessionModel | Mapping[str, Any],
+) -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """summary_rows as session.json holds them (a copy), for the readers still on dicts."""
+    return [(i, thaw(arm.data), thaw(row.data)) for i, arm, row in summary_rows(session)]
+
+
+def _script(model: SessionModel) -> Mapping[str, Any] | None:
+    """The script's options (a run's options stay as given: model/raw.py)."""
+    script = model.config.get("script")
+    return script if isinstance(script, Mapping) else None
+
+
+def table_rows(session: SessionModel | Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    model = _model(session)
     header = [
         "arm",
         "bs",
@@ -288,74 +336,72 @@ def table_rows(session_dict: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "recompiles",
         "breaks",
     ]
-    script = script_section.script_of(session_dict)
-    unit = script_section.work_unit(session_dict)
+    script = _script(model)
+    unit = script_section.work_unit(model.data)
     if script is not None:  # its own unit; no batch size of tcprof's unless it sweeps one
         header[5] = f"{unit}/s"
         if not script.get("sweep"):
             header[1] = "per step"
     rows = []
-    for arm_index, arm, r in summary_results(session_dict):
+    for arm_index, arm, r in summary_rows(model):
         status = failed_status(r)  # "stopped at 12/50": its figures are marked partial
         status += contention_text(r)
-        if r.get("fell_back"):
+        if r.fell_back:
             status += f" ({FELL_BACK})"
-        elif r.get("compiled_while_measuring"):
+        elif r.compiled_while_measuring:
             status += " (recompiled while measuring)"
+        change = r.memory.change
         rows.append(
             [
-                arm["name"],
+                arm.name,
                 _phase_cell(script, r, unit),
                 status,
-                mark_partial(units.ms(r.get("median_ms"), unit=False), r),
-                units.ms(r.get("p90_ms"), unit=False),
+                _partial(units.ms(r.median_ms, unit=False), r),
+                units.ms(r.p90_ms, unit=False),
                 _throughput_cell(script, r),
-                mark_partial(fmt_speedup(r), r) if arm_index else "baseline",
-                mark_partial(fmt_verdict(r), r) if arm_index else "-",
+                _partial(fmt_speedup(r), r) if arm_index else "baseline",
+                _partial(fmt_verdict(r), r) if arm_index else "-",
                 fmt_compile(r),
                 fmt_break_even(r, arm_index == 0),
                 units.megabytes(training_mb(r)),
-                fmt_memory(r) if arm_index else "-",
+                ("-" if change is None else units.change(change)) if arm_index else "-",
                 fmt_accuracy(r) if arm_index else "-",
-                str(r.get("recompiles") or 0),
-                str(r.get("graph_breaks") or 0),
+                str(r.recompiles),
+                str(r.graph_breaks),
             ]
         )
     return header, rows
 
 
-def _phase_cell(script: dict[str, Any] | None, row: dict[str, Any], unit: str) -> str:
+def _phase_cell(script: Mapping[str, Any] | None, row: Row, unit: str) -> str:
     """The batch size; a script's phase value, or without a sweep its work per step."""
     if script is not None and not script.get("sweep"):
-        return script_section.work_text(row, unit)
-    return str(row["batch_size"])
+        return script_section.work_text(row.data, unit)
+    return str(row.batch_size)
 
 
-def _throughput_cell(script: dict[str, Any] | None, row: dict[str, Any]) -> str:
+def _throughput_cell(script: Mapping[str, Any] | None, row: Row) -> str:
     if script is None:
-        return units.count(row.get("samples_per_s"))
-    value = (row.get("script") or {}).get("work_per_s")
-    return units.rate(value)
+        return units.count(row.samples_per_s)
+    return units.rate(row.work_per_s)
 
 
-def steps_text(session_dict: dict[str, Any]) -> str:
+def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
     """'1 first step + 5 warm-up + 50 asked per process (5 blocks of 10); measured 5,744–8,292
     per process: each block runs at least 100 ms': the steps a process really measured, and
     why a block grew, beside what was asked."""
-    cfg = session_dict.get("config") or {}
+    model = _model(session)
+    cfg = model.config  # the run's options as given
     steps, blocks = cfg.get("steps"), cfg.get("blocks")
     text = f"1 first step + {cfg.get('warmup')} warm-up + {steps} measured asked per process"
-    if cfg.get("script"):
-        text = f"the script's {_script_unit(cfg)}: " + text + " (one discarded before each block)"
+    script = _script(model)
+    if script:
+        text = (
+            f"the script's {_script_unit(script)}: " + text + " (one discarded before each block)"
+        )
     if isinstance(steps, int) and isinstance(blocks, int) and blocks > 1:
         text += f" ({blocks} blocks of about {max(1, steps // blocks)})"
-    counts = [
-        n
-        for arm in session_dict.get("arms") or []
-        for r in arm.get("results") or []
-        for n in r.get("steps_per_process") or []
-        if isinstance(n, int)
-    ]
+    counts = [n for r in model.rows for n in r.steps_per_process]
     if not counts:
         return text
     low, high = min(counts), max(counts)
@@ -367,41 +413,34 @@ def steps_text(session_dict: dict[str, Any]) -> str:
     return text
 
 
-def _script_unit(cfg: dict[str, Any]) -> str:
-    step_on = (cfg.get("script") or {}).get("step_on")
-    return "forward calls" if step_on == "forward" else "optimizer steps"
+def _script_unit(script: Mapping[str, Any]) -> str:
+    return "forward calls" if script.get("step_on") == "forward" else "optimizer steps"
 
 
-def tolerance_text(session_dict: dict[str, Any]) -> str:
+def tolerance_text(session: SessionModel | Mapping[str, Any]) -> str:
     """'rtol 0.0001, atol 1e-05 (the dtype's default)': the tolerance the accuracy check used,
     not the unset option ('rtol=None')."""
-    cfg = session_dict.get("config") or {}
-    used: dict[str, Any] = next(
-        (
-            r["accuracy"]
-            for arm in session_dict.get("arms") or []
-            for r in arm.get("results") or []
-            if (r.get("accuracy") or {}).get("rtol") is not None
-        ),
-        {},
+    model = _model(session)
+    cfg = model.config  # the run's options as given
+    used = next(
+        (r.accuracy for r in model.rows if r.accuracy and r.accuracy.rtol is not None), None
     )
-    rtol = cfg.get("accuracy_rtol", None)
-    atol = cfg.get("accuracy_atol", None)
-    rtol = used.get("rtol") if rtol is None else rtol
-    atol = used.get("atol") if atol is None else atol
+    rtol, atol = cfg.get("accuracy_rtol"), cfg.get("accuracy_atol")
+    default = rtol is None and atol is None
+    rtol = used.rtol if rtol is None and used else rtol
+    atol = used.atol if atol is None and used else atol
     if rtol is None and atol is None:
         return "the dtype's default (no accuracy check ran)"
-    default = cfg.get("accuracy_rtol") is None and cfg.get("accuracy_atol") is None
     return f"rtol {rtol:g}, atol {atol:g}" + (" (the dtype's default)" if default else "")
 
 
-def contention_text(row: dict[str, Any]) -> str:
+def contention_text(row: Row | Mapping[str, Any]) -> str:
     """' (3/30 blocks contended)': blocks a neighbour slowed (the machine busy elsewhere while
     they ran, or the run's other processes busy when they began); empty when none was."""
-    slowed = max(row.get("contended_blocks") or 0, row.get("unquiet_blocks") or 0)
-    if not slowed:
+    r = as_row(row)
+    if not r.blocks_contended:
         return ""
-    return f" ({slowed}/{row.get('blocks_measured') or '?'} blocks contended)"
+    return f" ({r.blocks_contended}/{r.blocks_measured or '?'} blocks contended)"
 
 
 def render_table(header: list[str], rows: list[list[str]]) -> str:
@@ -418,15 +457,15 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _threads_text(session_dict: dict[str, Any]) -> str:
+def _threads_text(model: SessionModel) -> str:
     """', 2 threads per arm'; a distributed arm's processes are its ranks, which share the
     host's cores: ', 1 thread per rank (2 ranks per node)' (as the runner divides them)."""
-    cfg = session_dict.get("config") or {}
+    cfg = model.config  # the run's options as given
     threads = cfg.get("threads")
     if not isinstance(threads, int) or threads < 1:
         return ""
-    worlds = [a.get("world_size") or 1 for a in session_dict.get("arms") or []]
-    nproc = cfg["nproc"] if isinstance(cfg.get("nproc"), int) else 1
+    worlds = [a.world_size or 1 for a in model.arms]
+    nproc: int = cfg["nproc"] if isinstance(cfg.get("nproc"), int) else 1
     if not any(w > 1 for w in worlds) or nproc < 1:
         return f", {threads} threads per arm"
     per_rank = threads_per_process(threads, nproc)
@@ -436,11 +475,7 @@ def _threads_text(session_dict: dict[str, Any]) -> str:
     return f", {threads} threads per arm, {ranks} of a distributed arm ({nproc} ranks per node)"
 
 
-def _is_control(arm: dict[str, Any]) -> bool:
-    return any(r.get("aa_of") for r in arm.get("results") or [])
-
-
-def _rounds_chosen(schedule: dict[str, Any]) -> str:
+def _rounds_chosen(schedule: Mapping[str, Any]) -> str:
     """Why a balanced run has the rounds it has, where it is the default's count."""
     arms, rounds = len(schedule.get("positions") or {}), schedule.get("rounds")
     if not schedule.get("balanced") or arms < 2 or rounds != balanced_rounds(arms):
@@ -455,24 +490,25 @@ def _digits(fraction: float) -> int:
     return 0 if round(fraction * 100, 6).is_integer() else 1
 
 
-def method_notes(session_dict: dict[str, Any]) -> list[str]:
+def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
-    cfg = session_dict.get("config") or {}
-    rows = [r for a in session_dict.get("arms") or [] for r in a.get("results") or []]
+    model = _model(session)
+    cfg = model.config  # the run's options as given
+    rows = model.rows
     notes: list[str] = []
-    if (session_dict.get("schema_version") or 1) < 2:
+    version = model.schema_version or 1
+    if version < 2:
         notes.append(
             "measured by the old method (session schema 1): one process per arm, a speedup "
             "interval over steps only, compile time without cold/warm, peak RSS as memory, and "
             "an accuracy check of first-step loss and gradient norm"
         )
         return notes
-    reps = max((r.get("replicates") or 0 for r in rows), default=0)
-    methods = {r.get("speedup_method") for r in rows} - {None}
-    threads = _threads_text(session_dict)
-    version = session_dict.get("schema_version") or 1
-    stopped = stopping.stop_text(session_dict.get("stopping"))
-    level = float((session_dict.get("stopping") or {}).get("level") or 0.95)
+    reps = max((r.replicates for r in rows), default=0)
+    methods = {r.speedup.method for r in rows if r.speedup} - {None}
+    threads = _threads_text(model)
+    stopped = stopping.stop_text(model.data.get("stopping"))  # raw: the method note's own
+    level = float((model.data.get("stopping") or {}).get("level") or 0.95)
     if reps >= 2 and version >= 3:
         notes.append(
             f"speedup: the geometric mean over {reps} rounds of fresh processes{threads} of each "
@@ -502,7 +538,7 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             f"a speedup is settled, and quoted as a figure, when its interval's high end is at "
             f"most {SETTLED_RATIO:g} times its low end; a wider one reads 'not settled'"
         )
-    schedule = session_dict.get("schedule") or {}
+    schedule = as_map(model.data.get("schedule"))  # kept raw: model/raw.py
     if schedule.get("design") == "williams" and reps >= 2:
         notes.append(
             "order: a Williams design over the rounds (each arm in each position, and right "
@@ -515,11 +551,11 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             + ")"
         )
     if reps >= 2:
-        notes += seeding_notes(session_dict)
-    controls = [a.get("name") for a in session_dict.get("arms") or [] if _is_control(a)]
+        notes += seeding_notes(model.data)
+    controls = [a.name for a in model.arms if a.control_of is not None]
     if controls:
         notes.append(
-            f"A/A control{'s' if len(controls) > 1 else ''}: {_and([str(c) for c in controls])}, "
+            f"A/A control{'s' if len(controls) > 1 else ''}: {_and(controls)}, "
             "identical twin" + ("s" if len(controls) > 1 else "") + " whose truth is 1.00; an "
             "arm is within noise when its interval contains 1.0, or lies inside the bias band of "
             f"a flagged control: one not shown equivalent within ±{units.percent(EQUIVALENCE_MARGIN)} "
@@ -531,17 +567,17 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             "A/A control: eager-control is a second eager arm; an arm whose interval contains "
             "1.0 or overlaps the control's is within noise (session schema 2's rule)"
         )
-    acc = [r["accuracy"] for r in rows if r.get("accuracy")]
-    parity = script_section.accuracy_note(session_dict) if cfg.get("script") else None
+    acc = [r.accuracy for r in rows if r.accuracy]
+    parity = script_section.accuracy_note(model.data) if _script(model) else None
     if parity:
         notes.append(parity)
     elif acc:
-        tol: dict[str, Any] = next((a for a in acc if a.get("rtol") is not None), {})
-        checked = next((a["checked"] for a in acc if a.get("checked")), None)
-        compared = _and(checked) if checked else "outputs and every parameter gradient"
+        tol = next((a for a in acc if a.rtol is not None), None)
+        checked = next((a.checked for a in acc if a.checked), None)
+        compared = _and(list(checked)) if checked else "outputs and every parameter gradient"
         step = "inference step" if cfg.get("loop") == "inference" else "training step"
-        autocast = next((a["autocast"] for a in acc if a.get("autocast")), None)
-        two = next((a.get("steps") for a in acc if a.get("steps")), 1)
+        autocast = next((a.autocast for a in acc if a.autocast), None)
+        two = next((a.steps for a in acc if a.steps), 1)
         steps_text = f"two untimed {step}s" if two == 2 else f"one untimed {step}"
         if two == 2:
             steps_text += " (the second from the weights the first produced)"
@@ -551,12 +587,12 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             f"{runs if two == 2 else 'eager against'} the arm (fallback_random=True), "
             f"{compared} compared"
             + (f" under autocast to {autocast}" if autocast else "")
-            + (f" (rtol {tol['rtol']:g}, atol {tol['atol']:g})" if tol else "")
+            + (f" (rtol {tol.rtol:g}, atol {tol.atol:g})" if tol else "")
             + ", a float64 run settling mismatches"
             + (
                 f"; distributed arms on each of their {ranks} ranks, the wrapped model against "
                 "plain copies whose gradients are averaged across ranks (FSDP's gathered whole)"
-                if (ranks := max((a.get("ranks_checked") or 0) for a in acc)) > 1
+                if (ranks := max((a.ranks_checked or 0) for a in acc)) > 1
                 else ""
             )
         )

@@ -20,9 +20,11 @@ def test_accuracy_title_names_the_worst_tensor_and_a_non_finite_error():
 def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms():
     from tcprof.profiler.report.sections.table import method_notes
 
-    row = {
+    row = {  # a row as saved: its batch size, an accuracy check's status
+        "batch_size": 8,
         "replicates": 1,
         "accuracy": {
+            "status": "pass",
             "checked": ["output"],
             "autocast": "torch.bfloat16",
             "rtol": 0.016,

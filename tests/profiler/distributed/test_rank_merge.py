@@ -173,7 +173,7 @@ def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
 
 def test_the_method_notes_give_threads_per_rank_for_distributed_arms():
     config = {"threads": 2, "nproc": 2}
-    rows = [{"replicates": 1}]
+    rows = [{"batch_size": 8, "replicates": 1}]  # a row as saved: its batch size
     ranked = {"config": config, "schema_version": 3, "arms": [{"world_size": 2, "results": rows}]}
     assert ", 1 thread per rank (2 ranks per node)" in summary.method_notes(ranked)[0]
     ranked["arms"].insert(0, {"world_size": 1, "results": rows})
