@@ -146,6 +146,30 @@ class Interpreter:
 
 
 @dataclass(frozen=True)
+class Explain:
+    """torch._dynamo.explain's pre-pass on an arm (at one batch size): how many graphs, graph
+    breaks and ops it found, and its break reasons as saved."""
+
+    batch_size: int | None
+    graphs: int | None
+    breaks: int | None
+    ops: int | None
+    break_reasons: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def of(cls, value: Any) -> Explain | None:
+        if not isinstance(value, Mapping):
+            return None
+        return cls(
+            _int(value.get("batch_size")),
+            _int(value.get("graph_count")),
+            _int(value.get("graph_break_count")),
+            _int(value.get("op_count")),
+            tuple(freeze(r) for r in items(value.get("break_reasons"))),
+        )
+
+
+@dataclass(frozen=True)
 class Arm:
     """One arm: eager, or torch.compile with a backend and options; its rows in batch-size
     order, its graph breaks and recompiles, its error, and (a compiled arm) its verdict
@@ -172,6 +196,7 @@ class Arm:
     world_size: int | None = None
     pid: int | None = None
     advice: tuple[Advice, ...] = ()
+    explain: Explain | None = None  # the explain pre-pass (--explain)
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -202,6 +227,7 @@ class Arm:
             world_size=_int(arm.get("world_size")),
             pid=_int(arm.get("pid")),
             advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
+            explain=Explain.of(arm.get("explain")),
         )
 
     def row(self, batch_size: int) -> Row:
