@@ -35,6 +35,5 @@ RAW: dict[str, str] = {
     "arms[].results[].compile_rounds": _VIEW,
     "arms[].results[].compile_check": _VIEW,
     "arms[].results[].accuracy.worst": "the worst tensor (Accuracy.worst, a mapping)",
-    "arms[].results[].profile": "torch.profiler's pass: the top-ops section's",
     "arms[].results[].ranks": "per-rank figures: the ranks view's",
 }

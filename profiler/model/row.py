@@ -29,6 +29,7 @@ from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.json_values import freeze, items
+from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.protocol import units
 
 
@@ -220,6 +221,7 @@ class Row:
     compiled_while_measuring: bool  # a compile fell inside a timed block
     control_speedup: float | None  # an A/A control's speedup over its twin
     data: Mapping[str, Any] = field(repr=False, compare=False, hash=False)
+    profile: Profile | None = None  # the torch.profiler pass (--profile-steps)
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -267,4 +269,5 @@ class Row:
             compiled_while_measuring=row.get("compiled_while_measuring") is True,
             control_speedup=_float(row.get("aa_speedup")),
             data=freeze(row),
+            profile=Profile.of(row.get("profile")),
         )
