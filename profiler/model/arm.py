@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tcprof.profiler.model.artifacts import Artifact
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
@@ -197,6 +198,7 @@ class Arm:
     pid: int | None = None
     advice: tuple[Advice, ...] = ()
     explain: Explain | None = None  # the explain pre-pass (--explain)
+    artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -228,6 +230,7 @@ class Arm:
             pid=_int(arm.get("pid")),
             advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
             explain=Explain.of(arm.get("explain")),
+            artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
         )
 
     def row(self, batch_size: int) -> Row:

@@ -26,7 +26,6 @@ RAW: dict[str, str] = {
     "arms[].model": "what the worker loaded, shown as given",
     "arms[].exit": "how a worker process ended, shown as given",
     "arms[].cudagraph_skips": _VIEW,
-    "arms[].artifacts": _VIEW,
     "arms[].caches": _VIEW,
     "arms[].cache_events": _VIEW,
     "arms[].results[].memory_ratio": _RULE + " (Memory.change)",
