@@ -19,6 +19,7 @@ FLAG_FIELDS = {
     "--batch-size": "the Batch sizes field",
     "--batch-sizes": "the Batch sizes field",
     "--replicates": "the Replicates field",
+    "--budget": "the Budget field",
     "--threads": "the Threads field",
     "--stall-timeout": "the Stall timeout field",
     "--control": "the A/A control option",

@@ -57,6 +57,7 @@ class RunController(QObject):
         self.session_dir: Path | None = None
         self.status: str | None = None
         self.save_error: str | None = None
+        self.store_warning: str | None = None
         self._last_drain = 0.0
         self._drain_timer = QTimer(self)
         self._drain_timer.setSingleShot(True)
@@ -79,6 +80,7 @@ class RunController(QObject):
         self.config = config
         self.status = None
         self.save_error = None
+        self.store_warning = None
         self.summary = None
         self.environment = None
         self.data = LiveData.from_config(config)
@@ -174,6 +176,7 @@ class RunController(QObject):
             self.summary = thread.summary
             self.environment = thread.summary.get("environment") or self.environment
         self.save_error = thread.save_error
+        self.store_warning = thread.store_warning  # the team store could not take it: one line
         self.session_dir = thread.session_dir  # elsewhere when its own folder could not be written
         thread.deleteLater()
         self.status = status

@@ -23,7 +23,6 @@ from tcprof.profiler.config import (
     CONTROL_LABEL,
     CONTROL_SUFFIX,
     CONTROLS,
-    DEFAULT_REPLICATES,
     DEFAULT_STALL_TIMEOUT_S,
     normalize_control,
     resolve_threads,
@@ -31,6 +30,8 @@ from tcprof.profiler.config import (
 
 MEASUREMENT_KEYS = (
     "replicates",
+    "stop_early",
+    "budget_s",
     "control",
     "threads",
     "warm_cache",
@@ -46,6 +47,13 @@ CONTROL_CHOICES = (  # the combo's text, RunConfig.control
 )
 START_REPLICATES = 0  # auto: the rounds that balance the arms chosen (SetupPanel.config)
 MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
+MAX_BUDGET_S = 24 * 3600.0
+BUDGET_TIP = (
+    "RunConfig.budget_s (--budget): with Replicates at auto, the rounds stop at a balanced\n"
+    "round before they would take longer than this (the accuracy check follows). Without it\n"
+    "a run stops once its answer is settled, its intervals are within ±3%, or at its last\n"
+    "look (6 rounds for 2 arms). none = no budget. Unused with a number of Replicates."
+)
 STALL_TIMEOUT_TIP = (
     "RunConfig.stall_timeout_s (--stall-timeout): a phase (loading, compiling, a step) that\n"
     "makes no progress for this many seconds ends the arm with a 'stalled in PHASE' error,\n"
@@ -66,13 +74,23 @@ class MeasurementOptions(QWidget):
         self.replicates.setValue(START_REPLICATES)
         self.replicates.setToolTip(
             "RunConfig.replicates (--replicates): rounds, each with a fresh process per arm.\n"
-            f"auto = the fewest of at least {DEFAULT_REPLICATES} that balance the arms' order\n"
-            "(6 for 2, 3 or 6 arms, 8 for 4, 10 for 5), as `tcprof run` without --replicates.\n"
+            "auto = rounds go on until the answer is settled, as `tcprof run` without\n"
+            "--replicates: at least 3, and only where the arms' order is balanced (4 or 6\n"
+            "for 2 arms, at most 12 for 3; see Budget); intervals adjusted for stopping.\n"
             "On a shared machine one process's median moves by up to 20% from the next one's;\n"
             "the speedup interval pairs the arms' processes round by round, so it covers that.\n"
             "1 = one process per arm: faster, but the interval leaves that variation out.\n"
             "The first round compiles into an empty cache (cold), later rounds warm."
         )
+        self.budget = QDoubleSpinBox()
+        self.budget.setDecimals(0)
+        hold_to_bound(self.budget, "budget_s", MAX_BUDGET_S)
+        self.budget.setMinimum(0.0)  # 0: none
+        self.budget.setSingleStep(10.0)
+        self.budget.setSuffix(" s")
+        self.budget.setSpecialValueText("none")
+        self.budget.setValue(0.0)
+        self.budget.setToolTip(BUDGET_TIP)
         self.control = QComboBox()
         for text, value in CONTROL_CHOICES:
             self.control.addItem(text, value)
@@ -124,22 +142,30 @@ class MeasurementOptions(QWidget):
         form = wrapping(QFormLayout(self))
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Replicates", self.replicates)
+        form.addRow("Budget", self.budget)
         form.addRow("Threads", self.threads)
         form.addRow("Stall timeout", self.stall_timeout)
         form.addRow("A/A control", self.control)
         form.addRow("", self.warm_cache)
         form.addRow("", self.accuracy)
         form.addRow("", self.apply_advice)
-        for spin in (self.replicates, self.threads, self.stall_timeout):
+        for spin in (self.replicates, self.budget, self.threads, self.stall_timeout):
             spin.valueChanged.connect(self.changed)
         for box in (self.warm_cache, self.accuracy, self.apply_advice):
             box.toggled.connect(self.changed)
         self.control.currentIndexChanged.connect(self.changed)
+        self.replicates.valueChanged.connect(self._budget_applies)
+
+    def _budget_applies(self) -> None:
+        """The Budget stops a run of auto Replicates only: off with a number of rounds."""
+        self.budget.setEnabled(self.replicates.value() == 0)
 
     def options(self) -> dict[str, Any]:
         """RunConfig keyword arguments."""
         return {
-            "replicates": self.replicates.value() or None,  # auto: SetupPanel.config balances
+            "replicates": self.replicates.value() or None,  # auto: SetupPanel.config's rule
+            "stop_early": self.replicates.value() == 0,
+            "budget_s": self.budget.value() or None,
             "control": self.control.currentData(),
             "threads": self.threads.value() or None,
             "warm_cache": self.warm_cache.isChecked(),
@@ -151,10 +177,17 @@ class MeasurementOptions(QWidget):
     def set_options(self, state: dict[str, Any]) -> None:
         """Apply saved options; anything malformed is skipped."""
         replicates = state.get("replicates")
-        if replicates is None and "replicates" in state:
+        if state.get("stop_early") is True:
+            self.replicates.setValue(0)  # auto: it stopped when settled
+        elif replicates is None and "replicates" in state:
             self.replicates.setValue(0)  # auto
         elif isinstance(replicates, int) and not isinstance(replicates, bool) and replicates >= 1:
             self.replicates.setValue(replicates)
+        budget = state.get("budget_s")
+        if budget is None and "budget_s" in state:
+            self.budget.setValue(0.0)
+        elif isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0:
+            self.budget.setValue(float(budget))
         threads = state.get("threads")
         if threads is None or (isinstance(threads, int) and threads >= 0):
             self.threads.setValue(threads or 0)

@@ -35,7 +35,8 @@ from tcprof.app.setup.narrow import wrapping
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
-from tcprof.profiler.config import ConfigError, ModelSource, RunConfig, balanced_rounds, run_arms
+from tcprof.profiler.analysis import stopping
+from tcprof.profiler.config import ConfigError, ModelSource, RunConfig, run_arms
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 
 # The RunConfig fields this panel has a field for; every other one is carried from a restored
@@ -281,18 +282,23 @@ class SetupPanel(QWidget):
         adjusted = self.core.set_options(state, trust_model)
         for editor in self._editors:
             editor.set_options(state)
+        if state.get("stop_early") is True:  # its replicates is its last look: auto holds it
+            state = {k: v for k, v in state.items() if k != "replicates"}
         adjusted += not_fitting(state, self.measurement.options())
         self.carried.set_options(state, adjusted)
         self.revalidate()
 
 
 def _built(options: dict[str, Any]) -> RunConfig:
-    """The RunConfig of the fields; Replicates at auto takes the fewest rounds that balance the
-    arms chosen, controls included (as `tcprof run` without --replicates does)."""
+    """The RunConfig of the fields; Replicates at auto stops when the answer is settled, at
+    most at the last look for the arms chosen, controls included (as `tcprof run` without
+    --replicates does: analysis/stopping.py); with a number of rounds the Budget is unused."""
     if options.get("replicates") is None:
         arms = tuple(options.get("arms") or ())
         options = {
             **options,
-            "replicates": balanced_rounds(len(run_arms(arms, options.get("control")))),
+            "replicates": stopping.looks(len(run_arms(arms, options.get("control"))))[-1],
         }
+    else:
+        options = {**options, "budget_s": None}
     return RunConfig(**options)

@@ -440,11 +440,12 @@ class MainWindow(QMainWindow):
         folder = self.controller.session_dir
         self.sessions.on_run_ended(session, folder)
         self.show_session(session, folder)
-        where = f" · saved in {folder}" if folder else ""
-        self.status.finish(f"Run {status.replace('_', ' ')}{where}")
+        self.status.finish_run(status, session, folder)
         self.run_estimate.run_ended()
         if self.controller.save_error:
             self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
+        if self.controller.store_warning:  # saved locally first: nothing is lost
+            self.notice.show_notice(f"Warning: {self.controller.store_warning}")
 
     # -- settings and closing -------------------------------------------------------------------
     def _restore_settings(self) -> None:

@@ -34,10 +34,14 @@ def family(arms: list[dict[str, Any]], baseline: str | None) -> list[dict[str, A
     ]
 
 
-def apply_comparisons(arms: list[dict[str, Any]], baseline: str | None) -> dict[str, Any]:
+def apply_comparisons(
+    arms: list[dict[str, Any]], baseline: str | None, run_alpha: float = FAMILY_ALPHA
+) -> dict[str, Any]:
     """Marks each compared row's `holds_after_adjustment` and returns session.json's
     `comparisons`: count, tested (with an interval), differences (verdict faster or slower),
-    hold (of those, the ones that hold family-wise: with simultaneous intervals, all)."""
+    hold (of those, the ones that hold family-wise: with simultaneous intervals, all).
+    `run_alpha`: what one interval may miss before the family is split (5%; less where the run
+    stopped when settled and spent its 5% over its looks: analysis/stopping.py)."""
     rows = family(arms, baseline)
     simultaneous = bool(rows) and all(isinstance(r.get("interval_level"), float) for r in rows)
     p_values = [r.get("speedup_p") if isinstance(r.get("speedup_p"), float) else None for r in rows]
@@ -55,7 +59,7 @@ def apply_comparisons(arms: list[dict[str, Any]], baseline: str | None) -> dict[
     return {
         "count": len(rows),
         "tested": sum(p is not None for p in p_values),
-        "level": stats.simultaneous_level(len(rows), FAMILY_ALPHA) if simultaneous else LEVEL,
+        "level": stats.simultaneous_level(len(rows), run_alpha) if simultaneous else LEVEL,
         "adjustment": BONFERRONI if simultaneous else "holm",
         "family_alpha": FAMILY_ALPHA,
         "differences": differences,

@@ -10,6 +10,11 @@ CONTROLS = ("eager", "compiled", "both")  # the A/A twins `control` can add
 # at least 6 rounds: t(5) / sqrt(6) makes the interval 15% narrower than 5 rounds
 # (docs/methodology.md); the default is the fewest at or above it that balance the arms' order
 DEFAULT_REPLICATES = 6
+# With no --replicates a run stops when its answer is settled (analysis/stopping.py): after at
+# least STOP_MIN_ROUNDS rounds, where balanced, once every interval's half-width is within
+# DEFAULT_PRECISION, and by default by twice its first look's rounds.
+STOP_MIN_ROUNDS = 3
+DEFAULT_PRECISION = 0.03
 
 
 def williams_period(n_arms: int) -> int:

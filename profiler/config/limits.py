@@ -39,6 +39,10 @@ LIMITS = (
     Limit("warmup", 0, "--warmup cannot be negative", whole=True),
     Limit("blocks", 1, "--blocks must be at least 1", whole=True),
     Limit("replicates", 1, "--replicates must be at least 1", whole=True),
+    Limit("precision", 0, "--precision must be a positive fraction (0.03: ±3%)", strict=True),
+    Limit(
+        "budget_s", 0, "--budget must be a positive number of seconds", strict=True, optional=True
+    ),
     Limit("threads", 1, "--threads must be a positive integer", whole=True, optional=True),
     Limit(
         "stall_timeout_s", 0, "--stall-timeout cannot be negative (0 turns it off)", optional=True

@@ -17,6 +17,7 @@ from tcprof.profiler.config.choices import (
     CONTROLS,
     CUDAGRAPH_MODES,
     CUDAGRAPH_WARMUP,
+    DEFAULT_PRECISION,
     DEFAULT_RDZV_TIMEOUT_S,
     DEFAULT_REMOTE_PYTHON,
     DEFAULT_REPLICATES,
@@ -161,6 +162,10 @@ class RunConfig:
     lr: float = 0.01
     seed: int = 0
     replicates: int = DEFAULT_REPLICATES  # rounds, each with one fresh process per arm
+    # no --replicates: stop when settled (analysis/stopping.py); replicates is then the most
+    stop_early: bool = False
+    precision: float = DEFAULT_PRECISION  # stop_early: the half-width that is enough
+    budget_s: float | None = None  # stop_early: stop at a balanced point before this runs out
     # A/A twins, the noise floor: "eager" (CONTROL_LABEL), "compiled" (a twin of the first
     # compiled arm) or "both"; None: none. Sessions before schema 3 hold True / False.
     control: str | None = None

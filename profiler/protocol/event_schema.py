@@ -68,6 +68,7 @@ from tcprof.profiler.protocol.session_schema import (
     PROVENANCE,
     REPLICATE,
     SEEDING,
+    STOPPING,
     TEXT,
     TEXTS,
 )
@@ -262,7 +263,7 @@ EVENTS: dict[str, Fields] = {
     "error": _event(ErrorEvent, ERROR),
     "worker_exit": _event(WorkerExitEvent, EXIT),
     "round_end": _event(RoundEndEvent, block_wait_s=NUM),
-    "run_end": _event(RunEndEvent, status=TEXT, wall_time=NUM),
+    "run_end": _event(RunEndEvent, status=TEXT, wall_time=NUM, stopping=STOPPING),
     # the rank's own event is checked as an event of its type (event_problem)
     "rank_event": _event(
         RankEventEvent,

@@ -516,6 +516,7 @@ class RoundEndEvent(Relayed, total=False):
 class RunEndEvent(Relayed, total=False):
     status: str  # completed | completed_with_errors | stopped | timeout
     wall_time: float
+    stopping: dict[str, Any]  # a run that stops when settled: why (analysis/stopping.record)
 
 
 class EofEvent(Relayed):

@@ -208,6 +208,9 @@ CONFIG = Fields(
         "lr": NUM,
         "seed": INT,
         "replicates": INT,
+        "stop_early": FLAG,
+        "precision": NUM,
+        "budget_s": NUM,
         "control": OneOf((FLAG, TEXT)),  # schema 3: "eager" | "compiled" | "both"; before: a flag
         "threads": INT,
         "nproc": INT,
@@ -473,6 +476,17 @@ TIMELINE = Fields(
         ),
     }
 )
+# why a run that stops when settled stopped, its looks and the level of its intervals
+STOPPING = Fields(
+    {
+        "reason": TEXT,
+        "rounds": INT,
+        "looks": ListOf(INT),
+        "level": NUM,
+        "precision": NUM,
+        "budget_s": NUM,
+    }
+)
 SESSION = Fields(
     {
         "schema_version": INT,
@@ -487,6 +501,7 @@ SESSION = Fields(
         "baseline": TEXT,
         "rounds": ListOf(ROUND),
         "seeding": SEEDING,
+        "stopping": STOPPING,  # schema 4: a run that stops when settled (analysis/stopping.py)
         "schedule": Fields(
             {
                 "design": TEXT,

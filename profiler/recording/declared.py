@@ -22,14 +22,15 @@ from tcprof.profiler.config import (
     CONTROL_LABEL,
     CONTROL_SUFFIX,
     CONTROLS,
+    DEFAULT_PRECISION,
     DEFAULT_RDZV_TIMEOUT_S,
     DEFAULT_REMOTE_PYTHON,
-    DEFAULT_REPLICATES,
     DEFAULT_STALL_TIMEOUT_S,
     LOG_ARTIFACTS,
     LOOPS,
     MIN_BLOCK_MS,
     PARALLEL,
+    STOP_MIN_ROUNDS,
     ConfigError,
     examples,
 )
@@ -227,12 +228,38 @@ RUN_OPTIONS: tuple[Option, ...] = (
     _value(
         "--replicates",
         LOOP,
-        "rounds, each with a fresh process per arm; the speedup interval covers the "
-        "variation between processes (default: the fewest rounds, at least "
-        f"{DEFAULT_REPLICATES}, that balance the arms' order: {DEFAULT_REPLICATES} for 2 or 3 "
-        "arms, 8 for 4 (--control both))",
+        "a fixed number of rounds, each with a fresh process per arm; the speedup interval "
+        "covers the variation between processes (default: rounds go on until the answer is "
+        f"settled, at least {STOP_MIN_ROUNDS} and only where the arms' order is balanced: 4, 6, "
+        "for 2 arms; see --precision, --budget, --max-rounds)",
         type=int,
         limit=LIMIT_OF["replicates"],
+    ),
+    _value(
+        "--precision",
+        LOOP,
+        "with no --replicates: stop once every speedup's interval is within this fraction "
+        "either side (default %(default)g: ±3%%)",
+        type=float,
+        default=DEFAULT_PRECISION,
+        limit=LIMIT_OF["precision"],
+    ),
+    _value(
+        "--budget",
+        LOOP,
+        "with no --replicates: stop at a balanced round before the rounds take longer than "
+        "this many seconds (the accuracy check follows; default: no budget)",
+        type=float,
+        metavar="SECONDS",
+        limit=LIMIT_OF["budget_s"],
+    ),
+    _value(
+        "--max-rounds",
+        LOOP,
+        "with no --replicates: the most rounds, raised to a balanced number (default: 6 for 2 "
+        "arms, 12 for 3, 8 for 4, 20 for 5); never below the first balanced number at or "
+        "above 3 (4 for 2 arms)",
+        type=int,
     ),
     Option(
         "--control",

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis import stopping
 from tcprof.profiler.analysis.ladder import ladder_arms
 from tcprof.profiler.config import (
     DEBUG_PRESET_BACKEND,
@@ -22,7 +23,6 @@ from tcprof.profiler.config import (
     DebugOptions,
     ModelSource,
     RunConfig,
-    balanced_rounds,
     examples,
     parse_arms,
     parse_batch_sizes,
@@ -102,6 +102,13 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         path = str(Path(options["model_file"]).expanduser().absolute())
         _check_model_file(Path(path), options["model_file"])
     logs = tuple(a.strip() for a in options["log"].split(",") if a.strip())
+    if options["replicates"] is not None and (
+        options["budget"] is not None or options["max_rounds"] is not None
+    ):
+        raise ConfigError(
+            "--budget and --max-rounds end a run that stops when settled; --replicates fixes "
+            "the rounds: give one or the other"
+        )
     if options["ladder"] is not None and options["arms"]:
         raise ConfigError("give --arms or --ladder, not both")
     if options["ladder"] is not None:
@@ -127,9 +134,14 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         optimizer=options["optimizer"],
         lr=options["lr"],
         seed=options["seed"],
-        replicates=balanced_rounds(len(run_arms(arms, options["control"])))
+        replicates=stopping.looks(len(run_arms(arms, options["control"])), options["max_rounds"])[
+            -1
+        ]
         if options["replicates"] is None
         else options["replicates"],
+        stop_early=options["replicates"] is None,
+        precision=options["precision"],
+        budget_s=options["budget"],
         control=options["control"],
         threads=options["threads"],
         warm_cache=options["warm_cache"],

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.analysis import stopping
 from tcprof.profiler.config import MIN_BLOCK_MS, arms_of
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Json
@@ -231,14 +232,42 @@ class Estimate:
     basis: str  # what the figure rests on, in words
     measured: bool  # False: guesses per backend (no earlier run of this model)
     units: tuple[Unit, ...] = ()
+    # a run that stops when settled: `seconds` if it settles at its first look, this at most
+    most_seconds: float | None = None
+    budgeted: bool = False  # most_seconds is held down by the run's budget
 
     def text(self) -> str:
-        """'about 1 min 40 s; based on 2 earlier runs of model.py'."""
-        return f"about {units.duration(self.seconds)}; {self.basis}"
+        """'about 1 min 40 s; based on 2 earlier runs of model.py'; a run that stops when
+        settled: 'about 30 s, at most 1 min 20 s with the budget; ...'."""
+        most = ""
+        if self.most_seconds is not None and self.most_seconds > self.seconds:
+            most = f", at most {units.duration(self.most_seconds)}"
+            most += " with the budget" if self.budgeted else ""
+        return f"about {units.duration(self.seconds)}{most}; {self.basis}"
+
+
+def _range(config: Json, prices: Prices, whole: list[Unit]) -> tuple[list[Unit], float, bool]:
+    """A run that stops when settled (stop_early): the units if it settles at its first look
+    (its usual end), the seconds it takes at most (its last look, or its budget plus what
+    follows the rounds: the budget stops rounds only, at a balanced point, never the first
+    look) and whether the budget holds that down."""
+    total = sum(u.seconds for u in whole)
+    planned = stopping.looks(len(arms_of(config)), int(config.get("replicates") or 1))
+    likely = plan({**config, "replicates": planned[0]}, prices)
+    first = sum(u.seconds for u in likely)
+    budget = config.get("budget_s")
+    if not isinstance(budget, (int, float)) or budget <= 0:
+        return likely, total, False
+    rounds_s = sum(u.seconds for u in whole if u.replicate != ACCURACY)
+    most = max(first, min(total, float(budget) + total - rounds_s))
+    return likely, most, most < total
 
 
 def estimate(config: Json, prices: Prices) -> Estimate:
     units = plan(config, prices)
+    most, budgeted = None, False
+    if config.get("stop_early"):
+        units, most, budgeted = _range(config, prices, units)
     total = sum(u.seconds for u in units)
     if prices.runs:
         runs = "1 earlier run" if prices.runs == 1 else f"{prices.runs} earlier runs"
@@ -252,7 +281,7 @@ def estimate(config: Json, prices: Prices) -> Estimate:
         extras.append("some arms or batch sizes guessed")
     if extras:
         basis += " (" + "; ".join(extras) + ")"
-    return Estimate(total, basis, bool(prices.runs), tuple(units))
+    return Estimate(total, basis, bool(prices.runs), tuple(units), most, budgeted)
 
 
 def _unpriced(config: Json, prices: Prices) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tcprof.profiler.analysis import stopping
 from tcprof.profiler.protocol.event_text import phase_text, phase_words
 from tcprof.profiler.protocol.events import EventType
 
@@ -34,6 +35,10 @@ class ProgressModel:
         self._clock = clock
         blocks = max(1, min(config.blocks, config.steps))
         self.rounds = max(1, int(getattr(config, "replicates", 1) or 1))
+        # a run that stops when settled counts to its first look, then on to its last
+        self._most = self.rounds
+        if getattr(config, "stop_early", False):
+            self.rounds = min(self.rounds, stopping.first_look(len(config.run_arms)))
         self.script = getattr(config, "script", None)  # a script's phases read its own way
         self._units_per_arm = len(config.batch_sizes) * (blocks + 1) * self.rounds
         self.total = len(self.names) * self._units_per_arm
@@ -58,6 +63,11 @@ class ProgressModel:
             return True
         if kind == EventType.ROUND_START:
             self.round = event.get("replicate")
+            if isinstance(self.round, int) and self.round >= self.rounds:  # past the first look
+                per_round = self._units_per_arm // self.rounds
+                self.total += len(self.names) * per_round * (self._most - self.rounds)
+                self._units_per_arm = per_round * self._most
+                self.rounds = self._most
             return True
         if kind == EventType.ARMS_ADDED:  # --apply-advice: more arms, more to do
             added = [str(a.get("label") or a.get("backend")) for a in event.get("arms") or []]

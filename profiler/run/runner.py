@@ -1,7 +1,9 @@
 """The run's schedule: rounds of fresh worker processes, arms taking turns in timed blocks, an
 untimed accuracy pass, all folded into a SessionFold.
 
-A run is `replicates` rounds. Each round starts one fresh process per arm (so a round's memory
+A run is `replicates` rounds, or with no --replicates as many as it takes to settle its
+answer, at most `replicates` (stopping_check.py; the rule is analysis/stopping.py's). Each
+round starts one fresh process per arm (so a round's memory
 is that of one process per arm, and process-to-process variation shows up between rounds);
 the arms' order across rounds follows a balanced (Williams) design (schedule.round_order). Within a round, for each batch
 size, every arm first runs its first (compiling) step and warm-up; only then do the measured
@@ -58,6 +60,7 @@ from tcprof.profiler.run.apply_advice import apply_advice
 from tcprof.profiler.run.arm_supervisor import ArmState, ArmSupervisor, RunStopped
 from tcprof.profiler.run.cache_plan import CacheFolders, cache_plan
 from tcprof.profiler.run.debug_artifacts import debug_env, render_tlparse
+from tcprof.profiler.run.stopping_check import StopCheck
 from tcprof.profiler.session.fold import SessionFold
 from tcprof.profiler.session.records import ACCURACY_PASS
 
@@ -124,6 +127,7 @@ class Runner:
         self._t0 = 0.0
         self._round_seed = config.seed  # the round's seed (draws.py): weights and batches
         self._waits: draws.BlockWaits | None = None  # the round's untimed waits before blocks
+        self._stop = StopCheck(config)  # no --replicates: stop when settled
 
     # -- public -------------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -165,6 +169,8 @@ class Runner:
             plan = cache_plan(self.config.replicates, self.config.warm_cache)
             for round_no, cache in enumerate(plan):
                 self._run_round(round_no, cache)
+                if self._stop.after_round(self.session, round_no + 1, self._clock() - self._t0):
+                    break
             if self.config.accuracy:
                 self._run_accuracy()
             if self._dead:
@@ -232,7 +238,11 @@ class Runner:
             self._caches.remove()
             if self.config.host and self._caches.root is not None:  # its twin there
                 remove_remote_cache(self.config, self._caches.root.name)
-        self._publish({"type": "run_end", "status": status, "wall_time": time.time()})
+        end: dict[str, Any] = {"type": "run_end", "status": status, "wall_time": time.time()}
+        stopped = self._stop.record()
+        if stopped is not None:
+            end["stopping"] = stopped
+        self._publish(end)
 
     # -- rounds -------------------------------------------------------------------------------
     def _run_round(self, round_no: int, cache: str) -> None:
@@ -328,7 +338,7 @@ class Runner:
             self._dead.add(arm.index)
         else:
             self._save_portable_cache(arm, cache)
-            if round_no == self.config.replicates - 1:
+            if self._stop.may_be_last(round_no + 1, self.config.replicates):
                 self._save_weights(arm)
         self._workers.close(arm)
 

@@ -12,6 +12,7 @@ from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
 from tcprof.profiler.analysis.series import series_of
+from tcprof.profiler.analysis.stopping import level_of
 from tcprof.profiler.analysis.timeline import build_timeline
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
@@ -123,6 +124,7 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
         "config": session.config,
         "baseline": session.baseline.name if session.baseline else None,
         "rounds": session.rounds,
+        "stopping": session.stopping,
         "schedule": schedule_summary(session.rounds, [a.name for a in session.arms]),
         "arms": [arm_dict(session, a) for a in session.arms],
         "errors": session.errors,
@@ -135,7 +137,10 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
     if session.seeding is not None:  # a run before rounds had their own seeds has none
         out["seeding"] = session.seeding
     out["series"] = series_of(out)
-    out["comparisons"] = apply_comparisons(out["arms"], out["baseline"])
+    # each interval's level: Bonferroni over the comparisons, of what the run's looks leave
+    # (5%, or less where it stopped when settled: analysis/stopping.py)
+    run_alpha = 1.0 - level_of(session.config or {})
+    out["comparisons"] = apply_comparisons(out["arms"], out["baseline"], run_alpha)
     out["regional"] = regional_tradeoffs(out)
     out["ladder"] = ladder_summary(
         out

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tcprof.profiler.analysis import stats
-from tcprof.profiler.analysis.comparisons import FAMILY_ALPHA
+from tcprof.profiler.analysis import stats, stopping
 from tcprof.profiler.config import controls_of
 
 if TYPE_CHECKING:
@@ -41,5 +40,8 @@ def family_size(session: SessionRecord) -> int:
 
 
 def family_level(session: SessionRecord) -> float:
-    """Each interval's level: 1 - 5%/m over the run's m comparisons (95% with one)."""
-    return stats.simultaneous_level(family_size(session), FAMILY_ALPHA)
+    """Each interval's level: 1 - alpha/m over the run's m comparisons, alpha being 5% (95%
+    with one comparison), or what a run that stopped when settled has left after spending its
+    5% over its looks (analysis/stopping.py: 96.7% at [4, 6] for one comparison)."""
+    run_alpha = 1.0 - stopping.level_of(session.config or {})
+    return stats.simultaneous_level(family_size(session), run_alpha)

@@ -100,6 +100,8 @@ class SessionFold(SessionRecord):
     def _on_run_end(self, e: dict[str, Any]) -> None:
         self.status = e.get("status", "completed")
         self.ended_at = e.get("wall_time", time.time())
+        if e.get("stopping"):
+            self.stopping = dict(e["stopping"])
         for arm in self.arms:
             for res in arm.results.values():
                 if res.status == "running":  # cut short: its rows say how far it got

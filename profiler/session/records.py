@@ -134,6 +134,7 @@ class SessionRecord:
         self.errors: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         self.marks: list[dict[str, Any]] = []  # the timeline's events, small (analysis/timeline)
+        self.stopping: dict[str, Any] | None = None  # why a run that stops when settled stopped
         if config:
             self._init_arms(config)
 

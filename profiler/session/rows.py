@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tcprof.profiler.analysis import stats
+from tcprof.profiler.analysis import stats, stopping
 from tcprof.profiler.analysis.break_even import break_even
 from tcprof.profiler.analysis.comparisons import FAMILY_ALPHA
 from tcprof.profiler.analysis.profile_check import profile_mismatch
@@ -552,14 +552,17 @@ def _verdict(interval: stats.SpeedupInterval, controls: list[stats.SpeedupInterv
 
 
 def speedup_interval(
-    session: SessionRecord, base: BatchResult, res: BatchResult
+    session: SessionRecord, base: BatchResult, res: BatchResult, level: float | None = None
 ) -> stats.SpeedupInterval | None:
-    """The arm's speedup over the baseline, its processes paired with the baseline's by round."""
+    """The arm's speedup over the baseline, its processes paired with the baseline's by round;
+    at the run's level (95%, or adjusted for a run that stops when settled) unless given."""
     base_p, arm_p = base.processes(), res.processes()
     rounds = range(max([*base_p, *arm_p], default=-1) + 1)
     rng = np.random.default_rng(int(session.config.get("seed", 0)) + res.batch_size)
+    if level is None:
+        level = stopping.level_of(session.config or {})
     return stats.speedup_interval(
-        [base_p.get(r) for r in rounds], [arm_p.get(r) for r in rounds], rng=rng
+        [base_p.get(r) for r in rounds], [arm_p.get(r) for r in rounds], rng=rng, level=level
     )
 
 

@@ -67,6 +67,9 @@ class ArmScript:
     step_ms: float = 10.0  # every step of this arm takes this long
     compile_s: float = 0.5  # a compiled arm's first step compiles for this long
     faults: tuple[Fault, ...] = ()
+    # per process (round) a factor on step_ms, cycling: round-to-round variation for tests of
+    # a run that stops when settled; empty: every round alike
+    round_factors: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -378,7 +381,9 @@ class FakeWorker:
     def _steps(self, bs: int, n: int, phase: str, block: int | None = None) -> int:
         extra = {} if block is None else {"block": block}
         start = self._next_step
-        ms = [self.script.step_ms] * n
+        factors = self.script.round_factors
+        factor = factors[self.process % len(factors)] if factors else 1.0
+        ms = [self.script.step_ms * factor] * n
         self._emit("steps", batch_size=bs, phase=phase, start=start, ms=ms, **extra)
         self._memory(bs, start + n - 1)
         self._next_step += n

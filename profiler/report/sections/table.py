@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tcprof.profiler.analysis import stopping
 from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SETTLED_RATIO
 from tcprof.profiler.analysis.verdict import (
     NOT_AFTER_HOLM,
@@ -449,6 +450,11 @@ def _rounds_chosen(schedule: dict[str, Any]) -> str:
     )
 
 
+def _digits(fraction: float) -> int:
+    """A percent's digits: none for a whole one (95%), one otherwise (97.0% is 0.9696)."""
+    return 0 if round(fraction * 100, 6).is_integer() else 1
+
+
 def method_notes(session_dict: dict[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     cfg = session_dict.get("config") or {}
@@ -465,12 +471,17 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
     methods = {r.get("speedup_method") for r in rows} - {None}
     threads = _threads_text(session_dict)
     version = session_dict.get("schema_version") or 1
+    stopped = stopping.stop_text(session_dict.get("stopping"))
+    level = float((session_dict.get("stopping") or {}).get("level") or 0.95)
     if reps >= 2 and version >= 3:
         notes.append(
             f"speedup: the geometric mean over {reps} rounds of fresh processes{threads} of each "
-            "round's ratio of process medians, with its paired t 95% interval (centre and width "
-            "from the same pairs, covering process-to-process variation)"
+            f"round's ratio of process medians, with its paired t {units.percent(level, _digits(level))} "
+            "interval (centre and width from the same pairs, covering process-to-process "
+            "variation)"
         )
+    if stopped:
+        notes.append(f"rounds: {stopped}")
     elif reps >= 2:
         how = (
             "paired t interval" if methods == {"paired_t"} else "hierarchical bootstrap"
@@ -497,7 +508,7 @@ def method_notes(session_dict: dict[str, Any]) -> list[str]:
             "order: a Williams design over the rounds (each arm in each position, and right "
             "after each other arm, equally often"
             + (
-                _rounds_chosen(schedule)
+                (_rounds_chosen(schedule) if not stopped else "")
                 if schedule.get("balanced")
                 else f"; not balanced with {reps} rounds"
             )

@@ -183,3 +183,16 @@ def test_a_scripts_status_and_logs_say_no_batch_size(qtbot):
     panel.add_events(events)
     assert "first step 0.90 s" in panel.text.toPlainText()
     assert "bs 1" not in panel.text.toPlainText()
+
+
+def test_a_finished_run_says_why_it_stopped(qtbot):
+    status = RunStatus()
+    qtbot.addWidget(status)
+    stopping = {"reason": "budget", "rounds": 6, "looks": [4, 8], "level": 0.9696}
+    status.finish_run("completed", {"stopping": {**stopping, "budget_s": 60.0}}, "/s/run")
+    assert status.label.text() == (
+        "Run completed · budget 1 min spent after 6 rounds (97.0% intervals, adjusted for "
+        "stopping) · saved in /s/run"
+    )
+    status.finish_run("completed_with_errors", {"stopping": None})
+    assert status.label.text() == "Run completed with errors"

@@ -19,6 +19,7 @@ FIELDS = {  # RunConfig field -> the panel's field for it
     "lr": lambda p: p.core.lr,
     "profile_steps": lambda p: p.core.profile_steps,
     "replicates": lambda p: p.measurement.replicates,
+    "budget_s": lambda p: p.measurement.budget,
     "threads": lambda p: p.measurement.threads,
     "stall_timeout_s": lambda p: p.measurement.stall_timeout,
     "nproc": lambda p: p.distributed.nproc,
@@ -41,7 +42,7 @@ def test_each_bound_is_the_fields_lowest_value_or_refused_with_the_engines_line(
     if limit.field in FIELDS:
         spin = FIELDS[limit.field](panel)
         step = 1 if isinstance(spin, QSpinBox) else 10.0 ** -spin.decimals()
-        auto = limit.field in ("threads", "replicates")  # their 0: auto
+        auto = limit.field in ("threads", "replicates", "budget_s")  # their 0: auto or none
         low = spin.minimum() + (step if auto else 0)
         assert limit.problem(low) is None
         assert limit.problem(low - step) == limit.message

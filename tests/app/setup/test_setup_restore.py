@@ -40,7 +40,10 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         optimizer="adam",
         lr=0.005,
         seed=7,
-        replicates=2,
+        replicates=12,  # the last look of 3 arms: Replicates at auto, the run stops when settled
+        stop_early=True,
+        precision=0.05,
+        budget_s=90.0,
         control=True,
         threads=2,
         warm_cache=True,
@@ -123,6 +126,7 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
     assert set(CARRIED_FIELDS) == {
         "blocks",
         "sequential",
+        "precision",
         "min_block_ms",
         "accuracy_rtol",
         "accuracy_atol",
@@ -131,7 +135,7 @@ def test_a_restored_session_config_runs_with_every_field(panel, tmp_path, make):
         "remote_python",
     }
     assert panel.carried.text() == (
-        "Also from the session: blocks=3, sequential, min_block_ms=0.0, "
+        "Also from the session: blocks=3, sequential, precision=0.05, min_block_ms=0.0, "
         "accuracy_rtol=0.001, accuracy_atol=0.0001, timeout_s=60.0, ladder, "
         "remote_python=/opt/venv/bin/python."
     )

@@ -51,14 +51,17 @@ def _config(*words):
 
 
 def test_the_run_s_default_rounds_follow_its_arms_and_a_given_count_is_kept():
+    """With no --replicates a run stops when settled (analysis/stopping.py): `replicates` is
+    then its last look, balanced for its arms; a count given is kept, and fixed."""
     both = _config("--control", "both")  # eager, inductor and their two twins
-    assert len(both.run_arms) == 4 and both.replicates == 8
+    assert len(both.run_arms) == 4 and both.replicates == 8 and both.stop_early
     assert schedule.balance(4, both.replicates).balanced
-    assert _config().replicates == _config("--control").replicates == DEFAULT_REPLICATES
+    assert _config().replicates == 6 and _config("--control").replicates == 12
     three = _config("--arms", "eager,inductor,aot_eager", "--control", "both")
-    assert len(three.run_arms) == 5 and three.replicates == 10
+    assert len(three.run_arms) == 5 and three.replicates == 20
+    assert _config("--max-rounds", "9").replicates == 10, "raised to a balanced count"
     given = _config("--control", "both", "--replicates", "6")
-    assert given.replicates == 6, "a note, not a refusal"
+    assert given.replicates == 6 and not given.stop_early, "a note, not a refusal"
     note = schedule.balance(4, 6).note(["eager", "inductor", "eager-control", "inductor-control"])
     assert "--replicates 8 would balance" in note and "eager runs first in 2" in note
 

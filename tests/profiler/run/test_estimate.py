@@ -147,3 +147,21 @@ def test_without_history_the_inspections_probe_and_torchs_compile_rules_price_th
     config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), batch_sizes=(32, 64))
     assert estimate(config, big).seconds > estimate(config, prices).seconds
     assert Prices().with_probe(None) == Prices()
+
+
+def test_a_run_that_stops_when_settled_says_its_range_and_its_budget():
+    """With no --replicates: about the time of its first look (4 rounds for 2 arms), at most
+    its last (8), or its budget plus what follows the rounds."""
+    fixed4 = estimate(_config(replicates=4), Prices())
+    fixed8 = estimate(_config(replicates=8), Prices())
+    est = estimate(_config(replicates=8, stop_early=True), Prices())
+    assert est.seconds == fixed4.seconds and est.most_seconds == fixed8.seconds
+    assert f"about {units.duration(est.seconds)}, at most " in est.text()
+    assert "with the budget" not in est.text()
+    short = estimate(_config(replicates=8, stop_early=True, budget_s=1.0), Prices())
+    assert short.most_seconds == est.seconds, "the budget never stops the first look"
+    roomy = fixed4.seconds * 1.2
+    budgeted = estimate(_config(replicates=8, stop_early=True, budget_s=roomy), Prices())
+    assert est.seconds < budgeted.most_seconds < fixed8.seconds
+    assert budgeted.text().split(";")[0].endswith("with the budget")
+    assert "at most" not in fixed8.text()
