@@ -58,11 +58,17 @@ class CodeView(QWidget):
         layout.addWidget(note)
         layout.addWidget(self.text, 1)
         self._session = SessionModel.read({"arms": []})
+        self._plain: dict[str, Any] | None = None
         self.show_session(self._session)
 
-    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
-        """Offer the session's arms; the first compiled arm is chosen (as in reproduce.py)."""
+    def show_session(
+        self, session: SessionModel | Mapping[str, Any], plain: dict[str, Any] | None = None
+    ) -> None:
+        """Offer the session's arms; the first compiled arm is chosen (as in reproduce.py).
+        `plain`: the same session as session.json's dict, when the caller has it (the
+        reproducer still reads one)."""
         self._session = SessionModel.read(session)
+        self._plain = plain if plain is not None or not isinstance(session, dict) else session
         names = [a.name for a in self._session.arms]
         compiled = [a.name for a in self._session.arms if a.compiled]
         self.arm.blockSignals(True)
@@ -83,7 +89,8 @@ class CodeView(QWidget):
         )
 
         try:
-            script = render_reproducer(self._session.to_dict(), self.arm.currentText() or None)
+            plain = self._plain if self._plain is not None else self._session.to_dict()
+            script = render_reproducer(plain, self.arm.currentText() or None)
         except Exception as exc:  # a session from an older version: say so, never raise
             script = f"# could not generate the script: {type(exc).__name__}: {exc}\n"
         self.text.setPlainText(script)

@@ -161,9 +161,15 @@ class ProfileView(QWidget):
         self._trace: str | None = None
         self.show_session({"arms": []})
 
-    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
+    def show_session(
+        self, session: SessionModel | Mapping[str, Any], plain: dict[str, Any] | None = None
+    ) -> None:
+        """Fill both views; `plain`: the same session as session.json's dict, when the caller
+        has it (the reports' top-ops helpers still read one)."""
         model = SessionModel.read(session)
-        self.session, self._plain = model, model.to_dict()
+        if plain is None:
+            plain = session if isinstance(session, dict) else model.to_dict()
+        self.session, self._plain = model, plain
         rows = profile_rows(model)
         _refill(self.arm_filter, "all arms", list(dict.fromkeys(name for _i, name, *_ in rows)))
         _refill(
