@@ -339,7 +339,7 @@ class InsightView(QWidget):
             self.compiles,
             [[(c, tips[i] if i < len(tips) else None) for c in r] for i, r in enumerate(cells)],
         )
-        lines = [t for t in (compile_list.case_text(row, arm), compile_list.check_text(row)) if t]
+        lines = compile_list.notes(row, arm)
         self.compile_case.setText("\n".join(lines))
         self.compile_case.setVisible(bool(lines))
         self.compiles.setVisible(bool(cells))

@@ -53,6 +53,10 @@ RANDOM_WAIT_FIELDS = ("random_wait_s",)  # block_done: the engine's random wait 
 """A block's random wait before it starts (issue 42's seeds), under whichever name it has: not
 timed, so not measurement."""
 
+CPU_CHECK = "inductor's CPU check"
+"""Inductor's once-per-machine CPU check, run before the compile (worker/cpu_check.py): the
+last part of a compiled arm's model load, in start-up, never in a compile."""
+
 _PHASES: dict[str, tuple[str, str]] = {
     Phase.LOADING: ("model load", STARTUP),
     Phase.EXPLAIN: ("explain pass", OTHER),
@@ -94,6 +98,9 @@ def timeline_mark(event: dict[str, Any]) -> dict[str, Any] | None:
     for name in RANDOM_WAIT_FIELDS:
         if isinstance(event.get(name), (int, float)):
             mark["random_wait_s"] = event[name]
+    check = event.get("cpu_check") if event.get("type") == EventType.LOADED else None
+    if isinstance(check, dict) and isinstance(check.get("seconds"), (int, float)):
+        mark["cpu_check_s"] = check["seconds"]  # the end of the model load (worker/cpu_check.py)
     return mark
 
 
@@ -184,6 +191,10 @@ def _close(
     what, category = doing
     if what == "compile" and lane.get("cache"):
         what = f"{lane['cache']} compile"
+    check = min(max(float(mark.get("cpu_check_s") or 0.0), 0.0), t - begun)
+    if what == "model load" and check > 0:
+        _add(lane, begun, t - check, what, category, mark)
+        what, begun = CPU_CHECK, t - check
     if category == MEASUREMENT and mark.get("type") == EventType.BLOCK_DONE:
         for label, field, cat in (
             ("random wait", "random_wait_s", OTHER),

@@ -5,6 +5,7 @@ with are found by config/resources.py.)"""
 from __future__ import annotations
 
 import os
+import platform
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +23,13 @@ def tcprof_home() -> Path:
 
 def sessions_dir() -> Path:
     return tcprof_home() / "sessions"
+
+
+def cpu_check_dir() -> Path:
+    """Where inductor's once-per-machine CPU check keeps its libraries for every run on this
+    machine (worker/cpu_check.py): by host, since a home folder can be shared between hosts."""
+    host = "".join(c if c.isalnum() or c in "-_." else "-" for c in platform.node()) or "host"
+    return tcprof_home() / "inductor-cpu-check" / host
 
 
 class StorageError(OSError):

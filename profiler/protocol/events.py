@@ -211,6 +211,9 @@ class LoadedEvent(Relayed, total=False):
     # (eager|compiled|None)
     loop: dict[str, Any]
     candidates: list[dict[str, Any]]
+    # inductor's once-per-machine CPU check, run before compiling (worker/cpu_check.py):
+    # seconds, built (first on this machine), first_s (its cost then), isas, seeded; or error
+    cpu_check: dict[str, Any]
 
 
 class PhaseEvent(Relayed):

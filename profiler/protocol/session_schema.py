@@ -88,6 +88,17 @@ LOADED = Fields(
         "threads": INT,
         "candidates": ListOf(MapOf()),
         "parallel": Fields({"parallel": TEXT, "world_size": INT}),  # a distributed arm
+        "cpu_check": Fields(
+            {
+                "seconds": NUM,
+                "built": FLAG,
+                "first_s": NUM,
+                "isas": TEXTS,
+                "seeded": INT,
+                "other_files": INT,
+                "error": TEXT,
+            }
+        ),
     }
 )
 ERROR_BRIEF = Fields(

@@ -5,6 +5,10 @@ compiles into a fresh, empty folder per compiled arm (cold); later rounds compil
 it left behind (warm), and with three or more rounds the second starts from an empty folder
 loaded with the first round's portable cache artifacts. With --warm-cache every round uses the
 user's own caches instead.
+
+Each of tcprof's folders starts with inductor's once-per-machine CPU check already done (its
+libraries only, from a folder under the home folder: worker/cpu_check.py), so no compile figure
+holds a cost the user pays once per machine; the model's graphs and kernels are never carried.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
+from tcprof.profiler.folders.home import cpu_check_dir
 
 PORTABLE_MIN_ROUNDS = 3  # a portable round needs a cold one before it and a warm one after
 
@@ -60,6 +65,8 @@ class CacheFolders:
         if not spec.compiled:
             return {}
         fields: dict[str, Any] = {"cache_dir": self._cache_dir(index, cache)}
+        if fields["cache_dir"] is not None:
+            fields["cpu_check_dir"] = str(cpu_check_dir())
         if cache == "portable" and index in self.portable_ready:
             fields["cache_artifacts"] = str(self.artifacts_file(index))
         return fields

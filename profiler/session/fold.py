@@ -120,7 +120,10 @@ class SessionFold(SessionRecord):
     def _on_loaded(self, e: dict[str, Any]) -> None:
         arm = self._arm(e)
         if arm:
+            kept = (arm.model or {}).get("cpu_check")
             arm.model = {k: v for k, v in e.items() if k not in ("type", "arm", "t")}
+            if kept and not (e.get("cpu_check") or {}).get("built"):
+                arm.model["cpu_check"] = kept  # the first round's, unless a later one built it
 
     def _on_phase(self, e: dict[str, Any]) -> None:
         arm = self._arm(e)

@@ -14,6 +14,7 @@ import torch
 from tcprof.profiler.config import ArmSpec, RunConfig, arm_artifacts_dir
 from tcprof.profiler.worker import (
     arm_setup,
+    cpu_check,
     distributed,
     environment,
     errors,
@@ -66,11 +67,13 @@ class ArmWorker(UntimedPasses):
         cache_dir: str | None = None,
         cache_artifacts: str | None = None,
         threads: int | None = None,
+        cpu_check_dir: str | None = None,
     ) -> None:
         """cache_dir: this arm's own compile-cache folder (None: the user's caches);
         cache_artifacts: portable cache artifacts saved earlier in this run, loaded first;
         threads: torch.set_num_threads in this process, as the engine computed it (a rank's
-        share of the host's cores; None: torch's default)."""
+        share of the host's cores; None: torch's default); cpu_check_dir: where inductor's
+        once-per-machine CPU check keeps its libraries (cpu_check.py), run before compiling."""
         cfg = RunConfig.from_dict(config)
         arm = self.arm = cfg.run_arms[arm_index]
         ranked = distributed.is_rank()
@@ -100,7 +103,12 @@ class ArmWorker(UntimedPasses):
         self.optimizer = arm_setup.make_optimizer(cfg.optimizer, self.model.parameters(), cfg.lr)
         self.loss_of = inputs.LossOf(cfg.seed)
         self.memory = MemoryProbe(self.device)
-        regional = None
+        regional, checked = None, None
+        if arm.compiled and cpu_check.wanted(
+            arm.torch_backend, self.device.type, cache_dir, cpu_check_dir
+        ):
+            assert cache_dir is not None and cpu_check_dir is not None
+            checked = cpu_check.run(cpu_check_dir, cache_dir)
         if arm.compiled:
             self.runner, self.watcher, regional = arm_setup.compile_model(
                 self.model, arm, cfg, self.user_file, self.ch, cache_dir, cache_artifacts
@@ -130,6 +138,7 @@ class ArmWorker(UntimedPasses):
             parallel=self.parallel,
             loop=self.loop.describe(),
             candidates=[c.to_dict() for c in model_source.list_candidates(self.module)],
+            **({"cpu_check": checked} if checked else {}),
         )
 
     def prepare(self, batch_size: int) -> None:

@@ -22,6 +22,7 @@ def _load(worker: ArmWorker, channel: EventChannel, cmd: dict[str, Any]) -> None
         cache_dir=cmd.get("cache_dir"),
         cache_artifacts=cmd.get("cache_artifacts"),
         threads=cmd.get("threads"),
+        cpu_check_dir=cmd.get("cpu_check_dir"),
     )
 
 

@@ -331,6 +331,7 @@ class FakeWorker:
             steps=ran,
             quiet=True,
             waited_s=0.0,
+            random_wait_s=float(cmd.get("wait_s") or 0.0),  # drawn, not slept: no time to waste
             busy_elsewhere=0.0,
             contended=False,
         )

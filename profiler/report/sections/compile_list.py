@@ -1,8 +1,9 @@
 """Each compile of a batch size's cold round in the words every view shares (the window's
 Compile time tab, report.html, report.md): when it ran, what triggered it, its time and share,
 and a total row equal to the compile cost; what the first step paid beyond compiling as a part
-of its own; the first step checked against its wall-clock excess; and a sentence saying where
-the compiles ran, so a compile before training is seen to be counted.
+of its own; the first step checked against its wall-clock excess; a sentence saying where
+the compiles ran, so a compile before training is seen to be counted; and inductor's
+once-per-machine CPU check, said and left out.
 
 From the row's `compiles_list`, `compile_check` and `first_step_extra_s` (session.json);
 sessions saved before these were recorded have none, and nothing is listed for them.
@@ -149,6 +150,43 @@ def check_text(row: dict[str, Any]) -> str | None:
     )
 
 
+CPU_CHECK = "inductor's once-per-machine CPU check"
+
+
+def cpu_check_text(row: dict[str, Any], arm: dict[str, Any] | None = None) -> str | None:
+    """'Cold compile 3.21 s (inductor's once-per-machine CPU check, 9.80 s, not included: paid
+    once per machine or fresh cache; ...)': the check ran before compiling (worker/cpu_check.py)
+    and is in no compile figure. None where the arm's processes did not run it (older sessions,
+    another backend or device, the user's caches)."""
+    check = ((arm or {}).get("model") or {}).get("cpu_check")
+    if not isinstance(check, dict):
+        return None
+    if check.get("error"):
+        return (
+            f"{CPU_CHECK} could not run before compiling ({check['error']}): the compiles hold it."
+        )
+    first, own = check.get("first_s"), check.get("seconds")
+    cold = row.get("compile_cold_s")
+    head = f"Cold compile {units.seconds(cold)}" if cold is not None else "The compile figures"
+    if check.get("built"):
+        when = "it ran first on this machine in this run, before the cold compile"
+    else:
+        when = (
+            "already done on this machine: this run's process loaded its libraries again, "
+            f"{units.seconds(own)}"
+        )
+    return (
+        f"{head} ({CPU_CHECK}, {units.seconds(first)}, not included: paid once per machine or "
+        f"fresh cache; {when})."
+    )
+
+
+def notes(row: dict[str, Any], arm: dict[str, Any] | None = None) -> list[str]:
+    """The sentences under the list: where the compiles ran, the first step's check, the CPU
+    check left out."""
+    return [t for t in (case_text(row, arm), check_text(row), cpu_check_text(row, arm)) if t]
+
+
 def _calls(listed: list[dict[str, Any]], kind: bool = True) -> str:
     """'an evaluation at eval_first.py:30', 'a call at train.py:12' (each call once); without
     `kind`, 'at eval_first.py:30'."""
@@ -234,12 +272,11 @@ def html(
     head = "".join(
         f'<th class="{"num" if h in ("s", "share") else ""}">{esc(h)}</th>' for h in HEADER
     )
-    notes = [t for t in (case_text(row, arm), check_text(row)) if t]
     return (
         f"<h4>{esc(heading(session_dict, row))}</h4>"
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
-        + "".join(f'<p class="note">{esc(n)}</p>' for n in notes)
+        + "".join(f'<p class="note">{esc(n)}</p>' for n in notes(row, arm))
     )
 
 
@@ -258,5 +295,5 @@ def markdown_lines(
     out.append("|---|---|---|---:|---:|")
     out += ["| " + " | ".join(md_text(c) or " " for c in r) + " |" for r in cells]
     out.append("")
-    out += [f"{md_text(t)}" for t in (case_text(row, arm), check_text(row)) if t]
+    out += [f"{md_text(t)}" for t in notes(row, arm)]
     return [*out, ""]

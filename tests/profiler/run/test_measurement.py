@@ -174,9 +174,12 @@ def test_no_accuracy_skips_the_check(one_thread_no_accuracy):
 
 @pytest.mark.inductor
 @pytest.mark.timeout(600)  # three inductor compiles, cold ones included
-def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path):
+def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path, private_home):
     """In mode=reduce-overhead, whose CUDA graphs a CPU skips (torch 2.13 only counts them) and
-    the arm must say so: one real inductor arm for both checks (a cold compile is ~15 s here)."""
+    the arm must say so: one real inductor arm for both checks (a cold compile is ~15 s here).
+    Inductor's once-per-machine CPU check runs before each compile, built once in the home
+    folder's check folder; the cold and portable folders start with its files and nothing else,
+    and still compile cold (misses only)."""
     args = _without(FAST, "--replicates", "--blocks", "--steps", "--warmup")
     rc, stdout, _, s = run_cli(
         ["--example", "simple", "--arms", "eager,inductor:mode=reduce-overhead"]
@@ -208,3 +211,13 @@ def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path):
     for key in ("compile_cold_s", "compile_warm_s", "compile_portable_s"):
         assert row[key] is not None and row[key] >= 0, key
     assert row["compile_s"] == row["compile_cold_s"]
+    assert cache["cold"]["aot_hits"] == 0
+    checks = {e["replicate"]: e["cpu_check"] for e in loaded}
+    assert [checks[r]["built"] for r in (0, 1, 2)] == [True, False, False]
+    machine = [p.parent for p in (private_home / "inductor-cpu-check").rglob("check.json")]
+    assert len(machine) == 1
+    files = [p for p in machine[0].glob("*/*") if p.suffix in (".cpp", ".so")]
+    assert checks[0]["seeded"] == checks[1]["seeded"] == len(files) and checks[2]["seeded"] == 0
+    assert checks[0]["other_files"] == checks[1]["other_files"] == 0  # nothing of the model
+    assert checks[2]["other_files"] > 0  # the warm folder: the cold round's graphs and kernels
+    assert ind["model"]["cpu_check"] == checks[0]
