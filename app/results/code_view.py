@@ -8,6 +8,7 @@ debug settings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtGui import QFont, QGuiApplication
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from tcprof.profiler.model.session import SessionModel
 
 EXPLAIN = (
     "A standalone script (plain PyTorch, no tcprof) that reproduces this arm: it loads your "
@@ -54,16 +57,20 @@ class CodeView(QWidget):
         layout.addLayout(top)
         layout.addWidget(note)
         layout.addWidget(self.text, 1)
-        self._session: dict[str, Any] = {"arms": []}
+        self._session = SessionModel.read({"arms": []})
+        self._plain: dict[str, Any] | None = None
         self.show_session(self._session)
 
-    def show_session(self, session: dict[str, Any]) -> None:
-        """Offer the session's arms; the first compiled arm is chosen (as in reproduce.py)."""
-        self._session = session
-        names = [str(a.get("name")) for a in session.get("arms") or []]
-        compiled = [
-            str(a.get("name")) for a in session.get("arms") or [] if a.get("backend") != "eager"
-        ]
+    def show_session(
+        self, session: SessionModel | Mapping[str, Any], plain: dict[str, Any] | None = None
+    ) -> None:
+        """Offer the session's arms; the first compiled arm is chosen (as in reproduce.py).
+        `plain`: the same session as session.json's dict, when the caller has it (the
+        reproducer still reads one)."""
+        self._session = SessionModel.read(session)
+        self._plain = plain if plain is not None or not isinstance(session, dict) else session
+        names = [a.name for a in self._session.arms]
+        compiled = [a.name for a in self._session.arms if a.compiled]
         self.arm.blockSignals(True)
         self.arm.clear()
         self.arm.addItems(names)
@@ -73,7 +80,7 @@ class CodeView(QWidget):
         self._render()
 
     def _render(self) -> None:
-        if not self._session.get("arms"):
+        if not self._session.arms:
             self.text.setPlainText("# Run or open a session to see the code for its arms.")
             self.copy.setEnabled(False)
             return
@@ -82,7 +89,8 @@ class CodeView(QWidget):
         )
 
         try:
-            script = render_reproducer(self._session, self.arm.currentText() or None)
+            plain = self._plain if self._plain is not None else self._session.to_dict()
+            script = render_reproducer(plain, self.arm.currentText() or None)
         except Exception as exc:  # a session from an older version: say so, never raise
             script = f"# could not generate the script: {type(exc).__name__}: {exc}\n"
         self.text.setPlainText(script)

@@ -24,6 +24,9 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import error_colour, is_dark
 from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.model.arm import Advice, Arm, GraphBreak, Recompile
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     BACKWARD_PART,
@@ -163,90 +166,95 @@ def _secs(value: float | None) -> str:
     return units.seconds(value, unit=False)  # the column's header says s
 
 
-def _where(entry: dict[str, Any]) -> str:
-    return f"{Path(entry['file']).name}:{entry['line']}" if entry.get("file") else "?"
+def _where(entry: GraphBreak | Recompile) -> str:
+    return f"{Path(entry.file).name}:{entry.line}" if entry.file else "?"
 
 
-def matrix_item(arm: dict[str, Any], row: dict[str, Any] | None, bs: int) -> QTableWidgetItem:
+def _plain(record: Row | Recompile) -> dict[str, Any]:
+    """The record's session.json dict, for the engine's helpers that still read one."""
+    plain: dict[str, Any] = thaw(record.data)
+    return plain
+
+
+def matrix_item(arm: Arm, row: Row | None, bs: int) -> QTableWidgetItem:
     """What Dynamo did for one arm at one batch size; the tooltip gives the recompile reasons
     or the error."""
     if row is None:
-        return item("error" if arm.get("error") else "-")
-    status = "error" if row["status"] in ("error", "oom") else row.get("compile_status") or "-"
-    reasons = [
-        plain_reason(rc) or "?" for rc in arm.get("recompiles", []) if rc.get("batch_size") == bs
-    ]
+        return item("error" if arm.error else "-")
+    status = "error" if row.status in ("error", "oom") else row.compile_status or "-"
+    reasons = [plain_reason(_plain(rc)) or "?" for rc in arm.recompiles if rc.batch_size == bs]
     tip = "\n".join(reasons) if reasons else None
-    if status == "error" and row.get("error"):
-        tip = row["error"].get("message")
+    if status == "error" and row.error:
+        tip = row.error.message
     return item(STATUS_TEXT.get(status, status), tip, status_colour(status))
 
 
-def advice_cells(advice: dict[str, Any]) -> list[Cell]:
-    evidence = advice.get("evidence") or {}
-    where = ", ".join(str(w) for w in evidence.get("where") or [])
+def advice_cells(advice: Advice) -> list[Cell]:
+    where = ", ".join(str(w) for w in advice.evidence.get("where") or [])
     return [
-        (advice.get("message"), where or None),
-        (advice.get("fix"), None),
-        (advice.get("apply") or "-", None),
+        (advice.message, where or None),
+        (advice.fix, None),
+        (advice.apply or "-", None),
     ]
 
 
-def graph_break_cells(gb: dict[str, Any]) -> list[Cell]:
+def graph_break_cells(gb: GraphBreak) -> list[Cell]:
     """count, where (the full path as tooltip), batch sizes, reason (PyTorch's explanation)."""
     return [
-        (gb.get("count"), None),
-        (_where(gb), gb.get("file")),
-        (", ".join(map(str, gb.get("batch_sizes", []))), None),
-        (gb.get("reason"), gb.get("explanation")),
+        (gb.count, None),
+        (_where(gb), gb.file),
+        (", ".join(map(str, gb.batch_sizes)), None),
+        (gb.reason, gb.explanation),
     ]
 
 
-def recompile_cells(rc: dict[str, Any]) -> list[Cell]:
+def recompile_cells(rc: Recompile) -> list[Cell]:
     """bs, step, frame (a resume function explained), where, seconds, the guard that failed."""
-    frame = rc.get("frame")
+    frame = rc.frame
     return [
-        (rc.get("batch_size"), None),
-        (rc.get("step"), None),
+        (rc.batch_size, None),
+        (rc.step, None),
         (frame_label(frame), frame_text(frame) if resume_explanation(frame) else None),
         (_where(rc), None),
-        (_secs(rc.get("seconds")), None),
-        (
-            plain_reason(rc),
-            f"torch's words: {rc.get('reason')}",
-        ),
+        (_secs(rc.seconds), None),
+        (plain_reason(_plain(rc)), f"torch's words: {rc.reason}"),
     ]
 
 
-def compile_time_cells(row: dict[str, Any]) -> list[Cell]:
+def compile_time_cells(row: Row) -> list[Cell]:
     """One batch size's compile times; the parts add up to cold s; a missing figure says why."""
-    missing = row.get("compile_missing") or {}
-    first_ms = row.get("first_step_ms")
-    parts = {name: (seconds, help_text) for name, seconds, help_text in compile_parts(row)}
-    problem = split_problem(row)
+    plain = _plain(row)
+    cost = row.compile
+    missing = cost.missing if cost else {}
+    cold, portable, warm = (missing.get(k) for k in ("cold", "portable", "warm"))
+    first_ms = row.first_step_ms
+    parts = {name: (seconds, help_text) for name, seconds, help_text in compile_parts(plain)}
+    problem = split_problem(plain)
     part_cells: list[Cell] = []
     for part in PART_COLUMNS.values():
         seconds, help_text = parts.get(part, (None, None))
         tip = f"{part}: {help_text}" if help_text else problem
         part_cells.append((_secs(seconds), tip))
+    cold_s = None if cost is None else cost.cold_s if cost.cold_s is not None else cost.first_s
     return [
-        (row["batch_size"], None),
-        (STATUS_TEXT.get(row.get("compile_status") or "", row.get("status")), None),
+        (row.batch_size, None),
+        (STATUS_TEXT.get(row.compile_status or "", row.status), None),
         (_secs(first_ms / 1000 if first_ms is not None else None), None),
-        (_secs(row.get("compile_cold_s", row.get("compile_s"))), missing.get("cold")),
-        (_secs(row.get("compile_portable_s")), missing.get("portable")),
-        (_secs(row.get("compile_warm_s")), missing.get("warm")),
+        (_secs(cold_s), cold),
+        (_secs(cost.portable_s if cost else None), portable),
+        (_secs(cost.warm_s if cost else None), warm),
         *part_cells,
         (_cache_text(row), None),
-        (fmt_break_even(row, is_baseline=False), None),
+        (fmt_break_even(plain, is_baseline=False), None),
     ]
 
 
-def _cache_text(row: dict[str, Any]) -> str:
+def _cache_text(row: Row) -> str:
     """'0/2 · 2/0': FX graph cache hits/misses of the cold and the warm compile."""
-    cache = row.get("compile_cache")
+    cache = row.data.get("compile_cache")  # kept raw (model/raw.py)
     if not cache:
-        return (row.get("compile_breakdown") or {}).get("fx_cache") or "-"
+        breakdown = row.compile.breakdown if row.compile else None
+        return (breakdown.fx_cache if breakdown else None) or "-"
     parts = [
         f"{cache[k]['fx_hits']}/{cache[k]['fx_misses']}" for k in ("cold", "warm") if k in cache
     ]

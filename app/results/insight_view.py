@@ -1,6 +1,6 @@
 """The "Compile insight" tab: why torch.compile helped or not, beside the numbers.
 
-Everything comes from the session dict (session.json's form): the batch-size matrix of what
+Everything comes from the typed session model (profiler/model/): the batch-size matrix of what
 TorchDynamo did per arm (compiled, recompiled, reused a graph, fell back to eager), each
 distinct graph break with the user's source lines around it, each recompile with the guard
 that failed, the compile cost split into parts that add up to it, with break-even steps, and
@@ -10,6 +10,7 @@ below; a table with nothing to list says so in words. The tables are built in in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -44,6 +45,9 @@ from tcprof.app.results.insight_tables import (
     set_header_tips,
 )
 from tcprof.app.results.ladder_view import LadderView
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.compile_terms import (
     frame_text,
     other_help,
@@ -82,7 +86,7 @@ class InsightView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session: dict[str, Any] = {"arms": []}
+        self.session = SessionModel.read({"arms": []})
         self._sizes: list[int] = []  # the matrix's batch-size columns
         self.matrix = make_table(["arm"])
         self.matrix.setToolTip(
@@ -198,31 +202,27 @@ class InsightView(QWidget):
         self._show_arm()
 
     # -- filling ------------------------------------------------------------------------------
-    def show_session(self, session: dict[str, Any]) -> None:
-        self.session = session
-        arms = session.get("arms", [])
-        sizes = list(
-            session.get("config", {}).get("batch_sizes")
-            or sorted({r["batch_size"] for a in arms for r in a["results"]})
-        )
-        self._show_matrix(arms, sizes)
-        self._offer_compiled_arms(arms)
+    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
+        model = self.session = SessionModel.read(session)
+        sizes = list(model.batch_sizes or sorted({row.batch_size for row in model.rows}))
+        self._show_matrix(model.arms, sizes)
+        self._offer_compiled_arms(model.arms)
         self._show_arm()
-        self.ladder.show_session(session)
+        self.ladder.show_session(dict(model.data))
 
     def show_ladder(self) -> None:
         """Bring the Ladder sub-tab forward (after a Diagnose run)."""
         self.details.setCurrentWidget(self.ladder)
 
-    def _show_matrix(self, arms: list[dict[str, Any]], sizes: list[int]) -> None:
+    def _show_matrix(self, arms: tuple[Arm, ...], sizes: list[int]) -> None:
         self.matrix.clear()
         self.matrix.setColumnCount(1 + len(sizes))
         self.matrix.setHorizontalHeaderLabels(["arm", *[f"bs {b}" for b in sizes]])
         self.matrix.setRowCount(len(arms))
         self._sizes = sizes
         for r, arm in enumerate(arms):
-            self.matrix.setItem(r, 0, item(arm["name"]))
-            by_bs = {row["batch_size"]: row for row in arm["results"]}
+            self.matrix.setItem(r, 0, item(arm.name))
+            by_bs = {row.batch_size: row for row in arm.rows}
             for c, bs in enumerate(sizes, start=1):
                 self.matrix.setItem(r, c, matrix_item(arm, by_bs.get(bs), bs))
         self.matrix.resizeColumnsToContents()
@@ -242,12 +242,12 @@ class InsightView(QWidget):
 
     def _on_matrix_clicked(self, row: int, column: int) -> None:
         """The matrix drives the details: its row's arm, and the batch size of its column."""
-        arms = self.session.get("arms") or []
+        arms = self.session.arms
         if not 0 <= row < len(arms):
             return
-        index = self.arm_picker.findText(str(arms[row].get("name")))
+        index = self.arm_picker.findText(arms[row].name)
         if index < 0:  # eager: nothing compiled to show
-            self.summary.setText(f"{arms[row].get('name')} is not compiled: pick a compiled arm.")
+            self.summary.setText(f"{arms[row].name} is not compiled: pick a compiled arm.")
             return
         self.arm_picker.setCurrentIndex(index)
         if 1 <= column <= len(self._sizes):
@@ -263,21 +263,21 @@ class InsightView(QWidget):
             if match is not None:
                 table.selectRow(match)
 
-    def _offer_compiled_arms(self, arms: list[dict[str, Any]]) -> None:
+    def _offer_compiled_arms(self, arms: tuple[Arm, ...]) -> None:
         """The picker lists the compiled arms and keeps the one chosen, if it is still there."""
         current = self.arm_picker.currentText()
         self.arm_picker.blockSignals(True)
         self.arm_picker.clear()
         for arm in arms:
-            if arm.get("backend") != "eager":
-                self.arm_picker.addItem(arm["name"])
+            if arm.compiled:
+                self.arm_picker.addItem(arm.name)
         self.arm_picker.blockSignals(False)
         index = self.arm_picker.findText(current)
         self.arm_picker.setCurrentIndex(index if index >= 0 else 0)
 
-    def _arm(self) -> dict[str, Any] | None:
+    def _arm(self) -> Arm | None:
         name = self.arm_picker.currentText()
-        return next((a for a in self.session.get("arms", []) if a["name"] == name), None)
+        return next((a for a in self.session.arms if a.name == name), None)
 
     def _show_arm(self) -> None:
         """Fill the lower half for the arm picked: its summary line and the tables; a table
@@ -286,20 +286,17 @@ class InsightView(QWidget):
         for table in (self.advice, self.breaks, self.recompiles, self.times):
             table.setRowCount(0)
         self.break_detail.clear()
-        none = "No compiled arm in this session." if self.session.get("arms") else "No session yet."
-        self.summary.setText(
-            self._summary_text(arm) if arm else none if self.session.get("arms") else ""
-        )
-        arm = arm or {}
-        breaks = arm.get("graph_breaks") or []
-        recompiles = arm.get("recompiles") or []
-        advice = arm.get("advice") or []
+        none = "No compiled arm in this session." if self.session.arms else "No session yet."
+        self.summary.setText(self._summary_text(arm) if arm else none if self.session.arms else "")
+        breaks = arm.graph_breaks if arm else ()
+        recompiles = arm.recompiles if arm else ()
+        advice = arm.advice if arm else ()
         fill(self.breaks, [graph_break_cells(gb) for gb in breaks])
         fill(self.recompiles, [recompile_cells(rc) for rc in recompiles])
-        fill(self.times, [compile_time_cells(row) for row in arm.get("results") or []])
+        fill(self.times, [compile_time_cells(row) for row in (arm.rows if arm else ())])
         fill(self.advice, [advice_cells(a) for a in advice])
         self.advice.resizeRowsToContents()
-        self.apply_advice.setVisible(any(a.get("apply") for a in advice))
+        self.apply_advice.setVisible(any(a.apply for a in advice))
         self.advice_page.show_content(bool(advice), NO_ADVICE if arm else none)
         self.breaks_page.show_content(bool(breaks), NO_BREAKS if arm else none)
         self.recompiles_page.show_content(bool(recompiles), NO_RECOMPILES if arm else none)
@@ -313,17 +310,21 @@ class InsightView(QWidget):
 
     def _show_parts(self) -> None:
         """The selected batch size's compile cost as the sum of its parts, the rest named."""
-        arm = self._arm() or {}
+        arm = self._arm()
         selected = self.times.selectionModel().selectedRows()
-        results = arm.get("results") or []
-        row = results[selected[0].row()] if selected and selected[0].row() < len(results) else {}
-        self._show_compiles(row, arm)
+        results = arm.rows if arm else ()
+        chosen = (
+            results[selected[0].row()] if selected and selected[0].row() < len(results) else None
+        )
+        row: dict[str, Any] = thaw(chosen.data) if chosen else {}
+        self._show_compiles(row, thaw(arm.data) if arm else {})
         text = parts_text(row)
+        bs = chosen.batch_size if chosen else None
         self.parts.setToolTip(f"other: {other_help(row)}" if text else "")
         self.parts.setText(
-            f"bs {row.get('batch_size')}: {text} s (hover for what other is)"
+            f"bs {bs}: {text} s (hover for what other is)"
             if text
-            else f"bs {row.get('batch_size')}: no split of the compile cost: "
+            else f"bs {bs}: no split of the compile cost: "
             f"{split_problem(row) or 'torch recorded no compile timer for this batch size'}."
             if row
             else ""
@@ -343,29 +344,29 @@ class InsightView(QWidget):
         self.compile_case.setVisible(bool(lines))
         self.compiles.setVisible(bool(cells))
 
-    def _summary_text(self, arm: dict[str, Any]) -> str:
+    def _summary_text(self, arm: Arm) -> str:
         parts = [
-            f"{len(arm.get('graph_breaks', []))} distinct graph break(s), {len(arm.get('recompiles', []))} recompile(s)."
+            f"{len(arm.graph_breaks)} distinct graph break(s), {len(arm.recompiles)} recompile(s)."
         ]
-        explain = arm.get("explain")
+        explain = arm.explain
         if explain:
             parts.append(
-                f"explain pre-pass: {explain.get('graph_count')} graph(s), {explain.get('graph_break_count')} break(s), "
-                f"{explain.get('op_count')} op(s)."
+                f"explain pre-pass: {explain.graphs} graph(s), {explain.breaks} break(s), "
+                f"{explain.ops} op(s)."
             )
-        for fb in arm.get("fallbacks", []):
-            parts.append(f"⚠ bs {fb.get('batch_size')}: {recompile_limit_hit(fb.get('frame'))}.")
-        frames = {str(rc.get("frame")) for rc in arm.get("recompiles") or []}
+        for fb in arm.fallbacks:
+            parts.append(f"⚠ bs {fb.batch_size}: {recompile_limit_hit(fb.frame)}.")
+        frames = {str(rc.frame) for rc in arm.recompiles}
         parts += [f"{frame_text(f)}." for f in sorted(frames) if resume_explanation(f)]
-        for pair in before_after(self.session):
-            if arm.get("name") in (pair["before"], pair["after"]):
+        for pair in before_after(dict(self.session.data)):
+            if arm.name in (pair["before"], pair["after"]):
                 parts.append(
                     f"Advice applied ({pair['apply']}): {pair['after']} recompiled "
                     f"{pair['recompiles_after']} time(s) where {pair['before']} recompiled "
                     f"{pair['recompiles_before']} time(s)."
                 )
-        if arm.get("error"):
-            parts.append(f"⚠ {arm['error'].get('message')}")
+        if arm.error:
+            parts.append(f"⚠ {arm.error.message}")
         return " ".join(parts)
 
     def _show_break(self) -> None:
@@ -373,9 +374,9 @@ class InsightView(QWidget):
         rows = self.breaks.selectionModel().selectedRows() if self.breaks.selectionModel() else []
         if arm is None or not rows:
             return
-        gb = arm.get("graph_breaks", [])[rows[0].row()]
-        text = [source_context(gb.get("file"), gb.get("line")), "", f"Reason: {gb.get('reason')}"]
-        if gb.get("explanation"):
-            text.append(f"Explanation: {gb['explanation']}")
-        text += [f"Hint: {h}" for h in gb.get("hints") or []]
+        gb = arm.graph_breaks[rows[0].row()]
+        text = [source_context(gb.file, gb.line), "", f"Reason: {gb.reason}"]
+        if gb.explanation:
+            text.append(f"Explanation: {gb.explanation}")
+        text += [f"Hint: {h}" for h in gb.hints]
         self.break_detail.setPlainText("\n".join(text))

@@ -10,7 +10,7 @@ it wrote is one click away.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,9 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.profile import TopOp
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.top_ops import (
     comparable,
     comparison_problem,
@@ -50,18 +53,16 @@ EMPTY = (
 )
 
 
-def profile_rows(
-    session: dict[str, Any],
-) -> list[tuple[int, str, int, dict[str, Any], str | None]]:
+def profile_rows(session: SessionModel) -> list[tuple[int, str, int, TopOp, str | None]]:
     """(arm index, arm name, batch size, op, trace path or None) for every top operator
     recorded."""
-    rows = []
-    for i, arm in enumerate(session.get("arms") or []):
-        for r in arm.get("results") or []:
-            prof = r.get("profile") or {}
-            for op in prof.get("top_ops") or []:
-                rows.append((i, str(arm.get("name")), r.get("batch_size"), op, prof.get("path")))
-    return rows
+    return [
+        (i, arm.name, row.batch_size, op, row.profile.path)
+        for i, arm in enumerate(session.arms)
+        for row in arm.rows
+        if row.profile
+        for op in row.profile.top_ops
+    ]
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -96,7 +97,8 @@ def _refill(
 class ProfileView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session: dict[str, Any] = {"arms": []}
+        self.session = SessionModel.read({"arms": []})
+        self._plain: dict[str, Any] = {"arms": []}  # the same, for the reports' helpers
         self.note = QLabel(EMPTY)
         self.note.setWordWrap(True)
         self.arm_filter = QComboBox()
@@ -159,14 +161,21 @@ class ProfileView(QWidget):
         self._trace: str | None = None
         self.show_session({"arms": []})
 
-    def show_session(self, session: dict[str, Any]) -> None:
-        self.session = session
-        rows = profile_rows(session)
+    def show_session(
+        self, session: SessionModel | Mapping[str, Any], plain: dict[str, Any] | None = None
+    ) -> None:
+        """Fill both views; `plain`: the same session as session.json's dict, when the caller
+        has it (the reports' top-ops helpers still read one)."""
+        model = SessionModel.read(session)
+        if plain is None:
+            plain = session if isinstance(session, dict) else model.to_dict()
+        self.session, self._plain = model, plain
+        rows = profile_rows(model)
         _refill(self.arm_filter, "all arms", list(dict.fromkeys(name for _i, name, *_ in rows)))
         _refill(
             self.bs_filter, "all batch sizes", list(dict.fromkeys(bs for _i, _n, bs, *_ in rows))
         )
-        pairs = comparable(session)
+        pairs = comparable(self._plain)
         current = self.pair.currentData()
         self.pair.blockSignals(True)
         self.pair.clear()
@@ -180,17 +189,12 @@ class ProfileView(QWidget):
         self.views.setVisible(bool(rows))
         self._trace = next((p for *_, p in rows if p), None)
         self.open_trace.setVisible(self._trace is not None)
-        steps = {
-            (r.get("profile") or {}).get("steps")
-            for a in session.get("arms") or []
-            for r in a.get("results") or []
-            if r.get("profile")
-        }
+        profiled = [
+            (arm, row, row.profile) for arm in model.arms for row in arm.rows if row.profile
+        ]
+        steps = {profile.steps for _arm, _row, profile in profiled}
         flagged = [
-            f"{a.get('name')} bs {r.get('batch_size')}"
-            for a in session.get("arms") or []
-            for r in a.get("results") or []
-            if (r.get("profile") or {}).get("mismatch")
+            f"{arm.name} bs {row.batch_size}" for arm, row, profile in profiled if profile.mismatch
         ]
         self.note.setText(
             f"Top operators by self time per step, from a separate torch.profiler pass of "
@@ -218,15 +222,15 @@ class ProfileView(QWidget):
             cells = [
                 name,
                 str(bs),
-                str(op.get("name")),
-                str(op.get("calls", "-")),
-                _num(op.get("self_ms_per_step")),
-                _num(op.get("total_ms_per_step")),
+                str(op.name),
+                "-" if op.calls is None else str(op.calls),
+                _num(op.self_ms_per_step),
+                _num(op.total_ms_per_step),
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setForeground(session_arm_colour(self.session, arm_index))
+                    item.setForeground(session_arm_colour(self._plain, arm_index))
                 note = profile_note(self._profile(arm_index, bs))
                 item.setToolTip(f"{note}\ntrace: {path}" if path else note)
                 if c in (4, 5) and "Flagged" in note:  # times that are not the step's
@@ -236,13 +240,13 @@ class ProfileView(QWidget):
 
     def _fill_comparison(self) -> None:
         pair = self.pair.currentData()
-        found = op_comparison(self.session, *pair) if pair else []
-        problem = comparison_problem(self.session, *pair) if pair else None
+        found = op_comparison(self._plain, *pair) if pair else []
+        problem = comparison_problem(self._plain, *pair) if pair else None
         self.comparison_note.setText(f"{problem}." if problem and found else NO_PAIR)
         self.comparison_note.setStyleSheet(f"color: {error_colour()};" if problem else "")
         self.comparison_note.setVisible(not found or bool(problem))
         self.comparison.setVisible(bool(found))
-        baseline = self.session.get("baseline") or "eager"
+        baseline = self.session.baseline or "eager"
         if pair:
             self.comparison.setHorizontalHeaderLabels(
                 ["operator", f"{baseline} ms/step", f"{pair[0]} ms/step", "moved ms"]
@@ -264,9 +268,12 @@ class ProfileView(QWidget):
         self.comparison.resizeColumnsToContents()
 
     def _profile(self, arm_index: int, bs: Any) -> dict[str, Any]:
-        arms = self.session.get("arms") or []
-        results = arms[arm_index].get("results") or [] if arm_index < len(arms) else []
-        return next((r.get("profile") or {} for r in results if r.get("batch_size") == bs), {})
+        """The row's profile as saved, for the reports' note on it."""
+        arms = self.session.arms
+        rows = arms[arm_index].rows if arm_index < len(arms) else ()
+        row = next((r for r in rows if r.batch_size == bs), None)
+        plain: dict[str, Any] = thaw(row.data.get("profile") or {}) if row else {}
+        return plain
 
     def rows(self) -> list[list[str]]:
         return table_text(self.table)

@@ -2,14 +2,16 @@
 the reproducing code, torch.profiler operators, saved weights, the ranks of distributed arms and
 (a training script's session) what the script compiled where and its own time.
 
-Every tab but the logs and the environment is filled from one session dict (the engine's
-`SessionFold.to_dict()`, the same dict session.json holds) by `show_session`, whether it is a run
-in progress, a run that ended or a saved session; the table uses the engine's own cell
-formatting so the window and `tcprof run` agree to the digit.
+Every tab but the logs and the environment is filled from one session by `show_session` (the
+typed session model, or the dict session.json holds, which the engine's `SessionFold.to_dict()`
+gives: read into the model once), whether it is a run in progress, a run that ended or a saved
+session; the table uses the engine's own cell formatting so the window and `tcprof run` agree
+to the digit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtGui import QColor
@@ -46,12 +48,15 @@ from tcprof.profiler.analysis.verdict import (
     memory_title,
     partial_title,
     settle_hint,
-    speedup_settled,
     speedup_tone,
 )
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
     accuracy_title,
+    batch_size_order,
     method_notes,
     summary_results,
     table_rows,
@@ -86,6 +91,13 @@ def short_status(text: str) -> str:
     """The status as the Summary's narrow column shows it ("ok (9/10 contended)"); its
     tooltip keeps the reports' words."""
     return text.replace(" blocks contended)", " contended)")
+
+
+def _summary_rows(model: SessionModel, sizes: list[int]) -> list[tuple[int, Row]]:
+    """(arm index, row) for every Summary row, in summary_results's order: by batch size, the
+    arms side by side within each."""
+    arms = list(enumerate(model.arms))
+    return [(i, row) for bs in sizes for i, arm in arms for row in arm.rows if row.batch_size == bs]
 
 
 class ResultsView(QTabWidget):
@@ -129,14 +141,21 @@ class ResultsView(QTabWidget):
         self.addTab(self.timeline, "Timeline")
         self.show_session({"arms": []})
 
-    def show_session(self, session: dict[str, Any]) -> None:
-        """Fill every session tab from one session dict ({"arms": []} empties them)."""
+    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
+        """Fill every session tab from one session ({"arms": []} empties them), read into the
+        model once; the engine's helpers that still read a dict get session.json's."""
+        model = SessionModel.read(session)
+        plain = session if isinstance(session, dict) else model.to_dict()
+        self.show_model(model, plain)
+
+    def show_model(self, model: SessionModel, session: dict[str, Any]) -> None:
+        """Every tab from the model (`session`: the same session as a dict)."""
         self.verdict.show_session(session)
-        self._show_summary(session)
-        self.insight.show_session(session)
-        self.code.show_session(session)
-        self.profile.show_session(session)
-        self.weights.show_session(session)
+        self._show_summary(model, session)
+        self.insight.show_session(model)
+        self.code.show_session(model, session)
+        self.profile.show_session(model, session)
+        self.weights.show_session(model)
         self.ranks.show_session(session)
         self.setTabVisible(self.indexOf(self.script), self.script.show_session(session))
         self.setTabVisible(self.indexOf(self.timeline), self.timeline.show_session(session))
@@ -144,7 +163,7 @@ class ResultsView(QTabWidget):
         self.script_note.setText(note)
         self.script_note.setVisible(bool(note))
 
-    def _show_summary(self, session: dict[str, Any]) -> None:
+    def _show_summary(self, model: SessionModel, session: dict[str, Any]) -> None:
         header, rows = table_rows(session)
         self.summary.setSortingEnabled(False)
         self.summary.clear()
@@ -161,14 +180,16 @@ class ResultsView(QTabWidget):
         self.summary.setToolTip(in_app_terms("\n".join(method_notes(session))))
         self.summary.setRowCount(len(rows))
         results = summary_results(session)
+        typed = _summary_rows(model, batch_size_order(session))
         shade = self.summary.palette().alternateBase()
-        sizes = list(dict.fromkeys(r.get("batch_size") for _i, _a, r in results))
+        sizes = list(dict.fromkeys(typed_row.batch_size for _i, typed_row in typed))
         bad = QColor(error_colour())
         good = QColor(good_colour())
         tones = {GOOD: good, BAD: bad}
         for r, row in enumerate(rows):
-            arm_index, _arm, result = results[r]
-            banded = sizes.index(result.get("batch_size")) % 2 == 1
+            _i, _arm, result = results[r]
+            arm_index, typed_row = typed[r]
+            banded = sizes.index(typed_row.batch_size) % 2 == 1
             for c, text in enumerate(row):
                 item = QTableWidgetItem(short_status(text) if header[c] == "status" else text)
                 if banded:  # one band per batch size: its arms read as a group
@@ -179,20 +200,21 @@ class ResultsView(QTabWidget):
                     tone = tones.get(speedup_tone(result))
                     if tone is not None:
                         item.setForeground(tone)
-                    if result.get("speedup") is not None and not speedup_settled(result):
+                    speedup = typed_row.speedup
+                    if speedup is not None and not speedup.settled:
                         item.setToolTip(in_app_terms(f"{NOT_SETTLED}: {settle_hint(result)}"))
                 if header[c] == "memory" and arm_index:
-                    item.setToolTip(memory_title(result, session.get("baseline")))
-                if header[c] == "accuracy" and result.get("accuracy"):
-                    item.setToolTip(accuracy_title(result["accuracy"]))
+                    item.setToolTip(memory_title(result, model.baseline))
+                if header[c] == "accuracy" and typed_row.accuracy:
+                    item.setToolTip(accuracy_title(thaw(typed_row.accuracy.data)))
                     if text == "fail":
                         item.setForeground(bad)
                 if header[c] == "verdict" and text in ("faster", "slower"):
                     item.setForeground(good if text == "faster" else bad)
                 if header[c] == "status" and not text.startswith("ok"):
                     item.setForeground(bad)
-                    if result.get("error"):
-                        item.setToolTip(str(result["error"].get("message")))
+                    if typed_row.error:
+                        item.setToolTip(typed_row.error.message)
                 if text.endswith("(partial)") or (header[c] == "status" and is_partial(result)):
                     item.setToolTip(partial_title(result))
                 if not item.toolTip():

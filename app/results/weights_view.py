@@ -3,6 +3,7 @@ verified, with the reason tcprof saves a plain state_dict instead of the compile
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour
+from tcprof.profiler.model.artifacts import Artifact
+from tcprof.profiler.model.session import SessionModel
 
 WHY_STATE_DICT = (
     "Why not torch.save(compiled_model)? It pickles the OptimizedModule wrapper that "
@@ -34,13 +37,8 @@ EMPTY = 'No weights were saved: choose "Save trained weights" in the setup panel
 HEADER = ["arm", "file", "format", "tensors", "check"]
 
 
-def weight_rows(session: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (str(arm.get("name")), art)
-        for arm in session.get("arms") or []
-        for art in arm.get("artifacts") or []
-        if art.get("kind") == "weights"
-    ]
+def weight_rows(session: SessionModel) -> list[tuple[str, Artifact]]:
+    return [(arm.name, a) for arm in session.arms for a in arm.artifacts if a.kind == "weights"]
 
 
 class WeightsView(QWidget):
@@ -65,17 +63,17 @@ class WeightsView(QWidget):
         self._folder: str | None = None
         self.show_session({"arms": []})
 
-    def show_session(self, session: dict[str, Any]) -> None:
-        rows = weight_rows(session)
+    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
+        rows = weight_rows(SessionModel.read(session))
         self.table.setRowCount(len(rows))
         for r, (name, art) in enumerate(rows):
-            verified = art.get("verified")
+            verified = art.verified
             check = "verified by strict load" if verified else "NOT verified"
             cells = [
                 name,
-                str(art.get("path")),
-                str(art.get("format") or Path(str(art.get("path"))).suffix[1:]),
-                str(art.get("tensors", "-")),
+                str(art.path),
+                str(art.format or Path(str(art.path)).suffix[1:]),
+                "-" if art.tensors is None else str(art.tensors),
                 check,
             ]
             for c, text in enumerate(cells):
@@ -85,7 +83,7 @@ class WeightsView(QWidget):
                 item.setToolTip(text)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
-        self._folder = str(Path(str(rows[0][1].get("path"))).parent.parent) if rows else None
+        self._folder = str(Path(str(rows[0][1].path)).parent.parent) if rows else None
         self.open_folder.setVisible(self._folder is not None)
         self.note.setText(
             f'{len(rows)} state_dict file(s), "_orig_mod." prefix removed; each was loaded '

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tcprof.profiler.model.artifacts import Artifact
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
@@ -146,6 +147,30 @@ class Interpreter:
 
 
 @dataclass(frozen=True)
+class Explain:
+    """torch._dynamo.explain's pre-pass on an arm (at one batch size): how many graphs, graph
+    breaks and ops it found, and its break reasons as saved."""
+
+    batch_size: int | None
+    graphs: int | None
+    breaks: int | None
+    ops: int | None
+    break_reasons: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def of(cls, value: Any) -> Explain | None:
+        if not isinstance(value, Mapping):
+            return None
+        return cls(
+            _int(value.get("batch_size")),
+            _int(value.get("graph_count")),
+            _int(value.get("graph_break_count")),
+            _int(value.get("op_count")),
+            tuple(freeze(r) for r in items(value.get("break_reasons"))),
+        )
+
+
+@dataclass(frozen=True)
 class Arm:
     """One arm: eager, or torch.compile with a backend and options; its rows in batch-size
     order, its graph breaks and recompiles, its error, and (a compiled arm) its verdict
@@ -172,6 +197,8 @@ class Arm:
     world_size: int | None = None
     pid: int | None = None
     advice: tuple[Advice, ...] = ()
+    explain: Explain | None = None  # the explain pre-pass (--explain)
+    artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -202,6 +229,8 @@ class Arm:
             world_size=_int(arm.get("world_size")),
             pid=_int(arm.get("pid")),
             advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
+            explain=Explain.of(arm.get("explain")),
+            artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
         )
 
     def row(self, batch_size: int) -> Row:

@@ -9,22 +9,34 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
+def _flat(values: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a list holds only numbers, texts and nulls (a session's step times: thousands
+    of them, copied at once rather than one by one)."""
+    return all(type(v) in _SCALARS for v in values)
+
 
 def freeze(value: Any) -> Any:
     """dicts as read-only mappings and lists as tuples, all the way down."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return MappingProxyType({k: freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
+        return tuple(value) if _flat(value) else tuple(freeze(v) for v in value)
     return value
 
 
 def thaw(value: Any) -> Any:
     """A frozen value as plain JSON again (dicts and lists), a copy the caller owns."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, tuple):
-        return [thaw(v) for v in value]
+        return list(value) if _flat(value) else [thaw(v) for v in value]
     return value
 
 

@@ -29,6 +29,7 @@ from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.json_values import freeze, items
+from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.protocol import units
 
 
@@ -232,6 +233,7 @@ class Row:
     blocks_contended: int = 0  # blocks a busy machine slowed (the larger of the two counts)
     blocks_measured: int | None = None
     work_per_s: float | None = None  # a script's work (its unit) per second
+    profile: Profile | None = None  # the torch.profiler pass (--profile-steps)
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -286,4 +288,5 @@ class Row:
             ),
             blocks_measured=_int(row.get("blocks_measured")),
             work_per_s=_float((row.get("script") or {}).get("work_per_s")),
+            profile=Profile.of(row.get("profile")),
         )
