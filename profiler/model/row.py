@@ -13,22 +13,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcprof.profiler.analysis.verdict import (
-    NOT_SETTLED,
-    bound_text,
-    memory_change,
-    memory_words,
-    one_round,
-    row_outcome,
-    speedup_interval,
-    speedup_settled,
-)
 from tcprof.profiler.model.compiles import Compile, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.json_values import freeze, items
+from tcprof.profiler.model.rules import (
+    NOT_SETTLED,
+    bound_text,
+    holds_after_adjustment,
+    memory_change,
+    memory_words,
+    one_round,
+    outcome_kind,
+    row_outcome,
+    speedup_interval,
+    speedup_settled,
+    status_text,
+)
 from tcprof.profiler.protocol import units
 
 
@@ -68,24 +71,23 @@ class Speedup:
         value = _float(row.get("speedup"))
         if value is None:
             return None
-        plain = dict(row)
         one = row.get("speedup_ci_one_process")
-        if one is None and one_round(plain):  # saved before: the bootstrap was speedup_ci
+        if one is None and one_round(row):  # saved before: the bootstrap was speedup_ci
             one = row.get("speedup_ci")
         return cls(
             value,
-            Interval.of(speedup_interval(plain)),
+            Interval.of(speedup_interval(row)),
             _str(row.get("speedup_method")),
             row.get("interval_covers_processes"),
             _float(row.get("speedup_p")),
             row.get("holds_after_adjustment"),
-            speedup_settled(plain),
+            speedup_settled(row),
             Interval.of(one),
             _float(row.get("speedup_se_log")),
             _int(row.get("speedup_rounds")),
             Interval.of(row.get("aa_ci")),
             row.get("aa_flagged") is True,
-            _interval_level(plain),
+            _interval_level(row),
         )
 
     def __str__(self) -> str:
@@ -99,11 +101,11 @@ class Speedup:
         return f"{units.ratio(self.value) if self.settled else NOT_SETTLED} {bounds}"
 
 
-def _interval_level(row: dict[str, Any]) -> float | None:
+def _interval_level(row: Mapping[str, Any]) -> float | None:
     """The level of the interval speedup_interval shows (None where it shows none)."""
+    level = _float(row.get("interval_level"))
     if speedup_interval(row) is None:
         return None
-    level = _float(row.get("interval_level"))
     return level if level is not None and row.get("speedup_ci_simultaneous") else 0.95
 
 
@@ -159,16 +161,15 @@ class Memory:
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Memory:
-        plain = dict(row)
         return cls(
             _float(row.get("steady_peak_mb")),
             _float(row.get("peak_rss_mb")),
             _float(row.get("peak_cuda_mb")),
             _float(row.get("compile_peak_mb")),
-            memory_change(plain),
-            memory_words(plain),
+            memory_change(row),
+            memory_words(row),
             _float(row.get("peak_cuda_reserved_mb")),
-            memory_change(plain, "rss_ratio") if row.get("rss_ratio") is not None else None,
+            memory_change(row, "rss_ratio") if row.get("rss_ratio") is not None else None,
             _str(row.get("steady_peak_method")),
         )
 
@@ -220,15 +221,22 @@ class Row:
     compiled_while_measuring: bool  # a compile fell inside a timed block
     control_speedup: float | None  # an A/A control's speedup over its twin
     data: Mapping[str, Any] = field(repr=False, compare=False, hash=False)
+    # the verdict sentence's reading (model/verdict.py), by model/rules.py's rules:
+    outcome: str = "unmeasured"  # its group: faster, slower, noise, no_interval, fell_back, ...
+    speedup_verdict: str | None = None  # the interval's word: faster, slower, no_difference, ...
+    holds: bool = True  # False: a difference the family-wise adjustment does not keep
+    status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
+    contended_blocks: int = 0  # blocks that ran while the machine was busy
+    blocks_measured: int | None = None
+    control_of: str | None = None  # an A/A control's row: the arm it copies
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
-        plain = dict(row)
         return cls(
             arm=arm,
             batch_size=int(row["batch_size"]),
             status=str(row.get("status") or "?"),
-            verdict=row_outcome(plain, baseline),
+            verdict=row_outcome(row, baseline),
             partial=row.get("partial") is True,
             median_ms=_float(row.get("median_ms")),
             p10_ms=_float(row.get("p10_ms")),
@@ -267,4 +275,13 @@ class Row:
             compiled_while_measuring=row.get("compiled_while_measuring") is True,
             control_speedup=_float(row.get("aa_speedup")),
             data=freeze(row),
+            outcome=outcome_kind(row),
+            speedup_verdict=_str(row.get("verdict")),
+            holds=holds_after_adjustment(row),
+            status_text=status_text(row),
+            contended_blocks=max(
+                _int(row.get("contended_blocks")) or 0, _int(row.get("unquiet_blocks")) or 0
+            ),
+            blocks_measured=_int(row.get("blocks_measured")),
+            control_of=_str(row.get("aa_of")),
         )

@@ -447,7 +447,7 @@ SEEDING = Fields(
 ROUND = Fields(
     {"replicate": REPLICATE, "cache": TEXT, "order": TEXTS, "seed": INT, "block_wait_s": NUM}
 )
-# which sessions measure the same thing (analysis/series.py)
+# which sessions measure the same thing (model/series.py)
 SERIES = Fields({"key": TEXT, "version": INT, "text": TEXT, "parts": MapOf()})
 # where the run's time went (analysis/timeline.py): each process's spans, the totals
 SPAN = Fields(

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcprof.profiler.analysis import stats
-from tcprof.profiler.analysis.comparisons import FAMILY_ALPHA
 from tcprof.profiler.config import controls_of
+from tcprof.profiler.model.rules import FAMILY_ALPHA
 
 if TYPE_CHECKING:
     from tcprof.profiler.session.records import SessionRecord
