@@ -22,7 +22,8 @@ from tcprof.profiler.model.rules import NOT_SETTLED as NOT_SETTLED
 from tcprof.profiler.model.rules import bound_text as bound_text
 from tcprof.profiler.model.rules import holds_after_adjustment as holds_after_adjustment
 from tcprof.profiler.model.rules import is_partial as is_partial
-from tcprof.profiler.model.rules import memory_change, memory_words
+from tcprof.profiler.model.rules import memory_change
+from tcprof.profiler.model.rules import memory_words as memory_words
 from tcprof.profiler.model.rules import one_round as one_round
 from tcprof.profiler.model.rules import speedup_interval as speedup_interval
 from tcprof.profiler.model.rules import speedup_settled as speedup_settled
@@ -40,7 +41,7 @@ from tcprof.profiler.model.verdict import session_verdicts as _session_verdicts
 from tcprof.profiler.model.verdict import settle_hint as _settle_hint
 from tcprof.profiler.protocol import units
 
-Session = SessionModel | Mapping[str, Any]
+SessionOrDict = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
 
 
 def speedup_tone(row: dict[str, Any]) -> str:
@@ -122,18 +123,18 @@ def arm_verdict(arm: Arm | Mapping[str, Any], stopped: bool) -> ArmVerdict:
     return _arm_verdict(arm if isinstance(arm, Arm) else Arm.of(arm, False, None), stopped)
 
 
-def session_verdicts(session: Session) -> list[ArmVerdict]:
+def session_verdicts(session: SessionOrDict) -> list[ArmVerdict]:
     """One verdict per compiled arm (the baseline, other eager arms and the A/A controls
     have none), with the tone each is coloured in."""
     model = SessionModel.read(session)
     return _session_verdicts(model.arms, model.baseline, model.status, model.config.get("script"))
 
 
-def session_notes(session: Session) -> list[str]:
+def session_notes(session: SessionOrDict) -> list[str]:
     """What stands beside the verdicts: comparisons, flagged controls, an unbalanced schedule,
     contended blocks, what would settle each unsettled speedup."""
     return list(SessionModel.read(session).notes)
 
 
-def verdict_lines(session: Session) -> list[str]:
+def verdict_lines(session: SessionOrDict) -> list[str]:
     return list(SessionModel.read(session).verdicts)
