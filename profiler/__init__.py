@@ -18,8 +18,11 @@ Its packages are floors; each imports only the floors below it (import-linter's 
 - `process`: the worker handle seam, local worker processes, the pool, stall and end watching.
 - `folders`: the home folder and the session folder on disk: files, paths, replay, `steps.csv`, locks, recovery.
 - `session`: events folded into a session, its rows, its `session.json` form.
-- `model`: a saved session as typed, read-only records (`SessionModel.from_json`), shared by every reader.
-- `analysis`: statistics, verdicts, advice, regional compile, stragglers: pure functions.
+- `analysis`: statistics, verdicts, advice, regional compile, stragglers: pure functions, over
+  numbers and the model's typed records.
+- `model`: a saved session as typed, read-only records (`SessionModel.from_json`), shared by every
+  reader; below `analysis` so analysis may read it: the row rules it applies when built and the
+  verdict sentences over its records are its own.
 - `config`: the run's choices and its model, parsed and checked.
 - `protocol`: the events a worker sends, their schemas, bounded JSON, events as text.
 

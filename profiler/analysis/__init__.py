@@ -2,5 +2,6 @@
 rules, recompile advice, regional against whole-model compile, the backend ladder's reading,
 stragglers and per-rank compile figures.
 
-Imports `config` and `protocol` only.
+Imports `model` (a saved session's typed records, and the row rules it applies), `config` and
+`protocol` only.
 """

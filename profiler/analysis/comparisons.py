@@ -17,10 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis import stats
-from tcprof.profiler.protocol import units
-
-FAMILY_ALPHA = 0.05
-LEVEL = 0.95  # each interval's own level
+from tcprof.profiler.model.rules import BONFERRONI, FAMILY_ALPHA, LEVEL
 
 
 def family(arms: list[dict[str, Any]], baseline: str | None) -> list[dict[str, Any]]:
@@ -65,45 +62,3 @@ def apply_comparisons(
         "differences": differences,
         "hold": hold,
     }
-
-
-BONFERRONI = "bonferroni"
-
-
-def simultaneous(summary: dict[str, Any] | None) -> bool:
-    """The session's intervals are simultaneous ones (saved since they were)."""
-    return bool(summary) and (summary or {}).get("adjustment") == BONFERRONI
-
-
-def comparisons_text(summary: dict[str, Any] | None) -> str | None:
-    """'3 comparisons, simultaneous 95% intervals (Bonferroni: each at 98.3%); 2 differences';
-    a session saved before: '6 comparisons, each a 95% interval; 4 differences, 3 hold after
-    Holm's adjustment (family-wise 5%)'. None for a session without it or with nothing compared."""
-    if not summary or not summary.get("count"):
-        return None
-    count, tested = int(summary["count"]), int(summary.get("tested") or 0)
-    level = units.percent(float(summary.get("level") or LEVEL))
-    alpha = float(summary.get("family_alpha") or FAMILY_ALPHA)
-    plural = "s" if count != 1 else ""
-    differences = int(summary.get("differences") or 0)
-    if simultaneous(summary) and count > 1:
-        return (
-            f"{count} comparisons, simultaneous {units.percent(1 - alpha)} intervals "
-            f"(Bonferroni: each at {units.percent(float(summary['level']), 1)}); "
-            f"{differences} difference{'s' if differences != 1 else ''} beyond them"
-        )
-    head = (
-        f"{count} comparison{plural}, each a {level} interval"
-        if count > 1
-        else f"1 comparison, a {level} interval"
-    )
-    if not tested:
-        return f"{head}; not adjusted for their number (one round: no p-values)"
-    if count == 1:
-        return head
-    return (
-        f"{head} (saved before simultaneous intervals); {differences} "
-        f"difference{'s' if differences != 1 else ''}, "
-        f"{int(summary.get('hold') or 0)} hold after Holm's adjustment "
-        f"(family-wise {units.percent(alpha)})"
-    )

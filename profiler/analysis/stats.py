@@ -16,6 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# The one rule of a settled interval and the verdict of one round are the model's (model/rules.py:
+# the model applies them when it reads a saved row); re-exported here for the run's statistics.
+from tcprof.profiler.model.rules import NO_INTERVAL as NO_INTERVAL
+from tcprof.profiler.model.rules import SETTLED_RATIO as SETTLED_RATIO
+from tcprof.profiler.model.rules import settled as settled
+
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_MAX_SAMPLES = 5000  # longer runs are subsampled for the CI: memory and time stay bounded
 
@@ -119,20 +125,6 @@ def t_two_sided_p(t: float, df: int) -> float:
     from scipy.special import stdtr
 
     return float(2 * stdtr(df, -abs(t)))
-
-
-# An interval is settled (narrow enough to act on, and to quote its centre as a headline) when
-# it exists (two or more paired rounds) and its high end over its low end is at most this.
-# Every view asks `settled`; a run that stops once its intervals settle uses the same rule.
-SETTLED_RATIO = 1.5
-
-
-def settled(low: float | None, high: float | None) -> bool:
-    """The one rule: an interval [low, high] whose high end is at most SETTLED_RATIO times its
-    low end. None ends (no interval) are not settled."""
-    if low is None or high is None or not (low > 0) or not math.isfinite(high):
-        return False
-    return high / low <= SETTLED_RATIO
 
 
 Blocks = Sequence[Sequence[float]]  # one process: its measured blocks, each a list of ms
@@ -335,9 +327,6 @@ def control_flags(
         p_eq = equivalence_p(c, margin)
         out.append(bool(real) and not (p_eq is not None and p_eq < alpha))
     return out
-
-
-NO_INTERVAL = "no_interval"  # the verdict of one round: no interval, so neither faster nor slower
 
 
 def verdict(

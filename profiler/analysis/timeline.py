@@ -144,12 +144,43 @@ def build_timeline(marks: Sequence[dict[str, Any]], arm_names: Sequence[str]) ->
     for lane in out_lanes:
         _categorise_accuracy_lane(lane)
     totals = _totals(out_lanes, end)
+    for lane in out_lanes:  # after the totals, which count each wait in its own category
+        lane["spans"] = _compact(lane["spans"])
     return {
         "wall_s": round(end, 3),
         "totals": {k: round(v, 3) for k, v in totals.items()},
         "gaps_s": round(_gaps(out_lanes, end), 3),
         "lanes": out_lanes,
     }
+
+
+BLOCK_CYCLE = ("random wait", "quiet-machine wait", "block")
+
+
+def _compact(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A lane's consecutive blocks at one batch size, their waits between them included, as one
+    span `blocks` (`count` of them): a run of 40 blocks would otherwise write 120 spans, making
+    session.json larger than the event log it comes from. The chart loses the waits' slivers
+    (tens of milliseconds); the totals, taken before, keep them."""
+    out: list[dict[str, Any]] = []
+    for span in spans:
+        last = out[-1] if out else None
+        if (
+            span["what"] in BLOCK_CYCLE
+            and last is not None
+            and last.get("what") == "blocks"
+            and (last.get("batch_size") == span.get("batch_size"))
+        ):
+            last["end"] = span["end"]
+            last["count"] += span["what"] == "block"
+            continue
+        if span["what"] in BLOCK_CYCLE:
+            merged = {**span, "what": "blocks", "category": MEASUREMENT}
+            merged["count"] = int(span["what"] == "block")
+            out.append(merged)
+            continue
+        out.append(span)
+    return out
 
 
 def _t(mark: dict[str, Any]) -> float:

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.folders.file_paths import portable_paths, resolved_paths
 from tcprof.profiler.folders.outputs import EventLog, atomic_write_text
 from tcprof.profiler.folders.replay import synthesise_events
 from tcprof.profiler.folders.steps_csv import steps_csv_text
+from tcprof.profiler.model.series import series_of
 from tcprof.profiler.protocol import safe_json
 from tcprof.profiler.protocol.event_schema import event_problem
 from tcprof.profiler.protocol.events import jsonsafe

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 _RUN = "the run's options as given (config/model.py's RunConfig reads them back)"
 _VIEW = "read by one view only (its section), not yet typed"
-_RULE = "read by analysis's rules (a copy of the row) into a typed field"
+_RULE = "read by model/rules.py's rules (a copy of the row) into a typed field"
 
 RAW: dict[str, str] = {
     "config": _RUN,
-    "series.version": "the series key's own version, compared by analysis/series.py",
+    "series.version": "the series key's own version, compared by model/series.py",
     "rounds": "the rounds' order, for the schedule's note",
     "schedule.design": _VIEW,
     "schedule.period": _VIEW,

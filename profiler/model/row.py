@@ -13,16 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcprof.profiler.analysis.verdict import (
-    NOT_SETTLED,
-    bound_text,
-    memory_change,
-    memory_words,
-    one_round,
-    row_outcome,
-    speedup_interval,
-    speedup_settled,
-)
 from tcprof.profiler.model.compiles import Compile, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
@@ -30,6 +20,19 @@ from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.json_values import freeze, items
 from tcprof.profiler.model.profile import Profile
+from tcprof.profiler.model.rules import (
+    NOT_SETTLED,
+    bound_text,
+    holds_after_adjustment,
+    memory_change,
+    memory_words,
+    one_round,
+    outcome_kind,
+    row_outcome,
+    speedup_interval,
+    speedup_settled,
+    status_text,
+)
 from tcprof.profiler.protocol import units
 
 
@@ -69,24 +72,23 @@ class Speedup:
         value = _float(row.get("speedup"))
         if value is None:
             return None
-        plain = dict(row)
         one = row.get("speedup_ci_one_process")
-        if one is None and one_round(plain):  # saved before: the bootstrap was speedup_ci
+        if one is None and one_round(row):  # saved before: the bootstrap was speedup_ci
             one = row.get("speedup_ci")
         return cls(
             value,
-            Interval.of(speedup_interval(plain)),
+            Interval.of(speedup_interval(row)),
             _str(row.get("speedup_method")),
             row.get("interval_covers_processes"),
             _float(row.get("speedup_p")),
             row.get("holds_after_adjustment"),
-            speedup_settled(plain),
+            speedup_settled(row),
             Interval.of(one),
             _float(row.get("speedup_se_log")),
             _int(row.get("speedup_rounds")),
             Interval.of(row.get("aa_ci")),
             row.get("aa_flagged") is True,
-            _interval_level(plain),
+            _interval_level(row),
         )
 
     def __str__(self) -> str:
@@ -99,11 +101,11 @@ class Speedup:
         return f"{units.ratio(self.value) if self.settled else NOT_SETTLED} {bounds}"
 
 
-def _interval_level(row: dict[str, Any]) -> float | None:
+def _interval_level(row: Mapping[str, Any]) -> float | None:
     """The level of the interval speedup_interval shows (None where it shows none)."""
+    level = _float(row.get("interval_level"))
     if speedup_interval(row) is None:
         return None
-    level = _float(row.get("interval_level"))
     return level if level is not None and row.get("speedup_ci_simultaneous") else 0.95
 
 
@@ -167,16 +169,15 @@ class Memory:
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Memory:
-        plain = dict(row)
         return cls(
             _float(row.get("steady_peak_mb")),
             _float(row.get("peak_rss_mb")),
             _float(row.get("peak_cuda_mb")),
             _float(row.get("compile_peak_mb")),
-            memory_change(plain),
-            memory_words(plain),
+            memory_change(row),
+            memory_words(row),
             _float(row.get("peak_cuda_reserved_mb")),
-            memory_change(plain, "rss_ratio") if row.get("rss_ratio") is not None else None,
+            memory_change(row, "rss_ratio") if row.get("rss_ratio") is not None else None,
             _str(row.get("steady_peak_method")),
         )
 
@@ -234,15 +235,18 @@ class Row:
     blocks_measured: int | None = None
     work_per_s: float | None = None  # a script's work (its unit) per second
     profile: Profile | None = None  # the torch.profiler pass (--profile-steps)
+    # the verdict sentence's reading (model/verdict.py), by model/rules.py's rules:
+    outcome: str = "unmeasured"  # its group: faster, slower, noise, no_interval, fell_back, ...
+    holds: bool = True  # False: a difference the family-wise adjustment does not keep
+    status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
-        plain = dict(row)
         return cls(
             arm=arm,
             batch_size=int(row["batch_size"]),
             status=str(row.get("status") or "?"),
-            verdict=row_outcome(plain, baseline),
+            verdict=row_outcome(row, baseline),
             partial=row.get("partial") is True,
             median_ms=_float(row.get("median_ms")),
             p10_ms=_float(row.get("p10_ms")),
@@ -289,4 +293,7 @@ class Row:
             blocks_measured=_int(row.get("blocks_measured")),
             work_per_s=_float((row.get("script") or {}).get("work_per_s")),
             profile=Profile.of(row.get("profile")),
+            outcome=outcome_kind(row),
+            holds=holds_after_adjustment(row),
+            status_text=status_text(row),
         )

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tcprof.profiler.analysis.series import series_of
-from tcprof.profiler.analysis.verdict import session_notes, session_verdicts
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.context import Environment, Provenance, Series
 from tcprof.profiler.model.figures import Problem
-from tcprof.profiler.model.json_values import as_float, as_int, freeze, items, thaw
+from tcprof.profiler.model.json_values import as_float, as_int, as_str, freeze, items, thaw
 from tcprof.profiler.model.ladder import Ladder
+from tcprof.profiler.model.notes import session_notes
 from tcprof.profiler.model.row import Row, Speedup
+from tcprof.profiler.model.series import series_of
+from tcprof.profiler.model.verdict import session_verdicts
 
 Model = TypeVar("Model", bound="SessionModel")
 
@@ -63,19 +64,25 @@ class SessionModel:
         plain = thaw(doc)
         if "series" not in plain:  # a session before schema 4
             plain["series"] = series_of(plain)
-        arms = [a for a in plain.get("arms") or [] if isinstance(a, dict)]
-        baseline = plain.get("baseline") or (arms[0].get("name") if arms else None)
-        sentences = session_verdicts(plain)
+        raw_arms = [a for a in plain.get("arms") or [] if isinstance(a, dict)]
+        baseline = plain.get("baseline") or (raw_arms[0].get("name") if raw_arms else None)
+        baseline = str(baseline) if baseline is not None else None
+        arms = [Arm.of(a, a.get("name") == baseline, None) for a in raw_arms]
+        script = (plain.get("config") or {}).get("script")
+        status = str(plain.get("status") or "unknown")
+        sentences = session_verdicts(arms, baseline, status, script)
         by_arm = {v.arm: v.text for v in sentences}
+        schedule = plain.get("schedule") or {}
+        notes = session_notes(
+            arms, baseline, script, plain.get("comparisons"), as_str(schedule.get("note"))
+        )
         return cls(
             path=Path(path) if path is not None else None,
-            status=str(plain.get("status") or "unknown"),
-            baseline=str(baseline) if baseline is not None else None,
-            arms=tuple(
-                Arm.of(a, a.get("name") == baseline, by_arm.get(str(a.get("name")))) for a in arms
-            ),
+            status=status,
+            baseline=baseline,
+            arms=tuple(replace(a, verdict=by_arm.get(a.name)) for a in arms),
             verdicts=tuple(v.text for v in sentences),
-            notes=tuple(session_notes(plain)),
+            notes=tuple(notes),
             started_at=as_float(plain.get("started_at")),
             ended_at=as_float(plain.get("ended_at")),
             provenance=Provenance.of(plain),

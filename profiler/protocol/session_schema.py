@@ -461,11 +461,11 @@ SEEDING = Fields(
 ROUND = Fields(
     {"replicate": REPLICATE, "cache": TEXT, "order": TEXTS, "seed": INT, "block_wait_s": NUM}
 )
-# which sessions measure the same thing (analysis/series.py)
+# which sessions measure the same thing (model/series.py)
 SERIES = Fields({"key": TEXT, "version": INT, "text": TEXT, "parts": MapOf()})
 # where the run's time went (analysis/timeline.py): each process's spans, the totals
 SPAN = Fields(
-    {"start": NUM, "end": NUM, "what": TEXT, "category": TEXT, "batch_size": INT},
+    {"start": NUM, "end": NUM, "what": TEXT, "category": TEXT, "batch_size": INT, "count": INT},
     required=("start", "end", "category"),
 )
 TIMELINE = Fields(

@@ -11,9 +11,9 @@ from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
-from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.analysis.stopping import level_of
 from tcprof.profiler.analysis.timeline import build_timeline
+from tcprof.profiler.model.series import series_of
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row

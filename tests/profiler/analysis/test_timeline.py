@@ -84,7 +84,7 @@ def test_a_fake_run_has_a_lane_per_process_and_totals_that_add_up_to_its_wall_ti
         for s in lane["spans"]
     }
     assert ("aot_eager", 0, "cold compile") in whats
-    assert ("eager", 0, "block") in whats
+    assert ("eager", 0, "blocks") in whats  # consecutive blocks are one span (their count)
     accuracy_lane = next(lane for lane in timeline["lanes"] if lane["round"] == "accuracy")
     assert {s["category"] for s in accuracy_lane["spans"]} == {ACCURACY}  # its start-up too
     assert timeline["totals"][ACCURACY] > 0

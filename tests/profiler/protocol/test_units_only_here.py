@@ -1,5 +1,5 @@
-"""No reader of a session writes a number with its own format spec: report/, trackers/, cli/ and
-analysis/ call protocol/units.py, so a figure reads the same in every view. The allow-list holds
+"""No reader of a session writes a number with its own format spec: report/, trackers/, cli/,
+analysis/ and model/ (whose verdict sentences are text) call protocol/units.py, so a figure reads the same in every view. The allow-list holds
 only numbers that are not a unit (a plot's pixel coordinates, a loss value, a tolerance or a
 setting quoted as given, an interval's bound with its own rules, a log's clock)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import tcprof.profiler
 
 ROOT = Path(tcprof.profiler.__file__).resolve().parent
-READERS = ("report", "trackers", "cli", "analysis")
+READERS = ("report", "trackers", "cli", "analysis", "model")
 
 # A format spec inside an f-string ('{x:.2f}', '{n:,}', '{s:.0%}'), or given as a string to
 # format() or a helper ('.2f', "+.3f", ",d").
@@ -33,7 +33,7 @@ ALLOWED = {
     ("report/sections/table.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given
     ("report/sections/table.py", "(rtol {tol.rtol:g}, atol {tol.atol:g})"),
     ("report/sections/parts.py", "{t:8.3f}"),  # the Logs' clock column, aligned as the log is
-    ("analysis/verdict.py", 'return f"{bound:.2f}"'),  # bound_text: an interval's end
+    ("model/rules.py", 'return f"{bound:.2f}"'),  # bound_text: an interval's end
 }
 
 

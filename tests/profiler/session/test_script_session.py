@@ -94,7 +94,7 @@ def test_the_summary_and_both_reports_show_the_script(session):
 
 
 def test_the_verdict_speaks_of_a_scripts_phases_not_of_batch_sizes():
-    from tcprof.profiler.analysis.verdict import _script_words
+    from tcprof.profiler.model.verdict import script_words as _script_words
 
     text = "aot_eager is 1.20× faster at bs 1 [1.1–1.3], pays back its 3 s compile after 40 steps at bs 1"
     assert _script_words(text, {"sweep": None}) == (

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from tcprof.profiler.analysis.series import series_of
 from tcprof.profiler.api.session import load
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.folders.files import read_session
+from tcprof.profiler.model.series import series_of
 from tests.support.paths import DATA
 
 OLD_SESSION = DATA / "session_v1.json"
