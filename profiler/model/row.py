@@ -156,6 +156,7 @@ class Memory:
     reserved_cuda_mb: float | None = None  # CUDA's caching allocator's peak reservation
     rss_change: float | None = None  # the peak RSS against the baseline's (+0.14: 14% more)
     steady_peak_method: str | None = None  # how the steady peak was measured
+    ratio: float | None = None  # session.json's memory_ratio as saved: baseline / this arm
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Memory:
@@ -170,6 +171,7 @@ class Memory:
             _float(row.get("peak_cuda_reserved_mb")),
             memory_change(plain, "rss_ratio") if row.get("rss_ratio") is not None else None,
             _str(row.get("steady_peak_method")),
+            _float(row.get("memory_ratio")),
         )
 
 
@@ -220,6 +222,7 @@ class Row:
     compiled_while_measuring: bool  # a compile fell inside a timed block
     control_speedup: float | None  # an A/A control's speedup over its twin
     data: Mapping[str, Any] = field(repr=False, compare=False, hash=False)
+    samples_per_step: float | None = None  # a script's samples per step, as its model got them
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -267,4 +270,5 @@ class Row:
             compiled_while_measuring=row.get("compiled_while_measuring") is True,
             control_speedup=_float(row.get("aa_speedup")),
             data=freeze(row),
+            samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
         )
