@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from tcprof.profiler.cli.history_command import add_history_parser, cmd_history
 from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
@@ -22,9 +24,10 @@ from tcprof.profiler.cli.store_compare import (
 )
 from tcprof.profiler.config import ConfigError, ModelSource, examples
 from tcprof.profiler.folders import files as session_files
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import error_where
-from tcprof.profiler.protocol.types import Event, Json
+from tcprof.profiler.protocol.types import Event
 from tcprof.profiler.recording.entry import Recording
 from tcprof.profiler.recording.options import add_run_parser, config_from_options
 from tcprof.profiler.recording.progress import TerminalProgress
@@ -130,11 +133,12 @@ def _run_and_save(
         print(f"tcprof: {'warning' if ending.folder else 'error'}: {line}", file=sys.stderr)
     from tcprof.profiler.cli.summary import render_summary
 
-    data = {k: v for k, v in ending.session.items() if k not in ("samples", "logs")}
+    session = SessionModel.from_json(ending.session, ending.folder)
     if args.json:
-        print(json.dumps(data, indent=1))
+        shown = {k: v for k, v in ending.session.items() if k not in ("samples", "logs")}
+        print(json.dumps(shown, indent=1))
     else:
-        print(render_summary(data))
+        print(render_summary(session))
     print(f"\nsession: {ending.folder or 'not saved'}", file=sys.stderr)
     interrupted = recording.interrupted
     if ending.folder is not None and args.log_to:  # the session is saved first: nothing is lost
@@ -146,33 +150,36 @@ def _run_and_save(
     if interrupted or recording.interrupted:
         print("tcprof: interrupted; what was measured is kept", file=sys.stderr)
         return EXIT_INTERRUPTED
-    for line in failure_lines(data):  # the cause is the last thing read
+    for line in failure_lines(session):  # the cause is the last thing read
         print(f"tcprof: error: {line}", file=sys.stderr)
-    return exit_code(data) if ending.folder is not None else EXIT_ERROR
+    return exit_code(session) if ending.folder is not None else EXIT_ERROR
 
 
-def failure_lines(data: Json) -> list[str]:
+def failure_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """Why arms failed, a line per distinct cause naming the arms it stopped ('eager,
     aot_eager: forward: … (model.py:7)'), each location once."""
     causes: dict[str, list[str]] = {}
-    for arm in data["arms"]:
-        err = arm.get("error")
-        if isinstance(err, dict):
-            cause = f"{err.get('kind')}: {err.get('message')}{error_where(err)}"
-            causes.setdefault(cause, []).append(str(arm.get("name")))
+    for arm in SessionModel.read(session).arms:
+        err = arm.error
+        if err is not None:
+            place = {"file": err.file, "line": err.line, "message": err.message}
+            cause = f"{err.kind}: {err.message}{error_where(place)}"
+            causes.setdefault(cause, []).append(arm.name)
     return [f"{', '.join(names)}: {cause}" for cause, names in causes.items()]
 
 
-def exit_code(data: Json) -> int:
-    errors = [a["error"] for a in data["arms"] if a.get("error")]
-    errors += [r["error"] for a in data["arms"] for r in a["results"] if r.get("error")]
-    # a worker that ended unasked or stalled, also in the untimed accuracy pass
-    errors += [
-        e for e in data.get("errors", []) if e.get("kind") in ("crash", "stall", "rendezvous")
-    ]
-    if errors and all(e.get("kind") == "usage" for e in errors):
+# A worker that ended unasked or stalled (also in the untimed accuracy pass) fails the run.
+_RUN_ERRORS = ("crash", "stall", "rendezvous")
+
+
+def exit_code(session: SessionModel | Mapping[str, Any]) -> int:
+    model = SessionModel.read(session)
+    errors = [a.error for a in model.arms if a.error]
+    errors += [r.error for r in model.rows if r.error]
+    errors += [e for e in model.errors if e.kind in _RUN_ERRORS]
+    if errors and all(e.kind == "usage" for e in errors):
         return EXIT_USAGE
-    if errors or data.get("status") not in ("completed",):
+    if errors or model.status not in ("completed",):
         return EXIT_ERROR
     return EXIT_OK
 

@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from tcprof.profiler.folders.files import read_session
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.team_store.address import (
     NAMING_HELP,
     STORE_HELP,
@@ -46,7 +47,8 @@ def compared_paths(args: argparse.Namespace) -> tuple[str | Path, str | Path]:
     session = local_session(args.before, args.store)
     uri = needed_store("--against-latest", args.store)
     doc = read_session(Path(session))  # SessionLoadError: said as any unreadable session
-    series = (doc.get("series") or {}).get("key")
+    found = SessionModel.from_json(doc).series
+    series = found.key if found else None
     if not series:
         raise StoreError(f"{args.before} measures no file: it belongs to no series")
     from tcprof.profiler.team_store.reading import StoreReader

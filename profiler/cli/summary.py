@@ -8,7 +8,6 @@ from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
-from tcprof.profiler.analysis.verdict import verdict_lines
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -28,7 +27,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     header, rows = table_rows(session_dict)
     provenance = provenance_line(model)
     parts = [provenance, render_table(header, rows)] if provenance else [render_table(header, rows)]
-    verdicts = verdict_lines(session_dict)
+    verdicts = model.verdicts
     if verdicts:
         parts.append("\nverdict:\n" + "\n".join(f"  {line}" for line in verdicts))
     notes = list(model.notes)

@@ -66,6 +66,7 @@ class CompileCost:
     timer_s: float | None = None  # the first step's own timer, compile included
     first_step_extra_s: float | None = None  # the first step's time beyond a steady step
     breakdown: CompileBreakdown | None = None
+    first_break_even_steps: float | None = None  # the first compile's (`break_even_steps`)
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> CompileCost | None:
@@ -97,6 +98,7 @@ class CompileCost:
             _float(row.get("compile_timer_s")),
             _float(row.get("first_step_extra_s")),
             CompileBreakdown.of(row.get("compile_breakdown")),
+            _float(row.get("break_even_steps")),
         )
 
 

@@ -28,7 +28,6 @@ RAW: dict[str, str] = {
     "arms[].cudagraph_skips": _VIEW,
     "arms[].caches": _VIEW,
     "arms[].cache_events": _VIEW,
-    "arms[].results[].memory_ratio": _RULE + " (Memory.change)",
     "arms[].results[].verdict": _RULE + " (Row.verdict, Speedup.interval)",
     "arms[].results[].compile_cache": _VIEW,
     "arms[].results[].compile_rounds": _VIEW,

@@ -166,6 +166,7 @@ class Memory:
     reserved_cuda_mb: float | None = None  # CUDA's caching allocator's peak reservation
     rss_change: float | None = None  # the peak RSS against the baseline's (+0.14: 14% more)
     steady_peak_method: str | None = None  # how the steady peak was measured
+    ratio: float | None = None  # session.json's memory_ratio as saved: baseline / this arm
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Memory:
@@ -179,6 +180,7 @@ class Memory:
             _float(row.get("peak_cuda_reserved_mb")),
             memory_change(row, "rss_ratio") if row.get("rss_ratio") is not None else None,
             _str(row.get("steady_peak_method")),
+            _float(row.get("memory_ratio")),
         )
 
 
@@ -239,6 +241,7 @@ class Row:
     outcome: str = "unmeasured"  # its group: faster, slower, noise, no_interval, fell_back, ...
     holds: bool = True  # False: a difference the family-wise adjustment does not keep
     status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
+    samples_per_step: float | None = None  # a script's samples per step, as its model got them
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -296,4 +299,5 @@ class Row:
             outcome=outcome_kind(row),
             holds=holds_after_adjustment(row),
             status_text=status_text(row),
+            samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
         )

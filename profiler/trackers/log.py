@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from tcprof.profiler.folders.files import load_session
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.trackers.content import SessionLog, session_log
 from tcprof.profiler.trackers.specs import TrackerSpec, parse_specs
 
@@ -35,7 +35,7 @@ def tensorboard_dir(spec: TrackerSpec, folder: Path) -> Path:
 
 
 def _log_one(
-    spec: TrackerSpec, log: SessionLog, session: dict[str, Any], mlflow_experiment: str | None
+    spec: TrackerSpec, log: SessionLog, session: SessionModel, mlflow_experiment: str | None
 ) -> str:
     """Log to one tracker; the line that says where it went."""
     if spec.kind == "tensorboard":
@@ -66,11 +66,12 @@ def log_session(
     was. ValueError (one line) for a bad spec or a folder that holds no readable session."""
     parsed = parse_specs(specs)
     loaded = load_session(folder, with_events=False)  # SessionLoadError is a ValueError
-    log = session_log(loaded.session, loaded.folder)
+    session = SessionModel.from_json(loaded.session, loaded.folder)
+    log = session_log(session, loaded.folder)
     warnings: list[str] = []
     for spec in parsed:
         try:
-            where = _log_one(spec, log, loaded.session, mlflow_experiment)
+            where = _log_one(spec, log, session, mlflow_experiment)
         except Exception as exc:  # a tracker's failure of any kind: the session stays saved
             warnings.append(f"could not log to {spec}: {one_line(exc)}")
             continue

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.trackers.content import (
     STEP_MS,
     THROUGHPUT,
@@ -87,16 +88,15 @@ def probe(uri: str) -> None:
         raise ConnectionError(f"cannot reach the MLflow server at {uri} ({why})") from exc
 
 
-def finding_tags(session: dict[str, Any]) -> dict[str, str]:
+def finding_tags(session: SessionModel) -> dict[str, str]:
     """The session's series key, tcprof's version and its git branch and commit, as tags: what a
     reader of the store searches by (a run without them is still listed, by its session tag)."""
-    provenance = session.get("provenance") or {}
-    git = provenance.get("git") or {}
+    provenance = session.provenance
     found = {
-        SERIES_TAG: (session.get("series") or {}).get("key"),
-        VERSION_TAG: provenance.get("tcprof"),
-        BRANCH_TAG: git.get("branch"),
-        COMMIT_TAG: git.get("commit"),
+        SERIES_TAG: session.series.key if session.series else None,
+        VERSION_TAG: provenance.tcprof,
+        BRANCH_TAG: provenance.branch,
+        COMMIT_TAG: provenance.commit,
     }
     return {k: str(v) for k, v in found.items() if v}
 
@@ -149,7 +149,7 @@ class _Logger:
         return str(run.info.run_id)
 
 
-def _upload(logger: _Logger, run_id: str, log: SessionLog, session: dict[str, Any]) -> None:
+def _upload(logger: _Logger, run_id: str, log: SessionLog, session: SessionModel) -> None:
     with tempfile.TemporaryDirectory(prefix="tcprof-mlflow-") as scratch:
         for path in session_files(log, session, Path(scratch)):
             logger.client.log_artifact(run_id, str(path))
@@ -169,14 +169,14 @@ def _quiet_client() -> Iterator[None]:
         os.environ.pop(QUIET_ENV, None)
 
 
-def log_mlflow(log: SessionLog, session: dict[str, Any], uri: str, experiment: str | None) -> str:
+def log_mlflow(log: SessionLog, session: SessionModel, uri: str, experiment: str | None) -> str:
     """Log the session to the tracking server at uri; the line that says where it went."""
     probe(uri)
     with _quiet_client():
         return _log(log, session, uri, experiment)
 
 
-def _log(log: SessionLog, session: dict[str, Any], uri: str, experiment: str | None) -> str:
+def _log(log: SessionLog, session: SessionModel, uri: str, experiment: str | None) -> str:
     logger = _Logger(uri)
     name = experiment_name(experiment)
     experiment_id = logger.experiment_id(name)

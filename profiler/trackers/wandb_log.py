@@ -23,6 +23,7 @@ from typing import Any
 
 import wandb
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.trackers.content import (
     STEP_MS,
     THROUGHPUT,
@@ -107,7 +108,7 @@ def _notes(arm: ArmLog, log: SessionLog) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _artifact(log: SessionLog, session: dict[str, Any], scratch: Path) -> Any:
+def _artifact(log: SessionLog, session: SessionModel, scratch: Path) -> Any:
     artifact = wandb.Artifact(artifact_name(log.name), type=ARTIFACT_TYPE, metadata=log.tags)
     for path in session_files(log, session, scratch):
         artifact.add_file(str(path), name=path.name)  # copied into W&B's staging area
@@ -115,7 +116,7 @@ def _artifact(log: SessionLog, session: dict[str, Any], scratch: Path) -> Any:
 
 
 def _log_arm(
-    arm: ArmLog, log: SessionLog, session: dict[str, Any], entity: str | None, project: str
+    arm: ArmLog, log: SessionLog, session: SessionModel, entity: str | None, project: str
 ) -> Any:
     """One arm's run, finished (marked failed by W&B's context manager if logging raises)."""
     config: dict[str, Any] = {**arm.params, **log.tags}
@@ -151,7 +152,7 @@ def _holder(log: SessionLog) -> ArmLog | None:
     return next((a for a in log.arms if a.baseline), log.arms[0] if log.arms else None)
 
 
-def log_wandb(log: SessionLog, session: dict[str, Any], target: str | None) -> str:
+def log_wandb(log: SessionLog, session: SessionModel, target: str | None) -> str:
     """Log the session to W&B, a run per arm; the line that says where it went."""
     entity, project = project_of(target)
     check_login(_settings())
