@@ -96,14 +96,15 @@ class RestStore:
     """One MLflow tracking server, asked over HTTP. `page_size` is a test's seam (paging)."""
 
     def __init__(self, uri: str, page_size: int = PAGE_SIZE) -> None:
-        self.uri = uri.rstrip("/")
+        self.uri = uri  # as the user named it, in every message
+        self.base = uri.rstrip("/")
         self.page_size = page_size
 
     def _ask(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any] | None:
         """The JSON answer to a GET (no body) or POST; None for 404 (no such thing)."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "User-Agent": "tcprof", **auth_headers()}
-        request = urllib.request.Request(f"{self.uri}{API}{path}", data=data, headers=headers)
+        request = urllib.request.Request(f"{self.base}{API}{path}", data=data, headers=headers)
         tries = 1 + max(0, int(_number(RETRIES_ENV)))
         for attempt in range(tries):
             try:
@@ -124,14 +125,15 @@ class RestStore:
                 why = getattr(exc.reason, "strerror", None) or str(exc.reason)
                 raise StoreError(f"cannot reach the MLflow server at {self.uri} ({why})") from exc
             except (OSError, ValueError) as exc:  # a timeout mid-answer, or not MLflow at all
-                raise StoreError(f"cannot read the store {self.uri}: {exc or type(exc)}") from exc
+                why = str(exc) or type(exc).__name__
+                raise StoreError(f"cannot read the store {self.uri}: {why}") from exc
         raise AssertionError("unreachable")
 
     def experiment_id(self, name: str) -> str | None:
         """The id of the experiment of that name; None when the store has none."""
         query = urllib.parse.urlencode({"experiment_name": name})
         found = self._ask(f"/experiments/get-by-name?{query}")
-        return None if found is None else str(found["experiment"]["experiment_id"])
+        return None if found is None else str(self._field(found, "experiment")["experiment_id"])
 
     def search(
         self, experiment_id: str, filter_string: str, order_by: list[str], most: int
@@ -148,7 +150,9 @@ class RestStore:
             }
             if token:
                 body["page_token"] = token
-            page = self._ask("/runs/search", body) or {}
+            page = self._ask("/runs/search", body)
+            if not isinstance(page, dict):
+                raise StoreError(f"cannot read the store {self.uri}: not an MLflow server's answer")
             runs += [RunRecord.from_json(r) for r in page.get("runs") or []]
             token = page.get("next_page_token")
             if not token:
@@ -160,7 +164,14 @@ class RestStore:
         found = self._ask(f"/runs/get?{urllib.parse.urlencode({'run_id': run_id})}")
         if found is None:
             raise StoreError(f"cannot read the store {self.uri}: no run {run_id}")
-        return RunRecord.from_json(found["run"])
+        return RunRecord.from_json(self._field(found, "run"))
+
+    def _field(self, answer: Any, key: str) -> dict[str, Any]:
+        """`answer[key]`, an object, or StoreError: a server that answers, but not as MLflow."""
+        value = answer.get(key) if isinstance(answer, dict) else None
+        if not isinstance(value, dict):
+            raise StoreError(f"cannot read the store {self.uri}: not an MLflow server's answer")
+        return value
 
 
 @dataclass(frozen=True)

@@ -76,11 +76,14 @@ def test_a_server_that_is_not_mlflow_is_one_line(stand_in, monkeypatch):
     with pytest.raises(StoreError) as caught:
         StoreReader(stand_in.uri).runs()
     assert str(caught.value) == f"cannot read the store {stand_in.uri}: HTTP 404: Not Found"
+    monkeypatch.setattr(stand_in, "status", 200)  # answers, but not MLflow's JSON
+    with pytest.raises(StoreError, match="not an MLflow server's answer"):
+        StoreReader(stand_in.uri).runs()
     monkeypatch.setattr(stand_in, "status", 503)
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "2")
     with pytest.raises(StoreError, match="HTTP 503"):
         StoreReader(stand_in.uri).runs()
-    assert len(stand_in.seen) == 1 + 3, "a 503 is asked again, as often as MLflow would"
+    assert len(stand_in.seen) == 2 + 3, "a 503 is asked again, as often as MLflow would"
 
 
 def test_a_store_that_never_answers_costs_its_timeout_and_one_line(tmp_path, monkeypatch):
@@ -106,4 +109,4 @@ def test_only_http_stores_are_read_over_rest(monkeypatch):
         assert StoreReader(other).rest is None
     monkeypatch.setenv("MLFLOW_TRACKING_AUTH", "my_plugin")  # an auth plugin: MLflow's own
     assert not speaks_rest("http://mlflow:5000")
-    assert RestStore("http://mlflow:5000/").uri == "http://mlflow:5000"
+    assert RestStore("http://mlflow:5000/").base == "http://mlflow:5000"
