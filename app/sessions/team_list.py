@@ -33,7 +33,7 @@ HEADER = ["date", "speedup", "model", "arms", "name (in the store)"]
 def read_store(uri: str) -> list[SavedSession] | str:
     """The store's sessions, newest first (only the new ones downloaded), or why it cannot be
     read: one line. Blocking: run it in the background."""
-    from tcprof.profiler.team_store.reading import StoreReader  # imports MLflow: seconds
+    from tcprof.profiler.team_store.reading import StoreReader
 
     try:
         reader = StoreReader(uri)

@@ -20,7 +20,7 @@ def local_session(
         return text
     name = str(text)
     uri = needed_store(name, store)
-    from tcprof.profiler.team_store.reading import StoreReader  # imports MLflow: 2-3 s
+    from tcprof.profiler.team_store.reading import StoreReader
 
     return StoreReader(uri, experiment).resolve(name)
 

@@ -1,7 +1,9 @@
 """Sessions read back from the store: its session runs listed (newest first) by their tags, and
 a session's session.json and steps.csv downloaded into this machine's cache of the store (a
 sessions folder of its own: the history's index reads it as it reads the local one). A session
-already cached is never downloaded again: a run's artifacts do not change once it is logged."""
+already cached is never downloaded again: a run's artifacts do not change once it is logged.
+An http(s) store is listed over MLflow's REST API (rest.py), so a read whose sessions are all
+cached never imports MLflow; its client is imported only to download, or for other URIs."""
 
 from __future__ import annotations
 
@@ -12,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mlflow.tracking import MlflowClient
-
 from tcprof.profiler.folders.files import SESSION_JSON, STEPS_CSV
 from tcprof.profiler.team_store.address import (
     StoreError,
@@ -21,7 +21,8 @@ from tcprof.profiler.team_store.address import (
     quick_failures,
     split_name,
 )
-from tcprof.profiler.trackers.mlflow_log import (
+from tcprof.profiler.team_store.rest import RestStore, RunRecord, speaks_rest
+from tcprof.profiler.trackers.mlflow_names import (
     BRANCH_TAG,
     COMMIT_TAG,
     PARENT_TAG,
@@ -50,12 +51,11 @@ class StoredRun:
     user: str | None = None
 
     @classmethod
-    def of(cls, run: Any) -> StoredRun:
-        tags = run.data.tags
-        start = run.info.start_time
+    def of(cls, run: RunRecord) -> StoredRun:
+        tags, start = run.tags, run.start_time
         return cls(
-            run_id=str(run.info.run_id),
-            session=str(tags.get(SESSION_TAG) or run.info.run_name),
+            run_id=run.run_id,
+            session=str(tags.get(SESSION_TAG) or run.run_name),
             started_at=start / 1000 if start else None,
             series=tags.get(SERIES_TAG),
             branch=tags.get(BRANCH_TAG),
@@ -77,7 +77,18 @@ class StoreReader:
         self.uri = uri
         self.experiment = experiment_name(experiment)
         self.cache = cache_dir(uri)
-        self.client = MlflowClient(tracking_uri=uri)
+        self.rest = RestStore(uri) if speaks_rest(uri) else None
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """MLflow's client, imported (seconds) only when first needed: to download a session,
+        or to read a store that is not an http(s) server."""
+        if self._client is None:
+            from mlflow.tracking import MlflowClient
+
+            self._client = MlflowClient(tracking_uri=self.uri)
+        return self._client
 
     def _call(self, what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -94,13 +105,6 @@ class StoreReader:
     ) -> list[StoredRun]:
         """The finished session runs in the store's experiment (of a series, from a branch, of
         a session's name when given), newest first."""
-        try:
-            probe(self.uri)
-        except ConnectionError as exc:
-            raise StoreError(str(exc)) from exc
-        found = self._call("read", self.client.get_experiment_by_name, self.experiment)
-        if found is None:
-            return []
         # session runs only (an arm's nested run has no session tag): half the answer or less
         wanted = ["attributes.status = 'FINISHED'", f"tags.`{SESSION_TAG}` LIKE '%'"]
         if series:
@@ -109,16 +113,32 @@ class StoreReader:
             wanted.append(f"tags.`{BRANCH_TAG}` = {_quoted(branch)}")
         if session:
             wanted.append(f"tags.`{SESSION_TAG}` = {_quoted(session)}")
+        runs = self._search(" and ".join(wanted), ["attributes.start_time DESC"])
+        return [StoredRun.of(r) for r in runs if PARENT_TAG not in r.tags and SESSION_TAG in r.tags]
+
+    def _search(self, filter_string: str, order_by: list[str]) -> list[RunRecord]:
+        """The experiment's runs the filter finds: over REST, else through MLflow's client."""
+        if self.rest is not None:
+            found_id = self.rest.experiment_id(self.experiment)
+            if found_id is None:
+                return []
+            return self.rest.search(found_id, filter_string, order_by, MAX_RUNS)
+        try:
+            probe(self.uri)
+        except ConnectionError as exc:
+            raise StoreError(str(exc)) from exc
+        found = self._call("read", self.client.get_experiment_by_name, self.experiment)
+        if found is None:
+            return []
         runs = self._call(
             "search",
             self.client.search_runs,
             [found.experiment_id],
-            filter_string=" and ".join(wanted),
+            filter_string=filter_string,
             max_results=MAX_RUNS,
-            order_by=["attributes.start_time DESC"],
+            order_by=order_by,
         )
-        sessions = [r for r in runs if PARENT_TAG not in r.data.tags and SESSION_TAG in r.data.tags]
-        return [StoredRun.of(r) for r in sessions]
+        return [RunRecord.from_entity(r) for r in runs]
 
     def latest(self, series: str, branch: str, not_session: str | None = None) -> StoredRun | None:
         """The newest session of `series` logged from `branch` (not `not_session` itself)."""
@@ -170,8 +190,11 @@ class StoreReader:
         """The cached folder of the session `text` names (`store:NAME` or `mlflow:RUN_ID`)."""
         kind, value = split_name(text)
         if kind == "run":
-            run = self._call("read", self.client.get_run, value)
-            if PARENT_TAG in run.data.tags or SESSION_TAG not in run.data.tags:
+            if self.rest is not None:
+                run = self.rest.run(value)
+            else:
+                run = RunRecord.from_entity(self._call("read", self.client.get_run, value))
+            if PARENT_TAG in run.tags or SESSION_TAG not in run.tags:
                 raise StoreError(f"{text}: run {value} is not a tcprof session's run")
             return self.fetch(StoredRun.of(run))[0]
         named = self.runs(session=value)

@@ -15,7 +15,6 @@ import contextlib
 import os
 import posixpath
 import re
-import socket
 import tempfile
 import urllib.parse
 import urllib.request
@@ -34,24 +33,23 @@ from tcprof.profiler.trackers.content import (
     SessionLog,
     session_files,
 )
+from tcprof.profiler.trackers.mlflow_names import (
+    BRANCH_TAG,
+    COMMIT_TAG,
+    PARENT_TAG,
+    SERIES_TAG,
+    SESSION_TAG,
+    VERSION_TAG,
+    experiment_name,
+    probe,
+)
 
-DEFAULT_EXPERIMENT = "tcprof"
-EXPERIMENT_ENV = "MLFLOW_EXPERIMENT_NAME"
-PARENT_TAG = "mlflow.parentRunId"
 QUIET_ENV = "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT"
 NOTE_TAG = "mlflow.note.content"  # the run's description in MLflow's UI
 MAX_TAG_CHARS = 8000
 MAX_PARAM_CHARS = 6000
 METRICS_PER_BATCH = 1000  # MLflow's limits on one log_batch request
 PARAMS_PER_BATCH = 100
-PROBE_TIMEOUT_S = 5.0
-
-# Tags that find a session's run again (the team store, profiler/team_store/, searches them).
-SESSION_TAG = "tcprof.session"
-SERIES_TAG = "tcprof.series"
-VERSION_TAG = "tcprof.version"
-BRANCH_TAG = "tcprof.branch"
-COMMIT_TAG = "tcprof.commit"
 
 MAX_KEY_CHARS = 250
 _NOT_IN_A_KEY = re.compile(r"[^\w.\- /]+")  # what MLflow refuses in a param or metric name
@@ -64,28 +62,6 @@ def mlflow_key(name: str) -> str:
     keys with any characters, and one refused key would refuse the whole batch."""
     key = posixpath.normpath(_NOT_IN_A_KEY.sub("_", name)).lstrip("/.") or "_"
     return key[:MAX_KEY_CHARS]
-
-
-def experiment_name(given: str | None) -> str:
-    return given or os.environ.get(EXPERIMENT_ENV) or DEFAULT_EXPERIMENT
-
-
-def probe(uri: str) -> None:
-    """A tracking server that nothing answers on fails at once, not after MLflow's minutes of
-    retries (MLFLOW_HTTP_REQUEST_MAX_RETRIES): ConnectionError. Left to MLflow behind a proxy."""
-    parts = urllib.parse.urlsplit(uri)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return
-    if parts.scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(
-        parts.hostname
-    ):
-        return
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    try:
-        socket.create_connection((parts.hostname, port), timeout=PROBE_TIMEOUT_S).close()
-    except OSError as exc:
-        why = exc.strerror or str(exc) or type(exc).__name__
-        raise ConnectionError(f"cannot reach the MLflow server at {uri} ({why})") from exc
 
 
 def finding_tags(session: SessionModel) -> dict[str, str]:
