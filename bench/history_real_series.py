@@ -10,12 +10,14 @@ the graph break's commit, with "(torch unchanged)".
 The construction, so the slowdown is known: the model (`model_source`) is DEPTH layers of
 tanh(h @ W) sharing one WIDTH x WIDTH weight, and the compiled arm's backend `launch`, registered
 by the file, runs each graph dynamo captured as it is (gradients and training stay eager's) and
-then a fixed per-graph cost: one no-grad pass of DEPTH such layers on the graph's activation, a
-stand-in for what a graph costs on its own (a launch, a host sync, a copy) that scales with the
-machine's speed like the model's work. Counting a layer's forward as 1 and its backward as 2
-(two matmuls), eager's step is 3 DEPTH, the compiled step with one graph 4 DEPTH (speedup 3/4),
-with two graphs after the break 5 DEPTH (3/5): the speedup falls by 1 - 4/5 = 20%, a little less
-than that where the step's other costs (loss, optimizer, dynamo's guards) weigh. The truth is
+then a fixed per-graph cost: a no-grad pass of LAUNCH = 2 DEPTH such layers on the graph's
+activation, a stand-in for what a graph costs on its own (a launch, a host sync, a copy) that
+scales with the machine's speed like the model's work. Counting a layer's forward as 1 and its
+backward as 2 (two matmuls), eager's step is 3 DEPTH, the compiled step with one graph 5 DEPTH
+(speedup 3/5), with two graphs after the break 7 DEPTH (3/7): the speedup falls by 1 - 5/7 = 29%,
+a little less where the step's other costs (loss, optimizer, dynamo's guards) weigh. (A per-graph
+cost of DEPTH layers, a 20% fall, was tried first: on the shared machine a block's median moved
+by up to 4x with its neighbours' load, and four rounds' intervals were too wide to see it.) The truth is
 measured in one process (`truth`): eager, the file before the break and after it, compiled with
 `launch`, taking turns, a block of steps each (its first steps left out), as bench/known_truth.py
 measures its own.
@@ -49,7 +51,8 @@ MODEL_FILE = "net.py"
 BATCH = 256
 ARMS = "eager,launch"
 THREADS = 1  # two threads per worker on a shared 2-core machine wait on each other: noise
-RUN_OPTIONS = ["--replicates", "4", "--warmup", "3", "--steps", "30", "--no-accuracy"]
+# many short blocks per round: a process's start costs more than its steps here
+RUN_OPTIONS = ["--replicates", "4", "--steps", "600", "--blocks", "20", "--no-accuracy"]
 RUN_OPTIONS += ["--threads", str(THREADS)]
 BREAK_LINE = "torch._dynamo.graph_break()"
 
@@ -87,17 +90,18 @@ from torch._dynamo import list_backends, register_backend
 
 WIDTH = 128
 DEPTH = 8
+LAUNCH = 2 * DEPTH
 
 
 def launch(gm, example_inputs):
-    """The graph as captured, then a fixed per-graph cost: DEPTH no-grad layers on its input."""
+    """The graph as captured, then a fixed per-graph cost: LAUNCH no-grad layers on its input."""
     weight = torch.randn(WIDTH, WIDTH) / math.sqrt(WIDTH)
 
     def run(*args):
         out = gm(*args)
         with torch.no_grad():
             h = max((a for a in args if isinstance(a, torch.Tensor)), key=lambda a: a.numel())
-            for _ in range(DEPTH):
+            for _ in range(LAUNCH):
                 h = torch.tanh(h.detach() @ weight)
         return out
 
