@@ -30,7 +30,8 @@ truth and the history's verdict. The repository and the sessions live in `--work
 
 Run: .venv/bin/python -m bench.history_real_series --record bench/results/history_real_series.jsonl
 [--before 5] [--after 3] [--work DIR] [--resume] [-- more tcprof run options]
-About a minute a run on a quiet 2-core machine; slower and noisier on a shared one.
+Two to three minutes a run on a 2-core machine under a load of 5 to 12 (four rounds, each arm
+a fresh process); its figures: docs/benchmarks.md, docs/history.md.
 """
 
 from __future__ import annotations
