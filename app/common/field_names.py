@@ -59,6 +59,8 @@ FLAG_FIELDS = {
     "--atol": "the accuracy_atol setting (carried)",
     "--timeout": "the timeout setting (carried)",
     "--ladder": "the ladder setting (carried)",
+    "--precision": "the precision setting (carried)",
+    "--max-rounds": "the max_rounds setting (carried)",
     "--example": "the Examples menu",
     # `tcprof run`'s own folder options: the window picks the session folder itself.
     "--out": "the session folder",
@@ -67,6 +69,9 @@ FLAG_FIELDS = {
     # The trackers: the window's Export menu logs a saved session.
     "--log-to": "Export > Log to TensorBoard, MLflow or W&B",
     "--mlflow-experiment": "the Experiment field of Log to TensorBoard, MLflow or W&B",
+    # The team store: the window sends to and lists the store TCPROF_STORE names.
+    "--store": "the team store (TCPROF_STORE)",
+    "--against-latest": "tcprof compare --against-latest (the command line's CI gate)",
 }
 # Other programs' flags, quoted in a command the user runs as it is ("tensorboard --logdir D",
 # a script's own "--batch_size={batch_size}").
