@@ -11,12 +11,40 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 Callback = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A background call that raised, as its callback is told (`failure_of` reads it)."""
+
+    kind: str
+    message: str
+    traceback: str = ""
+
+    def as_problem(self, kind: str) -> dict[str, str]:
+        """The problem the window's error banner shows (its `kind` says what failed)."""
+        problem = {"kind": kind, "message": self.message}
+        return {**problem, "traceback": self.traceback} if self.traceback else problem
+
+
+def failure_of(result: object) -> Failure | None:
+    """The failure a result reports (`submit`'s shape for an exception, or a call's own
+    {"error": ...}), or None when it is an answer: the one place that shape is read."""
+    error = result.get("error") if isinstance(result, Mapping) else None
+    if not isinstance(error, Mapping):
+        return None
+    return Failure(
+        str(error.get("kind") or "internal"),
+        str(error.get("message") or ""),
+        str(error.get("traceback") or ""),
+    )
 
 
 class _Relay(QObject):

@@ -8,7 +8,9 @@ scope is used on purpose: tests can redirect it to a temporary folder with `QSet
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -17,6 +19,18 @@ ORGANIZATION = "tcprof"
 APPLICATION = "Torch Compile Profiler"
 MAX_RECENT = 8
 MAX_SCRIPTS = 50  # scripts whose arguments and working directory are remembered
+
+
+@dataclass(frozen=True)
+class TrackerChoice:
+    """The tracker a session was last logged to (Export > Log to a tracker): its kind
+    (tensorboard, mlflow, wandb; '' never chosen) and what was typed for each."""
+
+    kind: str = ""
+    tensorboard_dir: str = ""
+    mlflow_uri: str = ""
+    mlflow_experiment: str = ""
+    wandb_project: str = ""
 
 
 def qsettings() -> QSettings:
@@ -96,16 +110,17 @@ class Preferences:
         return recent
 
     # -- the tracker a session was last logged to (Export > Log to a tracker) --------------------
-    def tracker(self) -> dict[str, str]:
-        """{kind, tensorboard_dir, mlflow_uri, mlflow_experiment, wandb_project}: what was given
-        last time."""
+    def tracker(self) -> TrackerChoice:
+        """What was given last time (all empty the first time)."""
         value = self._get_json("tracker", {})
         if not isinstance(value, dict):
-            return {}
-        return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+            return TrackerChoice()
+        texts = {k: v for k, v in value.items() if isinstance(v, str)}
+        known = {f.name for f in dataclasses.fields(TrackerChoice)}
+        return TrackerChoice(**{k: v for k, v in texts.items() if k in known})
 
-    def set_tracker(self, choice: dict[str, str]) -> None:
-        self._s.setValue("tracker", json.dumps(choice))
+    def set_tracker(self, choice: TrackerChoice) -> None:
+        self._s.setValue("tracker", json.dumps(dataclasses.asdict(choice)))
 
     # -- recent files ---------------------------------------------------------------------------
     def recent_files(self) -> list[str]:

@@ -11,6 +11,7 @@ tested alone and the window decides how each outcome is shown.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.background import BackgroundCalls, Failure, failure_of
 from tcprof.app.results.compare_view import CompareDialog
 from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import SESSION, SessionLoadError, load_session
@@ -26,7 +27,31 @@ from tcprof.app.sessions.store import SESSION, SessionLoadError, load_session
 EXPORT_FORMATS = ("html", "md", "csv", "json")
 
 
-def _export(source: dict[str, Any] | Path, out_dir: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Exported:
+    """What an export wrote: its files and their folder."""
+
+    paths: tuple[str, ...]
+    folder: str
+
+
+@dataclass(frozen=True)
+class Logged:
+    """A line per tracker logged to, a warning per one that failed."""
+
+    logged: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RecoveryDone:
+    """The sessions recovered at start-up, and what was done, in a sentence ('' if nothing)."""
+
+    results: list[Any]
+    text: str
+
+
+def _export(source: dict[str, Any] | Path, out_dir: Path) -> Exported:
     """Runs on a background thread: read the full session (samples included) and export."""
     from tcprof.profiler.folders.files import read_session
     from tcprof.profiler.report.export import export_reports
@@ -34,10 +59,10 @@ def _export(source: dict[str, Any] | Path, out_dir: Path) -> dict[str, Any]:
     if isinstance(source, Path):
         source = read_session(source)  # its artefact paths found under its folder
     paths = export_reports(source, out_dir, EXPORT_FORMATS)
-    return {"paths": [str(p) for p in paths], "folder": str(out_dir)}
+    return Exported(tuple(str(p) for p in paths), str(out_dir))
 
 
-def _log(folder: Path, specs: list[str], experiment: str | None) -> dict[str, Any]:
+def _log(folder: Path, specs: list[str], experiment: str | None) -> Logged | Failure:
     """Runs on a background thread: the trackers' libraries are imported there, when used."""
     from tcprof.profiler.trackers import log_session
 
@@ -45,18 +70,18 @@ def _log(folder: Path, specs: list[str], experiment: str | None) -> dict[str, An
     try:
         warnings = log_session(folder, specs, mlflow_experiment=experiment, on_logged=logged.append)
     except ValueError as exc:  # a bad spec, a session that cannot be read: one line
-        return {"error": {"kind": "log", "message": str(exc)}}
-    return {"logged": logged, "warnings": warnings}
+        return Failure("log", str(exc))
+    return Logged(tuple(logged), tuple(warnings))
 
 
-def _recover(min_age_s: float | None) -> dict[str, Any]:
+def _recover(min_age_s: float | None) -> RecoveryDone:
     """Runs on a background thread (tcprof.profiler.folders.recovery loads the numpy-backed session model,
     which the window does not import at start-up)."""
     from tcprof.profiler.folders import recovery
 
     age = recovery.DEFAULT_MIN_AGE_S if min_age_s is None else min_age_s
     results = recovery.recover_all(None, age)
-    return {"results": results, "text": recovery.describe(results)}
+    return RecoveryDone(list(results), recovery.describe(results))
 
 
 class SessionActions(QObject):
@@ -213,15 +238,19 @@ class SessionActions(QObject):
         self.exporting = exporting
         self.exportingChanged.emit(exporting)
 
-    def _export_done(self, result: dict[str, Any]) -> None:
+    def _export_done(self, result: Exported | object) -> None:
         self._set_exporting(False)
-        if "error" in result:
-            self.problem.emit({**result["error"], "kind": "export"})
+        if not isinstance(result, Exported):
+            self._failed(result, "export")
             return
-        self.last_export = [Path(p) for p in result["paths"]]
-        folder = result["folder"]
-        self.message.emit(f"Exported {len(self.last_export)} files to {folder}")
-        self.exportDone.emit(list(result["paths"]), folder)
+        self.last_export = [Path(p) for p in result.paths]
+        self.message.emit(f"Exported {len(self.last_export)} files to {result.folder}")
+        self.exportDone.emit(list(result.paths), result.folder)
+
+    def _failed(self, result: object, kind: str) -> None:
+        """A background call's failure (its own, or an exception's), shown as `kind`'s."""
+        failure = result if isinstance(result, Failure) else failure_of(result)
+        self.problem.emit((failure or Failure(kind, repr(result))).as_problem(kind))
 
     # -- logging to a tracker (TensorBoard, MLflow) ------------------------------------------------
     def can_log(self) -> bool:
@@ -251,12 +280,12 @@ class SessionActions(QObject):
         self.logging = logging
         self.loggingChanged.emit(logging)
 
-    def _log_done(self, result: dict[str, Any]) -> None:
+    def _log_done(self, result: Logged | object) -> None:
         self._set_logging(False)
-        if "error" in result:
-            self.problem.emit({**result["error"], "kind": "log"})
+        if not isinstance(result, Logged):
+            self._failed(result, "log")
             return
-        logged, warnings = list(result["logged"]), list(result["warnings"])
+        logged, warnings = list(result.logged), list(result.warnings)
         self.message.emit(warnings[0] if warnings else (logged[0] if logged else "Logged"))
         self.logDone.emit(logged, warnings)
 
@@ -265,12 +294,12 @@ class SessionActions(QObject):
         """Scan for sessions cut off by a crash once the window is up, off the GUI thread."""
         QTimer.singleShot(0, lambda: self.calls.submit(_recover, self._recovered, min_age_s))
 
-    def _recovered(self, result: dict[str, Any]) -> None:
-        if "error" in result:  # an unexpected failure: not worth a banner at start-up
+    def _recovered(self, result: RecoveryDone | object) -> None:
+        if not isinstance(result, RecoveryDone):  # an unexpected failure: not worth a banner
             return
-        self.recovered_results = result["results"]
-        if result["text"]:
-            self.recovered.emit(result["text"])
+        self.recovered_results = result.results
+        if result.text:
+            self.recovered.emit(result.text)
 
     def shutdown(self) -> None:
         self.calls.shutdown()

@@ -10,7 +10,7 @@ of one arm differ by symbol.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,74 @@ def _number(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else math.nan
 
 
+def _numbers(value: Any) -> tuple[float, ...]:
+    return tuple(_number(v) for v in value or ())
+
+
+@dataclass(frozen=True)
+class ChartSession:
+    """One session of the series, as a point's tooltip names it."""
+
+    commit: str
+    torch: str
+    date: str
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    """One arm at one batch size: a figure per session (NaN where it was not measured)."""
+
+    arm: str
+    bs: str
+    compiled: bool
+    speedup: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    ms: tuple[float, ...]
+    cold: tuple[float, ...]
+    warm: tuple[float, ...]
+    memory: tuple[float, ...]
+
+    def figures(self, chart: Chart) -> tuple[float, ...]:
+        """This line's points on `chart`."""
+        by_chart = {"speedup": self.speedup, "cold": self.cold, "warm": self.warm}
+        return {**by_chart, "ms": self.ms, "memory": self.memory}[chart.field]
+
+
+@dataclass(frozen=True)
+class ChartData:
+    """The charts' sessions and lines, read once from the engine's `chart_data` (the JSON the
+    history's HTML page plots too)."""
+
+    sessions: tuple[ChartSession, ...] = ()
+    lines: tuple[ChartLine, ...] = ()
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> ChartData:
+        sessions = tuple(
+            ChartSession(
+                str(s.get("commit", "?")), str(s.get("torch", "?")), str(s.get("date", "?"))
+            )
+            for s in data.get("sessions") or ()
+        )
+        lines = tuple(
+            ChartLine(
+                arm=str(line.get("arm")),
+                bs=str(line.get("bs")),
+                compiled=bool(line.get("compiled")),
+                speedup=_numbers(line.get("speedup")),
+                low=_numbers(line.get("low")),
+                high=_numbers(line.get("high")),
+                ms=_numbers(line.get("ms")),
+                cold=_numbers(line.get("cold")),
+                warm=_numbers(line.get("warm")),
+                memory=_numbers(line.get("memory")),
+            )
+            for line in data.get("lines") or ()
+        )
+        return cls(sessions, lines)
+
+
 class HistoryCharts(QWidget):
     """Five plots in one scene: speedup across the top, the others two by two below it."""
 
@@ -56,7 +124,7 @@ class HistoryCharts(QWidget):
         self.scene_widget = pg.GraphicsLayoutWidget()
         self.plots: dict[str, pg.PlotItem] = {}
         self.scatters: dict[str, dict[str, pg.ScatterPlotItem]] = {}
-        self.sessions: list[dict[str, Any]] = []
+        self.sessions: tuple[ChartSession, ...] = ()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scene_widget)
@@ -74,11 +142,11 @@ class HistoryCharts(QWidget):
             plot.hideButtons()
             self.plots[chart.name] = plot
 
-    def show_series(self, data: dict[str, Any], arms: list[str]) -> None:
+    def show_series(self, data: ChartData, arms: list[str]) -> None:
         """Draw `chart_data`'s sessions and lines; `arms` in the session's order (colours)."""
-        self.sessions = list(data.get("sessions") or [])
+        self.sessions = data.sessions
         colours = dict(zip(arms, arm_qcolours([is_eager(a) for a in arms]), strict=True))
-        ticks = [[(i, str(s.get("commit"))) for i, s in enumerate(self.sessions)]]
+        ticks = [[(i, s.commit) for i, s in enumerate(self.sessions)]]
         self.key.setText(self._key_html(data, colours))
         for chart in CHARTS:
             plot = self.plots[chart.name]
@@ -86,13 +154,13 @@ class HistoryCharts(QWidget):
             plot.getAxis("bottom").setTicks(ticks)
             self.scatters[chart.name] = {}
             symbol_of: dict[str, int] = {}
-            for line in data.get("lines") or []:
-                if chart.compiled_only and not line.get("compiled"):
+            for line in data.lines:
+                if chart.compiled_only and not line.compiled:
                     continue
-                arm = str(line.get("arm"))
+                arm = line.arm
                 symbol = SYMBOLS[symbol_of.setdefault(arm, 0) % len(SYMBOLS)]
                 symbol_of[arm] += 1
-                label = f"{arm} bs {line.get('bs')}"
+                label = f"{arm} bs {line.bs}"
                 colour = colours.get(arm) or arm_qcolours([False])[0]
                 self._draw(plot, chart, line, label, colour, symbol)
             measured = any(s.getData()[0].size for s in self.scatters[chart.name].values())
@@ -100,34 +168,33 @@ class HistoryCharts(QWidget):
             plot.setXRange(-0.5, max(0.5, len(self.sessions) - 0.5), padding=0)
 
     @staticmethod
-    def _key_html(data: dict[str, Any], colours: dict[str, Any]) -> str:
+    def _key_html(data: ChartData, colours: dict[str, Any]) -> str:
         """One legend for the five charts, above them: each line's symbol and name in colour."""
         names: list[str] = []
         seen: dict[str, int] = {}
-        for line in data.get("lines") or []:
-            arm = str(line.get("arm"))
+        for line in data.lines:
+            arm = line.arm
             n = seen[arm] = seen.get(arm, -1) + 1
             colour = colours[arm].name() if arm in colours else "#888888"
             mark = {"o": "●", "s": "■", "t": "▼", "d": "◆", "+": "+"}[SYMBOLS[n % len(SYMBOLS)]]
-            names.append(f'<span style="color:{colour}">{mark} {arm} bs {line.get("bs")}</span>')
+            names.append(f'<span style="color:{colour}">{mark} {arm} bs {line.bs}</span>')
         return "&nbsp;&nbsp;&nbsp;".join(names)
 
     def _draw(
         self,
         plot: pg.PlotItem,
         chart: Chart,
-        line: dict[str, Any],
+        line: ChartLine,
         label: str,
         colour: Any,
         symbol: str,
     ) -> None:
-        ys = [_number(v) for v in line.get(chart.field) or []]
+        ys = list(line.figures(chart))
         xs = list(range(len(ys)))
         pen = pg.mkPen(colour, width=2)
         plot.addItem(pg.PlotDataItem(xs, ys, pen=pen, connect="finite"))
         if chart.name == "speedup":
-            lows = [_number(v) for v in line.get("low") or []]
-            highs = [_number(v) for v in line.get("high") or []]
+            lows, highs = line.low, line.high
             keep = [
                 i for i in xs if not math.isnan(ys[i] + lows[i] + highs[i]) and lows[i] <= highs[i]
             ]
@@ -162,11 +229,8 @@ class HistoryCharts(QWidget):
         """The point's line and figure, and the commit, torch and date of its session."""
         label, text = data
         i = int(round(x))
-        s = self.sessions[i] if 0 <= i < len(self.sessions) else {}
-        return (
-            f"{label}: {text(y)}\ncommit {s.get('commit', '?')} · torch {s.get('torch', '?')}\n"
-            f"{s.get('date', '?')}"
-        )
+        s = self.sessions[i] if 0 <= i < len(self.sessions) else ChartSession("?", "?", "?")
+        return f"{label}: {text(y)}\ncommit {s.commit} · torch {s.torch}\n{s.date}"
 
     def points(self, chart: str) -> dict[str, list[tuple[float, float]]]:
         """Each line's points on one chart (tests read them)."""

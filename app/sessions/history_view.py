@@ -11,6 +11,7 @@ saying so instead.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,49 +29,68 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.background import BackgroundCalls, failure_of
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, muted_colour
-from tcprof.app.sessions.history_charts import HistoryCharts
+from tcprof.app.sessions.history_charts import ChartData, HistoryCharts
 
 NO_CHANGE = "No change beyond noise between consecutive sessions."
 TABLE_ROWS = 8  # the table's height in rows before it scrolls (the charts take the rest)
 
 
-def load_series(folder: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SeriesShown:
+    """What the view shows of a series: its title and head line, the table (`picked`: the rows
+    of the session opened), the changes flagged, the notes, the rule, and the charts' data;
+    or only `alone`, the sentence saying why there is no series to show."""
+
+    alone: str = ""
+    title: str = ""
+    head: str = ""
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    picked: tuple[int, ...] = ()
+    changes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    rule: str = ""
+    charts: ChartData = field(default_factory=ChartData)
+    arms: tuple[str, ...] = ()
+
+
+def load_series(folder: Path) -> SeriesShown:
     """Runs on a background thread: the series of the session in `folder`, read as `tcprof
-    history` reads it; {"alone": a sentence} when there is no series to show."""
+    history` reads it; only `alone`, a sentence, when there is no series to show."""
     from tcprof.profiler.folders.index import load_index
     from tcprof.profiler.report import history
 
     entries = load_index(folder.parent)
     mine = next((e for e in entries if e.get("folder") == folder.name), None)
     if mine is None:
-        return {"alone": f"{folder.name} is not a session the history can read."}
+        return SeriesShown(alone=f"{folder.name} is not a session the history can read.")
     if not mine.get("series"):
-        return {
-            "alone": f"{folder.name} names no model file or script, so it belongs to no series."
-        }
+        return SeriesShown(
+            alone=f"{folder.name} names no model file or script, so it belongs to no series."
+        )
     h = history.build_history(entries, mine["series"])
     if len(h.entries) < 2:
-        return {
-            "alone": f"{folder.name} is the only session of its series ({h.text}): profile it "
+        return SeriesShown(
+            alone=f"{folder.name} is the only session of its series ({h.text}): profile it "
             "again, at another commit or torch, to see its history."
-        }
+        )
     header, rows = history.table_cells(h)
     picked = (history.date_text(mine), history.commit_text(mine))
-    return {
-        "title": f"{h.text}",
-        "head": f"series {h.key} · {len(h.entries)} sessions · {folder.name} highlighted",
-        "header": header,
-        "rows": rows,
-        "picked": [i for i, r in enumerate(rows) if (r[0], r[1]) == picked],
-        "changes": [c.text() for c in h.changes],
-        "notes": list(h.notes),
-        "rule": f"Rule: {history.RULE_TEXT}.",
-        "charts": history.chart_data(h),
-        "arms": list(h.arms),
-    }
+    return SeriesShown(
+        title=f"{h.text}",
+        head=f"series {h.key} · {len(h.entries)} sessions · {folder.name} highlighted",
+        header=tuple(header),
+        rows=tuple(tuple(r) for r in rows),
+        picked=tuple(i for i, r in enumerate(rows) if (r[0], r[1]) == picked),
+        changes=tuple(c.text() for c in h.changes),
+        notes=tuple(h.notes),
+        rule=f"Rule: {history.RULE_TEXT}.",
+        charts=ChartData.of(history.chart_data(h)),
+        arms=tuple(h.arms),
+    )
 
 
 class HistoryDialog(QDialog):
@@ -109,50 +129,54 @@ class HistoryDialog(QDialog):
         layout.addWidget(self.rule)
         for w in (self.changes, self.split, self.rule):
             w.hide()
-        self.series: dict[str, Any] | None = None  # what load_series returned, once it has
+        self.series: SeriesShown | None = None  # what load_series returned, once it has
         self.calls = BackgroundCalls(self)
         self.calls.submit(load_series, self._show, self.folder)
 
-    def _show(self, result: dict[str, Any]) -> None:
-        self.series = result
-        if "error" in result:
-            self.head.setText(f"Cannot read the series: {result['error']['message']}")
+    def _show(self, result: SeriesShown | object) -> None:
+        if not isinstance(result, SeriesShown):  # the reading raised
+            failure = failure_of(result)
+            result = SeriesShown(alone=failure.message if failure else repr(result))
+            self.series = result
+            self.head.setText(f"Cannot read the series: {result.alone}")
             self.head.setStyleSheet(f"color: {error_colour()}")
-        elif "alone" in result:
-            self.head.setText(result["alone"])
+        elif result.alone:
+            self.series = result
+            self.head.setText(result.alone)
             self.resize(640, 120)  # one line: no room kept for a table and charts
         else:
+            self.series = result
             self._show_series(result)
         self.loaded.emit()
 
-    def _show_series(self, result: dict[str, Any]) -> None:
-        self.setWindowTitle(f"History: {result['title']}")
+    def _show_series(self, result: SeriesShown) -> None:
+        self.setWindowTitle(f"History: {result.title}")
         bold = QFont(self.head.font())
         bold.setBold(True)
-        self.head.setText(f"{result['title']}\n{result['head']}")
-        changes = [f"• {c}" for c in result["changes"]] or [NO_CHANGE]
-        notes = [f"Note: {n}" for n in result["notes"]]
+        self.head.setText(f"{result.title}\n{result.head}")
+        changes = [f"• {c}" for c in result.changes] or [NO_CHANGE]
+        notes = [f"Note: {n}" for n in result.notes]
         self.changes.setText("\n".join(changes + notes))
-        if result["changes"]:
+        if result.changes:
             self.changes.setStyleSheet(f"color: {error_colour()}")
-        self.rule.setText(result["rule"])
-        header, rows = result["header"], result["rows"]
+        self.rule.setText(result.rule)
+        header, rows = result.header, result.rows
         self.table.setColumnCount(len(header))
-        self.table.setHorizontalHeaderLabels(header)
+        self.table.setHorizontalHeaderLabels(list(header))
         self.table.setRowCount(len(rows))
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f"{header[c]}: {text}")
-                if r in result["picked"]:
+                if r in result.picked:
                     item.setFont(bold)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self._fit_table(len(rows))
-        first = self.table.item(result["picked"][0], 0) if result["picked"] else None
+        first = self.table.item(result.picked[0], 0) if result.picked else None
         if first is not None:
             self.table.scrollToItem(first)
-        self.charts.show_series(result["charts"], result["arms"])
+        self.charts.show_series(result.charts, list(result.arms))
         for w in (self.changes, self.split, self.rule):
             w.show()
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from tcprof.profiler.analysis.verdict import NOT_SETTLED, speedup_settled
+from tcprof.profiler.analysis.verdict import NOT_SETTLED
 from tcprof.profiler.folders.files import (
     EVENTS_JSONL,
     MAX_SESSION_BYTES,
@@ -29,6 +30,7 @@ from tcprof.profiler.folders.files import (
 )
 from tcprof.profiler.folders.home import sessions_dir
 from tcprof.profiler.folders.replay import synthesise_events
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.protocol import safe_json, units
 from tcprof.profiler.protocol.session_schema import session_problem
 
@@ -146,28 +148,33 @@ def _summary_of(folder: Path) -> SavedSession:
         config = _config(folder, head, size)
     except _Unreadable as exc:
         return SavedSession(folder, None, str(exc), (), UNREADABLE, problem=str(exc))
-    fields: dict[str, Any] = {}
-    for key, raw in _HEAD_FIELDS.findall(head):
-        if key not in fields:
-            try:
-                fields[key] = json.loads(raw)
-            except ValueError:
-                pass
+    status, started = _head_fields(head)
     source = config.get("source") or {}
     path = Path(str(source.get("path") or "?"))
     model = source.get("factory") or source.get("model") or ""
     arms = tuple(str(a.get("label") or a.get("backend") or "?") for a in config.get("arms") or [])
-    started = fields.get("started_at")
-    best, every = speedups(_top_level(folder / SESSION, "arms"))
+    best, every = speedups(arms_of(_top_level(folder / SESSION, "arms")))
     return SavedSession(
         folder=folder,
         started_at=float(started) if _is_time(started) else None,
         model=f"{model} ({path.name})" if model else path.name,
         arms=arms,
-        status=str(fields.get("status") or "?"),
+        status=str(status or "?"),
         speedup=best,
         speedups=every,
     )
+
+
+def _head_fields(head: str) -> tuple[object, object]:
+    """session.json's status and start time, read from its head (the first of each)."""
+    found: list[tuple[str, object]] = []
+    for key, raw in _HEAD_FIELDS.findall(head):
+        try:
+            found.append((key, json.loads(raw)))
+        except ValueError:
+            pass
+    status = next((v for k, v in found if k == "status"), None)
+    return status, next((v for k, v in found if k == "started_at"), None)
 
 
 def _skip_space(text: str, i: int) -> int:
@@ -227,32 +234,36 @@ def _x(value: float) -> str:
     return units.ratio(value)
 
 
-def speedups(arms: Any) -> tuple[str, str]:
+def arms_of(value: Any) -> tuple[Arm, ...]:
+    """session.json's arms (read up to them, as raw JSON) as the model's typed records."""
+    raw = [a for a in value if isinstance(a, Mapping)] if isinstance(value, list) else []
+    return tuple(Arm.of(a, False, None) for a in raw)
+
+
+def speedups(arms: Sequence[Arm]) -> tuple[str, str]:
     """(the best compiled arm's settled speedup over the baseline, with its arm and batch size;
     every compiled arm's, a line each), from session.json's arms; ('', '') if none was
-    measured, "not settled" where none is settled (analysis.verdict.speedup_settled)."""
+    measured, "not settled" where none is settled (the model's `Speedup.settled`)."""
     best: tuple[float, str] | None = None
     lines = []
-    for arm in arms if isinstance(arms, list) else []:
-        if not isinstance(arm, dict) or arm.get("backend") == "eager":
+    for arm in arms:
+        if arm.backend == "eager":
             continue
-        name = str(arm.get("name") or arm.get("backend") or "?")
         measured = []
-        results = arm.get("results")
-        for row in results if isinstance(results, list) else []:
-            if not isinstance(row, dict) or row.get("aa_of"):
+        for row in arm.rows:
+            if row.control_of:
                 continue  # an A/A control's row: its twin's speed, not compile's
-            value = row.get("speedup")
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-                where = f"bs {row.get('batch_size')}"
-                if not speedup_settled(row):  # the one rule: no figure to quote, never "best"
+            speedup = row.speedup
+            if speedup is not None and speedup.value > 0:
+                where = f"bs {row.batch_size}"
+                if not speedup.settled:  # the one rule: no figure to quote, never "best"
                     measured.append(f"{where} {NOT_SETTLED}")
                     continue
-                measured.append(f"{where} {_x(value)}")
-                if best is None or value > best[0]:
-                    best = (float(value), f"{_x(value)} {name} {where}")
+                measured.append(f"{where} {_x(speedup.value)}")
+                if best is None or speedup.value > best[0]:
+                    best = (speedup.value, f"{_x(speedup.value)} {arm.name} {where}")
         if measured:
-            lines.append(f"{name}: {', '.join(measured)}")
+            lines.append(f"{arm.name}: {', '.join(measured)}")
     return (best[1] if best else NOT_SETTLED if lines else "", "\n".join(lines))
 
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.background import BackgroundCalls, failure_of
 from tcprof.app.common.table_text import cell_text
 from tcprof.app.sessions.store import SavedSession, list_sessions
 from tcprof.profiler.team_store.address import StoreError, store_uri
@@ -81,7 +81,8 @@ class TeamSessions(QWidget):
 
     def _show(self, found: Any) -> None:
         if isinstance(found, dict):  # an unexpected failure, said as one line
-            found = str(found.get("error", {}).get("message"))
+            failure = failure_of(found)
+            found = failure.message if failure else "an answer that is not a list of sessions"
         if isinstance(found, str):
             self.title.setText(f"Team store {self.uri}: {found}")
             self.sessions = []

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tcprof.app.common.settings import Preferences
+from tcprof.app.common.settings import Preferences, TrackerChoice
 from tcprof.app.common.theme import error_colour
 from tcprof.profiler.trackers.specs import TRACKING_URI_ENV, WANDB_PROJECT_ENV, parse_spec
 
@@ -51,19 +51,19 @@ class TrackerDialog(QDialog):
         group = QButtonGroup(self)
         for button in self.buttons_by_kind.values():
             group.addButton(button)
-        self.buttons_by_kind.get(last.get("kind", ""), self.tensorboard).setChecked(True)
+        self.buttons_by_kind.get(last.kind, self.tensorboard).setChecked(True)
         self.default_folder = str(session_folder / DEFAULT_TENSORBOARD_DIR)
-        self.folder = QLineEdit(last.get("tensorboard_dir") or self.default_folder)
+        self.folder = QLineEdit(last.tensorboard_dir or self.default_folder)
         self.choose = QPushButton("Choose…")
         self.choose.clicked.connect(self._choose_folder)
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.folder, 1)
         folder_row.addWidget(self.choose)
-        self.uri = QLineEdit(last.get("mlflow_uri") or os.environ.get(TRACKING_URI_ENV, ""))
+        self.uri = QLineEdit(last.mlflow_uri or os.environ.get(TRACKING_URI_ENV, ""))
         self.uri.setPlaceholderText("http://127.0.0.1:5000")
-        self.experiment_name = QLineEdit(last.get("mlflow_experiment", ""))
+        self.experiment_name = QLineEdit(last.mlflow_experiment)
         self.experiment_name.setPlaceholderText("tcprof")
-        self.project = QLineEdit(last.get("wandb_project", ""))
+        self.project = QLineEdit(last.wandb_project)
         self.project.setPlaceholderText(
             os.environ.get(WANDB_PROJECT_ENV) or "ENTITY/PROJECT, or empty for WANDB_PROJECT"
         )
@@ -145,13 +145,13 @@ class TrackerDialog(QDialog):
             return
         folder = self.folder.text().strip()
         self.prefs.set_tracker(
-            {
-                "kind": self.kind(),
+            TrackerChoice(
+                kind=self.kind(),
                 # a folder of the user's own is offered again; a session's own is not
-                "tensorboard_dir": "" if folder == self.default_folder else folder,
-                "mlflow_uri": self.uri.text().strip(),
-                "mlflow_experiment": self.experiment_name.text().strip(),
-                "wandb_project": self.project.text().strip(),
-            }
+                tensorboard_dir="" if folder == self.default_folder else folder,
+                mlflow_uri=self.uri.text().strip(),
+                mlflow_experiment=self.experiment_name.text().strip(),
+                wandb_project=self.project.text().strip(),
+            )
         )
         self.accept()

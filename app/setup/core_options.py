@@ -10,6 +10,7 @@ what the user wrote.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from tcprof.profiler.config import (
     ModelSource,
     parse_batch_sizes,
 )
+from tcprof.profiler.model.context import Environment
 
 CORE_KEYS = (
     "source",
@@ -76,6 +78,52 @@ PROFILE_TIP = (
     "Chrome/Perfetto JSON (export_chrome_trace). Separate, so the reported timings are not\n"
     "skewed by the profiler. 0 = off."
 )
+
+
+@dataclass(frozen=True)
+class CoreFields:
+    """What the core fields hold: RunConfig's fields in its types, but the batch sizes as typed
+    (a restored setup shows what the user wrote)."""
+
+    source: ModelSource
+    arms: tuple[ArmSpec, ...]
+    batch_sizes: str
+    warmup: int
+    steps: int
+    optimizer: str
+    lr: float
+    seed: int
+    device: str
+    debug: DebugOptions
+    save_weights: str | None
+    profile_steps: int
+
+    def run_options(self, batch_sizes: object) -> dict[str, Any]:
+        """RunConfig keyword arguments with these batch sizes; an empty device is the CPU."""
+        return dict(
+            source=self.source,
+            arms=self.arms,
+            batch_sizes=batch_sizes,
+            warmup=self.warmup,
+            steps=self.steps,
+            optimizer=self.optimizer,
+            lr=self.lr,
+            seed=self.seed,
+            device=self.device or "cpu",
+            debug=self.debug,
+            save_weights=self.save_weights,
+            profile_steps=self.profile_steps,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """As the saved setup keeps it (`CoreOptions.set_options` reads it back)."""
+        return {
+            **self.run_options(self.batch_sizes),
+            "device": self.device,
+            "source": self.source.to_dict(),
+            "arms": [a.to_dict() for a in self.arms],
+            "debug": self.debug.to_dict(),
+        }
 
 
 class CoreOptions(QObject):
@@ -157,16 +205,16 @@ class CoreOptions(QObject):
             ("torch.profiler steps", self.profile_steps),
         ]
 
-    def set_environment(self, env: dict[str, Any]) -> None:
+    def set_environment(self, env: Environment) -> None:
         """The devices and backends the installed torch has (a worker's answer)."""
-        devices = env.get("devices") or ["cpu"]
+        devices = list(env.devices) or ["cpu"]
         current = self.device.currentText()
         self.device.clear()
         self.device.addItems(devices)
         if current in devices:
             self.device.setCurrentText(current)
-        if env.get("backends"):
-            self.arms.set_backends(list(env["backends"]))
+        if env.backends:
+            self.arms.set_backends(list(env.backends))
 
     def _add_debug_arm(self) -> None:
         arms = self.arms.arms()
@@ -184,22 +232,22 @@ class CoreOptions(QObject):
     def weights_format(self) -> str | None:
         return dict(WEIGHT_FORMATS).get(self.save_weights.currentText())
 
-    def _held(self) -> dict[str, Any]:
-        """The fields as they are, in RunConfig's types but the batch sizes (as typed)."""
-        return {
-            "source": self.model.source(),
-            "arms": tuple(self.arms.arms()),
-            "batch_sizes": self.batch_sizes.text(),
-            "warmup": self.warmup.value(),
-            "steps": self.steps.value(),
-            "optimizer": self.optimizer.currentText(),
-            "lr": self.lr.value(),
-            "seed": self.seed.value(),
-            "device": self.device.currentText(),
-            "debug": self.debug.options(),
-            "save_weights": self.weights_format(),
-            "profile_steps": self.profile_steps.value(),
-        }
+    def held(self) -> CoreFields:
+        """The fields as they are."""
+        return CoreFields(
+            source=self.model.source(),
+            arms=tuple(self.arms.arms()),
+            batch_sizes=self.batch_sizes.text(),
+            warmup=self.warmup.value(),
+            steps=self.steps.value(),
+            optimizer=self.optimizer.currentText(),
+            lr=self.lr.value(),
+            seed=self.seed.value(),
+            device=self.device.currentText(),
+            debug=self.debug.options(),
+            save_weights=self.weights_format(),
+            profile_steps=self.profile_steps.value(),
+        )
 
     def options(self, check_model: bool = True) -> dict[str, Any]:
         """RunConfig keyword arguments; ConfigError (with a readable message) if the model or
@@ -209,24 +257,14 @@ class CoreOptions(QObject):
         model_problem = self.model.error() if check_model else None
         if model_problem:
             raise ConfigError(model_problem)
-        held = self._held()
+        held = self.held()
         if not check_model:
-            return {**held, "device": held["device"] or "cpu"}
-        return {
-            **held,
-            "batch_sizes": parse_batch_sizes(held["batch_sizes"]),
-            "device": held["device"] or "cpu",
-        }
+            return held.run_options(held.batch_sizes)
+        return held.run_options(parse_batch_sizes(held.batch_sizes))
 
     def state(self) -> dict[str, Any]:
         """What `set_options` takes back, in JSON: the batch sizes as typed."""
-        held = self._held()
-        return {
-            **held,
-            "source": held["source"].to_dict(),
-            "arms": [a.to_dict() for a in held["arms"]],
-            "debug": held["debug"].to_dict(),
-        }
+        return self.held().to_json()
 
     def set_options(self, state: dict[str, Any], trust_model: bool = False) -> list[str]:
         """Apply a saved setup (`state()`, or a session's RunConfig.to_dict()); anything
@@ -241,30 +279,26 @@ class CoreOptions(QObject):
         if isinstance(batch_sizes, str):
             self.batch_sizes.setText(batch_sizes)
         for key, widget in (("warmup", self.warmup), ("steps", self.steps), ("seed", self.seed)):
-            if _is_int(state.get(key)):
-                widget.setValue(state[key])
-        if _is_int(state.get("profile_steps")) and state["profile_steps"] >= 0:
-            self.profile_steps.setValue(state["profile_steps"])
+            if _is_int(count := state.get(key)):
+                widget.setValue(count)
+        if _is_int(profile_steps := state.get("profile_steps")) and profile_steps >= 0:
+            self.profile_steps.setValue(profile_steps)
+        weights = state.get("save_weights")
         for text, value in WEIGHT_FORMATS:
-            if state.get("save_weights") == value:
+            if weights == value:
                 self.save_weights.setCurrentText(text)
-        if state.get("optimizer") in OPTIMIZERS:
-            self.optimizer.setCurrentText(state["optimizer"])
-        if isinstance(state.get("lr"), (int, float)) and state["lr"] > 0:
-            self.lr.setValue(float(state["lr"]))
-        if isinstance(state.get("device"), str) and state["device"]:
-            if self.device.findText(state["device"]) < 0:
-                self.device.addItem(state["device"])
-            self.device.setCurrentText(state["device"])
+        if (optimizer := state.get("optimizer")) in OPTIMIZERS:
+            self.optimizer.setCurrentText(optimizer)
+        if isinstance(lr := state.get("lr"), (int, float)) and lr > 0:
+            self.lr.setValue(float(lr))
+        if isinstance(device := state.get("device"), str) and device:
+            if self.device.findText(device) < 0:
+                self.device.addItem(device)
+            self.device.setCurrentText(device)
         self._set_debug(state.get("debug"))
-        held = {
-            "warmup": self.warmup.value(),
-            "steps": self.steps.value(),
-            "seed": self.seed.value(),
-            "profile_steps": self.profile_steps.value(),
-            "lr": self.lr.value(),
-        }
-        return not_fitting(state, held)
+        held = self.held()
+        numbers = dict(warmup=held.warmup, steps=held.steps, seed=held.seed)
+        return not_fitting(state, {**numbers, "profile_steps": held.profile_steps, "lr": held.lr})
 
     def _set_source(self, source: Any, trusted: bool) -> None:
         if not isinstance(source, dict) or not isinstance(source.get("path"), str):

@@ -67,10 +67,10 @@ class ModelConsent(QObject):
         script = self.script
         assert script is not None
         path = script.path()
-        state = script.state()
-        args = f" {state['args']}" if state["args"].strip() else ""
+        typed = script.args.text()
+        args = f" {typed}" if typed.strip() else ""
         self.notice.show_notice(
-            f"Running {path} runs the script (python {path}{args}, in {state['cwd']}) in "
+            f"Running {path} runs the script (python {path}{args}, in {script.cwd.text()}) in "
             "each arm's process.",
             [("Run the script", lambda: self._confirm_script(path))],
             dismiss="Cancel",
@@ -96,11 +96,10 @@ class ModelConsent(QObject):
         if not self._run_after_inspection:
             return
         self._run_after_inspection = False
-        error = (self.model.info or {}).get("error")
+        error = self.model.inspection.error if self.model.inspection else None
         if error:
             self.runDropped.emit(
-                "Not run: the model could not be inspected: "
-                + in_app_terms(str(error.get("message")))
+                "Not run: the model could not be inspected: " + in_app_terms(str(error.message))
             )
         else:
             self.runReady.emit()

@@ -20,6 +20,7 @@ and confirms. Until then the file is neither imported nor watched.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from tcprof.app.setup.model_watch import ModelFileWatch
 from tcprof.app.setup.narrow import text_wide, wrapping
 from tcprof.profiler.config import ConfigError, ModelSource, parse_input_shape
 from tcprof.profiler.config.examples import example_for
+from tcprof.profiler.process.inspected import Inspection, InspectionError
 from tcprof.profiler.process.inspection import inspect_model
 
 RELOADED_MESSAGE_MS = 10_000
@@ -52,25 +54,28 @@ NEEDS_ARGUMENTS_FIX = (
 )
 
 
-def build_problem(error: dict[str, Any] | None) -> str | None:
+def build_problem(error: InspectionError | Mapping[str, object] | None) -> str | None:
     """Why an inspected model cannot be built or given inputs, in the window's terms; None if
-    it can be (or the error is not one a run would meet building it)."""
-    if not error or error.get("stage") not in ("build", "input"):
+    it can be (or the error is not one a run would meet building it). `error`: the answer's,
+    typed, or as the worker sent it."""
+    if not isinstance(error, InspectionError):
+        error = InspectionError.of(error)
+    if error is None or error.stage not in ("build", "input"):
         return None
-    if error["stage"] == "input":
-        return f"the model's inputs cannot be made: {in_app_terms(str(error.get('message')))}"
-    file, line = error.get("file"), error.get("line")
+    if error.stage == "input":
+        return f"the model's inputs cannot be made: {in_app_terms(str(error.message))}"
+    file, line = error.file, error.line
     where = f" ({Path(file).name}, line {line})" if file and line else ""
-    if error.get("needs_arguments"):
-        return f"{error.get('cause') or error.get('message')}{where}: {NEEDS_ARGUMENTS_FIX}"
-    return f"the model cannot be built: {in_app_terms(str(error.get('message')))}{where}"
+    if error.needs_arguments:
+        return f"{error.cause or error.message}{where}: {NEEDS_ARGUMENTS_FIX}"
+    return f"the model cannot be built: {in_app_terms(str(error.message))}{where}"
 
 
-def error_line(error: dict[str, Any]) -> str:
+def error_line(error: InspectionError) -> str:
     """'syntax error in model.py, line 3: …' : the error's kind, then its message in the
     window's terms, the kind said once (the worker's message may already start with it)."""
-    kind = str(error.get("kind") or "")
-    message = in_app_terms(str(error.get("message") or "")).strip()
+    kind = error.kind or ""
+    message = in_app_terms(error.message or "").strip()
     if kind and message.lower().startswith(f"{kind.lower()} error"):
         return message
     return f"{kind} error: {message}" if kind else message
@@ -105,7 +110,10 @@ class ModelPicker(QWidget):
         super().__init__(parent)
         self._background = background
         self._generation = 0
-        self.info: dict[str, Any] | None = None  # the last inspection answer
+        # the last inspection answer: as the worker sent it (the window's other parts read
+        # it), and typed, as this box reads it
+        self.info: dict[str, Any] | None = None
+        self.inspection: Inspection | None = None
         self.inspecting = False
         self.trusted = False  # whether the current file may be inspected (see the module doc)
         self._reloading = False  # the inspection under way is for a change on disk
@@ -228,7 +236,7 @@ class ModelPicker(QWidget):
         self.input_shape.setText(shape)
         self.input_shape.setPlaceholderText(SHAPE_PLACEHOLDER)  # the last file's is not this one's
         self.summary.clear()
-        self.info = None
+        self.info = self.inspection = None
         self.trusted = trusted
         self._reloading = False
         self.watch.stop()
@@ -288,7 +296,8 @@ class ModelPicker(QWidget):
         self.changed.emit()
 
         def done(answer: dict[str, Any]) -> None:
-            if "error" not in answer or answer["error"].get("kind") in ("syntax", "load"):
+            error = Inspection.of(answer).error
+            if error is None or error.kind in ("syntax", "load"):
                 _CACHE[_cache_key(source)] = answer
             self._show_answer(generation, answer)
 
@@ -314,36 +323,35 @@ class ModelPicker(QWidget):
             return  # an answer for an earlier choice
         self.inspecting = False
         self.info = answer
+        inspection = self.inspection = Inspection.of(answer)
         if self.trusted and os.path.isfile(self.current_path()):
             self.watch.watch(self.current_path())
         chosen = self.candidate.currentData()
         self.candidate.clear()
-        self.candidate.addItem(f"automatic ({answer.get('chosen') or '?'})", None)
-        for c in answer.get("candidates") or []:
-            label = f"{c['name']}{c.get('signature') or ''}  [{c.get('kind')}]"
-            self.candidate.addItem(label, c["name"])
+        self.candidate.addItem(f"automatic ({inspection.chosen or '?'})", None)
+        for c in inspection.candidates:
+            label = f"{c.name}{c.signature or ''}  [{c.kind}]"
+            self.candidate.addItem(label, c.name)
         if chosen:
             index = self.candidate.findData(chosen)
             if index < 0:
                 self.candidate.addItem(chosen, chosen)
                 index = self.candidate.count() - 1
             self.candidate.setCurrentIndex(index)
-        error = answer.get("error")
+        error = inspection.error
         self.input_shape.setPlaceholderText(
-            f"inferred: {answer.get('input')}"
-            if answer.get("input") and not error
-            else SHAPE_PLACEHOLDER
+            f"inferred: {inspection.input}" if inspection.input and not error else SHAPE_PLACEHOLDER
         )
         if error:
             self.summary.setStyleSheet(f"color: {error_colour()}")
             self.summary.setText(build_problem(error) or error_line(error))
-        elif answer:
-            params = answer.get("params")
+        elif inspection.answered:
+            params = inspection.params
             self.summary.setStyleSheet("")
             self.summary.setText(
-                f"{answer.get('chosen')} · {params:,} parameters · input {answer.get('input')}"
-                if isinstance(params, int)
-                else str(answer.get("chosen") or "")
+                f"{inspection.chosen} · {params:,} parameters · input {inspection.input}"
+                if params is not None
+                else inspection.chosen or ""
             )
         else:
             self.summary.setText("")
@@ -380,10 +388,10 @@ class ModelPicker(QWidget):
             return "choose a model file"
         if self.shape_error.text():
             return self.shape_error.text()
-        error = (self.info or {}).get("error")
-        if error and error.get("kind") == "syntax":
+        error = self.inspection.error if self.inspection else None
+        if error and error.kind == "syntax":
             return f"the model file has a {error_line(error)}"
-        if error and error.get("stage") == "input" and self._valid_shape() != self._inspected_shape:
+        if error and error.stage == "input" and self._valid_shape() != self._inspected_shape:
             return None  # an answer for another shape: Enter in the field inspects this one
         return build_problem(error)
 

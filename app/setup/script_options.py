@@ -223,7 +223,7 @@ class ScriptOptions(QWidget):
         return any(BATCH_SIZE in PLACEHOLDER.findall(a) for a in [self.args.text()])
 
     # -- the run --------------------------------------------------------------------------------
-    def run_fields(self, batch_sizes: str) -> dict[str, Any]:
+    def run_fields(self, batch_sizes: str) -> tuple[ScriptSource, tuple[int, ...]]:
         """RunConfig's `script` and `batch_sizes` (the phases), built as `tcprof run -- python
         SCRIPT ARGS` builds them; ConfigError (the engine's words) when they cannot be."""
         try:
@@ -245,11 +245,11 @@ class ScriptOptions(QWidget):
             no_step_timeout_s=self.no_step_timeout.value(),
         )
         phases, script = script_phases(script, sweep, batch_sizes, batch_sizes_given=False)
-        return {"script": script, "batch_sizes": phases}
+        return script, phases
 
     def _edited(self) -> None:
         try:
-            script = self.run_fields("1")["script"]
+            script, _phases = self.run_fields("1")
             words = " ".join(["python", Path(script.path).name, self.args.text().strip()])
             here = Path(script.cwd) == Path(script.path).parent
             self.command.setText(f"runs {words.strip()} in {'its folder' if here else script.cwd}")

@@ -38,6 +38,7 @@ from tcprof.app.setup.wheel_guard import guard_wheel
 from tcprof.profiler.analysis import stopping
 from tcprof.profiler.config import ConfigError, ModelSource, RunConfig, run_arms
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
+from tcprof.profiler.model.context import Environment
 
 # The RunConfig fields this panel has a field for; every other one is carried from a restored
 # setup, except the artifacts folder, which each run gets anew.
@@ -160,8 +161,9 @@ class SetupPanel(QWidget):
         guard_wheel(self)
 
     # -- environment ----------------------------------------------------------------------------
-    def set_environment(self, env: dict[str, Any]) -> None:
-        self.core.set_environment(env)
+    def set_environment(self, env: object) -> None:
+        """The devices and backends the installed torch has: a worker's hello, as it came."""
+        self.core.set_environment(env if isinstance(env, Environment) else Environment.of(env))
 
     # -- validation -----------------------------------------------------------------------------
     def revalidate(self) -> None:
@@ -196,9 +198,10 @@ class SetupPanel(QWidget):
         `tcprof run [options] -- python SCRIPT ARGS` builds it (script_options.py)."""
         if not self.script.active():
             return _built({**self.core.options(), **self._options()})
-        core = self.core.options(check_model=False)
-        script = self.script.run_fields(core["batch_sizes"])
-        core.update(script, source=ModelSource(path=script["script"].path))
+        held = self.core.held()
+        script, phases = self.script.run_fields(held.batch_sizes)
+        core = held.run_options(phases)
+        core.update(script=script, source=ModelSource(path=script.path))
         options = {**core, **self._options()}
         for field in self.script_mode.disabled():
             options.pop(field, None)  # disabled, saying why: the run takes the default
@@ -206,7 +209,9 @@ class SetupPanel(QWidget):
 
     def step_probe(self) -> dict[str, Any] | None:
         """The model's priced step (the run estimate's); none for a script (never inspected)."""
-        return None if self.script.active() else (self.model.info or {}).get("probe")
+        inspection = None if self.script.active() else self.model.inspection
+        probe = inspection.probe if inspection is not None else None
+        return dict(probe) if probe is not None else None
 
     def source_path(self) -> str:
         """The file a run runs: the script, or the model file."""

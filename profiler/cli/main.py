@@ -191,27 +191,29 @@ def cmd_examples() -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    from tcprof.profiler.process.inspected import Inspection
     from tcprof.profiler.process.inspection import inspect_model
 
-    info = inspect_model(
-        ModelSource(
-            path=str(Path(args.model_file).absolute()),
-            model=args.model,
-            factory=args.factory,
-            input_shape=args.input_shape,
+    info = Inspection.of(
+        inspect_model(
+            ModelSource(
+                path=str(Path(args.model_file).absolute()),
+                model=args.model,
+                factory=args.factory,
+                input_shape=args.input_shape,
+            )
         )
     )
-    for c in info.get("candidates", []):
+    for c in info.candidates:
         print(
-            f"{c['kind']:8s} {c['name']}{c['signature']}"
-            + ("" if c["zero_arg"] else "   (needs arguments)")
+            f"{c.kind or '':8s} {c.name}{c.signature or ''}"
+            + ("" if c.zero_arg else "   (needs arguments)")
         )
-    if info.get("error"):
-        print(f"tcprof: error: {info['error']['message']}", file=sys.stderr)
+    if info.error:
+        print(f"tcprof: error: {info.error.message}", file=sys.stderr)
         return EXIT_ERROR
-    print(
-        f"\nchosen: {info['chosen']}  parameters: {units.count(info['params'])}  input: {info['input']}"
-    )
+    params = units.count(info.params) if info.params is not None else "?"
+    print(f"\nchosen: {info.chosen}  parameters: {params}  input: {info.input}")
     return EXIT_OK
 
 

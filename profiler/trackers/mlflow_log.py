@@ -18,9 +18,9 @@ import re
 import tempfile
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
@@ -33,6 +33,7 @@ from tcprof.profiler.trackers.content import (
     SessionLog,
     session_files,
 )
+from tcprof.profiler.trackers.content import Param as ParamValue
 from tcprof.profiler.trackers.mlflow_names import (
     BRANCH_TAG,
     COMMIT_TAG,
@@ -82,7 +83,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
         yield list(items[start : start + size])
 
 
-def _params(values: dict[str, Any]) -> list[Param]:
+def _params(values: Mapping[str, ParamValue]) -> list[Param]:
     keyed = {mlflow_key(k): str(v)[:MAX_PARAM_CHARS] for k, v in values.items()}
     return [Param(k, v) for k, v in keyed.items()]
 

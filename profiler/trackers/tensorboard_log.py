@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.plugins.hparams.summary_v2 import hparams_pb
@@ -20,7 +19,7 @@ from tensorboard.plugins.scalar.summary_v2 import scalar_pb
 from tensorboard.plugins.text.summary_v2 import text_pb
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from tcprof.profiler.trackers.content import STEP_MS, THROUGHPUT, ArmLog, SessionLog
+from tcprof.profiler.trackers.content import STEP_MS, THROUGHPUT, ArmLog, Param, SessionLog
 
 EVENT_FILE_PREFIX = "events.out.tfevents."
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=,()+\-]+")
@@ -86,7 +85,7 @@ def _write_arm(run: _Run, arm: ArmLog, log: SessionLog) -> None:
     if arm.baseline:
         run.text("session/table", log.table)
         run.text("session/verdict", log.verdict)
-    params: dict[str, Any] = dict(arm.params)
+    params: dict[str, Param] = dict(arm.params)
     run.add(hparams_pb(params, trial_id=f"{log.name}/{arm.name}", start_time_secs=run.wall_time), 0)
 
 

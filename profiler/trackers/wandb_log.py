@@ -119,7 +119,7 @@ def _log_arm(
     arm: ArmLog, log: SessionLog, session: SessionModel, entity: str | None, project: str
 ) -> Any:
     """One arm's run, finished (marked failed by W&B's context manager if logging raises)."""
-    config: dict[str, Any] = {**arm.params, **log.tags}
+    config: dict[str, object] = {**arm.params, **log.tags}
     config.update({"tcprof.session": log.name, "tcprof.arm": arm.name})
     with wandb.init(
         entity=entity,

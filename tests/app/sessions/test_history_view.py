@@ -45,7 +45,7 @@ def test_a_series_shows_its_table_its_flagged_change_and_a_point_per_session(qtb
     assert text.count("•") == 1, text
     assert "aot_eager's speedup (bs 8) fell from 1.2" in text
     assert f"at {commits[3]} (torch unchanged)" in text
-    assert view.series is not None and view.series["picked"] == [1], "the picked session marked"
+    assert view.series is not None and view.series.picked == (1,), "the picked session marked"
     points = view.charts.points("speedup")
     assert list(points) == ["aot_eager bs 8"], "the baseline has no speedup line"
     xs = [x for x, _y in points["aot_eager bs 8"]]
