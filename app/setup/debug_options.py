@@ -80,6 +80,10 @@ EXTRA_FLAGS = (
     ),
 )
 
+# What the preset ticks, besides verbose (PRESET_TEXT says it): keys of LOG_FLAGS and EXTRA_FLAGS.
+PRESET_LOGS = ("graph_breaks", "recompiles")
+PRESET_EXTRA = ("explain",)
+
 
 class DebugOptionsBox(QWidget):
     changed = Signal()
@@ -129,10 +133,11 @@ class DebugOptionsBox(QWidget):
 
     def apply_preset(self) -> None:
         """Tick the preset's flags; the owner adds the aot_eager arm (presetRequested)."""
-        self.logs["graph_breaks"].setChecked(True)
-        self.logs["recompiles"].setChecked(True)
+        for key in PRESET_LOGS:
+            self.logs[key].setChecked(True)
+        for key in PRESET_EXTRA:
+            self.extra[key].setChecked(True)
         self.verbose.setChecked(True)
-        self.extra["explain"].setChecked(True)
         self.presetRequested.emit()
 
     def options(self) -> DebugOptions:
