@@ -118,7 +118,7 @@ def heterogeneity(
     points = np.array([r.log_speedup for r in runs])
     ses = np.array([r.se for r in runs])
     q = float(cochran_q(points, ses))
-    sigmas = ses if errors == OBSERVED else np.ones_like(ses)
+    sigmas = list(ses) if errors == OBSERVED else [1.0] * len(runs)
     simulated = null_q(sigmas, [r.df for r in runs], draws, seed)
     p = (1 + int((simulated >= q).sum())) / (draws + 1)
     w = 1.0 / ses**2
