@@ -17,39 +17,39 @@ from tcprof.profiler.model.row import Speedup
 pytestmark = pytest.mark.timeout(120)
 
 RUNS = 10
-SETS = 2000  # simulated sets of runs: a 5% rejection rate is within about ±1%
+SETS = 4000  # simulated sets of runs: a 5% rejection rate is within about ±0.7% (2 sd)
 
 
-def simulated_runs(
+def simulated_sets(
     rng: np.random.Generator, rounds: int, between_sd: float = 0.0, spread: float = 0.0
-):
-    """RUNS runs as the paired t sees them: each run's rounds are normal log ratios around its
-    own truth (the common truth, plus a between-run shift of sd between_sd), sd 3% (times a
-    factor of log-sd `spread`: runs on a quieter or busier machine)."""
-    runs = []
-    for _ in range(RUNS):
-        truth = math.log(1.1) + rng.normal(0, between_sd)
-        logs = rng.normal(truth, 0.03 * math.exp(rng.normal(0, spread)), rounds)
-        se = float(np.std(logs, ddof=1)) / math.sqrt(rounds)
-        runs.append(het.RunEstimate(float(logs.mean()), se, rounds - 1))
-    return runs
+) -> tuple[np.ndarray, np.ndarray]:
+    """SETS sets of RUNS runs as the paired t sees them, (points, ses): each run's rounds are
+    normal log ratios around its own truth (the common truth, plus a between-run shift of sd
+    between_sd), sd 3% (times a factor of log-sd `spread`: a quieter or busier machine)."""
+    truth = math.log(1.1) + rng.normal(0, between_sd, (SETS, RUNS, 1))
+    sd = 0.03 * np.exp(rng.normal(0, spread, (SETS, RUNS, 1)))
+    logs = truth + sd * rng.standard_normal((SETS, RUNS, rounds))
+    return logs.mean(axis=-1), logs.std(axis=-1, ddof=1) / math.sqrt(rounds)
 
 
-def rejection(
-    rounds: int, between: float = 0.0, draws: int = 1000, spread: float = 0.0
-) -> tuple[float, float]:
+def rejection(rounds: int, between: float = 0.0, spread: float = 0.0) -> tuple[float, float]:
     """(calibrated, chi-square) share of SETS sets rejected at 5%; `between`: the between-run
-    sd in units of a run's true standard error."""
+    sd in units of a run's true standard error. Vectorised over the sets with heterogeneity()'s
+    own seeded reference, checked against the function on the first sets."""
+    from scipy.special import chdtrc
+
     rng = np.random.default_rng(rounds)
-    se_true = 0.03 / math.sqrt(rounds)
-    calibrated = plain = 0
-    for i in range(SETS):
-        runs = simulated_runs(rng, rounds, between * se_true, spread)
-        found = het.heterogeneity(runs, draws, seed=i)
-        assert found is not None
-        calibrated += found.p < 0.05
-        plain += found.p_chi2 < 0.05
-    return calibrated / SETS, plain / SETS
+    points, ses = simulated_sets(rng, rounds, between * 0.03 / math.sqrt(rounds), spread)
+    q = het.cochran_q(points, ses)
+    null = np.sort(het.null_q([1.0] * RUNS, [rounds - 1] * RUNS))
+    p = (1 + null.size - np.searchsorted(null, q, side="left")) / (null.size + 1)
+    for i in range(3):  # the same p as the function gives one set of runs
+        runs = [het.RunEstimate(x, se, rounds - 1) for x, se in zip(points[i], ses[i], strict=True)]
+        found = het.heterogeneity(runs)
+        assert (
+            found is not None and found.p == pytest.approx(p[i]) and found.q == pytest.approx(q[i])
+        )
+    return float((p < 0.05).mean()), float((chdtrc(RUNS - 1, q) < 0.05).mean())
 
 
 @pytest.mark.parametrize("rounds", [4, 5, 6])
@@ -68,7 +68,7 @@ def test_calibrated_test_holds_where_runs_are_noisier_than_others():
 
 
 def test_calibrated_test_rejects_runs_that_differ_between_them():
-    calibrated, _ = rejection(5, between=3.0, draws=500)
+    calibrated, _ = rejection(5, between=3.0)
     assert calibrated >= 0.8, f"calibrated {calibrated:.1%}"
 
 
