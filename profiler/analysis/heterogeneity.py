@@ -9,7 +9,7 @@ often than it says (bench/repeat_runs.py, docs/methodology.md). The calibrated p
 tail under a flawless method simulated as the runs were measured: each run's point drawn from
 N(mu, sigma_i^2) and its standard error from sigma_i * sqrt(chi2(df_i) / df_i) (Q depends on
 neither mu nor a common scale). sigma_i: equal for every run by default ("equal": exact for
-normal rounds of equal noise, 4.2-6.2% at 5% whether the runs' true errors differ by a factor of
+normal rounds of equal noise, 3.9-6.2% at 5% whether the runs' true errors differ by a factor of
 1.6 or not), or each run's observed se ("observed": 3.2-4.7% at 4-8 rounds in one simulation,
 the observed errors' own spread counted twice); tests/profiler/analysis/test_heterogeneity.py.
 Seeded, so the same runs give the same p everywhere.
