@@ -66,6 +66,7 @@ from bench.known_truth_summary import (
     summarise,
     summarise_recorded,
 )
+from tcprof.profiler.analysis import stopping
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "bench" / "models" / "known_truth_model.py"
@@ -249,8 +250,17 @@ def block_table(folder: Path, session: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def figures(session: dict[str, Any]) -> dict[str, Any]:
+    """repeat2's speedup and interval, each twin's, and what a test over runs needs of
+    repeat2's: the rounds its interval rests on, that interval's level (the stopping rule's,
+    not 95%), the standard error of its mean log ratio and its degrees of freedom
+    (bench/repeat_runs.py --known-truth)."""
     rows = {a["name"]: a["results"][0] for a in session["arms"]}
     out: dict[str, Any] = {"repeat2": (rows["repeat2"]["speedup"], rows["repeat2"]["speedup_ci"])}
+    rounds = rows["repeat2"].get("speedup_rounds")
+    out["rounds"] = rounds
+    out["level"] = stopping.level_of(session.get("config") or {})  # speedup_ci's level
+    out["se"] = rows["repeat2"].get("speedup_se_log")
+    out["df"] = rounds - 1 if isinstance(rounds, int) else None
     for twin in TWINS:
         out[twin] = (rows[twin]["aa_speedup"], rows[twin]["aa_ci"])
     # position: each arm's process median in each round against that arm's median over rounds

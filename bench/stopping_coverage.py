@@ -9,6 +9,7 @@ at the stop, the mean rounds used, the mean half-width, and the coverage had the
 reported 95% intervals. tests/profiler/analysis/test_stopping_coverage.py asserts 93-97.5%.
 
 Run: .venv/bin/python -m bench.stopping_coverage [--trials 2000] [--arms 2]   (about a minute)
+[--setting TRUTH OWN SHARED]: one setting instead of the table's (bench/repeat_runs.py's runs)
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=2000)
     parser.add_argument("--arms", type=int, default=2)
+    parser.add_argument(
+        "--setting",
+        nargs=3,
+        type=float,
+        action="append",
+        metavar=("TRUTH", "OWN", "SHARED"),
+        help="one setting instead of the table's (repeatable): e.g. a run's own measured noise",
+    )
     args = parser.parse_args()
     plan = stopping.make_plan(args.arms)
     print(
@@ -68,7 +77,7 @@ def main() -> None:
         f"{plan.level:.2%}; {args.trials} simulated runs per setting"
     )
     print("truth  own sd  shared sd  coverage  rounds  half-width  95% at the same stops")
-    for i, (truth, own, shared) in enumerate(SETTINGS):
+    for i, (truth, own, shared) in enumerate(args.setting or SETTINGS):
         cov, rounds, half, plain = simulate(truth, own, shared, args.trials, i, args.arms)
         print(
             f"{truth:5.2f}  {own:6.2f}  {shared:9.2f}  {cov:8.1%}  {rounds:6.2f}  {half:10.1%}"

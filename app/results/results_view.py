@@ -55,8 +55,10 @@ from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
+    SPEEDUP,
     accuracy_title,
     batch_size_order,
+    column_key,
     method_notes,
     summary_results,
     table_rows,
@@ -170,11 +172,12 @@ class ResultsView(QTabWidget):
         self.summary.setColumnCount(len(header))
         self.summary.setHorizontalHeaderLabels([two_lines(h) for h in header])
         for c, h in enumerate(header):
-            if h in COLUMN_HELP:
+            if column_key(h) in COLUMN_HELP:
                 set_header_tip(
                     self.summary,
                     c,
-                    f"{COLUMN_HELP[h]}\n(right-click the header to choose the columns shown)",
+                    f"{COLUMN_HELP[column_key(h)]}\n"
+                    "(right-click the header to choose the columns shown)",
                 )
         # the engine's notes name CLI flags; the window names its own fields
         self.summary.setToolTip(in_app_terms("\n".join(method_notes(session))))
@@ -196,7 +199,7 @@ class ResultsView(QTabWidget):
                     item.setBackground(shade)
                 if c == 0:
                     item.setForeground(session_arm_colour(session, arm_index))
-                if header[c] == "speedup [95% CI]" and arm_index:
+                if column_key(header[c]) == SPEEDUP and arm_index:
                     tone = tones.get(speedup_tone(result))
                     if tone is not None:
                         item.setForeground(tone)

@@ -11,11 +11,12 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtWidgets import QMenu, QTableWidget
 
 from tcprof.app.common.settings import Preferences
+from tcprof.profiler.report.sections.table import SPEEDUP, column_key
 
 DEFAULT_HIDDEN = ("p90 ms", "samples/s")
 MAX_COLUMN_PX = 190  # wider cells elide: "0.42x (one round: no interval yet)" stays readable
 # Columns whose cells run long with words a tooltip can hold ("ok (9/10 blocks contended)").
-NARROW_PX = {"status": 100, "speedup [95% CI]": 140, "verdict": 110, "break-even cold/warm": 110}
+NARROW_PX = {"status": 100, SPEEDUP: 140, "verdict": 110, "break-even cold/warm": 110}
 ALWAYS_SHOWN = ("arm", "bs")  # never hidden, nor narrowed to fit: they name the row
 WHOLE_LABEL = Qt.ItemDataRole.UserRole  # a header item's whole label, while its text is elided
 HEADER_PADDING_PX = 10  # a header section's margins either side, together
@@ -77,8 +78,10 @@ class SummaryColumns(QObject):
     def apply(self) -> None:
         """Show and hide the columns as chosen; cap the widths after resizing to contents."""
         for c, label in enumerate(self.labels()):
-            self.table.setColumnHidden(c, label in self.hidden and label not in ALWAYS_SHOWN)
-            cap = NARROW_PX.get(label, MAX_COLUMN_PX)
+            self.table.setColumnHidden(
+                c, column_key(label) in self.hidden and label not in ALWAYS_SHOWN
+            )
+            cap = NARROW_PX.get(column_key(label), MAX_COLUMN_PX)
             if self.table.columnWidth(c) > cap:
                 self.table.setColumnWidth(c, cap)
             item = self.table.horizontalHeaderItem(c)
@@ -120,7 +123,8 @@ class SummaryColumns(QObject):
         return False
 
     def set_shown(self, label: str, shown: bool) -> None:
-        (self.hidden.discard if shown else self.hidden.add)(label)
+        # by column_key: the speedup column stays hidden whatever level its header states
+        (self.hidden.discard if shown else self.hidden.add)(column_key(label))
         self._prefs.set_hidden_columns(sorted(self.hidden))
         if shown:
             self.table.resizeColumnsToContents()
@@ -134,7 +138,7 @@ class SummaryColumns(QObject):
                 continue
             action = menu.addAction(label)
             action.setCheckable(True)
-            action.setChecked(label not in self.hidden)
+            action.setChecked(column_key(label) not in self.hidden)
             action.toggled.connect(lambda on, name=label: self.set_shown(name, on))
         return menu
 

@@ -42,17 +42,18 @@ HOW_TO_READ = """
 <p><b>Step time</b>: the median time of one training step (forward, loss, backward, optimizer),
 measured after warm-up; lower is better. <b>Throughput</b> is samples per second.</p>
 <p><b>Speedup</b>: the baseline's (first arm's) step time divided by this arm's; 1.21× is 21%
-faster. The interval in brackets, [1.17–1.28], is where the true speedup lies with 95%
-confidence: if it contains 1.0 the difference is within noise. From two replicates on it is
-centred on the geometric mean of the rounds' paired ratios and covers process-to-process
-variation; one round has no interval. A speedup is quoted as a figure only when its interval is
-settled (its high end at most 1.5 times its low end); a wider one reads "not settled", with
-what would settle it. An A/A control (an identical twin, truth
-1.00) whose own interval excludes 1.0 is flagged: differences inside its bias band are within
-noise too. With several comparisons (arms or batch sizes) the intervals are simultaneous:
-all of them cover their true speedups together 95% of the time (Bonferroni), and the verdict,
-its colour and the break-even follow the interval shown. Beside the verdict: how many
-comparisons the run made, at that family-wise level.</p>
+faster. The interval in brackets, [1.17–1.28], is where the true speedup lies with the
+confidence the column's header states (95%, or more where the run stopped when its answer
+was settled or made several comparisons): if it contains 1.0 the difference is within
+noise. From two replicates on it is centred on the geometric mean of the rounds' paired
+ratios and covers process-to-process variation; one round has no interval. A speedup is
+quoted as a figure only when its interval is settled (its high end at most 1.5 times its
+low end); a wider one reads "not settled", with what would settle it. An A/A control (an
+identical twin, truth 1.00) whose own interval excludes 1.0 is flagged: differences inside
+its bias band are within noise too. With several comparisons (arms or batch sizes) the
+intervals are simultaneous: all of them cover their true speedups together 95% of the time
+(Bonferroni), and the verdict, its colour and the break-even follow the interval shown.
+Beside the verdict: how many comparisons the run made, at that family-wise level.</p>
 <p><b>Compile</b>: the one-off time a compiled arm spends compiling. <b>Cold</b> starts from
 empty caches (a new machine); <b>warm</b> reuses the first round's caches (a second run).
 <b>Break-even</b>: how many steps the faster step takes to pay back the compile time, with the

@@ -14,9 +14,12 @@ from tcprof.profiler.session.fold import SessionFold
 BACKENDS = ("inductor", "aot_eager", "cudagraphs", "aot_eager_decomp_partition", "tvm", "onnxrt")
 
 
-def family_session(medians: np.ndarray, batch_sizes: tuple[int, ...] = (8,)) -> dict[str, Any]:
+def family_session(
+    medians: np.ndarray, batch_sizes: tuple[int, ...] = (8,), **options: Any
+) -> dict[str, Any]:
     """session.json of a run whose arm a, round r, batch size b (index) measured steps of
-    `medians[a, r, b]` ms (arm 0 the eager baseline); every compiled arm compiles for 2 s."""
+    `medians[a, r, b]` ms (arm 0 the eager baseline); every compiled arm compiles for 2 s.
+    `options`: more of the run's RunConfig (stop_early=True: intervals at the stopping level)."""
     arms, rounds, sizes = medians.shape
     assert sizes == len(batch_sizes)
     cfg = RunConfig(
@@ -25,6 +28,7 @@ def family_session(medians: np.ndarray, batch_sizes: tuple[int, ...] = (8,)) -> 
         batch_sizes=batch_sizes,
         steps=4,
         replicates=rounds,
+        **options,
     )
     events: list[dict[str, Any]] = [
         {"type": "run_start", "config": cfg.to_dict(), "wall_time": 1.0}

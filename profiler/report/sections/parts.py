@@ -37,8 +37,10 @@ from tcprof.profiler.report.sections import compile_list
 from tcprof.profiler.report.sections.table import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
+    SPEEDUP,
     VERDICT_TEXT,
     accuracy_title,
+    column_key,
     method_notes,
     steps_text,
     summary_results,
@@ -166,7 +168,7 @@ def summary_body(session_dict: dict[str, Any], esc: Esc) -> str:
                 title = partial_title(r)  # its figures are from fewer steps than asked
             if h == "status" and r.get("status") != "ok":
                 cls = "bad"
-            elif h == "speedup [95% CI]" and arm_index:
+            elif column_key(h) == SPEEDUP and arm_index:
                 tone = speedup_tone(r)
                 cls = "" if tone == NEUTRAL else tone
             elif h == "memory" and arm_index:
@@ -185,10 +187,11 @@ def summary_body(session_dict: dict[str, Any], esc: Esc) -> str:
                 + f">{esc(cell)}</td>"
             )
         body.append(f"<tr>{''.join(tds)}</tr>")
+    shown = {column_key(h): h for h in header}  # the speedup's header states its level
     notes = [
-        esc(f"{h}: {text}.")
+        esc(f"{shown.get(h, h)}: {text}.")
         for h, text in COLUMN_HELP.items()
-        if h in ("speedup [95% CI]", "compile s cold/warm", "tensor peak", "memory")
+        if h in (SPEEDUP, "compile s cold/warm", "tensor peak", "memory")
     ]
     notes.append("Green: faster beyond noise; red: slower. * marks a noisy median.")
     notes += [esc(n[0].upper() + n[1:] + ".") for n in method_notes(session_dict)]

@@ -217,7 +217,29 @@ NUMERIC_COLUMNS = frozenset(
     }
 )
 
-# What each column means, for tooltips (the app) and notes (the reports).
+SPEEDUP = "speedup"  # the speedup column's key; its header states the intervals' level
+
+
+def column_key(header: str) -> str:
+    """A header's key in COLUMN_HELP and the views' tables: the speedup column's header
+    varies with the level ('speedup [96.7% CI]'), its key does not."""
+    return SPEEDUP if header.startswith(f"{SPEEDUP} [") else header
+
+
+def speedup_header(model: SessionModel) -> str:
+    """'speedup [95% CI]', or the level the intervals shown were computed at: simultaneous over
+    the run's comparisons and adjusted for a run that stopped when settled ('speedup [96.7%
+    CI]'). The compared rows' own level; with none (A/A controls alone), the run's."""
+    levels = [
+        r.speedup.level
+        for r in model.rows
+        if r.speedup and r.speedup.level is not None and r.control_of is None
+    ]
+    level = max(levels) if levels else stopping.level_of(thaw(model.config))
+    return f"{SPEEDUP} [{units.percent(level, _digits(level))} CI]"
+
+
+# What each column means, for tooltips (the app) and notes (the reports), by column_key.
 COLUMN_HELP = {
     "arm": "the arm's label: a backend with its torch.compile options; the first arm is the "
     "baseline every other arm is measured against",
@@ -237,13 +259,14 @@ COLUMN_HELP = {
     "steps/s": "a script's optimizer steps per second of compute (1000 / median step time)",
     "per step": "a script's work per step as its model was given it (samples or tokens, every "
     "micro-batch summed): a script has no batch size of tcprof's",
-    "speedup [95% CI]": "the baseline's step time / the arm's: from 2+ rounds the geometric mean "
+    SPEEDUP: "the baseline's step time / the arm's: from 2+ rounds the geometric mean "
     "of the rounds' ratios of process medians, with the paired t interval around it (it covers "
-    "process-to-process variation); with several comparisons the intervals are simultaneous: "
-    "all of them cover their truths together 95% of the time (Bonferroni, the level stated "
-    "beside the verdict); 'not settled': the interval's high end is over "
-    f"{SETTLED_RATIO:g} times its low end, too wide to quote its centre; one round has no "
-    "interval",
+    "process-to-process variation) at the level the header states (above 95% where the run "
+    "stopped when settled, or made several comparisons); with several comparisons the "
+    "intervals are simultaneous: all of them cover their truths together 95% of the time "
+    "(Bonferroni, the family-wise level stated beside the verdict); 'not settled': the "
+    f"interval's high end is over {SETTLED_RATIO:g} times its low end, too wide to quote its "
+    "centre; one round has no interval",
     "verdict": "faster or slower: the interval shown excludes 1.0; "
     "within noise: the interval contains 1.0, or lies inside the bias band of a "
     f"flagged A/A control (one that fails equivalence within ±{units.percent(EQUIVALENCE_MARGIN)} "
@@ -326,7 +349,7 @@ def table_rows(session: SessionModel | Mapping[str, Any]) -> tuple[list[str], li
         "median ms",
         "p90 ms",
         "samples/s",
-        "speedup [95% CI]",
+        speedup_header(model),
         "verdict",
         "compile s cold/warm",
         "break-even cold/warm",

@@ -9,7 +9,7 @@ import pytest
 
 from tcprof.app.common.theme import good_colour
 from tcprof.app.results.results_view import ResultsView
-from tcprof.profiler.report.sections.table import bound_text
+from tcprof.profiler.report.sections.table import COLUMN_HELP, SPEEDUP, bound_text
 from tests.support.edge_family import edge_session
 
 pytestmark = pytest.mark.timeout(60)
@@ -28,7 +28,11 @@ def test_the_window_agrees_with_the_simultaneous_interval(qtbot):
     notes = view.verdict.notes
     assert sum("simultaneous 95% intervals (Bonferroni" in n for n in notes) == 1
     header, rows = view.header(), view.rows()
-    speed, verdict = header.index("speedup [95% CI]"), header.index("verdict")
+    # the header states the level of the intervals below it: each of three at 1 - 5%/3
+    speed, verdict = header.index("speedup [98.3% CI]"), header.index("verdict")
+    assert "speedup [95% CI]" not in header
+    tip = view.summary.horizontalHeaderItem(speed).toolTip()
+    assert COLUMN_HELP[SPEEDUP][:60] in tip, "the column keeps its help whatever its level"
     brk = header.index("break-even cold/warm")
     inductor = next(i for i, r in enumerate(rows) if r[0] == "inductor")
     aot = next(i for i, r in enumerate(rows) if r[0] == "aot_eager")
