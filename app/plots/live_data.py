@@ -12,7 +12,7 @@ blocks spans (marks.py); `phase` events say which arm waits on a compile (`waits
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +120,7 @@ class LiveData:
         return data
 
     @classmethod
-    def from_session(cls, model: SessionModel, events: list[Mapping[str, Any]]) -> LiveData:
+    def from_session(cls, model: SessionModel, events: Sequence[Mapping[str, Any]]) -> LiveData:
         """The buffers of a saved session, filled from its events (as they were on the wire)
         as a live run fills them."""
         plan = model.plan or Plan.of({})

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QStatusBar
 
 from tcprof.app.window.title import session_date
 from tcprof.profiler.folders.files import REPORT_HTML
@@ -20,14 +21,46 @@ from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:
+    from tcprof.app.common.notice_bar import NoticeBar
+    from tcprof.app.plots.live_plots import LivePlots
+    from tcprof.app.results.results_view import ResultsView
+    from tcprof.app.run.estimate import RunEstimate
+    from tcprof.app.run.run_controller import RunController
+    from tcprof.app.run.status import RunStatus
+    from tcprof.app.sessions.actions import SessionActions
     from tcprof.app.sessions.store import LoadedSession
-    from tcprof.app.window.main_window import MainWindow
+    from tcprof.app.window.error_banner import ErrorBanner
+
+
+class Window(Protocol):
+    """What of the main window a session is shown in (main_window.py imports this module)."""
+
+    results: ResultsView
+    banner: ErrorBanner
+    notice: NoticeBar
+    status: RunStatus
+    controller: RunController
+    sessions: SessionActions
+    run_estimate: RunEstimate
+    environment: dict[str, Any] | None
+    pool: Any
+
+    @property
+    def plots(self) -> LivePlots | None: ...
+
+    def ensure_plots(self) -> LivePlots: ...
+
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 (Qt API)
+
+    def _update_title(self) -> None: ...
+
+    def _update_actions(self) -> None: ...
 
 
 class SessionDisplay:
     """The window's parts filled from one session; the window's slots for runs and sessions."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: Window) -> None:
         self.window = window
 
     def show(
