@@ -3,9 +3,9 @@
 It wires the parts together and owns the conventions (actions and shortcuts, drag and drop,
 recent files, persisted settings, closing safely mid-run); the parts themselves live in their
 own modules and talk to it through signals. Every session reaches the parts through one
-`show_session`: a run as it starts and ends, a saved session opened from a file or the
-Sessions list (recovered ones included). Nothing here imports torch: models are inspected,
-probed and run by worker processes through the engine.
+door, `SessionDisplay.show` (session_display.py): a run as it starts and ends, a saved session
+opened from a file or the Sessions list (recovered ones included). Nothing here imports torch:
+models are inspected, probed and run by worker processes through the engine.
 
 Opening a session never runs code: its model is shown as text until the user confirms, in the
 notice bar, that the file may be imported (model_consent.py; model_picker.py says which files
@@ -15,7 +15,7 @@ are trusted).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +57,6 @@ from tcprof.profiler.config import ConfigError
 from tcprof.profiler.config.examples import list_examples
 from tcprof.profiler.folders.home import sessions_dir
 from tcprof.profiler.model.context import Environment
-from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from tcprof.app.plots.live_plots import LivePlots
@@ -321,18 +320,6 @@ class MainWindow(QMainWindow):
         if not self.controller.running:
             self.status.label.setText(f"Ready · torch {probed.torch} · {', '.join(probed.devices)}")
 
-    # -- showing a session ----------------------------------------------------------------------
-    def show_session(
-        self,
-        session: SessionModel | Mapping[str, Any],
-        folder: Path | None,
-        recorded: list[dict[str, Any]] | None = None,
-    ) -> None:
-        """Show one session in every part: a run as it starts (empty) and as it ends, or a saved
-        session (recorded: its events, fed to the plots, logs and error banner as a live run
-        feeds them, so a re-opened session looks as it did). See session_display.py."""
-        self.display.show(session, folder, recorded)
-
     # -- runs -----------------------------------------------------------------------------------
     def start_run(self) -> None:
         if self.controller.running:
@@ -352,7 +339,7 @@ class MainWindow(QMainWindow):
         plots = self.ensure_plots()
         self.controller.start(config)
         self.sessions.on_run_started()
-        self.show_session({"arms": []}, None)
+        self.display.show({"arms": []}, None)
         assert self.controller.data is not None  # start() made it, even for a refused run
         plots.start(self.controller.data)
         self.results.logs.start(names)
