@@ -10,7 +10,6 @@ blocks and phases are not joined.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -118,7 +117,14 @@ class ArmTrace:
             if extra.n:
                 extra.extend(gap, nan, self._last_t, self.section)
 
-    def add_script(self, x0: int, ms: list[float], event: dict[str, Any], t: float | None) -> None:
+    def add_script(
+        self,
+        x0: int,
+        ms: list[float],
+        loss: list[float | None] | None,
+        own_ms: list[float | None] | None,
+        t: float | None,
+    ) -> None:
         """A script's steps x0, x0+1, ...: their loss and own time (None: not known), at the
         times add_steps gives the same steps."""
         k = len(ms)
@@ -127,11 +133,10 @@ class ArmTrace:
             ms_arr = np.asarray(ms, dtype=np.float64)
             ends = t - (np.cumsum(ms_arr[::-1])[::-1] - ms_arr) / 1000.0
         xs = x0 + np.arange(k, dtype=np.float64)
-        for key in ("loss", "own_ms"):
-            values = event.get(key)
-            if isinstance(values, list) and len(values) == k:
+        for series, values in ((self.loss, loss), (self.own_ms, own_ms)):
+            if values is not None and len(values) == k:
                 ys = np.array([np.nan if v is None else float(v) for v in values])
-                getattr(self, key).extend(xs, ys, ends, self.section)
+                series.extend(xs, ys, ends, self.section)
 
     def add_spread(self, x0: int, slowest: list[float], fastest: list[float]) -> None:
         """The fastest and slowest rank's ms for steps x0, x0+1, ... (a distributed arm)."""

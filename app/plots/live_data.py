@@ -12,19 +12,35 @@ blocks spans (marks.py); `phase` events say which arm waits on a compile (`waits
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tcprof.app.plots.arm_trace import ArmTrace
+from tcprof.app.plots.live_events import (
+    ArmsAdded,
+    BlockDone,
+    Compile,
+    Memory,
+    Phase,
+    Steps,
+    Summary,
+    Where,
+    parse,
+)
 from tcprof.app.plots.marks import Contended, Marker, compile_marker, marker_text
 from tcprof.app.plots.series import Section
-from tcprof.profiler.config.script import WORK_UNITS
-from tcprof.profiler.protocol.compile_terms import compile_figure
+from tcprof.profiler.config.script import WORK_UNITS, ScriptSource
+from tcprof.profiler.model.plan import Plan
+from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.event_text import phase_words
 from tcprof.profiler.report.palette import is_eager
+
+if TYPE_CHECKING:
+    from tcprof.profiler.config.model import RunConfig
 
 # Phases during which an arm shows nothing on the plots (no step data yet): their time is shown.
 WAIT_PHASES = {
@@ -82,15 +98,15 @@ class LiveData:
         # The compile cost of each (arm, batch size), once a summary says it (round 1's).
         self.compile_costs: dict[tuple[int, int], float] = {}
         self.script = False  # a training script's run: its steps carry their loss
-        # The script (its ScriptSource or that as a dict): its phases said in its words.
-        self.script_source: Any = None
+        # The script's source: its phases said in its words.
+        self.script_source: ScriptSource | None = None
         # What throughput counts: a model file's samples (its batch size per step); a
         # script's `--unit`, else tokens where its steps carry them, else samples (as
         # session/script_rows.py decides its figures), fixed by its first steps.
         self.unit: str | None = "samples"
 
     @classmethod
-    def from_config(cls, config: Any) -> LiveData:
+    def from_config(cls, config: RunConfig) -> LiveData:
         data = cls(
             [a.name for a in config.run_arms],
             list(config.batch_sizes),
@@ -104,35 +120,31 @@ class LiveData:
         return data
 
     @classmethod
-    def from_session(cls, session: dict[str, Any], events: list[dict[str, Any]]) -> LiveData:
-        """The buffers of a saved session, filled from its events as a live run fills them."""
-        config = session.get("config") or {}
-        arms = session.get("arms") or []
-        device = config.get("device")
+    def from_session(cls, model: SessionModel, events: Sequence[Mapping[str, Any]]) -> LiveData:
+        """The buffers of a saved session, filled from its events (as they were on the wire)
+        as a live run fills them."""
+        plan = model.plan or Plan.of({})
         data = cls(
-            [str(a.get("name")) for a in arms],
-            list(config.get("batch_sizes") or []),
-            int(config.get("warmup") or 0),
-            int(config.get("steps") or 0),
-            int(config.get("replicates") or 1),
-            device=device if isinstance(device, str) else None,
-            eager=[is_eager(str(a.get("backend") or a.get("name"))) for a in arms],
+            [a.name for a in model.arms],
+            list(model.batch_sizes),
+            plan.warmup,
+            plan.steps,
+            plan.replicates,
+            device=plan.device,
+            eager=[is_eager(a.backend) for a in model.arms],
         )
-        script = config.get("script")
-        data.set_script(script if isinstance(script, dict) else None)
+        data.set_script(plan.script)
         for event in events:
             data.apply(event)
-        data.set_compile_costs(session)
+        data.set_compile_costs(model)
         return data
 
-    def set_script(self, script: Any) -> None:
-        """A training script's run (`script`: its ScriptSource or dict; None: a model file)."""
+    def set_script(self, script: ScriptSource | None) -> None:
+        """A training script's run (`script`: its source; None: a model file)."""
         self.script = script is not None
         self.script_source = script
         if script is not None:
-            given = (
-                script.get("unit") if isinstance(script, dict) else getattr(script, "unit", None)
-            )
+            given = getattr(script, "unit", None)  # a script given without a unit: as its steps
             self.unit = given if given in WORK_UNITS else None
 
     @property
@@ -214,15 +226,15 @@ class LiveData:
             )
         return out
 
-    def set_compile_costs(self, session: dict[str, Any]) -> None:
-        """Each arm and batch size's compile cost from a session summary (session.json's dict),
-        so that compile markers can say their share of it."""
+    def set_compile_costs(self, session: SessionModel) -> None:
+        """Each arm and batch size's compile cost from a session summary, so that compile
+        markers can say their share of it."""
         costs = {}
-        for i, arm in enumerate(session.get("arms") or []):
-            for row in arm.get("results") or []:
-                cost = compile_figure(row)
-                if cost is not None and cost > 0 and isinstance(row.get("batch_size"), int):
-                    costs[(i, row["batch_size"])] = cost
+        for i, arm in enumerate(session.arms):
+            for row in arm.rows:
+                cost = _compile_cost(row)
+                if cost is not None and cost > 0:
+                    costs[(i, row.batch_size)] = cost
         if costs == self.compile_costs:
             return
         self.compile_costs = costs
@@ -231,10 +243,10 @@ class LiveData:
                 marker.text = self._marker_text(i, marker)
             trace.markers_version += 1
 
-    def _offset(self, event: dict[str, Any]) -> tuple[int, Section] | None:
+    def _offset(self, where: Where) -> tuple[int, Section] | None:
         """Where the event's section starts in "all batch sizes in a row", and the section (a
         section is laid out when its first event comes)."""
-        key = self._section_of(event)
+        key = self._section_of(where)
         if key is None:
             return None
         x = self._section_x.get(key)
@@ -247,21 +259,16 @@ class LiveData:
         if self.current_section != key:
             self.current_section = key
             self.sections_version += 1
-        t = event.get("t")
-        if isinstance(t, (int, float)) and (
-            not self.wall_sections or self.wall_sections[-1][1] != key
-        ):
-            self.wall_sections.append((float(t), key))
+        if where.t is not None and (not self.wall_sections or self.wall_sections[-1][1] != key):
+            self.wall_sections.append((where.t, key))
             self.sections_version += 1
         return x, key
 
-    def _section_of(self, event: dict[str, Any]) -> Section | None:
-        rep = event.get("replicate")
-        rep = 0 if rep is None else rep
-        bs = event.get("batch_size")
-        if not isinstance(rep, int) or bs not in self.batch_sizes:
+    def _section_of(self, where: Where) -> Section | None:
+        bs = where.batch_size
+        if where.untimed or bs is None or bs not in self.batch_sizes:
             return None  # the untimed accuracy pass, or an unknown batch size
-        return (rep, bs)
+        return (where.round, bs)
 
     def _reach(self, x: int, section: Section, step: int) -> None:
         if x + 1 > self._extent:
@@ -269,113 +276,106 @@ class LiveData:
         if step + 1 > self._section_reach.get(section, 0):
             self._section_reach[section] = step + 1
 
-    def _trace(self, event: dict[str, Any]) -> ArmTrace | None:
-        idx = event.get("arm")
-        if isinstance(idx, int) and 0 <= idx < len(self.arms):
+    def _trace(self, where: Where) -> ArmTrace | None:
+        idx = where.arm
+        if idx is not None and 0 <= idx < len(self.arms):
             return self.arms[idx]
         return None
 
-    def _time(self, event: dict[str, Any]) -> float | None:
-        t = event.get("t")
-        if not isinstance(t, (int, float)):
+    def _time(self, where: Where) -> float | None:
+        t = where.t
+        if t is None:
             return None
         self.has_times = True
         if t >= self.t_extent:
-            self.t_extent = float(t)
+            self.t_extent = t
             self._t_seen_at = self.clock()
-        return float(t)
+        return t
 
-    def apply(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "arms_added":  # --apply-advice: the fixed arms join the plots
-            self.arms += [
-                ArmTrace(
-                    str(a.get("label") or a.get("backend")),
-                    eager=is_eager(str(a.get("backend"))),
-                )
-                for a in event.get("arms") or []
-            ]
+    def apply(self, raw: Mapping[str, Any]) -> None:
+        """Fold one run event (raw JSON, parsed here once: live_events.py) into the buffers."""
+        event = parse(raw)
+        if isinstance(event, ArmsAdded):  # --apply-advice: the fixed arms join the plots
+            self.arms += [ArmTrace(a.label, eager=is_eager(a.backend)) for a in event.arms]
             return
-        if kind == "summary":  # the application's live summary: compile costs
-            session = event.get("session")
-            if isinstance(session, dict):
-                self.set_compile_costs(session)
+        if isinstance(event, Summary):  # the application's live summary: compile costs
+            self.set_compile_costs(event.session)
             return
-        if kind not in (
-            "steps",
-            "memory",
-            "compile",
-            "phase",
-            "first_step",
-            "worker_exit",
-            "block_done",
-        ):
+        if event is None:
             return
-        trace = self._trace(event)
+        trace = self._trace(event.where)
         if trace is None:
             return
-        if kind in ("phase", "first_step", "worker_exit"):
+        if isinstance(event, Phase):
             self._on_phase(trace, event)
             return
-        placed = self._offset(event)
+        placed = self._offset(event.where)
         if placed is None:
             return
         offset, section = placed
-        t = self._time(event)
-        if kind == "steps":
-            ms = event.get("ms")
-            if ms is None or len(ms) == 0:
-                return
-            start = int(event.get("start") or 0)
-            x0 = offset + start
-            if trace.section != section:
-                if trace.section is not None:  # the break ends the section before
-                    trace.add_gap(x0 - 0.5)
-                trace.section = section
-            elif start > trace.next_start:  # a skipped step: the next block or phase
-                trace.add_gap(x0 - 0.5)
-            trace.next_start = start + len(ms)
-            if trace.phase in WAIT_PHASES:
-                trace.phase = "steps"
-            block = event.get("block")
-            if isinstance(block, int) and (section, block) not in trace._block_start:
-                began = None if t is None else t - float(np.sum(ms)) / 1000.0
-                trace._block_start[(section, block)] = (start, began)
-            trace.add_steps(x0, ms, self._work(event, len(ms)), t)
-            if "loss" in event or "own_ms" in event:
-                trace.add_script(x0, list(ms), event, t)
-            fastest = event.get("ms_fastest")
-            if isinstance(fastest, list) and fastest:
-                trace.add_spread(x0, list(ms), fastest)
-            self.points += len(ms)
-            self._reach(x0 + len(ms) - 1, section, start + len(ms) - 1)
-        elif kind == "memory":
-            step = int(event.get("step") or 0)
+        t = self._time(event.where)
+        if isinstance(event, Steps):
+            self._on_steps(trace, event, offset, section, t)
+        elif isinstance(event, Memory):
+            step = event.step
             x = float(offset + step)
-            for key in ("rss_mb", "cuda_alloc_mb", "cuda_reserved_mb"):
-                value = event.get(key)
+            for series, value in (
+                (trace.rss_mb, event.rss_mb),
+                (trace.cuda_alloc_mb, event.cuda_alloc_mb),
+                (trace.cuda_reserved_mb, event.cuda_reserved_mb),
+            ):
                 if value is not None:
-                    getattr(trace, key).append(x, float(value), t, section)
+                    series.append(x, value, t, section)
             self._reach(int(x), section, step)
-        elif kind == "block_done":
+        elif isinstance(event, BlockDone):
             self._on_block_done(trace, event, offset, section, t)
         else:
             self._on_compile(trace, event, offset, section, t)
 
+    def _on_steps(
+        self, trace: ArmTrace, event: Steps, offset: int, section: Section, t: float | None
+    ) -> None:
+        ms = event.ms
+        if len(ms) == 0:
+            return
+        start = event.start
+        x0 = offset + start
+        if trace.section != section:
+            if trace.section is not None:  # the break ends the section before
+                trace.add_gap(x0 - 0.5)
+            trace.section = section
+        elif start > trace.next_start:  # a skipped step: the next block or phase
+            trace.add_gap(x0 - 0.5)
+        trace.next_start = start + len(ms)
+        if trace.phase in WAIT_PHASES:
+            trace.phase = "steps"
+        block = event.block
+        if block is not None and (section, block) not in trace._block_start:
+            began = None if t is None else t - float(np.sum(ms)) / 1000.0
+            trace._block_start[(section, block)] = (start, began)
+        trace.add_steps(x0, ms, self._work(event, len(ms)), t)
+        if event.scripted:
+            trace.add_script(x0, list(ms), event.loss, event.own_ms, t)
+        fastest = event.ms_fastest
+        if fastest:
+            trace.add_spread(x0, list(ms), fastest)
+        self.points += len(ms)
+        self._reach(x0 + len(ms) - 1, section, start + len(ms) - 1)
+
     def _on_block_done(
         self,
         trace: ArmTrace,
-        event: dict[str, Any],
+        event: BlockDone,
         offset: int,
         section: Section,
         t: float | None,
     ) -> None:
         """A contended block becomes a span over its steps (from its first steps event)."""
-        if event.get("contended") is not True:
+        if not event.contended:
             return
-        steps = int(event.get("steps") or 0)
-        block = event.get("block")
-        first = trace._block_start.get((section, block)) if isinstance(block, int) else None
+        steps = event.steps
+        block = event.block
+        first = trace._block_start.get((section, block)) if block is not None else None
         step1 = trace.next_start - 1 if trace.section == section else None
         if first is None or step1 is None or steps <= 0:
             return  # its steps never came (a stopped run): nothing to shade
@@ -389,30 +389,27 @@ class LiveData:
                 x1=float(offset + max(step0, step1)),
                 t0=t0,
                 t1=t,
-                busy_elsewhere=float(event.get("busy_elsewhere") or 0.0),
+                busy_elsewhere=event.busy_elsewhere,
             )
         )
         trace.contended_version += 1
 
-    def _on_phase(self, trace: ArmTrace, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        rep = event.get("replicate")
-        if rep is not None and not isinstance(rep, int):
+    def _on_phase(self, trace: ArmTrace, event: Phase) -> None:
+        if event.where.untimed:
             return  # the untimed accuracy pass
-        t = self._time(event)
-        if kind == "phase":
-            trace.phase = str(event.get("phase"))
-            bs = event.get("batch_size")
-            trace.phase_batch_size = bs if isinstance(bs, int) else None
+        t = self._time(event.where)
+        if event.phase is not None:
+            trace.phase = event.phase
+            trace.phase_batch_size = event.where.batch_size
             trace.phase_since = self.clock()
             trace.phase_t = t
         else:  # its first step came, or its process ended: no longer waiting
-            trace.phase = "first_step_done" if kind == "first_step" else None
+            trace.phase = "first_step_done" if event.first_step else None
 
     def _on_compile(
         self,
         trace: ArmTrace,
-        event: dict[str, Any],
+        event: Compile,
         offset: int,
         section: Section,
         t: float | None,
@@ -427,23 +424,31 @@ class LiveData:
         cost = self.compile_costs.get((arm, bs)) if rep == 0 else None
         return marker_text(marker, self.arms[arm].name, self.replicates, cost, self.script_source)
 
-    def _work(self, event: dict[str, Any], n: int) -> int | list[float]:
+    def _work(self, event: Steps, n: int) -> int | list[float]:
         """Each step's work in the throughput's unit: a script's as its model was given it
         (its steps' `samples` or `tokens`, every micro-batch summed; NaN where none was
         seen; 1 per step for `--unit steps`), a model file's its batch size (a script's phase
         is not its batch: it drew a samples/s of "bs 1")."""
         if not self.script:
-            return int(event["batch_size"])
+            return int(event.where.batch_size or 0)
         if self.unit is None:  # the first steps decide: tokens where they carry them
-            tokens = event.get("tokens")
-            self.unit = "tokens" if _any_number(tokens) else "samples"
+            self.unit = "tokens" if _any_number(event.tokens) else "samples"
         if self.unit == "steps":
             return [1.0] * n
-        values = event.get(self.unit)
-        if isinstance(values, list) and len(values) == n:
+        values = event.tokens if self.unit == "tokens" else event.samples
+        if values is not None and len(values) == n:
             return [float(v) if isinstance(v, (int, float)) else float("nan") for v in values]
         return [float("nan")] * n
 
 
-def _any_number(values: Any) -> bool:
-    return isinstance(values, list) and any(isinstance(v, (int, float)) for v in values)
+def _compile_cost(row: Row) -> float | None:
+    """A batch size's compile cost: the cold one, or the only one a session has (as
+    protocol/compile_terms.py's compile_figure reads a row)."""
+    cost = row.compile
+    if cost is None:
+        return None
+    return cost.cold_s if cost.cold_s is not None else cost.first_s
+
+
+def _any_number(values: list[Any] | None) -> bool:
+    return values is not None and any(isinstance(v, (int, float)) for v in values)

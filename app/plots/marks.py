@@ -7,9 +7,10 @@ the plots can shade the steps whose times a neighbour inflated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from tcprof.app.plots.live_events import Compile
 from tcprof.app.plots.series import Section
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
@@ -36,7 +37,14 @@ class Marker:
     seconds: float | None = None
     timer: bool = False  # `seconds` is torch's compile timer (a worker's compile event)
     sent: float | None = None  # the run's time its event was sent (s)
-    fields: dict[str, Any] = field(default_factory=dict, repr=False)
+    # What its event said: the frame, why it compiled, its backward's compile, a failure, and
+    # whether `seconds` is the compile cost (a replayed session without the timer's figure).
+    frame: str | None = None
+    reason: str | None = None
+    backward_s: float | None = None
+    fail_type: str | None = None
+    fail_reason: str | None = None
+    cost: bool = False
 
 
 @dataclass
@@ -61,26 +69,26 @@ class Contended:
 
 
 def compile_marker(
-    event: dict[str, Any], offset: int, section: Section, t: float | None, earlier: list[Marker]
+    event: Compile, offset: int, section: Section, t: float | None, earlier: list[Marker]
 ) -> Marker:
     """A `compile` event's marker (its text still empty), timed on the run's clock; `earlier`
     (the arm's markers so far) are moved back when it was sent after the same step as they."""
-    seconds = event.get("seconds")
-    seconds = float(seconds) if isinstance(seconds, (int, float)) else None
-    step = int(event.get("step") or 0)
+    seconds = event.seconds
+    step = event.step
     marker = Marker(
         x=float(offset + step),
-        kind=str(event.get("kind") or "first"),
+        kind=event.kind,
         text="",
         section=section,
         step=float(step),
         seconds=seconds,
-        timer="compile_id" in event or event.get("timer") is True,
-        fields={
-            k: event.get(k)
-            for k in ("frame", "reason", "backward_s", "fail_type", "fail_reason", "cost")
-            if event.get(k) is not None
-        },
+        timer=event.timer,
+        frame=event.frame,
+        reason=event.reason,
+        backward_s=event.backward_s,
+        fail_type=event.fail_type,
+        fail_reason=event.fail_reason,
+        cost=event.cost,
     )
     if t is not None and seconds is not None:
         # torch's timer ended before the event was sent; compiles sent after the same step
@@ -110,7 +118,7 @@ def marker_text(
     it), and why it compiled."""
     rep, bs = marker.section or (0, 0)
     label = "compile" if marker.kind == "first" else "recompile"
-    frame = marker.fields.get("frame")
+    frame = marker.frame
     where = f" in {frame_label(frame)}" if frame else ""
     words = phase_words(bs, script)
     head = " · ".join([name, *([words] if words else []), f"{label}{where}"])
@@ -121,7 +129,7 @@ def marker_text(
     if marker.seconds is not None:
         if marker.timer:
             took = f"{COMPILE_TIMER}: {units.seconds(marker.seconds)}"
-        elif marker.fields.get("cost"):
+        elif marker.cost:
             took = f"{COMPILE_COST}: {units.seconds(marker.seconds)}"
         else:
             took = f"took {units.seconds(marker.seconds)}"
@@ -133,14 +141,11 @@ def marker_text(
                 )
             else:
                 took += f", longer than {whose} {COMPILE_COST} ({units.seconds(cost)})"
-        backward = marker.fields.get("backward_s")
-        if isinstance(backward, (int, float)) and backward:
-            took += f"; backward compile {units.seconds(float(backward))}"
+        if marker.backward_s:
+            took += f"; backward compile {units.seconds(marker.backward_s)}"
         lines.append(took)
-    if marker.fields.get("fail_type"):
-        lines.append(
-            f"failed: {marker.fields['fail_type']} {marker.fields.get('fail_reason') or ''}"
-        )
-    reason = marker.fields.get("reason") or ("first compile" if label == "compile" else "?")
+    if marker.fail_type:
+        lines.append(f"failed: {marker.fail_type} {marker.fail_reason or ''}")
+    reason = marker.reason or ("first compile" if label == "compile" else "?")
     lines.append(str(reason))
     return "\n".join(lines)

@@ -190,7 +190,7 @@ def matrix_item(arm: Arm, row: Row | None, bs: int) -> QTableWidgetItem:
 
 
 def advice_cells(advice: Advice) -> list[Cell]:
-    where = ", ".join(str(w) for w in advice.evidence.get("where") or [])
+    where = ", ".join(advice.where)
     return [
         (advice.message, where or None),
         (advice.fix, None),

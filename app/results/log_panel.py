@@ -35,6 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tcprof.profiler.config.script import ScriptSource
+from tcprof.profiler.model.json_values import as_map
+from tcprof.profiler.model.plan import Plan
 from tcprof.profiler.protocol.event_text import describe
 from tcprof.profiler.protocol.events import EventType
 
@@ -114,7 +117,7 @@ class LogPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.text)
         self.names: list[str] = []
-        self.script: dict[str, Any] | None = None  # the run's script: its phases in its words
+        self.script: ScriptSource | None = None  # the run's script: its phases in its words
         self.lines: deque[tuple[int, str, str]] = deque(maxlen=MAX_LINES)
 
     def start(self, arm_names: list[str]) -> None:
@@ -154,7 +157,7 @@ class LogPanel(QWidget):
                     )
                     self.names.append(str(spec.get("label") or spec.get("backend")))
             if event.get("type") == "run_start":
-                self.script = (event.get("config") or {}).get("script")
+                self.script = Plan.of(as_map(event.get("config"))).script
             text = describe(event, script=self.script)
             if text is None:
                 continue

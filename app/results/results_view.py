@@ -152,7 +152,7 @@ class ResultsView(QTabWidget):
 
     def show_model(self, model: SessionModel, session: dict[str, Any]) -> None:
         """Every tab from the model (`session`: the same session as a dict)."""
-        self.verdict.show_session(session)
+        self.verdict.show_session(model)
         self._show_summary(model, session)
         self.insight.show_session(model)
         self.code.show_session(model, session)

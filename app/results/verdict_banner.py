@@ -5,7 +5,6 @@ to read at 1280×720 without scrolling. Hidden while there is no verdict to give
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
@@ -16,9 +15,9 @@ from tcprof.profiler.analysis.verdict import (
     BAD,
     GOOD,
     ArmVerdict,
-    session_notes,
     session_verdicts,
 )
+from tcprof.profiler.model.session import SessionModel
 
 
 def tone_colour(tone: str) -> str | None:
@@ -43,7 +42,7 @@ class VerdictBanner(QFrame):
         self.notes: list[str] = []
         self.hide()
 
-    def show_session(self, session: dict[str, Any]) -> None:
+    def show_session(self, session: SessionModel) -> None:
         self.verdicts = session_verdicts(session)
         lines = []
         for v in self.verdicts:
@@ -51,7 +50,7 @@ class VerdictBanner(QFrame):
             style = f' style="color: {colour}"' if colour else ""
             # a failed arm's error names the engine's flags: the window names its fields
             lines.append(f"<div{style}><b>{html.escape(in_app_terms(v.text))}</b></div>")
-        self.notes = session_notes(session) if self.verdicts else []
+        self.notes = list(session.notes) if self.verdicts else []
         lines += [f'<div style="font-size: small">{html.escape(n)}</div>' for n in self.notes]
         self.label.setText("".join(lines))
         self.setVisible(bool(self.verdicts))

@@ -23,9 +23,9 @@ REFRESH_MS = 500
 ModelKey = tuple[object, object, object]  # the source's path, model and factory
 
 
-def model_key(config: dict[str, Any]) -> ModelKey:
-    source = config.get("source") or {}
-    return (source.get("path"), source.get("model"), source.get("factory"))
+def model_key(config: RunConfig) -> ModelKey:
+    source = config.source
+    return (source.path, source.model, source.factory)
 
 
 class RunEstimate(QLabel):
@@ -48,7 +48,7 @@ class RunEstimate(QLabel):
         self._pool: ThreadPoolExecutor | None = None
         self._pending: tuple[ModelKey, Future[Prices]] | None = None
         self._prices: dict[ModelKey, Prices] = {}
-        self._shown: dict[str, Any] | None = None
+        self._shown: RunConfig | None = None
         self._shown_probe: dict[str, Any] | None = None
         self.current: Estimate | None = None
         self._action: QAction | None = None  # its place in the toolbar, once put there
@@ -67,8 +67,8 @@ class RunEstimate(QLabel):
 
     def for_config(self, config: RunConfig) -> Estimate:
         """The estimate of a run about to start (guesses if its history is still being read)."""
-        data = config.to_dict()
-        return estimate(data, self._priced(self._prices.get(model_key(data)) or Prices()))
+        prices = self._prices.get(model_key(config)) or Prices()
+        return estimate(config.to_dict(), self._priced(prices))
 
     def _priced(self, prices: Prices) -> Prices:
         return prices.with_probe(self._probe())
@@ -76,7 +76,7 @@ class RunEstimate(QLabel):
     def refresh(self) -> None:
         """Recompute when the setup or the model's history changed."""
         try:
-            config = self._config().to_dict()
+            config = self._config()
         except ConfigError:
             self._show(None, "")
             return
@@ -89,11 +89,11 @@ class RunEstimate(QLabel):
             return  # the history is being read; the next tick shows it
         probe = self._probe()
         if (config, probe) != (self._shown, self._shown_probe) or self.current is None:
-            est = estimate(config, prices.with_probe(probe))
+            est = estimate(config.to_dict(), prices.with_probe(probe))
             self._shown_probe = probe
             self._show(config, est.text(), est)
 
-    def _load(self, key: ModelKey, config: dict[str, Any]) -> None:
+    def _load(self, key: ModelKey, config: RunConfig) -> None:
         if self._pending is not None:
             pending_key, future = self._pending
             if not future.done():
@@ -107,9 +107,9 @@ class RunEstimate(QLabel):
                 return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-estimate")
-        self._pending = (key, self._pool.submit(self._read_prices, config))
+        self._pending = (key, self._pool.submit(self._read_prices, config.to_dict()))
 
-    def _show(self, config: dict[str, Any] | None, text: str, est: Estimate | None = None) -> None:
+    def _show(self, config: RunConfig | None, text: str, est: Estimate | None = None) -> None:
         self._shown, self.current = config, est
         self.setText(text)
         self.setToolTip(

@@ -3,9 +3,9 @@
 It wires the parts together and owns the conventions (actions and shortcuts, drag and drop,
 recent files, persisted settings, closing safely mid-run); the parts themselves live in their
 own modules and talk to it through signals. Every session reaches the parts through one
-`show_session`: a run as it starts and ends, a saved session opened from a file or the
-Sessions list (recovered ones included). Nothing here imports torch: models are inspected,
-probed and run by worker processes through the engine.
+door, `SessionDisplay.show` (session_display.py): a run as it starts and ends, a saved session
+opened from a file or the Sessions list (recovered ones included). Nothing here imports torch:
+models are inspected, probed and run by worker processes through the engine.
 
 Opening a session never runs code: its model is shown as text until the user confirms, in the
 notice bar, that the file may be imported (model_consent.py; model_picker.py says which files
@@ -50,16 +50,16 @@ from tcprof.app.window.environment_probe import request_environment
 from tcprof.app.window.error_banner import ErrorBanner
 from tcprof.app.window.layout import WindowLayout
 from tcprof.app.window.script_opening import ScriptOpening
+from tcprof.app.window.session_display import SessionDisplay
 from tcprof.app.window.stale_results import StaleResults
-from tcprof.app.window.title import TITLE, session_date, window_title
+from tcprof.app.window.title import TITLE, window_title
 from tcprof.profiler.config import ConfigError
 from tcprof.profiler.config.examples import list_examples
-from tcprof.profiler.folders.files import REPORT_HTML
 from tcprof.profiler.folders.home import sessions_dir
+from tcprof.profiler.model.context import Environment
 
 if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from tcprof.app.plots.live_plots import LivePlots
-    from tcprof.app.sessions.store import LoadedSession
 
 OPENABLE = (".py", ".json", ".jsonl")
 DEFAULT_EXAMPLE = "simple"
@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self.sessions = SessionActions(self)
         self.consent = ModelConsent(self.setup.model, self.notice, self, self.setup.script)
         self._lay_out()
+        self.display = SessionDisplay(self)  # what it shows of a session, and a run's events
         self.commands = make_actions(self)
         self.scripts = ScriptOpening(self)  # Open script…, a dropped .py: script or model?
         self.run_estimate = RunEstimate(self.setup.config, probe=self.setup.step_probe)
@@ -167,17 +168,17 @@ class MainWindow(QMainWindow):
         )
         self.consent.runReady.connect(self.start_run)
         self.consent.runDropped.connect(self.status.label.setText)
-        self.controller.eventsArrived.connect(self._on_events)
-        self.controller.runEnded.connect(self._on_run_ended)
-        self.sessions.sessionOpened.connect(self._on_session_opened)
+        self.controller.eventsArrived.connect(self.display.on_events)
+        self.controller.runEnded.connect(self.display.on_run_ended)
+        self.sessions.sessionOpened.connect(self.display.opened)
         self.sessions.setupRestored.connect(self.setup.restore)
         self.sessions.problem.connect(lambda error: self.banner.add(error, []))
         self.sessions.message.connect(self.status.label.setText)
         self.sessions.exportingChanged.connect(lambda _exporting: self._update_actions())
-        self.sessions.exportDone.connect(self._on_exported)
+        self.sessions.exportDone.connect(self.display.exported)
         self.sessions.loggingChanged.connect(lambda _logging: self._update_actions())
-        self.sessions.logDone.connect(self._on_logged)
-        self.sessions.recovered.connect(self._on_recovered)
+        self.sessions.logDone.connect(self.display.logged)
+        self.sessions.recovered.connect(self.display.recovered)
 
     @property
     def plots(self) -> LivePlots | None:
@@ -302,86 +303,22 @@ class MainWindow(QMainWindow):
 
     # -- environment ----------------------------------------------------------------------------
     def _on_environment(self, env: dict[str, Any]) -> None:
+        """The probe's answer (a worker's hello, as it came), or why it failed."""
         if "error" in env:
             self.status.label.setText(f"Could not probe torch: {env['error'].get('message')}")
             return
         self.environment = env
+        probed = Environment.of(env)
         if self.pool is not None:  # after the start-up probes, so they do not compete
             self.pool.fill()
         self.setup.set_environment(env)
         if not self.sessions.saved:  # a saved session shows the environment it ran in
             self.results.show_environment(env)
         saved = self.prefs.setup().get("device")
-        if isinstance(saved, str) and saved in (env.get("devices") or []):
+        if isinstance(saved, str) and saved in probed.devices:
             self.setup.device.setCurrentText(saved)
         if not self.controller.running:
-            self.status.label.setText(
-                f"Ready · torch {env.get('torch')} · {', '.join(env.get('devices') or [])}"
-            )
-
-    # -- showing a session ----------------------------------------------------------------------
-    def show_session(
-        self,
-        session: dict[str, Any],
-        folder: Path | None,
-        recorded: list[dict[str, Any]] | None = None,
-    ) -> None:
-        """Show one session in every part: a run as it starts (empty) and as it ends, or a saved
-        session (recorded: its events, fed to the plots, logs and error banner as a live run
-        feeds them, so a re-opened session looks as it did)."""
-        if recorded is not None:
-            self._replay(session, recorded)
-        self.results.show_session(session)
-        if recorded is not None:
-            self.results.show_environment(session.get("environment"))
-        else:
-            self.results.show_environment(self.environment or self.controller.environment)
-        self._update_title()
-        self._update_actions()
-
-    def _replay(self, session: dict[str, Any], events: list[dict[str, Any]]) -> None:
-        names = [str(a.get("name")) for a in session.get("arms") or []]
-        from tcprof.app.plots.live_data import LiveData  # numpy-backed: loaded when first needed
-
-        plots = self.ensure_plots()
-        plots.start(LiveData.from_session(session, events))
-        plots.stop()  # one redraw, no timer: nothing more will arrive
-        self.banner.clear()
-        for event in events:
-            if event.get("type") == "error":
-                self.banner.add(event, names)
-        self.results.logs.start(names)
-        self.results.logs.add_events(events)
-
-    def _on_session_opened(self, loaded: LoadedSession) -> None:
-        session = loaded.session
-        self.show_session(session, loaded.folder, loaded.events)
-        status = str(session.get("status") or "?").replace("_", " ")
-        self.status.finish(
-            f"Saved session {loaded.folder.name} · {status} · {session_date(session)} · "
-            "Run starts a new one"
-        )
-
-    def _on_exported(self, paths: list[str], folder: str) -> None:
-        report = Path(folder) / REPORT_HTML
-        self.notice.show_notice(
-            f"Exported report.html, report.md, steps.csv, session.json and reproduce.py to {folder}",
-            [
-                ("Open report", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(report)))),
-                ("Open folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))),
-            ],
-        )
-
-    def _on_logged(self, logged: list[str], warnings: list[str]) -> None:
-        """Where the session went, and each tracker that could not take it (one line each)."""
-        lines = [*logged, *(f"Warning: {w}" for w in warnings)]
-        if warnings:
-            lines.append("The session is still saved in its folder: nothing is lost.")
-        self.notice.show_notice("\n".join(lines))
-
-    def _on_recovered(self, text: str) -> None:
-        self.notice.show_notice(text, [("Sessions…", self.sessions.show_sessions)])
-        self.statusBar().showMessage(text, 15_000)
+            self.status.label.setText(f"Ready · torch {probed.torch} · {', '.join(probed.devices)}")
 
     # -- runs -----------------------------------------------------------------------------------
     def start_run(self) -> None:
@@ -402,7 +339,7 @@ class MainWindow(QMainWindow):
         plots = self.ensure_plots()
         self.controller.start(config)
         self.sessions.on_run_started()
-        self.show_session({"arms": []}, None)
+        self.display.show({"arms": []}, None)
         assert self.controller.data is not None  # start() made it, even for a refused run
         plots.start(self.controller.data)
         self.results.logs.start(names)
@@ -414,38 +351,6 @@ class MainWindow(QMainWindow):
         if self.controller.running:
             self.status.label.setText("Stopping…")
             self.controller.stop()
-
-    def _on_events(self, events: list[dict[str, Any]]) -> None:
-        names = [a.name for a in self.controller.config.run_arms] if self.controller.config else []
-        self.results.logs.add_events(events)
-        self.status.update_from(events)
-        refresh = False
-        for e in events:
-            kind = e.get("type")
-            if kind == "error":
-                self.banner.add(e, names)
-            elif kind == "hello" and self.environment is None:
-                self.results.show_environment(e)
-            elif kind == "bs_done":
-                refresh = True
-        if refresh:
-            self.results.show_session(self.controller.session_dict())
-
-    def _on_run_ended(self, status: str) -> None:
-        if self.plots is not None:
-            self.plots.stop()
-        if self.pool is not None:
-            self.pool.fill()
-        session = self.controller.session_dict()
-        folder = self.controller.session_dir
-        self.sessions.on_run_ended(session, folder)
-        self.show_session(session, folder)
-        self.status.finish_run(status, session, folder)
-        self.run_estimate.run_ended()
-        if self.controller.save_error:
-            self.banner.add({"kind": "save", "message": self.controller.save_error}, [])
-        if self.controller.store_warning:  # saved locally first: nothing is lost
-            self.notice.show_notice(f"Warning: {self.controller.store_warning}")
 
     # -- settings and closing -------------------------------------------------------------------
     def _restore_settings(self) -> None:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from tcprof.profiler.model.session import SessionModel
 
 TITLE = "Torch Compile Profiler"
 
 
-def session_date(session: dict[str, Any]) -> str:
+def session_date(session: SessionModel | Mapping[str, Any]) -> str:
     """'2024-05-01 12:00' from the session's started_at, or 'unknown date'."""
-    started = session.get("started_at")
-    if isinstance(started, (int, float)) and not isinstance(started, bool):
+    started = SessionModel.read(session).started_at
+    if started is not None:
         try:
             return time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
         except (OverflowError, OSError, ValueError):
@@ -20,14 +23,13 @@ def session_date(session: dict[str, Any]) -> str:
     return "unknown date"
 
 
-def window_title(model_path: str, saved: dict[str, Any] | None = None) -> str:
+def window_title(model_path: str, saved: SessionModel | Mapping[str, Any] | None = None) -> str:
     """'simple.py — Torch Compile Profiler' for the model in the panel, or
     'simple.py — session of 2024-05-01 12:00 — Torch Compile Profiler' while a saved session is
     shown (its own model file, whatever the panel now holds)."""
     if saved is not None:
-        config = saved.get("config")
-        source = config.get("source") if isinstance(config, dict) else None
-        path = source.get("path") if isinstance(source, dict) else None
-        name = Path(path).name if isinstance(path, str) and path else "unknown model"
-        return f"{name} — session of {session_date(saved)} — {TITLE}"
+        model = SessionModel.read(saved)
+        path = model.plan.model_path if model.plan else None
+        name = Path(path).name if path else "unknown model"
+        return f"{name} — session of {session_date(model)} — {TITLE}"
     return f"{Path(model_path).name} — {TITLE}" if model_path else TITLE

@@ -89,15 +89,18 @@ class Advice:
     fix: str | None
     apply: str | None
     evidence: Mapping[str, Any] = field(repr=False, compare=False, hash=False)
+    where: tuple[str, ...] = ()  # the evidence's places in the user's code, as said
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> Advice:
+        evidence = as_map(value.get("evidence"))
         return cls(
             _str(value.get("kind")),
             _str(value.get("message")),
             _str(value.get("fix")),
             _str(value.get("apply")),
-            as_map(value.get("evidence")),
+            evidence,
+            tuple(str(w) for w in evidence.get("where") or ()),
         )
 
 
