@@ -11,6 +11,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from tcprof.app.common.theme import muted_colour
 from tcprof.app.results.compare_view import CompareDialog, direction_colour
 from tcprof.app.sessions.dialog import SessionsDialog
@@ -36,6 +38,7 @@ def _export(window, qtbot, folder: Path) -> None:
     assert "Exported" in window.notice.text()
 
 
+@pytest.mark.slow
 def test_run_export_reopen_and_export_again_give_equal_reports(make_window, qtbot, tmp_path):
     window = make_window(background=False)
     assert _run(window, qtbot, save_weights="safetensors", profile_steps=2) == "completed"
