@@ -3,13 +3,15 @@
 without it (`--no-loadscope-reorder`, the conftest's order: heavy files first): where the
 suite's long files fall, and the last files handed out.
 
-Run: .venv/bin/python -m pytest --collect-only -q -m "not serial" > collect.txt
-     .venv/bin/python -m bench.suite_order collect.txt
+Run: .venv/bin/python -m bench.suite_order [collect.txt] (without a file it collects the suite
+itself, as `python -m pytest --collect-only -q -m "not serial"` does: a minute here, loaded)
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -56,8 +58,16 @@ def order(ids: list[str], reorder: bool, processes: int = 3) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("collection", type=Path, help="`pytest --collect-only -q` output")
-    ids = [line.strip() for line in parser.parse_args().collection.read_text().splitlines()]
+    parser.add_argument("collection", type=Path, nargs="?", help="`pytest --collect-only -q`")
+    collection = parser.parse_args().collection
+    if collection is not None:
+        lines = collection.read_text().splitlines()
+    else:
+        command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not serial"]
+        lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split(
+            "\n"
+        )
+    ids = [line.strip() for line in lines]
     ids = [i for i in ids if "::" in i]
     for reorder in (True, False):
         files = order(ids, reorder)
