@@ -28,9 +28,11 @@ run: $(STAMP)
 # deadlines stay honest. Both fork their workers (tests/conftest.py): the deadlines are a
 # stall's or a Stop's, not a figure. Bytecode is cached even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE): otherwise every worker, CLI and test process compiles the project's
-# modules, and pytest rewrites every test file's asserts, again (docs/benchmarks.md).
+# modules, and pytest rewrites every test file's asserts, again (docs/benchmarks.md). Files are
+# handed out in the order tests/conftest.py gives them (the heavy ones first): xdist's default
+# reorders them by their number of tests, which put the one-test files of tens of seconds last.
 test: $(STAMP)
-	$(SUITE_ENV) $(BIN)/python -m pytest -q -n 3 --dist loadfile -m "not serial" --durations=15
+	$(SUITE_ENV) $(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder -m "not serial" --durations=15
 	$(SUITE_ENV) $(BIN)/python -m pytest -q -m serial --durations=10
 
 lint: $(STAMP)

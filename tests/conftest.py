@@ -71,9 +71,11 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The files with real runs of tens of seconds first (stable otherwise): under
-    `-n 3 --dist loadfile` each file is one unit of work in this order, and a long file handed
-    out last keeps one process busy while the other idles (the wheel's install test, the last
-    file collected, took the suite's final 50 s on one core)."""
+    """The files with tests of tens of seconds first (stable otherwise): under
+    `-n 3 --dist loadfile --no-loadscope-reorder` each file is one unit of work in this order,
+    and a long file handed out last keeps one process busy while the other idles (the wheel's
+    install test, the last file collected, took the suite's final 50 s on one core). Without
+    `--no-loadscope-reorder` xdist hands files out by their number of tests, most first, and
+    this order is lost (tests/test_suite_order.py)."""
     heavy = {item.path for item in items if any(item.get_closest_marker(m) for m in HEAVY_MARKS)}
     items.sort(key=lambda item: item.path not in heavy)

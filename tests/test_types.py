@@ -35,6 +35,10 @@ def test_every_package_is_type_checked():
     assert not left_out, f"not type-checked: {left_out}"
 
 
+# `slow`: handed out among the first files of make test's parallel pass (tests/conftest.py), so
+# that its cold run (tens of seconds of one core) overlaps the other files rather than ending
+# the pass alone.
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_both_packages_type_check():
     proc = subprocess.run(MYPY, cwd=ROOT, capture_output=True, text=True, timeout=290)

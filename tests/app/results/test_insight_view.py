@@ -3,11 +3,14 @@ user's source lines, recompiles with their guard failures, and the compile-time 
 
 from __future__ import annotations
 
+import pytest
+
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.config.examples import example_path
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
 
 
+@pytest.mark.slow
 def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
     window.load_model(str(example_path("graph_break")))
     configure_fast(
@@ -18,6 +21,8 @@ def test_insight_tab_after_a_graph_break_sweep(window, qtbot):
         steps=4,
     )
     window.setup.measurement.accuracy.setChecked(False)  # not what this test is about
+    # nor are the blocks: fast_args's two, with no minimum length, for nine arm × size rows
+    window.setup.carried.set_options({"blocks": 2, "min_block_ms": 0.0})
     with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS):
         window.start_run()
     view = window.results.insight

@@ -92,6 +92,7 @@ def test_only_twins_are_paired():
     assert regional_tradeoffs({"config": config, "arms": arms}) == []
 
 
+@pytest.mark.slow
 def test_regional_against_whole_on_the_gpt_example(tmp_path):
     rc, stdout, stderr, s = run_cli(
         ["--example", "tiny_gpt", "--arms", "aot_eager; aot_eager:regional=true"]

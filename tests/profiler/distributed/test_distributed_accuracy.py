@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.cli import MODELS, arm, run_cli
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]  # one torchrun run of tens of seconds
 
 
 def test_a_wrong_backend_under_fsdp_fails_on_its_ranks(tmp_path):

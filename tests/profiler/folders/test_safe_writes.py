@@ -198,6 +198,7 @@ def _small_files_only() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_DISK_LIMIT, FULL_DISK_LIMIT))
 
 
+@pytest.mark.slow
 def test_a_full_disk_warns_once_and_the_run_goes_on_to_save_its_session(tmp_path):
     """RLIMIT_FSIZE stands for a full disk: every write past 16 kB fails (Python ignores
     SIGXFSZ, so the write fails rather than the process). Every block is an event or three."""

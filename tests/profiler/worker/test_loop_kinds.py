@@ -193,6 +193,7 @@ def _check_reproducer(session: dict, tmp_path) -> str:
     return code
 
 
+@pytest.mark.slow
 def test_inference_under_bf16_autocast_with_no_4d_input(tmp_path):
     """simple: eval, forward only under inference_mode and bf16 autocast; --channels-last with
     no 4-D input warns and runs."""
@@ -221,6 +222,7 @@ def test_inference_under_bf16_autocast_with_no_4d_input(tmp_path):
     assert "with torch.inference_mode(), torch.autocast(" in code and "LOOP = 'inference'" in code
 
 
+@pytest.mark.slow
 def test_training_under_bf16_with_a_compiled_optimizer(tmp_path):
     """tiny_gpt: bf16 autocast around forward and loss; the compiled arm compiles its optimizer
     step (its own frame), the eager baseline steps eagerly; accuracy compares the parameters
@@ -243,6 +245,7 @@ def test_training_under_bf16_with_a_compiled_optimizer(tmp_path):
     assert "        opt_step()" in code
 
 
+@pytest.mark.slow
 def test_channels_last_and_fp16_training_with_a_grad_scaler(tmp_path):
     """cnn (a 4-D input): the model's convolutions and the images in channels_last, fp16
     autocast with a GradScaler whose step the compiled arm compiles."""
