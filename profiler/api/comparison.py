@@ -17,7 +17,7 @@ from tcprof.profiler.api.session import Session
 from tcprof.profiler.folders.files import read_session
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report import compare as report_compare
-from tcprof.profiler.report.compare import ComparedRow as ComparedRow
+from tcprof.profiler.report.changes import ComparedRow as ComparedRow
 from tcprof.profiler.team_store.lookup import local_session
 
 SessionLike = Session | str | os.PathLike[str]

@@ -27,7 +27,7 @@ from tcprof.profiler.analysis.spread_rule import NORMAL_MAD, spread_critical
 from tcprof.profiler.model.json_values import items
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.compare import (
+from tcprof.profiler.report.changes import (
     BETTER,
     WORSE,
     log_speedup,
