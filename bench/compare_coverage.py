@@ -22,6 +22,7 @@ import argparse
 import numpy as np
 
 from tcprof.profiler.analysis import stats
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.report import compare
 
 BEFORE, CHANGE = 1.2, 1.1  # the true speedup before, and its true change (after / before)
@@ -29,8 +30,8 @@ BEFORE, CHANGE = 1.2, 1.1  # the true speedup before, and its true change (after
 
 def _session(
     rng: np.random.Generator, speedup: float, rounds: int, shared: float, own: float
-) -> tuple[dict[str, object], dict[str, object]]:
-    """(baseline row, arm row) of one simulated session, as session.json holds them."""
+) -> tuple[Row, Row]:
+    """(baseline row, arm row) of one simulated session, as the model reads session.json's."""
     shift = rng.normal(0, shared, rounds)
     offsets = rng.normal(0, own, (2, rounds))
     steps = np.exp(rng.normal(0, 0.02, (2, rounds, 5, 10)))
@@ -39,17 +40,19 @@ def _session(
     interval = stats.speedup_interval(list(base), list(arm))
     assert interval is not None
     base_row = {
+        "batch_size": 8,
         "median_ms": 4.0,
         "process_medians_ms": list(np.median(base.reshape(rounds, -1), 1)),
     }
     arm_row = {
+        "batch_size": 8,
         "median_ms": float(np.median(arm)),
         "process_medians_ms": list(np.median(arm.reshape(rounds, -1), axis=1)),
         "speedup": interval.speedup,
         "speedup_se_log": interval.se_log,
         "speedup_rounds": interval.processes,
     }
-    return base_row, arm_row
+    return Row.of("eager", base_row, True), Row.of("inductor", arm_row, False)
 
 
 def coverage(

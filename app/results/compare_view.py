@@ -28,23 +28,12 @@ from tcprof.app.common.table_text import set_header_tip, table_text
 from tcprof.app.common.theme import error_colour, good_colour, muted_colour
 from tcprof.profiler.report.compare import (
     HEADER,
+    column_directions,
     comparison_cells,
     diff_sessions,
     outcome_text,
     when,
 )
-
-# Which direction colours which columns.
-COLOURED = {
-    "median ms": "time_direction",
-    "change [95% CI]": "time_direction",
-    "time": "time_direction",
-    "speedup": "speedup_direction",
-    "speedup change [95% CI]": "speedup_direction",
-    "speedup change": "speedup_direction",
-    "tensor peak": "memory_direction",
-    "memory": "memory_direction",
-}
 
 COLUMN_HELP = {
     "median ms": "median step time, before → after",
@@ -85,7 +74,7 @@ class CompareDialog(QDialog):
         self.resize(1240, 420)
         self.comparison = diff_sessions(first, second)
         self.compared = self.comparison.rows
-        swapped = self.comparison.before is not first
+        swapped = self.comparison.swapped
         before_label, after_label = (
             (second_label, first_label) if swapped else (first_label, second_label)
         )
@@ -119,11 +108,11 @@ class CompareDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         for r, row in enumerate(self.compared):
-            for c, text in enumerate(comparison_cells(row)):
+            cells = zip(comparison_cells(row), column_directions(row), strict=True)
+            for c, (text, direction) in enumerate(cells):
                 item = QTableWidgetItem(text)
-                key = COLOURED.get(HEADER[c])
-                if key:
-                    item.setForeground(direction_colour(row[key]))
+                if direction:
+                    item.setForeground(direction_colour(direction))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         empty = QLabel("The table is empty: the sessions share no arm and batch size.")

@@ -16,6 +16,7 @@ from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
+from tcprof.profiler.model.loaded import Loaded
 from tcprof.profiler.model.row import Row
 
 
@@ -202,6 +203,7 @@ class Arm:
     advice: tuple[Advice, ...] = ()
     explain: Explain | None = None  # the explain pre-pass (--explain)
     artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
+    loaded: Loaded | None = None  # what its worker loaded (arms[].model)
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -234,6 +236,7 @@ class Arm:
             advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
             explain=Explain.of(arm.get("explain")),
             artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
+            loaded=Loaded.of(arm.get("model")),
         )
 
     def row(self, batch_size: int) -> Row:

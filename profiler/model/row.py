@@ -242,6 +242,7 @@ class Row:
     holds: bool = True  # False: a difference the family-wise adjustment does not keep
     status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
     samples_per_step: float | None = None  # a script's samples per step, as its model got them
+    work_per_step: float | None = None  # a script's work (its unit) per step, as measured
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -300,4 +301,5 @@ class Row:
             holds=holds_after_adjustment(row),
             status_text=status_text(row),
             samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
+            work_per_step=_float((row.get("script") or {}).get("work_per_step")),
         )

@@ -23,6 +23,7 @@ from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import as_float, as_int, as_str, freeze, items, thaw
 from tcprof.profiler.model.ladder import Ladder
 from tcprof.profiler.model.notes import session_notes
+from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.model.plan import Plan
 from tcprof.profiler.model.row import Row, Speedup
 from tcprof.profiler.model.series import series_of
@@ -57,6 +58,8 @@ class SessionModel:
     errors: tuple[Problem, ...] = ()  # the run's errors, in the order they came
     ladder: Ladder | None = None  # a --ladder session's stages (model/ladder.py)
     plan: Plan | None = None  # its config's planned shape, typed (model/plan.py)
+
+    options: RunOptions = field(default_factory=lambda: RunOptions.of(None))  # config, typed
 
     @classmethod
     def from_json(
@@ -97,6 +100,7 @@ class SessionModel:
             errors=tuple(p for p in map(Problem.of, items(plain.get("errors"))) if p),
             ladder=Ladder.of(plain.get("ladder")),
             plan=Plan.of(plain.get("config") or {}),
+            options=RunOptions.of(plain.get("config")),
         )
 
     @classmethod

@@ -10,10 +10,14 @@ link that leads nowhere.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.session import SessionModel
 
 Esc = Callable[[Any], str]
 KIND_TEXT = {
@@ -27,52 +31,56 @@ KIND_TEXT = {
 ORDER = list(KIND_TEXT)
 
 
-def _report_folder(session_dict: dict[str, Any], folder: str | Path | None) -> Path | None:
+Session = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
+
+
+@dataclass(frozen=True)
+class File:
+    """A file the session wrote: its arm, kind and kind in words, batch size (None: the
+    arm's), path as saved, and the link to it from the report (None: it is missing)."""
+
+    arm: str
+    kind: str
+    what: str
+    batch_size: int | None
+    path: str
+    href: str | None
+
+
+def _report_folder(session: SessionModel, folder: str | Path | None) -> Path | None:
     """Where the report lies: given, or the session's own folder as the run recorded it."""
     if folder is not None:
         return Path(os.path.abspath(folder))
-    recorded = (session_dict.get("config") or {}).get("artifacts_dir")
-    return Path(recorded) if isinstance(recorded, str) and os.path.isabs(recorded) else None
+    recorded = session.options.artifacts_dir
+    return Path(recorded) if recorded is not None and os.path.isabs(recorded) else None
 
 
-def artefacts(
-    session_dict: dict[str, Any], folder: str | Path | None = None
-) -> list[dict[str, Any]]:
-    """One entry per file: arm, kind, what (words), batch size, path, href (None: missing)."""
-    base = _report_folder(session_dict, folder)
-    found: dict[str, dict[str, Any]] = {}
-    for arm in session_dict.get("arms") or []:
-        entries = [dict(a) for a in arm.get("artifacts") or [] if isinstance(a, dict)]
-        for r in arm.get("results") or []:
-            prof = r.get("profile") if isinstance(r.get("profile"), dict) else {}
-            if prof.get("path"):
-                entries.append(
-                    {
-                        "kind": "torch_profiler_trace",
-                        "path": prof["path"],
-                        "batch_size": r.get("batch_size"),
-                    }
-                )
-        for entry in entries:
-            path = entry.get("path")
-            if not isinstance(path, str) or not path or path in found:
+def _written(arm: Arm) -> list[tuple[str | None, str | None, int | None]]:
+    """(kind, path, batch size) of each file the arm wrote: its artefacts, then its traces."""
+    files = [(a.kind, a.path, a.batch_size) for a in arm.artifacts]
+    traces = [(r.batch_size, r.profile.path) for r in arm.rows if r.profile and r.profile.path]
+    return files + [("torch_profiler_trace", path, bs) for bs, path in traces]
+
+
+def artefacts(session: Session, folder: str | Path | None = None) -> list[File]:
+    """One entry per file, by kind, then in the arms' order, then by batch size."""
+    model = SessionModel.read(session)
+    base = _report_folder(model, folder)
+    found: dict[str, File] = {}
+    order = {arm.name: i for i, arm in reversed(list(enumerate(model.arms)))}
+    for arm in model.arms:
+        for kind_saved, path, batch_size in _written(arm):
+            if not path or path in found:
                 continue
-            kind = str(entry.get("kind") or "file")
-            found[path] = {
-                "arm": arm.get("name"),
-                "kind": kind,
-                "what": KIND_TEXT.get(kind, kind.replace("_", " ")),
-                "batch_size": entry.get("batch_size"),
-                "path": path,
-                "href": _href(path, base),
-            }
-    arm_order = [a.get("name") for a in session_dict.get("arms") or []]
-    return sorted(  # by kind, then in the arms' order, then by batch size
+            kind = kind_saved or "file"
+            what = KIND_TEXT.get(kind, kind.replace("_", " "))
+            found[path] = File(arm.name, kind, what, batch_size, path, _href(path, base))
+    return sorted(
         found.values(),
         key=lambda a: (
-            ORDER.index(a["kind"]) if a["kind"] in ORDER else len(ORDER),
-            arm_order.index(a["arm"]),
-            a["batch_size"] if isinstance(a["batch_size"], int) else -1,
+            ORDER.index(a.kind) if a.kind in ORDER else len(ORDER),
+            order[a.arm],
+            a.batch_size if a.batch_size is not None else -1,
         ),
     )
 
@@ -95,21 +103,21 @@ def _name(path: str) -> str:
     return Path(path).name if Path(path).name != "index.html" else Path(path).parent.name
 
 
-def html_section(session_dict: dict[str, Any], esc: Esc, folder: str | Path | None) -> str:
-    found = artefacts(session_dict, folder)
+def html_section(session: Session, esc: Esc, folder: str | Path | None) -> str:
+    found = artefacts(session, folder)
     if not found:
         return ""
     rows = []
     for a in found:
-        name = esc(_name(a["path"]))
+        name = esc(_name(a.path))
         file = (
-            f'<a href="{esc(a["href"])}" class="mono">{name}</a>'
-            if a["href"]
-            else f'<span class="mono bad" title="{esc(a["path"])}">{name}: missing</span>'
+            f'<a href="{esc(a.href)}" class="mono">{name}</a>'
+            if a.href
+            else f'<span class="mono bad" title="{esc(a.path)}">{name}: missing</span>'
         )
-        bs = "" if a["batch_size"] is None else esc(a["batch_size"])
+        bs = "" if a.batch_size is None else esc(a.batch_size)
         rows.append(
-            f"<tr><td>{esc(a['arm'])}</td><td>{esc(a['what'])}</td>"
+            f"<tr><td>{esc(a.arm)}</td><td>{esc(a.what)}</td>"
             f'<td class="num">{bs}</td><td>{file}</td></tr>'
         )
     return (
@@ -124,17 +132,15 @@ def html_section(session_dict: dict[str, Any], esc: Esc, folder: str | Path | No
 
 
 def markdown_lines(
-    session_dict: dict[str, Any], md_text: Callable[[Any], str], folder: str | Path | None
+    session: Session, md_text: Callable[[Any], str], folder: str | Path | None
 ) -> list[str]:
-    found = artefacts(session_dict, folder)
+    found = artefacts(session, folder)
     if not found:
         return []
     out = ["**Files**", ""]
     for a in found:
-        bs = f" bs={md_text(a['batch_size'])}" if a["batch_size"] is not None else ""
-        label = f"{md_text(a['arm'])}{bs}: {md_text(a['what'])}"
-        name = md_text(_name(a["path"]))
-        out.append(
-            f"- {label}: [{name}](<{a['href']}>)" if a["href"] else f"- {label}: {name} (missing)"
-        )
+        bs = f" bs={md_text(a.batch_size)}" if a.batch_size is not None else ""
+        label = f"{md_text(a.arm)}{bs}: {md_text(a.what)}"
+        name = md_text(_name(a.path))
+        out.append(f"- {label}: [{name}](<{a.href}>)" if a.href else f"- {label}: {name} (missing)")
     return [*out, ""]

@@ -9,6 +9,11 @@ log speedups with their combined standard error (two sessions share no rounds). 
 one round has no interval, and nothing is judged from it. The newer session (by start time)
 is always "after". Warnings say when the two runs measured different models or settings, or
 when a session has a single replicate.
+
+Both sessions are read as the typed model (`SessionModel`); a session.json dict enters
+through `SessionModel.read`. The changes with their intervals are report/changes.py's; this
+module adds the warnings, the comparison as a whole and its text. The settings compared are
+named by their keys in the run's options as saved (`config`).
 """
 
 from __future__ import annotations
@@ -20,28 +25,39 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.analysis import stats
-from tcprof.profiler.analysis.verdict import is_partial, speedup_interval, steps_fraction
 from tcprof.profiler.config import loop_text
 from tcprof.profiler.folders.files import EVENTS_JSONL, SESSION_JSON, read_session
+from tcprof.profiler.model.figures import Interval
+from tcprof.profiler.model.row import Speedup
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.sections.table import (
-    fmt_speedup,
-    render_table,
-    training_mb,
-)
-from tcprof.profiler.session.records import METHOD_SCHEMA
 
-MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
-BETTER, WORSE, UNCHANGED, NA = "better", "worse", "unchanged", "n/a"
+# The changes themselves (report/changes.py), named here too for compare's readers.
+from tcprof.profiler.report.changes import BETTER as BETTER
+from tcprof.profiler.report.changes import NA as NA
+from tcprof.profiler.report.changes import UNCHANGED as UNCHANGED
+from tcprof.profiler.report.changes import WORSE as WORSE
+from tcprof.profiler.report.changes import ComparedRow as ComparedRow
+from tcprof.profiler.report.changes import SessionLike as SessionLike
+from tcprof.profiler.report.changes import compare_sessions as compare_sessions
+from tcprof.profiler.report.changes import log_speedup as log_speedup
+from tcprof.profiler.report.changes import method_note as method_note
+from tcprof.profiler.report.changes import speedup_change as speedup_change
+from tcprof.profiler.report.changes import speedup_direction as speedup_direction
+from tcprof.profiler.report.changes import time_change as time_change
+from tcprof.profiler.report.sections.table import render_table
 
-# Settings that change what is measured; each difference is named in a warning.
+REPLICATES = "replicates"
+
+# Settings that change what is measured; each difference is named in a warning. The rounds
+# are the ones each run measured (a run that stops when settled holds its most in config).
 SETTINGS = (
     ("batch_sizes", "batch sizes"),
     ("device", "device"),
     ("warmup", "warm-up steps"),
     ("steps", "measured steps"),
     ("blocks", "blocks"),
-    ("replicates", "replicates"),
+    (REPLICATES, "replicates"),
     ("optimizer", "optimizer"),
     ("lr", "learning rate"),
     ("seed", "seed"),
@@ -50,264 +66,86 @@ SETTINGS = (
 )
 
 
-def method_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
-    """Sessions measured by different methods (schema versions) compare step times only."""
-    versions = {
-        min(before.get("schema_version") or 1, METHOD_SCHEMA),
-        min(after.get("schema_version") or 1, METHOD_SCHEMA),
-    }
-    if len(versions) == 1:
-        return None
-    return (
-        "the sessions were measured by different methods (session schema "
-        f"{before.get('schema_version') or 1} and {after.get('schema_version') or 1}): memory is "
-        "not compared (peak RSS then, training memory now), and speedup intervals differ in "
-        "meaning"
-    )
-
-
-def newest_last(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def newest_last(a: SessionModel, b: SessionModel) -> tuple[SessionModel, SessionModel]:
     """(before, after): the session that started later is "after", whatever the order given."""
     ta, tb = _started(a), _started(b)
     return (b, a) if ta is not None and tb is not None and ta > tb else (a, b)
 
 
-def _started(session: dict[str, Any]) -> float | None:
-    value = session.get("started_at")
-    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+def _started(session: SessionModel) -> float | None:
+    value = session.started_at
+    return value if value is not None and math.isfinite(value) else None
 
 
-# ---- changes with intervals ------------------------------------------------------------------
-
-
-def _positive(values: Any) -> list[float]:
-    return [float(v) for v in values or [] if isinstance(v, (int, float)) and v > 0]
-
-
-def _change(
-    before: tuple[float, float, int] | None, after: tuple[float, float, int] | None
-) -> list[float] | None:
-    """after / before - 1 as a 95% interval, from two (log mean, standard error, n)."""
-    if before is None or after is None:
-        return None
-    _d, low, high = stats.difference_interval(before, after)
-    return [math.expm1(low), math.expm1(high)]
-
-
-def time_change(before: dict[str, Any], after: dict[str, Any]) -> tuple[float, list[float] | None]:
-    """The change in step time, after / before - 1, and its 95% interval: the difference of
-    the two sessions' mean log process medians (one process per round), its standard error
-    the two sessions' combined (they share no rounds), a Welch t interval. With a single round
-    on either side there is no interval (one process knows nothing of process variation)."""
-    pb, pa = _positive(before.get("process_medians_ms")), _positive(after.get("process_medians_ms"))
-    if not pb or not pa:  # a row saved without them: its median stands for its one process
-        pb, pa = pb or [before["median_ms"]], pa or [after["median_ms"]]
-    centre = math.exp(_mean_log(pa) - _mean_log(pb)) - 1.0
-    return centre, _change(stats.log_mean_se(pb), stats.log_mean_se(pa))
-
-
-def _mean_log(values: list[float]) -> float:
-    return sum(math.log(v) for v in values) / len(values)
-
-
-def time_direction(interval: list[float] | None) -> str:
-    if interval is None:
-        return NA
-    if interval[0] > 0:
-        return WORSE  # slower steps
-    if interval[1] < 0:
-        return BETTER
-    return UNCHANGED
-
-
-def log_speedup(
-    row: dict[str, Any], baseline: dict[str, Any] | None
-) -> tuple[float, float, int] | None:
-    """(mean log speedup, its standard error, rounds) of one session's row: the paired rounds'
-    log ratios, as the speedup's own interval has them; None for one round. Rows saved before
-    the standard error was stored pair the process medians by round."""
-    speedup, se, n = row.get("speedup"), row.get("speedup_se_log"), row.get("speedup_rounds")
-    if isinstance(speedup, (int, float)) and speedup > 0 and isinstance(se, float):
-        return (math.log(speedup), se, int(n)) if isinstance(n, int) and n >= 2 else None
-    base = (baseline or {}).get("process_medians_ms") or []
-    arm = row.get("process_medians_ms") or []
-    if row is baseline or len(base) != len(arm):
-        return None
-    ratios = [b / a for b, a in zip(base, arm, strict=True) if _positive([b]) and _positive([a])]
-    return stats.log_mean_se(ratios)
-
-
-def speedup_change(
-    before: tuple[float, float, int] | None, after: tuple[float, float, int] | None
-) -> tuple[float | None, list[float] | None]:
-    """after's speedup / before's - 1, and its 95% interval: the difference of the two paired
-    mean log speedups with their combined standard error (sessions share no rounds)."""
-    if before is None or after is None:
-        return None, None
-    return math.expm1(after[0] - before[0]), _change(before, after)
-
-
-def speedup_direction(interval: list[float] | None) -> str:
-    """A higher speedup is better; changed only when the interval excludes no change."""
-    if interval is None:
-        return NA
-    if interval[0] > 0:
-        return BETTER
-    if interval[1] < 0:
-        return WORSE
-    return UNCHANGED
-
-
-def memory_direction(before: float | None, after: float | None) -> str:
-    if not before or not after:
-        return NA
-    change = after / before - 1.0
-    if abs(change) <= MEMORY_NOISE:
-        return UNCHANGED
-    return BETTER if change < 0 else WORSE
-
-
-def _ratio(before: float | None, after: float | None) -> float | None:
-    return after / before - 1.0 if before and after else None
-
-
-def compare_row(
-    arm: str,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    same_method: bool,
-    baselines: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
-) -> dict[str, Any]:
-    """One arm at one batch size, before and after (`baselines`: each session's baseline row
-    at that batch size, for speedups saved without their standard error)."""
-    change, interval = None, None
-    if before.get("median_ms") and after.get("median_ms"):
-        change, interval = time_change(before, after)
-    s_change, s_interval = speedup_change(
-        log_speedup(before, baselines[0]), log_speedup(after, baselines[1])
-    )
-    b_mem = training_mb(before) if same_method else None
-    a_mem = training_mb(after) if same_method else None
-    return {
-        "arm": arm,
-        "batch_size": before["batch_size"],
-        "median_ms_before": before.get("median_ms"),
-        "median_ms_after": after.get("median_ms"),
-        "time_change": change,
-        "time_change_ci": interval,
-        "time_direction": time_direction(interval),
-        "speedup_before": before.get("speedup"),
-        "speedup_after": after.get("speedup"),
-        "speedup_ci_before": _interval(before),
-        "speedup_ci_after": _interval(after),
-        "speedup_change": s_change if same_method else None,
-        "speedup_change_ci": s_interval if same_method else None,
-        "speedup_direction": speedup_direction(s_interval) if same_method else NA,
-        "compile_cold_before": _compile(before, "compile_cold_s"),
-        "compile_cold_after": _compile(after, "compile_cold_s"),
-        "compile_warm_before": before.get("compile_warm_s"),
-        "compile_warm_after": after.get("compile_warm_s"),
-        "peak_mb_before": b_mem,
-        "peak_mb_after": a_mem,
-        "memory_change": _ratio(b_mem, a_mem),
-        "memory_direction": memory_direction(b_mem, a_mem),
-        "partial_before": steps_fraction(before) if is_partial(before) else None,
-        "partial_after": steps_fraction(after) if is_partial(after) else None,
-    }
-
-
-def _interval(row: dict[str, Any]) -> list[float] | None:
-    """The row's 95% speedup interval (None with one round, whatever an older session kept)."""
-    ci = speedup_interval(row)
-    return list(ci) if ci else None
-
-
-def _partial(r: dict[str, Any], text: str) -> str:
+def _partial(r: ComparedRow, text: str) -> str:
     """A change measured on a cut-short row says so: 'worse (partial: after 12/50)'."""
-    cut = [
-        f"{side} {r[f'partial_{side}']}" for side in ("before", "after") if r.get(f"partial_{side}")
-    ]
+    sides = (("before", r.partial_before), ("after", r.partial_after))
+    cut = [f"{side} {fraction}" for side, fraction in sides if fraction]
     return f"{text} (partial: {', '.join(cut)})" if cut and text != "-" else text
-
-
-def _compile(row: dict[str, Any], key: str) -> float | None:
-    """The cold compile (a session of schema 1 has one figure, compile_s)."""
-    value = row.get(key)
-    return row.get("compile_s") if value is None else value
-
-
-def compare_sessions(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every arm (by label) and batch size the two sessions share, in before's order."""
-    rows = []
-    same_method = method_note(before, after) is None
-    after_arms = {a["name"]: a for a in after.get("arms", [])}
-    base_b, base_a = _baseline_rows(before), _baseline_rows(after)
-    for arm in before.get("arms", []):
-        other = after_arms.get(arm["name"])
-        if other is None:
-            continue
-        other_rows = {r["batch_size"]: r for r in other["results"]}
-        for r in arm["results"]:
-            o = other_rows.get(r["batch_size"])
-            if o is not None:
-                bs = r["batch_size"]
-                pair = (base_b.get(bs), base_a.get(bs))
-                rows.append(compare_row(arm["name"], r, o, same_method, pair))
-    return rows
-
-
-def _baseline_rows(session: dict[str, Any]) -> dict[Any, dict[str, Any]]:
-    arms = session.get("arms") or []
-    name = session.get("baseline") or (arms[0].get("name") if arms else None)
-    return {r["batch_size"]: r for a in arms if a.get("name") == name for r in a["results"]}
 
 
 # ---- warnings --------------------------------------------------------------------------------
 
 
-def _model(session: dict[str, Any]) -> str:
-    source = (session.get("config") or {}).get("source") or {}
-    name = Path(str(source.get("path") or "?")).name
-    chosen = source.get("factory") or source.get("model")
-    shape = f", input {source['input_shape']}" if source.get("input_shape") else ""
+def _model(session: SessionModel) -> str:
+    source = session.options.source
+    name = Path(source.path or "?").name
+    chosen = source.factory or source.model
+    shape = f", input {source.input_shape}" if source.input_shape else ""
     return f"{chosen} in {name}{shape}" if chosen else f"{name}{shape}"
 
 
-def _replicates(session: dict[str, Any]) -> int:
-    rows = [r for a in session.get("arms") or [] for r in a.get("results") or []]
-    measured = max((r.get("replicates") or 0 for r in rows), default=0)
-    return measured or int((session.get("config") or {}).get("replicates") or 1)
+def _replicates(session: SessionModel) -> int:
+    """The rounds the run measured (its rows'), else the rounds its options asked for."""
+    measured = max((r.replicates for r in session.rows), default=0)
+    return measured or session.options.replicates or 1
 
 
-def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def _setting(session: SessionModel, key: str) -> Any:
+    return _replicates(session) if key == REPLICATES else session.config[key]
+
+
+def comparison_warnings(before: SessionLike, after: SessionLike) -> list[str]:
     """What makes the comparison less than like for like, in sentences."""
+    first, second = SessionModel.read(before), SessionModel.read(after)
     out = []
-    if _model(before) != _model(after):
-        out.append(f"the models differ: {_model(before)} before, {_model(after)} after")
-    cb, ca = before.get("config") or {}, after.get("config") or {}
+    if _model(first) != _model(second):
+        out.append(f"the models differ: {_model(first)} before, {_model(second)} after")
+    cb, ca = first.config, second.config
     if cb and ca:
         for key, label in SETTINGS:
-            if key in cb and key in ca and cb[key] != ca[key]:  # older sessions lack some
-                out.append(f"the {label} differ: {cb.get(key)} before, {ca.get(key)} after")
-        if loop_text(cb) != loop_text(ca):
-            out.append(f"the training loops differ: {loop_text(cb)} before, {loop_text(ca)} after")
-    names_b = [a["name"] for a in before.get("arms") or []]
-    names_a = [a["name"] for a in after.get("arms") or []]
+            if key not in cb or key not in ca:  # older sessions lack some
+                continue
+            b, a = _setting(first, key), _setting(second, key)
+            if b != a:
+                out.append(f"the {label} differ: {_plain(b)} before, {_plain(a)} after")
+        if loop_text(dict(cb)) != loop_text(dict(ca)):
+            out.append(
+                f"the training loops differ: {loop_text(dict(cb))} before, "
+                f"{loop_text(dict(ca))} after"
+            )
+    names_b = [a.name for a in first.arms]
+    names_a = [a.name for a in second.arms]
     for which, names, others in (("before", names_b, names_a), ("after", names_a, names_b)):
         alone = [n for n in names if n not in others]
         if alone:
             out.append(f"only {which} has arm(s) {', '.join(alone)}: not compared")
-    single = [w for w, s in (("before", before), ("after", after)) if _replicates(s) < 2]
+    single = [w for w, s in (("before", first), ("after", second)) if _replicates(s) < 2]
     if single:
         which = "both sessions have" if len(single) == 2 else f"the {single[0]} session has"
         out.append(
             f"{which} a single replicate: one round has no interval, so no change is judged "
             "(run 3 or more rounds: --replicates)"
         )
-    note = method_note(before, after)
+    note = method_note(first, second)
     if note:
         out.append(note)
     return out
+
+
+def _plain(value: Any) -> Any:
+    """A setting as session.json holds it (the model keeps its lists as tuples)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 # ---- the whole comparison --------------------------------------------------------------------
@@ -316,13 +154,15 @@ def comparison_warnings(before: dict[str, Any], after: dict[str, Any]) -> list[s
 @dataclass
 class SessionDiff:
     """Two saved sessions side by side (`tcprof compare`): each shared arm and batch size's
-    changes with their intervals, and the warnings that qualify them. The Python API's
-    `tcprof.compare` returns its typed `Comparison` built from this."""
+    changes with their intervals, and the warnings that qualify them; `swapped`: the second
+    session given is the older, so it is `before`. The Python API's `tcprof.compare` returns
+    its `Comparison` built from this."""
 
-    before: dict[str, Any]
-    after: dict[str, Any]
-    rows: list[dict[str, Any]]
+    before: SessionModel
+    after: SessionModel
+    rows: list[ComparedRow]
     warnings: list[str] = field(default_factory=list)
+    swapped: bool = False
 
     @property
     def compared_nothing(self) -> bool:
@@ -334,35 +174,37 @@ class SessionDiff:
         """What got worse beyond noise: a step time or a speedup."""
         out = []
         for r in self.rows:
-            where = f"{r['arm']} bs {r['batch_size']}"
-            if r["time_direction"] == WORSE:
-                out.append(_partial(r, f"{where}: step time {pct(r['time_change'])}{ci_text(r)}"))
-            if r["speedup_direction"] == WORSE:
-                change = f"{pct(r['speedup_change'])}{ci_text(r, 'speedup_change_ci')}"
+            where = f"{r.arm} bs {r.batch_size}"
+            if r.time_direction == WORSE:
+                change = f"{pct(r.time_change)}{ci_text(r.time_change_ci)}"
+                out.append(_partial(r, f"{where}: step time {change}"))
+            if r.speedup_direction == WORSE:
+                change = f"{pct(r.speedup_change)}{ci_text(r.speedup_change_ci)}"
                 out.append(_partial(r, f"{where}: speedup {change}"))
         return out
 
 
-def diff_sessions(a: dict[str, Any], b: dict[str, Any]) -> SessionDiff:
+def diff_sessions(a: SessionLike, b: SessionLike) -> SessionDiff:
     """Two sessions in either order: the newer is "after"."""
-    before, after = newest_last(a, b)
+    first, second = SessionModel.read(a), SessionModel.read(b)
+    before, after = newest_last(first, second)
     rows = compare_sessions(before, after)
     warnings = comparison_warnings(before, after) + machine_warnings(before, after, rows)
-    return SessionDiff(before, after, rows, warnings)
+    return SessionDiff(before, after, rows, warnings, swapped=before is not first)
 
 
 def machine_warnings(
-    before: dict[str, Any], after: dict[str, Any], rows: list[dict[str, Any]]
+    before: SessionModel, after: SessionModel, rows: list[ComparedRow]
 ) -> list[str]:
     """The same model's baseline arm moved beyond noise: the machine changed, not the code, so
     every step time moved with it and the speedups are what to read."""
-    baseline = (before.get("arms") or [{}])[0].get("name")
+    baseline = before.arms[0].name if before.arms else None
     if _model(before) != _model(after) or baseline is None:
         return []
-    moved = [r for r in rows if r["arm"] == baseline and r["time_direction"] in (WORSE, BETTER)]
+    moved = [r for r in rows if r.arm == baseline and r.time_direction in (WORSE, BETTER)]
     if not moved:
         return []
-    sizes = ", ".join(f"bs {r['batch_size']} {pct(r['time_change'])}" for r in moved)
+    sizes = ", ".join(f"bs {r.batch_size} {pct(r.time_change)}" for r in moved)
     return [
         f"the baseline {baseline} itself moved beyond noise ({sizes}) on the same model: the "
         "machine changed, not the code; read the speedups, which pair each arm with its own "
@@ -381,24 +223,24 @@ def pct(value: float | None) -> str:
 NO_INTERVAL_TEXT = " (one round: no interval)"
 
 
-def ci_text(row: dict[str, Any], key: str = "time_change_ci") -> str:
-    ci = row.get(key)
-    return f" [{pct(ci[0])} {pct(ci[1])}]" if ci else NO_INTERVAL_TEXT
+def ci_text(ci: Interval | None) -> str:
+    return f" [{pct(ci.low)} {pct(ci.high)}]" if ci else NO_INTERVAL_TEXT
 
 
-def _speedup(value: float | None, ci: list[float] | None) -> str:
+def _speedup(value: float | None, ci: Interval | None) -> str:
     """A session's speedup as its own table shows it: a figure only where settled."""
     if value is None:
         return "-"
-    return fmt_speedup({"speedup": value, "speedup_ci": ci, "interval_covers_processes": bool(ci)})
+    settled = ci is not None and stats.settled(ci.low, ci.high)
+    return str(Speedup(value, ci, None, ci is not None, None, None, settled))
 
 
-def _speedup_change(r: dict[str, Any]) -> str:
-    if r.get("speedup_before") is None or r.get("speedup_after") is None:
+def _speedup_change(r: ComparedRow) -> str:
+    if r.speedup_before is None or r.speedup_after is None:
         return "-"
-    if r.get("speedup_change") is None:
-        return "no interval (one round)" if r["speedup_direction"] == NA else "-"
-    return pct(r["speedup_change"]) + ci_text(r, "speedup_change_ci")
+    if r.speedup_change is None:
+        return "no interval (one round)" if r.speedup_direction == NA else "-"
+    return pct(r.speedup_change) + ci_text(r.speedup_change_ci)
 
 
 def _seconds(value: float | None) -> str:
@@ -425,41 +267,46 @@ HEADER = [
 ]
 
 
-def comparison_cells(r: dict[str, Any]) -> list[str]:
+def comparison_cells(r: ComparedRow) -> list[str]:
     """One row as text (the CLI table and the app's dialog)."""
+    memory = f" ({pct(r.memory_change)})" if r.memory_change is not None else ""
     return [
-        str(r["arm"]),
-        str(r["batch_size"]),
+        str(r.arm),
+        str(r.batch_size),
         _partial(
             r,
             _pair(
-                units.ms(r["median_ms_before"], unit=False),
-                units.ms(r["median_ms_after"], unit=False),
+                units.ms(r.median_ms_before, unit=False), units.ms(r.median_ms_after, unit=False)
             ),
         ),
-        pct(r["time_change"]) + ci_text(r),
-        _partial(r, r["time_direction"]),
+        pct(r.time_change) + ci_text(r.time_change_ci),
+        _partial(r, r.time_direction),
         _pair(
-            _speedup(r["speedup_before"], r["speedup_ci_before"]),
-            _speedup(r["speedup_after"], r["speedup_ci_after"]),
+            _speedup(r.speedup_before, r.speedup_ci_before),
+            _speedup(r.speedup_after, r.speedup_ci_after),
         ),
         _speedup_change(r),
-        _partial(r, r["speedup_direction"]),
-        _pair(_seconds(r["compile_cold_before"]), _seconds(r["compile_cold_after"])),
-        _pair(_seconds(r["compile_warm_before"]), _seconds(r["compile_warm_after"])),
-        _pair(units.megabytes(r["peak_mb_before"]), units.megabytes(r["peak_mb_after"]))
-        + (f" ({pct(r['memory_change'])})" if r["memory_change"] is not None else ""),
-        r["memory_direction"],
+        _partial(r, r.speedup_direction),
+        _pair(_seconds(r.compile_cold_before), _seconds(r.compile_cold_after)),
+        _pair(_seconds(r.compile_warm_before), _seconds(r.compile_warm_after)),
+        _pair(units.megabytes(r.peak_mb_before), units.megabytes(r.peak_mb_after)) + memory,
+        r.memory_direction,
     ]
 
 
-def render_comparison(rows: list[dict[str, Any]]) -> str:
+def column_directions(r: ComparedRow) -> list[str | None]:
+    """Each HEADER column's direction, which colours it (None: a column left uncoloured)."""
+    time_, speed, memory = r.time_direction, r.speedup_direction, r.memory_direction
+    return [None, None, time_, time_, time_, speed, speed, speed, None, None, memory, memory]
+
+
+def render_comparison(rows: list[ComparedRow]) -> str:
     if not rows:
         return "the sessions share no arm and batch size to compare"
     return render_table(HEADER, [comparison_cells(r) for r in rows])
 
 
-def when(session: dict[str, Any]) -> str:
+def when(session: SessionModel) -> str:
     started = _started(session)
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if started else "?"
 
@@ -497,11 +344,10 @@ def compare_saved(first: str | Path, second: str | Path) -> tuple[str, SessionDi
     comparison as text, and the comparison itself (its regressions decide an exit code).
 
     Raises SessionLoadError when either cannot be read."""
-    a, b = read_session(first), read_session(second)
-    comparison = diff_sessions(a, b)
-    labels = {id(a): _label(first), id(b): _label(second)}
-    text = render(comparison, labels[id(comparison.before)], labels[id(comparison.after)])
-    return text, comparison
+    comparison = diff_sessions(read_session(first), read_session(second))
+    labels = (_label(first), _label(second))
+    before, after = labels[::-1] if comparison.swapped else labels
+    return render(comparison, before, after), comparison
 
 
 def _label(path: str | Path) -> str:

@@ -4,9 +4,11 @@ for the model and for code locations."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.events import jsonsafe
 
 # Characters that could end a <script> element, open a comment, or break a JS string literal.
@@ -25,18 +27,17 @@ def script_json(value: Any) -> str:
     return "".join(_SCRIPT_ESCAPES.get(c, c) for c in text)
 
 
-def model_label(session_dict: dict[str, Any]) -> str:
+def model_label(session: SessionModel | Mapping[str, Any]) -> str:
     """'SimpleModel() from simple.py', from the first arm that loaded the model."""
-    source = (session_dict.get("config") or {}).get("source") or {}
-    file = Path(str(source.get("path") or "model.py")).name
-    script = (session_dict.get("config") or {}).get("script")
-    if isinstance(script, dict):
-        return f"the script {file}" + (f" (sweep {script['sweep']})" if script.get("sweep") else "")
-    for arm in session_dict.get("arms") or []:
-        how = (arm.get("model") or {}).get("model")
-        if how:
-            return f"{how} from {file}"
-    name = source.get("factory") or source.get("model")
+    model = SessionModel.read(session)
+    file = Path(model.options.source.path or "model.py").name
+    script = model.options.script
+    if script is not None:
+        return f"the script {file}" + (f" (sweep {script.sweep})" if script.sweep else "")
+    how = next((a.loaded.model for a in model.arms if a.loaded and a.loaded.model), None)
+    if how:
+        return f"{how} from {file}"
+    name = model.options.source.factory or model.options.source.model
     return f"{name} from {file}" if name else file
 
 

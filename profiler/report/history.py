@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.analysis.spread_rule import NORMAL_MAD, spread_critical
+from tcprof.profiler.model.json_values import items
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.compare import (
+from tcprof.profiler.report.changes import (
     BETTER,
     WORSE,
     log_speedup,
@@ -53,8 +55,8 @@ class Change:
     batch_size: Any
     before: dict[str, Any]  # index entries
     after: dict[str, Any]
-    row_before: dict[str, Any]
-    row_after: dict[str, Any]
+    row_before: Row
+    row_after: Row
     direction: str
     log_change: float
     spread: float | None
@@ -112,10 +114,14 @@ def series_for(entries: list[dict[str, Any]], target: str) -> list[str]:
 # ---- a series and its changes ----------------------------------------------------------------
 
 
-def _rows(entry: dict[str, Any], arm: str) -> dict[Any, dict[str, Any]]:
+def _rows(entry: dict[str, Any], arm: str) -> dict[int, Row]:
+    """An arm's rows in an index entry, read by the model (the index keeps each row's headline
+    fields as session.json has them), by batch size."""
+    baseline = arm == _baseline(entry)
     for a in entry.get("arms") or []:
         if a.get("name") == arm:
-            return {r.get("batch_size"): r for r in a.get("results") or []}
+            saved = [r for r in items(a.get("results")) if isinstance(r.get("batch_size"), int)]
+            return {row.batch_size: row for row in (Row.of(arm, r, baseline) for r in saved)}
     return {}
 
 
@@ -143,7 +149,7 @@ def build_history(entries: list[dict[str, Any]], key: str) -> History:
     return history
 
 
-def _log(entry: dict[str, Any], arm: str, bs: Any) -> tuple[float, float, int] | None:
+def _log(entry: dict[str, Any], arm: str, bs: int) -> tuple[float, float, int] | None:
     row = _rows(entry, arm).get(bs)
     base = _rows(entry, _baseline(entry) or "").get(bs)
     return log_speedup(row, base) if row else None
@@ -166,7 +172,7 @@ def spread_z(sessions: int) -> float:
 
 
 def _arm_changes(
-    entries: list[dict[str, Any]], arm: str, bs: Any, notes: list[str]
+    entries: list[dict[str, Any]], arm: str, bs: int, notes: list[str]
 ) -> list[Change]:
     measured = [(e, _log(e, arm, bs)) for e in entries]
     pairs = [(e, m) for e, m in measured if m is not None]
@@ -193,7 +199,7 @@ def _arm_changes(
 # ---- words -----------------------------------------------------------------------------------
 
 
-def speedup_text(row: dict[str, Any]) -> str:
+def speedup_text(row: Row) -> str:
     return fmt_speedup(row)
 
 
@@ -229,14 +235,22 @@ def date_text(entry: dict[str, Any]) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
 
 
-def _compile(row: dict[str, Any] | None) -> str:
+def _cold(row: Row | None) -> float | None:
+    """The cold compile (a session of schema 1 has one figure, compile_s)."""
+    cost = row.compile if row else None
+    if cost is None:
+        return None
+    return cost.first_s if cost.cold_s is None else cost.cold_s
+
+
+def _warm(row: Row | None) -> float | None:
+    return row.compile.warm_s if row and row.compile else None
+
+
+def _compile(row: Row | None) -> str:
     if not row:
         return "-"
-    cold = row.get("compile_cold_s")
-    cold = row.get("compile_s") if cold is None else cold
-    return (
-        f"{units.seconds(cold, unit=False)}/{units.seconds(row.get('compile_warm_s'), unit=False)}"
-    )
+    return f"{units.seconds(_cold(row), unit=False)}/{units.seconds(_warm(row), unit=False)}"
 
 
 def table(history: History) -> str:
@@ -259,10 +273,11 @@ def table_cells(history: History) -> tuple[list[str], list[list[str]]]:
         for bs in sizes:
             by_arm = {a: _rows(e, a).get(bs) for a in history.arms}
             cells = [date_text(e), commit_text(e), str(e.get("torch") or "-"), str(bs)]
-            cells += [units.ms((r or {}).get("median_ms"), unit=False) for r in by_arm.values()]
+            cells += [units.ms(r.median_ms if r else None, unit=False) for r in by_arm.values()]
             for a in compiled:
                 r = by_arm[a]
-                cells += [speedup_text(r) if r else "-", _compile(r), fmt_accuracy(r or {})]
+                accuracy = fmt_accuracy(r) if r else "-"
+                cells += [speedup_text(r) if r else "-", _compile(r), accuracy]
             cells += [units.megabytes(training_mb(r) if r else None) for r in by_arm.values()]
             rows.append(cells)
     return header, rows
@@ -307,22 +322,20 @@ def chart_data(history: History) -> dict[str, Any]:
     for arm in history.arms:
         sizes = sorted({bs for e in history.entries for bs in _rows(e, arm)}, key=str)
         for bs in sizes:
-            rows = [_rows(e, arm).get(bs) or {} for e in history.entries]
-            ci = [
-                r.get("speedup_ci") if isinstance(r.get("speedup_ci"), list) else None for r in rows
-            ]
-            cold = [r.get("compile_cold_s", r.get("compile_s")) for r in rows]
+            rows = [_rows(e, arm).get(bs) for e in history.entries]
+            speedups = [r.speedup if r else None for r in rows]
+            ci = [s.interval if s else None for s in speedups]
             lines.append(
                 {
                     "arm": arm,
                     "bs": bs,
                     "compiled": arm != history.baseline,
-                    "speedup": [r.get("speedup") for r in rows],
-                    "low": [c[0] if c else None for c in ci],
-                    "high": [c[1] if c else None for c in ci],
-                    "ms": [r.get("median_ms") for r in rows],
-                    "cold": cold,
-                    "warm": [r.get("compile_warm_s") for r in rows],
+                    "speedup": [s.value if s else None for s in speedups],
+                    "low": [c.low if c else None for c in ci],
+                    "high": [c.high if c else None for c in ci],
+                    "ms": [r.median_ms if r else None for r in rows],
+                    "cold": [_cold(r) for r in rows],
+                    "warm": [_warm(r) for r in rows],
                     "memory": [training_mb(r) if r else None for r in rows],
                 }
             )

@@ -53,7 +53,7 @@ def _resource(path: Path) -> str:
 STEP_AXIS = "step within the batch size (as the worker counts: 0 the first step)"
 
 
-def _step_runs(sample: dict[str, Any], warmup: int) -> list[list[int]]:
+def _step_runs(sample: Mapping[str, Any], warmup: int) -> list[list[int]]:
     """Where each measured step is drawn: [round, x of its first step, index in `ms`, count]
     per block. x counts steps as the worker does, as memory readings and markers do: 0 the
     first (compiling) step, 1..warmup the warm-up, then per block one discarded step and the
@@ -98,12 +98,17 @@ def _x_ranges(samples: list[dict[str, Any]]) -> dict[str, list[int]]:
     return {key: [0, end] for key, end in ends.items()}
 
 
-def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
+def chart_data(session: SessionModel | Mapping[str, Any]) -> dict[str, Any]:
     """The compact data the charts draw from. Every step-based chart of a batch size draws
     against one x axis (`x`): the worker's step count, over one range per batch size."""
-    config = session_dict.get("config") or {}
-    arms = session_dict.get("arms") or []
-    warmup = int(config.get("warmup") or 0)
+    model = SessionModel.read(session)
+    plain = model.to_dict() if isinstance(session, SessionModel) else session
+    return _chart_data(model, plain)
+
+
+def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]:
+    """chart_data of a session read both ways: its step samples are raw arrays (model/raw.py)."""
+    warmup = model.options.warmup or 0
     samples = [
         {
             "arm": s.get("arm"),
@@ -113,81 +118,63 @@ def chart_data(session_dict: dict[str, Any]) -> dict[str, Any]:
             "runs": _step_runs(s, warmup),
             "memory": s.get("memory") or [],
         }
-        for s in session_dict.get("samples") or []
+        for s in plain.get("samples") or []
     ]
     rounds = max([1] + [r[0] + 1 for s in samples for r in s["runs"]])
-    order = list(config.get("batch_sizes") or [])
-    seen = {s["batch_size"] for s in samples} | {
-        r.get("batch_size") for a in arms for r in a.get("results") or []
-    }
+    order = list(model.options.batch_sizes)
+    seen = {s["batch_size"] for s in samples} | {r.batch_size for r in model.rows}
     batch_sizes = [b for b in order if b in seen] + sorted(
         b for b in seen if b not in order and isinstance(b, int)
     )
     cuda = any(m[2] is not None for s in samples for m in s["memory"] if len(m) > 2)
     summary = [
         {
-            "arm": a.get("name"),
-            "batch_size": r.get("batch_size"),
-            "samples_per_s": r.get("samples_per_s"),
-            "work_per_s": (r.get("script") or {}).get("work_per_s"),
-            "median_ms": r.get("median_ms"),
+            "arm": r.arm,
+            "batch_size": r.batch_size,
+            "samples_per_s": r.samples_per_s,
+            "work_per_s": r.work_per_s,
+            "median_ms": r.median_ms,
         }
-        for a in arms
-        for r in a.get("results") or []
+        for r in model.rows
     ]
-    markers = []
-    for a in arms:
-        for rc in a.get("recompiles") or []:
-            if (rc.get("step") or 0) > 0:
-                markers.append(
-                    {
-                        "arm": a.get("name"),
-                        "batch_size": rc.get("batch_size"),
-                        "step": rc.get("step"),
-                        "label": "recompile",
-                    }
-                )
-        for fb in a.get("fallbacks") or []:
-            if (fb.get("step") or 0) > 0:
-                markers.append(
-                    {
-                        "arm": a.get("name"),
-                        "batch_size": fb.get("batch_size"),
-                        "step": fb.get("step"),
-                        "label": FELL_BACK,
-                    }
-                )
     return {
-        "arms": [{"name": a.get("name"), "compiled": a.get("backend") != "eager"} for a in arms],
-        "colours": arm_colours([is_eager(str(a.get("backend") or a.get("name"))) for a in arms]),
+        "arms": [{"name": a.name, "compiled": a.backend != "eager"} for a in model.arms],
+        "colours": arm_colours([is_eager(a.backend) for a in model.arms]),
         "batch_sizes": batch_sizes,
-        "warmup": config.get("warmup") or 0,
+        "warmup": warmup,
         "samples": samples,
         "x": {"label": STEP_AXIS, "ranges": _x_ranges(samples)},
         "rounds": rounds,
         "summary": summary,
-        "markers": markers,
+        "markers": _markers(model),
         "cuda": cuda,
-        "throughput": _throughput(session_dict),
+        "throughput": _throughput(model, plain),
     }
 
 
-def _throughput(session_dict: dict[str, Any]) -> dict[str, Any]:
+def _markers(session: SessionModel) -> list[dict[str, Any]]:
+    """The dashed lines: each recompile and each fallback to eager after the first step."""
+    markers = []
+    for a in session.arms:
+        events = [(rc.batch_size, rc.step, "recompile") for rc in a.recompiles]
+        events += [(fb.batch_size, fb.step, FELL_BACK) for fb in a.fallbacks]
+        for batch_size, step, label in events:
+            if (step or 0) > 0:
+                markers.append(
+                    {"arm": a.name, "batch_size": batch_size, "step": step, "label": label}
+                )
+    return markers
+
+
+def _throughput(session: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]:
     """What the throughput charts count: a model file's samples (its batch size per step); a
     script's own unit, with each row's measured work per step (its phases are not batches:
     `phase` names what they are, None for a script without a sweep)."""
-    script = (session_dict.get("config") or {}).get("script")
-    if not script:
+    script = session.options.script
+    if script is None:
         return {"unit": "samples", "work": None, "phase": "bs"}
-    work = {
-        str(a.get("name")): {
-            str(r.get("batch_size")): (r.get("script") or {}).get("work_per_step")
-            for r in a.get("results") or []
-        }
-        for a in session_dict.get("arms") or []
-    }
-    sweep = script.get("sweep")
-    return {"unit": script_section.work_unit(session_dict), "work": work, "phase": sweep}
+    work = {a.name: {str(r.batch_size): r.work_per_step for r in a.rows} for a in session.arms}
+    return {"unit": script_section.work_unit(plain), "work": work, "phase": script.sweep}
 
 
 def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = None) -> str:
@@ -213,10 +200,10 @@ def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = N
         f'<a href="#{anchor}">{title}</a>'
         for anchor, title in (
             ("summary", "Summary"),
-            *([("script", "Your script")] if script_section.script_of(session_dict) else []),
+            *([("script", "Your script")] if script_section.script_of(session) else []),
             ("charts", "Charts"),
             ("insight", "Graph breaks &amp; recompiles"),
-            *([("ladder", "Backend ladder")] if ladder_section.rows(session_dict) else []),
+            *([("ladder", "Backend ladder")] if ladder_section.rows(session) else []),
             *([("regional", "Regional compile")] if regional_section.rows(session_dict) else []),
             *([("ranks", "Ranks")] if straggler_section.rows(session_dict) else []),
             *([("timeline", "Time")] if timeline_section.timeline_of(session_dict) else []),
@@ -225,13 +212,13 @@ def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = N
             ("environment", "Environment"),
             ("logs", "Logs"),
             *([("profile", "Top operators")] if top_ops.profiles(session_dict) else []),
-            *([("files", "Files")] if artefacts.artefacts(session_dict, folder) else []),
+            *([("files", "Files")] if artefacts.artefacts(session, folder) else []),
             ("code", "Code"),
         )
     )
     return (
         "<header>"
-        f"<h1>torch.compile profile: {esc(model_label(session_dict))}</h1>"
+        f"<h1>torch.compile profile: {esc(model_label(session))}</h1>"
         f'<p class="meta"><span class="badge {status_cls}">{esc(status)}</span> '
         + " · ".join(facts)
         + "</p>"
@@ -262,7 +249,7 @@ def _charts() -> str:
     )
 
 
-def _document(title: str, body: str, session_dict: dict[str, Any]) -> str:
+def _document(title: str, body: str, model: SessionModel, plain: Mapping[str, Any]) -> str:
     """A page with report.html's styles, its chart data and scripts, around `body`."""
     css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
     js_lib = _resource(VENDOR / "uPlot.iife.min.js")
@@ -275,7 +262,7 @@ def _document(title: str, body: str, session_dict: dict[str, Any]) -> str:
         '<meta name="generator" content="tcprof">\n'
         f"<title>{esc(title)}</title>\n"
         f"<style>\n{css}\n</style>\n</head>\n<body>\n{body}\n"
-        f'<script type="application/json" id="tcprof-data">{script_json(chart_data(session_dict))}'
+        f'<script type="application/json" id="tcprof-data">{script_json(_chart_data(model, plain))}'
         "</script>\n"
         f"<script>\n{js_lib}\n</script>\n"
         f"<script>\n{js_app}\n</script>\n"
@@ -285,11 +272,12 @@ def _document(title: str, body: str, session_dict: dict[str, Any]) -> str:
 
 def render_summary_page(session_dict: dict[str, Any]) -> str:
     """report.html's verdict, summary and charts alone, as one page (a notebook shows it)."""
+    model = SessionModel.read(session_dict)
     body = (
         f'<main><section id="summary">{sections.verdict_list(session_dict, esc)}'
         f"{sections.summary_body(session_dict, esc)}</section>{_charts()}</main>"
     )
-    return _document(f"tcprof: {model_label(session_dict)}", body, session_dict)
+    return _document(f"tcprof: {model_label(model)}", body, model, session_dict)
 
 
 def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -> str:
@@ -302,7 +290,7 @@ def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -
     codes = []
     for arm in model.arms:
         try:
-            codes.append((arm.name, render_reproducer(session_dict, arm.name)))
+            codes.append((arm.name, render_reproducer(model, arm.name)))
         except Exception as exc:  # a report without the code is better than no report
             codes.append((arm.name, f"# could not generate the script: {exc}\n"))
     body = "\n".join(
@@ -313,7 +301,7 @@ def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -
             script_section.html_section(session_dict, esc),
             _charts(),
             sections.insight(model, esc),
-            ladder_section.html_section(session_dict, esc),
+            ladder_section.html_section(model, esc),
             regional_section.html_section(session_dict, esc),
             straggler_section.html_section(session_dict, esc),
             timeline_section.html_section(session_dict, esc),
@@ -322,10 +310,10 @@ def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -
             sections.environment(session_dict, esc),
             sections.logs(session_dict, esc),
             top_ops.html_section(session_dict, esc),
-            artefacts.html_section(session_dict, esc, folder),
+            artefacts.html_section(model, esc, folder),
             sections.code(codes, esc),
             "</main>",
             sections.footer(session_dict, esc),
         ]
     )
-    return _document(f"tcprof report: {model_label(session_dict)}", body, session_dict)
+    return _document(f"tcprof report: {model_label(model)}", body, model, session_dict)

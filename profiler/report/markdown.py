@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
-from tcprof.profiler.analysis.verdict import verdict_lines
 from tcprof.profiler.config import loop_text, where_text
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.compile_terms import resume_explanation
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
@@ -92,17 +92,17 @@ def _insight(session: SessionModel) -> list[str]:
     return items
 
 
-def _compiles(session_dict: dict[str, Any]) -> list[str]:
+def _compiles(session: SessionModel) -> list[str]:
     """Each compiled arm's compiles, batch size by batch size, adding up to its compile cost."""
     out: list[str] = []
-    for arm in session_dict.get("arms") or []:
+    for arm in session.arms:
         lines = [
             line
-            for row in arm.get("results") or []
-            for line in compile_list.markdown_lines(session_dict, row, md_text, arm)
+            for row in arm.rows
+            for line in compile_list.markdown_lines(session, row, md_text, arm)
         ]
         if lines:
-            out += [f"**Compile time: {md_text(arm.get('name'))}**", "", *lines]
+            out += [f"**Compile time: {md_text(arm.name)}**", "", *lines]
     return out
 
 
@@ -120,23 +120,24 @@ def _errors(session: SessionModel) -> list[str]:
     ]
 
 
-def _environment_line(session: SessionModel, session_dict: dict[str, Any]) -> str:
+def _environment_line(session: SessionModel) -> str:
     env = session.runtime
-    cfg = session_dict.get("config") or {}
+    options = session.options
     parts = []
     if session.environment and env:
         parts.append(f"torch {env.torch}")
         parts.append(f"python {env.python}")
         parts.append(f"{env.device} ({env.device_name})")
-    if cfg:
-        parts.append(loop_text(cfg))
-        if cfg.get("host"):
-            parts.append(f"on {where_text(cfg)}")
-        parts.append(f"{cfg.get('optimizer')} lr={cfg.get('lr')}")
-        parts.append(steps_text(session_dict))
-        parts.append(f"seed {cfg.get('seed')}")
-        if cfg.get("weights"):
-            parts.append(f"weights {Path(str(cfg['weights'])).name}")
+    if session.config:
+        config = thaw(session.config)  # config's own wording reads the options as saved
+        parts.append(loop_text(config))
+        if options.host:
+            parts.append(f"on {where_text(config)}")
+        parts.append(f"{options.optimizer} lr={options.lr}")
+        parts.append(steps_text(session))
+        parts.append(f"seed {options.seed}")
+        if options.weights:
+            parts.append(f"weights {Path(options.weights).name}")
     return " · ".join(md_text(p) for p in parts)
 
 
@@ -144,15 +145,15 @@ def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = Non
     """report.md; `folder` is where it is written (links are relative to it)."""
     model = SessionModel.read(session)
     session_dict = model.to_dict()  # for the sections that still read session.json's dict
-    header, rows = table_rows(session_dict)
-    out = [f"### torch.compile profile: {md_text(model_label(session_dict))}", ""]
+    header, rows = table_rows(model)
+    out = [f"### torch.compile profile: {md_text(model_label(model))}", ""]
     provenance = provenance_line(model)
     if provenance:
         out += [f"<sub>{md_text(provenance)}</sub>", ""]
-    status = model.data.get("status")
-    if status and status != "completed":
+    status = model.status
+    if status not in ("completed", "unknown"):  # unknown: a session saved without one
         out += [f"**Run {md_text(status)}**: the table holds what was measured.", ""]
-    verdicts = verdict_lines(session_dict)
+    verdicts = model.verdicts
     if verdicts:
         out += [*(f"- **{md_text(line)}**" for line in verdicts), ""]
     notes = model.notes
@@ -160,11 +161,11 @@ def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = Non
         out += [*(f"- _{md_text(line)}_" for line in notes), ""]
     out.append(table(header, rows) if rows else "_No batch size was measured._")
     out.append("")
-    note = " ".join(n[0].upper() + n[1:] + "." for n in method_notes(session_dict))
+    note = " ".join(n[0].upper() + n[1:] + "." for n in method_notes(model))
     if rows:
         note += f" Memory: {COLUMN_HELP['memory']}."
     fails = [
-        f"{row.arm} bs {row.batch_size}: {accuracy_title(dict(row.accuracy.data))}"
+        f"{row.arm} bs {row.batch_size}: {accuracy_title(row.accuracy)}"
         for row in model.rows
         if row.accuracy and row.accuracy.status == "fail"
     ]
@@ -175,17 +176,17 @@ def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = Non
     insight = _insight(model)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
-    out += _compiles(session_dict)
-    out += ladder_section.markdown_lines(session_dict, md_text)
+    out += _compiles(model)
+    out += ladder_section.markdown_lines(model, md_text)
     out += regional_section.markdown_lines(session_dict, md_text)
     out += straggler_section.markdown_lines(session_dict, md_text)
     out += timeline_section.markdown_lines(session_dict, md_text)
     out += top_ops.markdown_lines(session_dict, md_text)
-    out += artefacts.markdown_lines(session_dict, md_text, folder)
+    out += artefacts.markdown_lines(model, md_text, folder)
     errors = _errors(model)
     if errors:
         out += ["**Errors**", "", *errors, ""]
-    env_line = _environment_line(model, session_dict)
+    env_line = _environment_line(model)
     if env_line:
         out += [f"<sub>{env_line} · measured with tcprof</sub>", ""]
     return "\n".join(out)

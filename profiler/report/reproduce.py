@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -26,6 +27,11 @@ from tcprof.profiler.config import (
     where_text,
 )
 from tcprof.profiler.config.resources import resource_path
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.loaded import Loaded
+from tcprof.profiler.model.options import DebugFlags, RunOptions, Source
+from tcprof.profiler.model.session import SessionModel
 
 TEMPLATE = resource_path("report", "reproduce_template.py.txt")
 AUTOCAST_DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}
@@ -37,30 +43,30 @@ def _comment(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def _find_arm(session_dict: dict[str, Any], arm_name: str | None) -> dict[str, Any]:
-    arms = session_dict.get("arms") or []
+def _find_arm(session: SessionModel, arm_name: str | None) -> Arm:
+    arms = session.arms
     if not arms:
         raise ValueError("the session has no arms")
     if arm_name is None:
-        diverged = (session_dict.get("ladder") or {}).get("first_divergence")
-        compiled = [a for a in arms if a.get("backend") != "eager"]
+        diverged = session.ladder.first_divergence if session.ladder else None
+        compiled = [a for a in arms if a.backend != "eager"]
         # a ladder's reproducer is the stage that diverged: the minifier command runs it
-        first = next((a for a in compiled if a.get("backend") == diverged), None)
+        first = next((a for a in compiled if a.backend == diverged), None)
         return first or (compiled[0] if compiled else arms[0])
     for arm in arms:
-        if arm.get("name") == arm_name:
+        if arm.name == arm_name:
             return arm
-    names = ", ".join(str(a.get("name")) for a in arms)
+    names = ", ".join(a.name for a in arms)
     raise ValueError(f"no arm named {arm_name!r} in the session (arms: {names})")
 
 
-def _input_spec(source: dict[str, Any], loaded: dict[str, Any]) -> dict[str, Any] | None:
+def _input_spec(source: Source, loaded: Loaded | None) -> dict[str, object] | None:
     """{"kind": "hook"} or {"kind": "shape", "dims": [...], "integer": bool, "vocab": int|None};
     None when the shape must be inferred from the model at run time."""
-    text = source.get("input_shape")
+    text = source.input_shape
     if text:
         try:
-            shape = parse_input_shape(str(text))
+            shape = parse_input_shape(text)
         except ConfigError:
             shape = None
         if shape is not None:
@@ -70,28 +76,26 @@ def _input_spec(source: dict[str, Any], loaded: dict[str, Any]) -> dict[str, Any
                 "integer": shape.integer,
                 "vocab": shape.vocab,
             }
-    if loaded.get("input_source") == "hook":
+    if loaded is not None and loaded.input_source == "hook":
         return {"kind": "hook"}
-    m = _LOADED_INPUT.match(str(loaded.get("input") or "").strip())
+    m = _LOADED_INPUT.match(((loaded.input if loaded else None) or "").strip())
     if m:
         dims = [int(d) for d in m.group(1).replace(",", " ").split()]
         return {"kind": "shape", "dims": dims, "integer": m.group(2) != "float", "vocab": None}
     return None
 
 
-def _build_expression(source: dict[str, Any], loaded: dict[str, Any]) -> str | None:
-    if source.get("factory"):
-        return str(source["factory"])
-    if source.get("model"):
-        return f"{source['model']}()"
-    how = loaded.get("model")
-    return str(how) if how else None
+def _build_expression(source: Source, loaded: Loaded | None) -> str | None:
+    if source.factory:
+        return source.factory
+    if source.model:
+        return f"{source.model}()"
+    return loaded.model if loaded else None
 
 
-def _torch_backend(arm: dict[str, Any]) -> str:
+def _torch_backend(arm: Arm) -> str:
     """The name torch.compile takes: the dynamo_eager arm is backend="eager"."""
-    backend = str(arm.get("backend"))
-    return "eager" if backend == DYNAMO_EAGER else backend
+    return "eager" if arm.backend == DYNAMO_EAGER else arm.backend
 
 
 @dataclass(frozen=True)
@@ -105,16 +109,14 @@ class _Loop:
     compiled_optimizer: bool
 
     @classmethod
-    def of(cls, config: dict[str, Any], arm: dict[str, Any]) -> _Loop:
-        inference = config.get("loop") == "inference"
-        amp = config.get("amp")
+    def of(cls, options: RunOptions, arm: Arm) -> _Loop:
+        inference = options.loop == "inference"
+        amp = options.amp
         return cls(
             inference=inference,
-            autocast=AUTOCAST_DTYPES.get(amp) if isinstance(amp, str) else None,
+            autocast=AUTOCAST_DTYPES.get(amp) if amp is not None else None,
             scaler=amp == "fp16" and not inference,
-            compiled_optimizer=bool(config.get("compile_optimizer"))
-            and not inference
-            and arm.get("backend") != "eager",
+            compiled_optimizer=options.compile_optimizer and not inference and arm.compiled,
         )
 
     def autocast_line(self) -> str:
@@ -128,7 +130,7 @@ class _Loop:
             return ""
         return "\n    scaler = torch.amp.GradScaler(device.type)  # fp16 training: loss scaling"
 
-    def optimizer_lines(self, arm: dict[str, Any]) -> list[str]:
+    def optimizer_lines(self, arm: Arm) -> list[str]:
         """The arm's compiled optimizer step, as PyTorch's compiled-optimizer recipe has it."""
         if not self.compiled_optimizer:
             return []
@@ -172,16 +174,15 @@ class _Loop:
         return "\n" + textwrap.indent("\n".join(lines), " " * 8)
 
 
-def _compile_block(arm: dict[str, Any], debug: dict[str, Any], loop: _Loop) -> str:
-    if arm.get("backend") == "eager":
+def _compile_block(arm: Arm, debug: DebugFlags, loop: _Loop) -> str:
+    if not arm.compiled:
         return (
             "# This arm is plain eager PyTorch. To try torch.compile, replace the line below with\n"
             '#   runner = torch.compile(model, backend="inductor", mode=None, dynamic=None, fullgraph=False)\n'
             "runner = model"
         )
-    opts = arm.get("options") or {}
     lines = []
-    logs = [str(a) for a in debug.get("logs") or []]
+    logs = list(debug.logs)
     if logs:
         args = ", ".join(
             f"{a}=logging.DEBUG" if a == "dynamic" else f"{a}=True"
@@ -189,24 +190,24 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any], loop: _Loop) -> s
             if re.fullmatch(r"[A-Za-z_]\w*", a)
         )
         lines.append(f"torch._logging.set_logs({args})  # what tcprof printed for this arm")
-    if debug.get("verbose"):
+    if debug.verbose:
         lines.append("torch._dynamo.config.verbose = True")
-    if debug.get("suppress_errors"):
+    if debug.suppress_errors:
         lines.append(
             "torch._dynamo.config.suppress_errors = True  # hides compile failures: "
             "a failing frame silently runs eagerly"
         )
     args = (
-        f"backend={_torch_backend(arm)!r}, mode={opts.get('mode')!r}, "
-        f"dynamic={opts.get('dynamic')!r}, fullgraph={bool(opts.get('fullgraph'))!r}"
+        f"backend={_torch_backend(arm)!r}, mode={arm.mode!r}, "
+        f"dynamic={arm.dynamic!r}, fullgraph={bool(arm.fullgraph)!r}"
     )
-    regional = (arm.get("model") or {}).get("regional")
-    if not isinstance(regional, dict):
+    regional = arm.loaded.regional if arm.loaded else None
+    if regional is None:
         lines.append(f"runner = torch.compile(model, {args})")
         return "\n".join(lines + loop.optimizer_lines(arm))
-    where, cls = regional.get("where"), str(regional.get("class"))
+    where, cls = regional.where, str(regional.block_class)
     if where:
-        lines.append(f"for block in model.get_submodule({str(where)!r}):  # regional compilation")
+        lines.append(f"for block in model.get_submodule({where!r}):  # regional compilation")
     else:
         lines += [
             "blocks, seen = [], set()  # regional compilation: the outermost blocks of this class",
@@ -220,13 +221,13 @@ def _compile_block(arm: dict[str, Any], debug: dict[str, Any], loop: _Loop) -> s
     return "\n".join(lines + loop.optimizer_lines(arm))
 
 
-def _with_parallel(arm: dict[str, Any], block: str) -> str:
+def _with_parallel(arm: Arm, block: str) -> str:
     """A distributed arm's lines before its compile: the process group and the wrapper, as the
     arm's ranks ran them (the script then runs under torchrun, one process per rank)."""
-    parallel = (arm.get("model") or {}).get("parallel")
-    if not isinstance(parallel, dict) or parallel.get("parallel") not in ("ddp", "fsdp"):
+    parallel = arm.loaded.parallel if arm.loaded else None
+    if parallel is None or parallel.kind not in ("ddp", "fsdp"):
         return block
-    kind, ranks = str(parallel["parallel"]), int(parallel.get("world_size") or 2)
+    kind, ranks = str(parallel.kind), parallel.world_size or 2
     lines = [
         f"# a distributed arm ({kind}, {ranks} ranks): run this script with PyTorch's launcher,",
         f"#   torchrun --standalone --nproc-per-node {ranks} reproduce.py",
@@ -240,12 +241,11 @@ def _with_parallel(arm: dict[str, Any], block: str) -> str:
             "model = DistributedDataParallel(model)  # then torch.compile, as PyTorch recommends",
         ]
     else:
-        blocks = parallel.get("sharded_blocks")
-        where = blocks.get("where") if isinstance(blocks, dict) else None
+        where = parallel.sharded_where
         lines.append("from torch.distributed.fsdp import fully_shard")
         if where:
             lines += [
-                f"for block in model.get_submodule({str(where)!r}):  # each repeated block",
+                f"for block in model.get_submodule({where!r}):  # each repeated block",
                 "    fully_shard(block)",
             ]
         lines += [
@@ -266,69 +266,67 @@ def _mark_dynamic_lines(dim: int) -> list[str]:
     ]
 
 
-def _with_marks(arm: dict[str, Any], config: dict[str, Any], block: str) -> str:
+def _with_marks(arm: Arm, config: dict[str, Any], block: str) -> str:
     specs = arms_of(config)
-    index = arm.get("index")
-    spec = specs[index] if isinstance(index, int) and 0 <= index < len(specs) else None
+    index = arm.index
+    spec = specs[index] if 0 <= index < len(specs) else None
     if spec is None or spec.mark_dynamic is None:
         return block
     return "\n".join([*_mark_dynamic_lines(spec.mark_dynamic), block])
 
 
-def render_reproducer(session_dict: dict[str, Any], arm_name: str | None = None) -> str:
+def render_reproducer(
+    session: SessionModel | Mapping[str, Any], arm_name: str | None = None
+) -> str:
     """The script for `arm_name` (default: the first compiled arm, else the first arm); for a
     session of the user's own script, the command that measured it (script_reproduce.py)."""
-    if (session_dict.get("config") or {}).get("script"):
+    model = SessionModel.read(session)
+    if model.options.script is not None:
         from tcprof.profiler.report.script_reproduce import render
 
-        return render(session_dict)
-    arm = _find_arm(session_dict, arm_name)
-    config = session_dict.get("config") or {}
-    source = config.get("source") or {}
-    debug = config.get("debug") or {}
-    loaded = arm.get("model") or next(
-        (a.get("model") for a in session_dict.get("arms") or [] if a.get("model")), None
-    )
-    loaded = loaded or {}
-    batch_sizes = list(config.get("batch_sizes") or [])
-    results = arm.get("results") or []
-    batch_size = batch_sizes[0] if batch_sizes else (results[0]["batch_size"] if results else 8)
-    first: dict[str, Any] = next((r for r in results if r.get("batch_size") == batch_size), {})
-    expected = first.get("first_loss")
-    warmup = int(config.get("warmup") or 0)
-    steps = int(config.get("steps") or 10)
-    compiled = arm.get("backend") != "eager"
-    loop = _Loop.of(config, arm)
-    fail_on_recompile = bool(debug.get("fail_on_recompile")) and compiled
+        return render(model)
+    arm = _find_arm(model, arm_name)
+    options = model.options
+    source = options.source
+    config: dict[str, Any] = thaw(model.config)  # for config's own readers of the options
+    loaded = arm.loaded or next((a.loaded for a in model.arms if a.loaded), None)
+    batch_sizes = options.batch_sizes
+    results = arm.rows
+    batch_size = batch_sizes[0] if batch_sizes else (results[0].batch_size if results else 8)
+    first = next((r for r in results if r.batch_size == batch_size), None)
+    expected = first.first_loss if first else None
+    warmup = options.warmup or 0
+    steps = options.steps or 10
+    loop = _Loop.of(options, arm)
+    fail_on_recompile = options.debug.fail_on_recompile and arm.compiled
+    block = _with_parallel(arm, _compile_block(arm, options.debug, loop))
     values = {
-        "arm": _comment(arm.get("name")),
+        "arm": _comment(arm.name),
         "model_label": _comment(_build_expression(source, loaded) or "the default model"),
-        "file_name": _comment(Path(str(source.get("path") or "model.py")).name),
-        "model_file": repr(str(source.get("path") or "model.py")),
+        "file_name": _comment(Path(source.path or "model.py").name),
+        "model_file": repr(source.path or "model.py"),
         "build": repr(_build_expression(source, loaded)),
-        "weights": repr(config.get("weights")),
+        "weights": repr(options.weights),
         "input_spec": repr(_input_spec(source, loaded)),
         "batch_size": repr(int(batch_size)),
-        "seed": repr(int(config.get("seed") or 0)),
-        "lr": repr(float(config.get("lr") or 0.01)),
-        "optimizer": repr(str(config.get("optimizer") or "sgd")),
-        "device": repr(str(config.get("device") or "cpu")),
+        "seed": repr(options.seed or 0),
+        "lr": repr(float(options.lr or 0.01)),
+        "optimizer": repr(options.optimizer or "sgd"),
+        "device": repr(options.device or "cpu"),
         "warmup": repr(warmup),
         "total_steps": repr(1 + warmup + steps),
-        "expected": repr(expected if isinstance(expected, (int, float)) else None),
-        "compile_block": textwrap.indent(
-            _with_marks(arm, config, _with_parallel(arm, _compile_block(arm, debug, loop))), "    "
-        ),
+        "expected": repr(expected),
+        "compile_block": textwrap.indent(_with_marks(arm, config, block), "    "),
         "loop_text": _comment(loop_text(config)),
         "where": _comment(where_text(config)),
         "loop": repr("inference" if loop.inference else "train"),
-        "channels_last": repr(bool(config.get("channels_last"))),
+        "channels_last": repr(options.channels_last),
         "loop_setup": loop.setup(),
         "step_block": loop.step(),
         "after_step": loop.after_step(),
         "fail_on_recompile": repr(fail_on_recompile),
-        "first_note": " (includes compiling)" if compiled else "",
-        "backend": _comment(arm.get("backend")),
+        "first_note": " (includes compiling)" if arm.compiled else "",
+        "backend": _comment(arm.backend),
     }
     template = Template(TEMPLATE.read_text(encoding="utf-8"))
     return template.substitute(values)

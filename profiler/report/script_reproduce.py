@@ -3,9 +3,13 @@ with the script's own command after `--` (the script itself is the user's file, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.config import DEFAULT_REMOTE_PYTHON
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.options import ScriptCommand
+from tcprof.profiler.model.session import SessionModel
 
 _OPTIONS: tuple[tuple[str, str], ...] = (
     ("warmup", "--warmup"),
@@ -17,45 +21,47 @@ _OPTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _arm_text(arm: dict[str, Any]) -> str:
-    options = arm.get("options") or {}
-    parts = [f"{k}={v}" for k, v in options.items() if v not in (None, False, "default")]
-    backend = str(arm.get("backend") or "eager")
-    return backend + (":" + ",".join(parts) if parts else "")
+Session = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
+NO_SCRIPT = ScriptCommand(None, (), None, None, None, None, None)
 
 
-def tcprof_command(session_dict: dict[str, Any]) -> list[str]:
-    config = session_dict.get("config") or {}
-    script = config.get("script") or {}
-    arms = [a for a in session_dict.get("arms") or [] if not str(a.get("name")).endswith("control")]
+def _arm_text(arm: Arm) -> str:
+    parts = [f"{k}={v}" for k, v in arm.options.items() if v not in (None, False, "default")]
+    return arm.backend + (":" + ",".join(parts) if parts else "")
+
+
+def tcprof_command(session: Session) -> list[str]:
+    model = SessionModel.read(session)
+    options = model.options
+    script = options.script or NO_SCRIPT
+    arms = [a for a in model.arms if not a.name.endswith("control")]
     command = ["tcprof", "run", "--arms", "; ".join(_arm_text(a) for a in arms)]
     for key, option in _OPTIONS:
-        if config.get(key) is not None:
-            command += [option, str(config[key])]
-    if script.get("sweep"):
-        values = ",".join(str(b) for b in config.get("batch_sizes") or [])
-        command += ["--sweep", f"{script['sweep']}={values}"]
-    if script.get("step_on") == "forward":
+        if model.config.get(key) is not None:
+            command += [option, str(model.config[key])]
+    if script.sweep:
+        values = ",".join(str(b) for b in options.batch_sizes)
+        command += ["--sweep", f"{script.sweep}={values}"]
+    if script.step_on == "forward":
         command += ["--step-on", "forward"]
-    if config.get("device") not in (None, "cpu"):
-        command += ["--device", str(config["device"])]
-    if isinstance(config.get("nproc"), int) and config["nproc"] > 1:
-        command += ["--nproc", str(config["nproc"])]  # under torchrun, as it ran
-    if config.get("host"):
-        command += ["--host", str(config["host"])]
-        if config.get("remote_python") not in (None, DEFAULT_REMOTE_PYTHON):
-            command += ["--remote-python", str(config["remote_python"])]
-    if not config.get("accuracy", True):
+    if options.device not in (None, "cpu"):
+        command += ["--device", str(options.device)]
+    if options.nproc is not None and options.nproc > 1:
+        command += ["--nproc", str(options.nproc)]  # under torchrun, as it ran
+    if options.host:
+        command += ["--host", options.host]
+        if options.remote_python not in (None, DEFAULT_REMOTE_PYTHON):
+            command += ["--remote-python", str(options.remote_python)]
+    if not options.accuracy:
         command.append("--no-accuracy")
-    target = (
-        ["-m", str(script.get("module"))] if script.get("module") else [str(script.get("path"))]
-    )
-    return [*command, "--", str(script.get("python") or "python"), *target, *script.get("args", [])]
+    target = ["-m", script.module] if script.module else [str(script.path)]
+    return [*command, "--", script.python or "python", *target, *script.args]
 
 
-def render(session_dict: dict[str, Any]) -> str:
-    script = (session_dict.get("config") or {}).get("script") or {}
-    command = tcprof_command(session_dict)
+def render(session: Session) -> str:
+    model = SessionModel.read(session)
+    cwd = (model.options.script.cwd if model.options.script else None) or "."
+    command = tcprof_command(model)
     shown = " ".join(repr(w) if " " in w or ";" in w else w for w in command)
     return (
         '"""Reproduce this session: tcprof ran the training script unchanged, in each arm\'s\n'
@@ -63,7 +69,7 @@ def render(session_dict: dict[str, Any]) -> str:
         f"    {shown}\n"
         '"""\n\n'
         "import subprocess\nimport sys\n\n"
-        f"CWD = {str(script.get('cwd') or '.')!r}\n"
+        f"CWD = {cwd!r}\n"
         f"COMMAND = {[sys_word for sys_word in command[1:]]!r}\n\n"
         'if __name__ == "__main__":\n'
         '    sys.exit(subprocess.call([sys.executable, "-m", "tcprof.profiler", *COMMAND], cwd=CWD))\n'

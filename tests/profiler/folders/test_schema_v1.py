@@ -42,7 +42,7 @@ def test_a_schema_1_session_reports_as_measured_by_the_old_method():
 def test_compare_a_schema_1_session_with_a_schema_2_one_says_the_methods_differ():
     old, new = _v1(), synthetic_session(path=_v1()["config"]["source"]["path"])
     rows = compare_sessions(old, new)
-    assert rows and all(r["peak_mb_before"] is None for r in rows), "memory is not compared"
+    assert rows and all(r.peak_mb_before is None for r in rows), "memory is not compared"
     assert "different methods" in method_note(old, new)
     assert method_note(new, new) is None
 

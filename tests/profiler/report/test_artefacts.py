@@ -46,7 +46,7 @@ def _links(text: str, pattern: str) -> list[str]:
 def test_reports_link_each_file_relative_to_themselves_and_say_what_is_missing(tmp_path):
     folder = tmp_path / "session"
     session = _session_folder(folder)
-    found = {a["kind"]: a for a in artefacts(session, folder)}
+    found = {a.kind: a for a in artefacts(session, folder)}
     assert set(found) == {
         "tlparse",
         "torch_trace",
@@ -54,8 +54,8 @@ def test_reports_link_each_file_relative_to_themselves_and_say_what_is_missing(t
         "memory_snapshot",
         "torch_profiler_trace",
     }
-    assert found["memory_snapshot"]["href"] is None
-    assert found["weights"]["href"] == "arm%201/weights.safetensors"
+    assert found["memory_snapshot"].href is None
+    assert found["weights"].href == "arm%201/weights.safetensors"
 
     export_reports(session, folder, ["html", "md", "json"])
     moved = tmp_path / "unzipped" / "elsewhere"
@@ -75,7 +75,7 @@ def test_reports_link_each_file_relative_to_themselves_and_say_what_is_missing(t
 
     # reports written again from the moved folder's session.json link the same files
     loaded = load_session(moved).session
-    assert {a["href"] for a in artefacts(loaded, moved)} == {*hrefs, None}
+    assert {a.href for a in artefacts(loaded, moved)} == {*hrefs, None}
 
 
 def test_no_files_no_section():

@@ -36,10 +36,10 @@ def _session(median, peak=400.0, name="eager", processes=None, started=1.0, mode
 
 def test_compare_names_the_direction_of_each_change():
     rows = compare_sessions(_session(2.0, 400), _session(1.0, 500))
-    assert rows[0]["time_change"] == -0.5 and rows[0]["time_direction"] == "better"
-    assert rows[0]["memory_direction"] == "worse"
+    assert rows[0].time_change == -0.5 and rows[0].time_direction == "better"
+    assert rows[0].memory_direction == "worse"
     same = compare_sessions(_session(2.0, 400), _session(2.002, 400))[0]
-    assert same["time_direction"] == "unchanged" and same["memory_direction"] == "unchanged"
+    assert same.time_direction == "unchanged" and same.memory_direction == "unchanged"
     assert "\u221250.0%" in render_comparison(rows)
     assert compare_sessions(_session(2.0, 400), _session(1.0, 400, name="other")) == []
 
@@ -48,13 +48,13 @@ def test_changed_is_decided_from_the_intervals_not_a_fixed_percentage():
     tight = _session(10.0, processes=[10.0, 10.05, 9.95])
     moved = _session(12.0, processes=[12.0, 12.05, 11.95], started=2.0)
     (row,) = diff_sessions(tight, moved).rows
-    assert row["time_direction"] == "worse", "a 20% move with tight intervals"
-    low, high = row["time_change_ci"]
+    assert row.time_direction == "worse", "a 20% move with tight intervals"
+    low, high = row.time_change_ci.low, row.time_change_ci.high
     assert 0 < low < 0.2 < high
     noisy = _session(10.0, processes=[8.0, 10.0, 12.0])
     noisy_after = _session(10.5, processes=[8.5, 10.5, 12.6], started=2.0)
     (row,) = diff_sessions(noisy, noisy_after).rows
-    assert row["time_direction"] == "unchanged", "a noisy 5% move is within noise"
+    assert row.time_direction == "unchanged", "a noisy 5% move is within noise"
 
 
 def _with_speedup(value, started, se=0.03, rounds=6):
@@ -72,19 +72,20 @@ def _with_speedup(value, started, se=0.03, rounds=6):
 def test_a_speedup_change_is_judged_by_the_difference_of_paired_log_speedups():
     before = _with_speedup(1.5, 1.0)
     worse = diff_sessions(before, _with_speedup(1.2, 2.0))
-    assert worse.rows[1]["speedup_direction"] == "worse"
-    low, high = worse.rows[1]["speedup_change_ci"]
+    assert worse.rows[1].speedup_direction == "worse"
+    ci = worse.rows[1].speedup_change_ci
+    low, high = ci.low, ci.high
     assert low < 1.2 / 1.5 - 1 < high < 0
     assert worse.regressions == [
         f"inductor bs 8: speedup \u221220.0% [{units.change(low, 1)} {units.change(high, 1)}]"
     ]
     same = diff_sessions(before, _with_speedup(1.45, 2.0))
-    assert same.rows[1]["speedup_direction"] == "unchanged" and not same.regressions
+    assert same.rows[1].speedup_direction == "unchanged" and not same.regressions
     # the two 95% intervals overlap ([1.39-1.62] and [1.25-1.46]), yet the change is real:
     # the difference's own interval decides, not whether two intervals overlap
     overlapping = diff_sessions(before, _with_speedup(1.35, 2.0)).rows[1]
-    assert overlapping["speedup_ci_after"][1] > overlapping["speedup_ci_before"][0]
-    assert overlapping["speedup_direction"] == "worse"
+    assert overlapping.speedup_ci_after.high > overlapping.speedup_ci_before.low
+    assert overlapping.speedup_direction == "worse"
     after = _with_speedup(1.5, 2.0)
     after["arms"][1]["results"][0]["compile_cold_s"] = 2.4
     text = render_comparison(diff_sessions(before, after).rows)
@@ -100,8 +101,8 @@ def test_a_single_round_session_has_no_interval_in_compare():
             each["results"][0].update(median_ms=median, process_medians_ms=[median], iqr_ms=50.0)
     comparison = diff_sessions(one, other)
     for row in comparison.rows:
-        assert row["time_change_ci"] is None and row["time_direction"] == "n/a"
-        assert row["speedup_change_ci"] is None and row["speedup_direction"] == "n/a"
+        assert row.time_change_ci is None and row.time_direction == "n/a"
+        assert row.speedup_change_ci is None and row.speedup_direction == "n/a"
     text = render_comparison(comparison.rows)
     assert "\u221252.8% (one round: no interval)" in text
     assert "no interval (one round)" in text and "%]" not in text
@@ -122,9 +123,10 @@ def test_the_newer_session_is_after_and_differences_are_warned_about():
     old = _session(2.0, started=100.0, processes=[2.0])
     new = _session(1.0, started=200.0, model="OtherNet", processes=[1.0, 1.01])
     comparison = diff_sessions(new, old)  # given in the wrong order
-    assert comparison.before is old and comparison.after is new
-    assert comparison.rows[0]["time_direction"] == "n/a", "one round: no interval"
-    assert comparison.rows[0]["time_change_ci"] is None
+    assert comparison.swapped, "given in the wrong order"
+    assert comparison.before.started_at == 100.0 and comparison.after.started_at == 200.0
+    assert comparison.rows[0].time_direction == "n/a", "one round: no interval"
+    assert comparison.rows[0].time_change_ci is None
     warnings = " ".join(comparison.warnings)
     assert "the models differ: Net in model.py before, OtherNet in model.py after" in warnings
     assert "the before session has a single replicate" in warnings
@@ -132,6 +134,21 @@ def test_the_newer_session_is_after_and_differences_are_warned_about():
     assert (
         diff_sessions(replicated, _session(2.0, processes=[2.0, 2.1], started=200.0)).warnings == []
     )
+
+
+def test_the_rounds_warning_reads_the_rounds_each_run_measured():
+    """A run that stops when settled holds its most rounds in config.replicates: two such
+    runs that measured the same rounds are like for like, whatever their most was."""
+    three = [2.0, 2.01, 1.99]
+    before = _session(2.0, processes=three, started=1.0)
+    after = _session(2.0, processes=three, started=2.0)
+    before["config"].update(replicates=20, stop_early=True)
+    after["config"].update(replicates=10, stop_early=True)
+    assert not any("replicates differ" in w for w in diff_sessions(before, after).warnings)
+    fewer = _session(2.0, processes=[2.0, 2.01], started=2.0)
+    fewer["config"].update(replicates=20, stop_early=True)
+    warnings = diff_sessions(before, fewer).warnings
+    assert "the replicates differ: 3 before, 2 after" in warnings
 
 
 def test_compare_command_exit_codes(tmp_path, capsys):

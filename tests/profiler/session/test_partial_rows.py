@@ -91,8 +91,8 @@ def test_a_comparison_says_which_side_was_partial():
     after = _stopped_session({0: [2.0] * 4, 1: [1.0, 1.0]})
     after["started_at"] = before["started_at"] + 60
     comparison = diff_sessions(before, after)
-    compiled = next(r for r in comparison.rows if r["arm"] == "aot_eager")
-    assert compiled["partial_before"] is None and compiled["partial_after"] == "2/4"
+    compiled = next(r for r in comparison.rows if r.arm == "aot_eager")
+    assert compiled.partial_before is None and compiled.partial_after == "2/4"
     median = comparison_cells(compiled)[2]
     assert median.endswith("(partial: after 2/4)")
     assert "(partial: after 2/4)" in render(comparison, "a", "b")

@@ -1,0 +1,144 @@
+"""A saved session's run options (session.json's `config`), typed and read-only: what the
+reports and the reproducer read of them. `config` itself stays a raw mapping (model/raw.py: the
+options as given; config/model.py's RunConfig reads them back and checks them, which an old or
+hand-edited session may fail); this is the tolerant reading, missing keys as None or the
+option's default meaning."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tcprof.profiler.model.json_values import as_float, as_int, as_str
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class Source:
+    """The model file and what in it builds the model (a class, or a factory expression)."""
+
+    path: str | None
+    model: str | None
+    factory: str | None
+    input_shape: str | None
+
+    @classmethod
+    def of(cls, value: Any) -> Source:
+        source = _map(value)
+        return cls(
+            as_str(source.get("path")),
+            as_str(source.get("model")),
+            as_str(source.get("factory")),
+            as_str(source.get("input_shape")),
+        )
+
+
+@dataclass(frozen=True)
+class ScriptCommand:
+    """A training script run unchanged (config/script.py's ScriptSource, as saved)."""
+
+    path: str | None
+    args: tuple[str, ...]
+    module: str | None
+    cwd: str | None
+    python: str | None
+    step_on: str | None
+    sweep: str | None
+
+    @classmethod
+    def of(cls, value: Any) -> ScriptCommand | None:
+        if not isinstance(value, Mapping) or not value:
+            return None
+        return cls(
+            as_str(value.get("path")),
+            tuple(str(a) for a in value.get("args") or ()),
+            as_str(value.get("module")),
+            as_str(value.get("cwd")),
+            as_str(value.get("python")),
+            as_str(value.get("step_on")),
+            as_str(value.get("sweep")),
+        )
+
+
+@dataclass(frozen=True)
+class DebugFlags:
+    """The debug settings each compiled arm's worker applied."""
+
+    logs: tuple[str, ...]
+    verbose: bool
+    suppress_errors: bool
+    fail_on_recompile: bool
+
+    @classmethod
+    def of(cls, value: Any) -> DebugFlags:
+        debug = _map(value)
+        return cls(
+            tuple(str(a) for a in debug.get("logs") or ()),
+            bool(debug.get("verbose")),
+            bool(debug.get("suppress_errors")),
+            bool(debug.get("fail_on_recompile")),
+        )
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options a session ran with, as its reports and its reproducer read them."""
+
+    source: Source
+    script: ScriptCommand | None
+    debug: DebugFlags
+    batch_sizes: tuple[int, ...]
+    warmup: int | None
+    steps: int | None
+    blocks: int | None
+    replicates: int | None
+    seed: int | None
+    threads: int | None
+    lr: float | None
+    optimizer: str | None
+    device: str | None
+    loop: str | None
+    amp: str | None
+    channels_last: bool
+    compile_optimizer: bool
+    weights: str | None
+    host: str | None
+    remote_python: str | None
+    nproc: int | None
+    accuracy: bool  # the untimed accuracy check ran (sessions without the key: it did)
+    artifacts_dir: str | None
+
+    @classmethod
+    def of(cls, value: Any) -> RunOptions:
+        config = _map(value)
+        return cls(
+            source=Source.of(config.get("source")),
+            script=ScriptCommand.of(config.get("script")),
+            debug=DebugFlags.of(config.get("debug")),
+            batch_sizes=tuple(
+                b for b in map(as_int, config.get("batch_sizes") or ()) if b is not None
+            ),
+            warmup=as_int(config.get("warmup")),
+            steps=as_int(config.get("steps")),
+            blocks=as_int(config.get("blocks")),
+            replicates=as_int(config.get("replicates")),
+            seed=as_int(config.get("seed")),
+            threads=as_int(config.get("threads")),
+            lr=as_float(config.get("lr")),
+            optimizer=as_str(config.get("optimizer")),
+            device=as_str(config.get("device")),
+            loop=as_str(config.get("loop")),
+            amp=as_str(config.get("amp")),
+            channels_last=bool(config.get("channels_last")),
+            compile_optimizer=bool(config.get("compile_optimizer")),
+            weights=as_str(config.get("weights")),
+            host=as_str(config.get("host")),
+            remote_python=as_str(config.get("remote_python")),
+            nproc=as_int(config.get("nproc")),
+            accuracy=bool(config.get("accuracy", True)),
+            artifacts_dir=as_str(config.get("artifacts_dir")),
+        )

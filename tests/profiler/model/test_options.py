@@ -1,0 +1,45 @@
+"""The run's options and what an arm loaded, typed (model/options.py, model/loaded.py): read
+tolerantly from session.json's dict, an old session's missing keys as None or the default."""
+
+from __future__ import annotations
+
+from tcprof.profiler.model.session import SessionModel
+from tests.support.synthetic import synthetic_session
+
+
+def test_the_options_a_session_ran_with_are_typed():
+    data = synthetic_session()
+    data["config"].update(
+        lr=0.05, amp="bf16", host="gpu-box", debug={"logs": ["recompiles"], "verbose": True}
+    )
+    options = SessionModel.from_json(data).options
+    assert options.lr == 0.05 and options.amp == "bf16" and options.host == "gpu-box"
+    assert options.debug.logs == ("recompiles",) and options.debug.verbose
+    assert not options.debug.fail_on_recompile
+    assert options.batch_sizes == tuple(data["config"]["batch_sizes"])
+    assert options.source.path == data["config"]["source"]["path"]
+    assert options.script is None and options.accuracy
+
+
+def test_a_session_without_options_reads_as_none_and_defaults():
+    options = SessionModel.from_json({"arms": []}).options
+    assert options.source.path is None and options.warmup is None and options.batch_sizes == ()
+    assert options.accuracy and not options.channels_last and options.debug.logs == ()
+
+
+def test_what_an_arm_loaded_is_typed_with_its_wrapping():
+    data = synthetic_session()
+    data["arms"][1]["model"] = {
+        "model": "Net()",
+        "input": "(B, 10) float",
+        "regional": {"where": "layers", "class": "Block"},
+        "parallel": {"parallel": "fsdp", "world_size": 4, "sharded_blocks": {"where": "layers"}},
+    }
+    loaded = SessionModel.from_json(data).arms[1].loaded
+    assert loaded is not None and loaded.model == "Net()" and loaded.input == "(B, 10) float"
+    assert loaded.regional is not None and loaded.regional.where == "layers"
+    assert loaded.regional.block_class == "Block"
+    assert loaded.parallel is not None and loaded.parallel.kind == "fsdp"
+    assert loaded.parallel.world_size == 4 and loaded.parallel.sharded_where == "layers"
+    data["arms"][1].pop("model")
+    assert SessionModel.from_json(data).arms[1].loaded is None
