@@ -11,6 +11,7 @@ from typing import Any
 
 from tcprof.profiler.model.artifacts import Artifact
 from tcprof.profiler.model.context import Environment
+from tcprof.profiler.model.cudagraphs import CudagraphSkip
 from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
 from tcprof.profiler.model.json_values import as_float as _float
@@ -63,6 +64,12 @@ class Recompile:
     data: Mapping[str, Any] = field(
         repr=False, compare=False, hash=False, default_factory=lambda: EMPTY
     )
+    # when it began and the user's call that reached it (sessions before them have none)
+    when: str | None = None  # before_training, evaluation, or None inside a training step
+    at_step: int | None = None
+    grad_mode: bool | None = None
+    site_file: str | None = None
+    site_line: int | None = None
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> Recompile:
@@ -75,6 +82,11 @@ class Recompile:
             _int(value.get("line")),
             _float(value.get("seconds")),
             freeze(value),
+            _str(value.get("when")),
+            _int(value.get("at_step")),
+            _flag(value.get("grad_mode")),
+            _str(value.get("site_file")),
+            _int(value.get("site_line")),
         )
 
 
@@ -199,6 +211,7 @@ class Arm:
     advice: tuple[Advice, ...] = ()
     explain: Explain | None = None  # the explain pre-pass (--explain)
     artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
+    cudagraph_skips: tuple[CudagraphSkip, ...] = ()  # CUDA graphs its mode asked for, skipped
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -231,6 +244,7 @@ class Arm:
             advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
             explain=Explain.of(arm.get("explain")),
             artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
+            cudagraph_skips=tuple(CudagraphSkip.of(s) for s in items(arm.get("cudagraph_skips"))),
         )
 
     def row(self, batch_size: int) -> Row:
