@@ -10,14 +10,20 @@ Advice is in the user's words: TorchDynamo's internal names (`___stack0`, `L['x'
 `___check_obj_id`) become the user's expressions (`x.sum().item()`, `x`; see user_words), and a
 changed size is told as the arm's `dynamic=` makes it happen: False compiles every new size,
 None (torch's default) compiles the second size once more with the dimension dynamic.
+
+It reads an arm's typed records (model/arm.py: `Recompile`, `Fallback`, `GraphBreak`,
+`CudagraphSkip`; the rows' `Compile`s); the grad-mode advice is grad_mode.py's. Each piece is
+returned as session.json saves it: the session's writer (session/document.py) writes it.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tcprof.profiler.analysis.grad_mode import GRAD_MODE, grad_mode_advice, where
 from tcprof.profiler.analysis.user_words import (
     BREAKING_METHODS,
     STACK,
@@ -26,6 +32,9 @@ from tcprof.profiler.analysis.user_words import (
     resume_line,
     stack_value,
 )
+from tcprof.profiler.model.arm import Arm, Fallback, GraphBreak, Recompile
+from tcprof.profiler.model.compiles import Compile
+from tcprof.profiler.model.cudagraphs import CudagraphSkip
 from tcprof.profiler.protocol.compile_terms import frame_label
 
 SIZE_GUARD = re.compile(
@@ -40,24 +49,19 @@ LIBRARY_PATH = re.compile(r"[/\\](site|dist)-packages[/\\](?P<lib>[^/\\]+)")
 EXAMPLES = 3
 
 
-def _first_line(reason: Any) -> str:
+def _first_line(reason: str | None) -> str:
     text = str(reason or "").strip().splitlines()
     return re.sub(r"^\d+/\d+: ", "", text[0]).split("  #")[0].strip() if text else ""
 
 
-def _example(rc: dict[str, Any]) -> str:
+def _example(rc: Recompile) -> str:
     """A recompile's failed guard, in the user's words (tcprof.profiler.analysis.user_words)."""
-    return plain_guard(_first_line(rc.get("reason")), rc)
+    return plain_guard(_first_line(rc.reason), rc)
 
 
-def _where(item: dict[str, Any]) -> str:
-    file, line = item.get("file"), item.get("line")
-    return f"{file}:{line}" if file else str(item.get("frame") or "?")
-
-
-def _per_frame(matches: list[tuple[dict[str, Any], re.Match[str]]]) -> int:
-    """The most size recompiles any one frame (forward, a resume function) had."""
-    frames = Counter((rc.get("frame"), rc.get("file"), rc.get("line")) for rc, _ in matches)
+def _per_frame(recompiles: Sequence[Recompile]) -> int:
+    """The most recompiles any one frame (forward, a resume function) had."""
+    frames = Counter((rc.frame, rc.file, rc.line) for rc in recompiles)
     return max(frames.values(), default=0)
 
 
@@ -109,22 +113,23 @@ def _size_words(
 
 
 def _size_advice(
-    matches: list[tuple[dict[str, Any], re.Match[str]]],
+    matches: list[tuple[Recompile, re.Match[str]]],
     batch_dim: bool,
     dynamic: bool | None,
     run_sizes: set[int],
 ) -> dict[str, Any]:
-    tensors = sorted({plain_source(m["tensor"]) for _, m in matches})
+    tensors = sorted({plain_source(m.group("tensor")) for _, m in matches})
     sizes: list[int] = []
     for _, m in matches:
-        for size in (int(m["expected"]), int(m["actual"])):
+        for size in (int(m.group("expected")), int(m.group("actual"))):
             if size not in sizes:
                 sizes.append(size)
-    dims = sorted({int(m["dim"]) for _, m in matches})
+    dims = sorted({int(m.group("dim")) for _, m in matches})
     what = "the batch dimension (0)" if batch_dim else f"dimension {', '.join(map(str, dims))}"
     chain = " → ".join(map(str, sizes))
     seen = sorted({*sizes, *run_sizes}) if batch_dim else sizes
-    happened, fix, helps = _size_words(dynamic, _per_frame(matches), seen, dims[0])
+    per_frame = _per_frame([rc for rc, _ in matches])
+    happened, fix, helps = _size_words(dynamic, per_frame, seen, dims[0])
     return {
         "kind": "batch_size_guard" if batch_dim else "shape_guard",
         "message": f"{len(matches)} recompile(s): {what} of {', '.join(tensors)} changed size "
@@ -135,13 +140,13 @@ def _size_advice(
             "sizes": sizes,
             "dynamic": dynamic,
             "examples": [_example(rc) for rc, _ in matches[:EXAMPLES]],
-            "where": sorted({_where(rc) for rc, _ in matches}),
+            "where": sorted({where(rc) for rc, _ in matches}),
         },
         "apply": "mark_dynamic=0" if batch_dim and helps else None,
     }
 
 
-def _number_words(name: str, items: list[tuple[dict[str, Any], str]]) -> tuple[str, str]:
+def _number_words(name: str, items: list[tuple[Recompile, str]]) -> tuple[str, str]:
     """(the number in the user's words, the fix): a `.item()` result handed on at a graph break
     (TorchDynamo's `___stackN`) by its expression, a Python flag as a flag."""
     values = {v for _, v in items}
@@ -176,18 +181,17 @@ def _number_words(name: str, items: list[tuple[dict[str, Any], str]]) -> tuple[s
 
 
 def _value_advice(
-    name: str, items: list[tuple[dict[str, Any], str]], dynamic: bool | None = None
+    name: str, items: list[tuple[Recompile, str]], dynamic: bool | None = None
 ) -> dict[str, Any]:
     values = list(dict.fromkeys(v for _, v in items))
     hint = next(
-        (m["hint"] for rc, _ in items if (m := TORCH_HINT.search(str(rc.get("reason"))))), None
+        (m.group("hint") for rc, _ in items if (m := TORCH_HINT.search(str(rc.reason)))), None
     )
     what, fix = _number_words(name, items)
     if hint:
         fix += f"; PyTorch's hint: {plain_guard(hint.strip(), items[0][0])}"
     flag = set(values) <= {"True", "False"}
-    frames = Counter((rc.get("frame"), rc.get("file"), rc.get("line")) for rc, _ in items)
-    if dynamic is None and not flag and max(frames.values()) <= 1:
+    if dynamic is None and not flag and _per_frame([rc for rc, _ in items]) <= 1:
         # automatic dynamic: the value it guarded changed once, and the next compile took the
         # number as an input (seen on torch 2.13 for an .item() result handed on at a break)
         happened = (
@@ -206,142 +210,56 @@ def _value_advice(
             "count": len(items),
             "values": values,
             "examples": [_example(rc) for rc, _ in items[:EXAMPLES]],
-            "where": sorted({_where(rc) for rc, _ in items}),
+            "where": sorted({where(rc) for rc, _ in items}),
         },
         "apply": None,
     }
 
 
-def _number_key(name: str, rc: dict[str, Any]) -> str:
+def _number_key(name: str, rc: Recompile) -> str:
     """One piece of advice per Python number: a `___stackN` is a different value in each resume
     function, so it is told apart by where the graph broke."""
     if STACK.fullmatch(name):
-        return f"{name}@{rc.get('file')}:{resume_line(rc.get('frame')) or rc.get('line')}"
+        return f"{name}@{rc.file}:{resume_line(rc.frame) or rc.line}"
     return name
 
 
-GRAD_MODE = "GLOBAL_STATE changed: grad_mode"
-FRAME_KEYS = ("frame", "file", "line")
-MATCH_KEYS = ("at_step", "grad_mode", "reason", "site_file", "site_line")
-
-
-def _site(rc: dict[str, Any]) -> str:
-    """The call in the user's code that compiled ('train.py:30'), else the compiled frame."""
-    file, line = rc.get("site_file"), rc.get("site_line")
-    return f"{file}:{line}" if file else _where(rc)
-
-
-def _when(c: dict[str, Any]) -> str:
-    """'before training', 'after 4 steps', '' for a compile inside a training step."""
-    if c.get("when") == "before_training":
-        return "before training"
-    if c.get("when") == "evaluation":
-        return f"after {c['at_step']} steps" if c.get("at_step") else "between steps"
-    return ""
-
-
-def _other_mode(rc: dict[str, Any], compiles: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The compiles a grad-mode recompile was told apart from: in the same process (one row's
-    list), the last earlier compile of the same frame in the other grad mode. A training
-    recompile that follows an evaluation's graph names that evaluation this way."""
-    key = tuple(rc.get(k) for k in FRAME_KEYS)
-    out = []
-    for listed in compiles:
-        for i, c in enumerate(listed):
-            same = c.get("kind") == "recompile" and all(
-                c.get(k) == rc.get(k) for k in (*MATCH_KEYS, *FRAME_KEYS)
-            )
-            if not same:
-                continue
-            before = [
-                p
-                for p in listed[:i]
-                if tuple(p.get(k) for k in FRAME_KEYS) == key
-                and p.get("grad_mode") is (not rc.get("grad_mode"))
-            ]
-            out += before[-1:]
-            break
-    return out
-
-
-def _at(calls: list[dict[str, Any]]) -> str:
-    """' at train.py:30': each call in the user's code once; '' without one."""
-    sites = list(dict.fromkeys(_site(c) for c in calls if c.get("site_file")))
-    return f" at {', '.join(sites)}" if sites else ""
-
-
-def _during(calls: list[dict[str, Any]]) -> str:
-    """' (before training, after 4 steps)': when the calls compiled; '' inside steps."""
-    when = list(dict.fromkeys(w for c in calls if (w := _when(c))))
-    return f" ({', '.join(when)})" if when else ""
-
-
-def _grad_mode_advice(
-    items: list[dict[str, Any]], compiles: list[list[dict[str, Any]]]
-) -> dict[str, Any]:
-    """Recompiles because grad mode changed: the model was called under torch.no_grad() (an
-    evaluation) and with gradients (training). Each mode is a graph of its own: expected,
-    compiled once per mode, and counted in the compile cost; said with the calls that did it,
-    the recompile's own and the other mode's compile it followed (`compiles`: each row's
-    compiles_list, in order)."""
-    both = [*items, *(c for rc in items for c in _other_mode(rc, compiles))]
-    both.sort(key=lambda c: (c.get("when") != "before_training", c.get("at_step") or 0))
-    no_grad = [c for c in both if c.get("grad_mode") is False]
-    training = [c for c in both if c.get("grad_mode") is True]
-    at = _at(no_grad)
-    return {
-        "kind": "grad_mode",
-        "message": f"{len(items)} recompile(s) because grad mode changed: the compiled code "
-        f"was called for evaluation under torch.no_grad(){at}{_during(no_grad)} and for "
-        f"training with gradients{_at(training)}, and each mode is a graph of its own",
-        "fix": "expected: a second graph, compiled once per mode and counted in the compile "
-        "cost. If that evaluation is not worth a compile, run it eagerly: "
-        f"wrap {'the call' + at if at else 'it'} in "
-        '`with torch.compiler.set_stance("force_eager"):` or call the uncompiled model '
-        "(`model._orig_mod`) there; a compile of the evaluation of its own pays back "
-        "only if it runs often",
-        "evidence": {
-            "count": len(items),
-            "calls": sorted({_site(c) for c in no_grad}),
-            "training_calls": sorted({_site(c) for c in training}),
-            "where": sorted({_site(rc) for rc in items}),
-        },
-        "apply": None,
-    }
+def _recompile(value: Recompile | Mapping[str, Any]) -> Recompile:
+    return value if isinstance(value, Recompile) else Recompile.of(value)
 
 
 def recompile_advice(
-    recompiles: list[dict[str, Any]],
-    batch_sizes: list[int],
+    recompiles: Sequence[Recompile | Mapping[str, Any]],
+    batch_sizes: Sequence[int],
     dynamic: bool | None = None,
-    compiles: list[list[dict[str, Any]]] | None = None,
+    compiles: Sequence[Sequence[Compile]] | None = None,
 ) -> list[dict[str, Any]]:
     """Group recompiles by cause: batch-size guards, other shape guards, Python numbers, grad
     mode, rest. `dynamic` is the arm's torch.compile(dynamic=...): None is torch's default;
-    `compiles` each row's compiles_list, where the grad-mode advice finds the other mode's call."""
-    batch: list[tuple[dict[str, Any], re.Match[str]]] = []
-    shape: list[tuple[dict[str, Any], re.Match[str]]] = []
-    numbers: dict[str, list[tuple[dict[str, Any], str]]] = defaultdict(list)
+    `compiles` each row's compiles list, where the grad-mode advice finds the other mode's call.
+    A recompile's dict as session.json holds it is read as a `Recompile`."""
+    batch: list[tuple[Recompile, re.Match[str]]] = []
+    shape: list[tuple[Recompile, re.Match[str]]] = []
+    numbers: dict[str, list[tuple[Recompile, str]]] = defaultdict(list)
     names: dict[str, str] = {}
-    other: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    grad: list[dict[str, Any]] = []
+    other: dict[str, list[Recompile]] = defaultdict(list)
+    grad: list[Recompile] = []
     sizes = set(batch_sizes)
-    for rc in recompiles:
-        reason = str(rc.get("reason") or "")
+    for rc in map(_recompile, recompiles):
+        reason = str(rc.reason or "")
         if GRAD_MODE in _first_line(reason):
             grad.append(rc)
             continue
         size = SIZE_GUARD.search(reason)
         value = VALUE_GUARD.search(reason.strip())
         if size:
-            is_batch = size["dim"] == "0" and (
-                not sizes or {int(size["expected"]), int(size["actual"])} <= sizes
-            )
+            changed = {int(size.group("expected")), int(size.group("actual"))}
+            is_batch = size.group("dim") == "0" and (not sizes or changed <= sizes)
             (batch if is_batch else shape).append((rc, size))
         elif value:
-            key = _number_key(value["name"], rc)
-            names[key] = value["name"]
-            numbers[key].append((rc, value["value"]))
+            key = _number_key(value.group("name"), rc)
+            names[key] = value.group("name")
+            numbers[key].append((rc, value.group("value")))
         else:
             other[_example(rc) or "no reason recorded"].append(rc)
     out = []
@@ -351,7 +269,7 @@ def recompile_advice(
         out.append(_size_advice(shape, batch_dim=False, dynamic=dynamic, run_sizes=sizes))
     out += [_value_advice(names[key], items, dynamic) for key, items in numbers.items()]
     if grad:
-        out.append(_grad_mode_advice(grad, compiles or []))
+        out.append(grad_mode_advice(grad, compiles or []))
     for reason, items in other.items():
         out.append(
             {
@@ -359,20 +277,20 @@ def recompile_advice(
                 "message": f"{len(items)} recompile(s) because a guard failed: {reason}",
                 "fix": "run with --log guards,recompiles to see the guard; whatever it checks "
                 "changed between calls",
-                "evidence": {"count": len(items), "where": sorted({_where(rc) for rc in items})},
+                "evidence": {"count": len(items), "where": sorted({where(rc) for rc in items})},
                 "apply": None,
             }
         )
     return out
 
 
-def fallback_advice(fallbacks: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+def fallback_advice(fallbacks: Sequence[Fallback], limit: int | None) -> list[dict[str, Any]]:
     """The recompile limit reached: which frames and batch sizes ran eagerly from then on."""
     if not fallbacks:
         return []
     # a resume function as `forward after line 14`, not torch_dynamo_resume_in_forward_at_14
-    frames = sorted({frame_label(f.get("frame")) for f in fallbacks})
-    sizes = sorted({f["batch_size"] for f in fallbacks if isinstance(f.get("batch_size"), int)})
+    frames = sorted({frame_label(f.frame) for f in fallbacks})
+    sizes = sorted({f.batch_size for f in fallbacks if f.batch_size is not None})
     which = (
         f"torch._dynamo.config.recompile_limit ({limit})"
         if limit
@@ -391,22 +309,22 @@ def fallback_advice(fallbacks: list[dict[str, Any]], limit: int | None) -> list[
             "evidence": {
                 "frames": frames,
                 "batch_sizes": sizes,
-                "where": sorted({_where(f) for f in fallbacks}),
+                "where": sorted({where(f) for f in fallbacks}),
             },
             "apply": None,
         }
     ]
 
 
-def cudagraph_advice(skips: list[dict[str, Any]], mode: str | None) -> list[dict[str, Any]]:
+def cudagraph_advice(skips: Sequence[CudagraphSkip], mode: str | None) -> list[dict[str, Any]]:
     """CUDA graphs the arm's mode asked for and did not get: one piece per reason, so an arm
     that runs without its graphs says so, and where."""
-    by_reason: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_reason: dict[str, list[CudagraphSkip]] = defaultdict(list)
     for skip in skips:
-        by_reason[str(skip.get("reason") or "unknown")].append(skip)
+        by_reason[skip.reason or "unknown"].append(skip)
     out = []
     for reason, items in by_reason.items():
-        sizes = sorted({s["batch_size"] for s in items if isinstance(s.get("batch_size"), int)})
+        sizes = sorted({s.batch_size for s in items if s.batch_size is not None})
         cpu = "hold no CUDA tensor" in reason
         out.append(
             {
@@ -424,8 +342,8 @@ def cudagraph_advice(skips: list[dict[str, Any]], mode: str | None) -> list[dict
                 ),
                 "evidence": {
                     "batch_sizes": sizes,
-                    "where": sorted({_where(s) for s in items if s.get("file")}),
-                    "skips": sum(int(s.get("count") or 1) for s in items),
+                    "where": sorted({f"{s.file}:{s.line}" for s in items if s.file}),
+                    "skips": sum(s.count or 1 for s in items),
                 },
                 "apply": None,
             }
@@ -434,25 +352,25 @@ def cudagraph_advice(skips: list[dict[str, Any]], mode: str | None) -> list[dict
 
 
 def library_break_advice(
-    graph_breaks: list[dict[str, Any]], user_file: str | None
+    graph_breaks: Sequence[GraphBreak], user_file: str | None
 ) -> list[dict[str, Any]]:
     """Graph breaks inside an installed library, not in the user's code."""
     out = []
     for gb in graph_breaks:
-        file = str(gb.get("file") or "")
+        file = gb.file or ""
         lib = LIBRARY_PATH.search(file)
         if not lib or (user_file and file == user_file):
             continue
-        hints = [str(h) for h in gb.get("hints") or []]
+        name = lib.group("lib")
         out.append(
             {
                 "kind": "library_graph_break",
-                "message": f"graph break inside {lib['lib']} ({file}:{gb.get('line')}): {gb.get('reason')}",
-                "fix": "; ".join(hints)
-                if hints
-                else f"not in your code: check whether a newer {lib['lib']} or torch release "
+                "message": f"graph break inside {name} ({file}:{gb.line}): {gb.reason}",
+                "fix": "; ".join(gb.hints)
+                if gb.hints
+                else f"not in your code: check whether a newer {name} or torch release "
                 "compiles it, or compile around it (regional compilation of your own blocks)",
-                "evidence": {"count": gb.get("count", 1), "where": [f"{file}:{gb.get('line')}"]},
+                "evidence": {"count": gb.count or 1, "where": [f"{file}:{gb.line}"]},
                 "apply": None,
             }
         )
@@ -460,21 +378,22 @@ def library_break_advice(
 
 
 def arm_advice(
-    arm: dict[str, Any], batch_sizes: list[int], user_file: str | None, limit: int | None = None
+    arm: Arm | Mapping[str, Any],
+    batch_sizes: Sequence[int],
+    user_file: str | None,
+    limit: int | None = None,
 ) -> list[dict[str, Any]]:
-    """All advice for one arm of a session dict (its recompiles, fallbacks and graph breaks)."""
-    if arm.get("backend") == "eager":
+    """All advice for one arm (its recompiles, fallbacks, graph breaks and skipped CUDA graphs),
+    as session.json saves it; the arm's dict is read as an `Arm` (the session's writer hands
+    the one it is building)."""
+    typed = arm if isinstance(arm, Arm) else Arm.of(arm, False, None)
+    if typed.backend == "eager":
         return []
-    options = arm.get("options") or {}
-    dynamic = options.get("dynamic")
     return (
         recompile_advice(
-            arm.get("recompiles") or [],
-            batch_sizes,
-            dynamic if isinstance(dynamic, bool) else None,
-            [r.get("compiles_list") or [] for r in arm.get("results") or []],
+            typed.recompiles, batch_sizes, typed.dynamic, [row.compiles for row in typed.rows]
         )
-        + fallback_advice(arm.get("fallbacks") or [], limit)
-        + library_break_advice(arm.get("graph_breaks") or [], user_file)
-        + cudagraph_advice(arm.get("cudagraph_skips") or [], options.get("mode"))
+        + fallback_advice(typed.fallbacks, limit)
+        + library_break_advice(typed.graph_breaks, user_file)
+        + cudagraph_advice(typed.cudagraph_skips, typed.mode)
     )

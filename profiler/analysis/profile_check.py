@@ -10,18 +10,22 @@ not be read as savings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.protocol import units
 
 TOLERANCE = 1.5  # profiled step / measured median outside [1/1.5, 1.5] is a mismatch
 OPS_SLACK = 1.1  # the top operators' self time may exceed the profiled step by rounding only
 
 
-def profile_mismatch(profile: dict[str, Any], median_ms: float | None) -> str | None:
-    """One sentence on why the profile does not describe the measured step, or None."""
-    step_ms = profile.get("step_ms")
-    if not isinstance(step_ms, (int, float)) or step_ms <= 0:
+def profile_mismatch(profile: Profile | Mapping[str, Any], median_ms: float | None) -> str | None:
+    """One sentence on why the profile does not describe the measured step, or None. The
+    worker's profile as it sent it (the row's writer hands that) is read as a `Profile`."""
+    typed = profile if isinstance(profile, Profile) else Profile.of(profile)
+    step_ms = typed.step_ms if typed is not None else None
+    if typed is None or step_ms is None or step_ms <= 0:
         return None  # a session saved before profiles timed their steps
     reasons = []
     if isinstance(median_ms, (int, float)) and median_ms > 0:
@@ -29,7 +33,7 @@ def profile_mismatch(profile: dict[str, Any], median_ms: float | None) -> str | 
         if ratio > TOLERANCE or ratio < 1 / TOLERANCE:
             why = (
                 "the machine was busy when it ran"
-                if profile.get("quiet") is False
+                if typed.quiet is False
                 else "the profiler's own overhead per operator"
                 if ratio > 1
                 else "the profiled steps ran faster than the measured ones"
@@ -38,11 +42,7 @@ def profile_mismatch(profile: dict[str, Any], median_ms: float | None) -> str | 
                 f"its steps took {units.ms(step_ms)} each against a measured median of "
                 f"{units.ms(median_ms)} ({units.ratio(ratio)}: {why})"
             )
-    self_ms = sum(
-        op["self_ms_per_step"]
-        for op in profile.get("top_ops") or []
-        if isinstance(op.get("self_ms_per_step"), (int, float))
-    )
+    self_ms = sum(op.self_ms_per_step or 0.0 for op in typed.top_ops)
     if self_ms > step_ms * OPS_SLACK:
         reasons.append(
             f"its top operators' self time ({units.ms(self_ms)} per step) exceeds its own step "

@@ -13,11 +13,20 @@ session's `ranks` entries; from those entries for the straggler view. No Qt, no 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.protocol.types import Json
 
-COMPARED = ("graphs", "recompiles", "graph_breaks", "guards", "ddp_splits")
+# The compile figures compared between ranks: each named, and read off a rank's figures.
+COMPARED: tuple[tuple[str, Callable[[RankFigures], int | None]], ...] = (
+    ("graphs", lambda r: r.graphs),
+    ("recompiles", lambda r: r.recompiles),
+    ("graph_breaks", lambda r: r.graph_breaks),
+    ("guards", lambda r: r.guards),
+    ("ddp_splits", lambda r: r.ddp_splits),
+)
 
 
 def compile_figures(events: list[Json]) -> Json:
@@ -40,37 +49,36 @@ def compile_figures(events: list[Json]) -> Json:
     }
 
 
-def diverged(ranks: list[Json]) -> list[str]:
+def diverged(ranks: Sequence[RankFigures]) -> list[str]:
     """Which compile figures differ between ranks (COMPARED names), in that order."""
     out = []
-    for key in COMPARED:
-        values = {r.get(key) for r in ranks if r.get(key) is not None}
+    for key, figure in COMPARED:
+        values = {figure(r) for r in ranks if figure(r) is not None}
         if len(values) > 1:
             out.append(key)
     return out
 
 
-def divergence_sentences(ranks: list[Json]) -> list[str]:
+def divergence_sentences(ranks: Sequence[RankFigures]) -> list[str]:
     """What the user should read about ranks whose compiles differ (nothing when they agree)."""
-    if len(ranks) < 2 or not any("graphs" in r for r in ranks):
+    if len(ranks) < 2 or all(r.graphs is None for r in ranks):
         return []
     out = []
-    recompiled = [r for r in ranks if (r.get("recompiles") or 0) > 0]
+    recompiled = [r for r in ranks if (r.recompiles or 0) > 0]
     if recompiled and len(recompiled) < len(ranks):
-        names = ", ".join(f"rank {r['rank']}" for r in recompiled)
-        reasons = "; ".join(
-            reason for r in recompiled for reason in (r.get("recompile_reasons") or [])[:1]
-        )
+        names = ", ".join(f"rank {r.rank}" for r in recompiled)
+        reasons = "; ".join(reason for r in recompiled for reason in r.recompile_reasons[:1])
         because = f" ({reasons})" if reasons else ""
         out.append(
             f"{names} recompiled{because} while the others did not: the classic cause of a hang "
             "or slowdown in distributed compile"
         )
-    others = [k for k in diverged(ranks) if k != "recompiles" or not out]
+    split = diverged(ranks)
+    others = [(k, f) for k, f in COMPARED if k in split and (k != "recompiles" or not out)]
     if others:
         detail = "; ".join(
-            f"{key}: " + ", ".join(f"rank {r['rank']} {_value(r.get(key))}" for r in ranks)
-            for key in others
+            f"{key}: " + ", ".join(f"rank {r.rank} {_value(figure(r))}" for r in ranks)
+            for key, figure in others
         )
         out.append(f"the ranks' compiles diverged ({detail})")
     return out

@@ -9,9 +9,15 @@ faster steps have repaid its longer compile. The pairs are arms that differ only
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, arms_of
+from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.regional import Tradeoff
+from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 
 
@@ -19,11 +25,10 @@ def _twin_key(spec: ArmSpec) -> tuple[Any, ...]:
     return (spec.backend, spec.mode, spec.dynamic, spec.fullgraph)
 
 
-def _pairs(session: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(regional arm, whole-model arm) dicts of the session that differ only in regional."""
-    specs = arms_of(session.get("config") or {})
-    arms = [a for a in session.get("arms") or [] if isinstance(a, dict)]
-    by_index = {a.get("index"): a for a in arms}
+def _pairs(session: SessionModel) -> list[tuple[Arm, Arm]]:
+    """(regional arm, whole-model arm) of the session that differ only in regional."""
+    specs = arms_of(thaw(session.config))
+    by_index = {a.index: a for a in session.arms}
     whole = {
         _twin_key(s): by_index.get(i) for i, s in enumerate(specs) if s.compiled and not s.regional
     }
@@ -34,77 +39,70 @@ def _pairs(session: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]
     ]
 
 
-def _compile_s(row: dict[str, Any]) -> float | None:
+def _compile_s(row: Row) -> float | None:
     """The cold compile when the run measured one (what a first run pays), else the first's."""
-    value = row.get("compile_cold_s")
-    return value if isinstance(value, (int, float)) else row.get("compile_s")
+    cost = row.compile
+    if cost is None:
+        return None
+    return cost.cold_s if cost.cold_s is not None else cost.first_s
 
 
-def tradeoff(regional_row: dict[str, Any], whole_row: dict[str, Any]) -> dict[str, Any]:
-    """One batch size: seconds of compile saved, milliseconds per step lost, and the verdict."""
+def tradeoff(regional_row: Row, whole_row: Row) -> dict[str, Any]:
+    """One batch size: seconds of compile saved, milliseconds per step lost, and the verdict,
+    as session.json saves it (`regional`, written by session/document.py)."""
     r_compile, w_compile = _compile_s(regional_row), _compile_s(whole_row)
-    r_ms, w_ms = regional_row.get("median_ms"), whole_row.get("median_ms")
-    out: dict[str, Any] = {
-        "batch_size": regional_row.get("batch_size"),
-        "compile_saved_s": None,
-        "step_ms_lost": None,
-        "break_even_steps": None,
-        "verdict": "unknown",
+    r_ms, w_ms = regional_row.median_ms, whole_row.median_ms
+    saved = lost = steps = None
+    verdict = "unknown"
+    if r_compile is not None and w_compile is not None and r_ms is not None and w_ms is not None:
+        saved, lost = w_compile - r_compile, r_ms - w_ms
+        if saved >= 0 and lost <= 0:
+            verdict = "regional wins"  # compiles faster and steps no slower
+        elif saved <= 0 and lost >= 0:
+            verdict = "whole wins"
+        elif saved > 0:  # regional compiles faster, steps slower: whole repays after N steps
+            steps = int(saved * 1000.0 / lost) + 1
+            verdict = "regional for shorter runs"
+        else:  # regional compiles slower but steps faster (rare): regional repays after N steps
+            steps = int(-saved * 1000.0 / -lost) + 1
+            verdict = "regional for longer runs"
+    return {
+        "batch_size": regional_row.batch_size,
+        "compile_saved_s": None if saved is None else round(saved, 3),
+        "step_ms_lost": None if lost is None else round(lost, 4),
+        "break_even_steps": steps,
+        "verdict": verdict,
     }
-    if not (
-        isinstance(r_compile, (int, float))
-        and isinstance(w_compile, (int, float))
-        and isinstance(r_ms, (int, float))
-        and isinstance(w_ms, (int, float))
-    ):
-        return out
-    saved, lost = w_compile - r_compile, r_ms - w_ms
-    out["compile_saved_s"], out["step_ms_lost"] = round(saved, 3), round(lost, 4)
-    if saved >= 0 and lost <= 0:
-        out["verdict"] = "regional wins"  # compiles faster and steps no slower
-    elif saved <= 0 and lost >= 0:
-        out["verdict"] = "whole wins"
-    elif saved > 0:  # regional compiles faster, steps slower: whole repays after N steps
-        out["break_even_steps"] = int(saved * 1000.0 / lost) + 1
-        out["verdict"] = "regional for shorter runs"
-    else:  # regional compiles slower but steps faster (rare): regional repays after N steps
-        out["break_even_steps"] = int(-saved * 1000.0 / -lost) + 1
-        out["verdict"] = "regional for longer runs"
-    return out
 
 
-def regional_tradeoffs(session: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per regional arm with a whole-model twin, per batch size both measured."""
+def regional_tradeoffs(session: SessionModel | Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per regional arm with a whole-model twin, per batch size both measured (the session's
+    writer hands the document it is building, read through the model)."""
     out = []
-    for regional, whole in _pairs(session):
-        whole_rows = {r.get("batch_size"): r for r in whole.get("results") or []}
-        for row in regional.get("results") or []:
-            twin = whole_rows.get(row.get("batch_size"))
+    for regional, whole in _pairs(SessionModel.read(session)):
+        whole_rows = {r.batch_size: r for r in whole.rows}
+        for row in regional.rows:
+            twin = whole_rows.get(row.batch_size)
             if twin is not None:
-                out.append(
-                    {
-                        "regional": regional.get("name"),
-                        "whole": whole.get("name"),
-                        **tradeoff(row, twin),
-                    }
-                )
+                out.append({"regional": regional.name, "whole": whole.name, **tradeoff(row, twin)})
     return out
 
 
-def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in session_dict.get("regional") or [] if isinstance(r, dict)]
+def rows(session: SessionModel | Mapping[str, Any]) -> tuple[Tradeoff, ...]:
+    """The tradeoffs the session saved (none: no regional arm beside its twin)."""
+    return SessionModel.read(session).regional
 
 
-def cells(row: dict[str, Any]) -> list[str]:
+def cells(row: Tradeoff) -> list[str]:
     """regional, whole, bs, compile s saved, ms/step lost, break-even steps, verdict."""
     return [
-        str(row.get("regional")),
-        str(row.get("whole")),
-        str(row.get("batch_size")),
-        units.seconds(row.get("compile_saved_s"), unit=False, plus=True),
-        units.ms(row.get("step_ms_lost"), unit=False, plus=True),
-        units.count(row.get("break_even_steps")),
-        str(row.get("verdict")),
+        str(row.regional),
+        str(row.whole),
+        str(row.batch_size),
+        units.seconds(row.compile_saved_s, unit=False, plus=True),
+        units.ms(row.step_ms_lost, unit=False, plus=True),
+        units.count(row.break_even_steps),
+        str(row.verdict),
     ]
 
 
@@ -119,9 +117,9 @@ HEADER = [
 ]
 
 
-def text_lines(session_dict: dict[str, Any]) -> list[str]:
+def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """For the terminal after `tcprof run`."""
-    found = rows(session_dict)
+    found = rows(session)
     if not found:
         return []
     out = ["Regional vs whole-model compile:"]

@@ -10,10 +10,16 @@ reports and the window.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tcprof.profiler.analysis.rank_compiles import divergence_sentences
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.ranks import RankFigures
+from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
+from tcprof.profiler.protocol.event_text import script_sweep
 
 HEADER = (
     "arm",
@@ -25,28 +31,29 @@ HEADER = (
 )
 
 
-def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
-    """One entry per distributed arm x batch size with per-rank medians; `notes` says how the
-    ranks' compiles diverged (empty when they agree or the arm is not compiled)."""
+def rows(session: SessionModel | Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One entry per distributed arm x batch size with per-rank medians (`ranks`: their typed
+    figures, `slowest` the slowest's); `notes` says how the ranks' compiles diverged (empty
+    when they agree or the arm is not compiled). The entries are what cells() reads; the
+    views read their `arm`, `batch_size` and `notes` beside the cells."""
+    model = SessionModel.read(session)
+    script = thaw(model.config.get("script"))  # the run's options, kept raw (model/raw.py)
     out = []
-    script = (session_dict.get("config") or {}).get("script")
-    for arm in session_dict.get("arms") or []:
-        for row in arm.get("results") or []:
-            ranks = [r for r in row.get("ranks") or [] if r.get("median_ms") is not None]
+    for arm in model.arms:
+        for row in arm.rows:
+            ranks = [r for r in row.ranks if r.median_ms is not None]
             if len(ranks) < 2:
                 continue
-            slowest = max(ranks, key=lambda r: r["median_ms"])
-            fastest = min(r["median_ms"] for r in ranks)
+            slowest = max(ranks, key=_median)
+            fastest = min(map(_median, ranks))
             out.append(
                 {
-                    "arm": arm.get("name"),
-                    "batch_size": row.get("batch_size"),
-                    "global_batch_size": row.get("global_batch_size"),
+                    "arm": arm.name,
+                    "batch_size": row.batch_size,
+                    "global_batch_size": row.global_batch_size,
                     "size": _size(row, script),
-                    "medians": [(r["rank"], r["median_ms"]) for r in ranks],
-                    "spread_pct": (slowest["median_ms"] / fastest - 1.0) * 100.0
-                    if fastest
-                    else None,
+                    "medians": [(r.rank, _median(r)) for r in ranks],
+                    "spread_pct": (_median(slowest) / fastest - 1.0) * 100.0 if fastest else None,
                     "slowest": slowest,
                     "ranks": ranks,
                     "notes": divergence_sentences(ranks),
@@ -55,52 +62,60 @@ def rows(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _size(row: dict[str, Any], script: dict[str, Any] | None) -> str:
+def _median(rank: RankFigures) -> float:
+    """A rank's median step (rows() keeps only the ranks that have one)."""
+    return rank.median_ms or 0.0
+
+
+def _size(row: Row, script: Any) -> str:
     """The batch column: per rank / global; a script's phase ('the script', 'seq=256'), whose
     samples per step are its own business."""
     if isinstance(script, dict):
-        sweep = script.get("sweep")
-        return f"{sweep}={row.get('batch_size')}" if sweep else "the script"
-    return f"{row.get('batch_size')} / {row.get('global_batch_size')}"
+        sweep = script_sweep(script)
+        return f"{sweep}={row.batch_size}" if sweep else "the script"
+    return f"{row.batch_size} / {row.global_batch_size}"
 
 
-def cells(entry: dict[str, Any]) -> list[str]:
-    slowest = entry["slowest"]
+def cells(entry: Mapping[str, Any]) -> list[str]:
+    slowest: RankFigures = entry["slowest"]
     spread = entry["spread_pct"]
     return [
         str(entry["arm"]),
         entry["size"],
         ", ".join(f"{rank}: {units.ms(ms)}" for rank, ms in entry["medians"]),
         "-" if spread is None else units.percent(spread / 100, digits=1),
-        f"rank {slowest['rank']} (node {slowest.get('node', 0)}, {slowest.get('host') or '?'})",
+        f"rank {slowest.rank} (node {slowest.node or 0}, {slowest.host or '?'})",
         compile_cell(entry["ranks"]),
     ]
 
 
-def compile_cell(ranks: list[dict[str, Any]]) -> str:
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def compile_cell(ranks: Sequence[RankFigures]) -> str:
     """Each rank's compile figures, short: '0: 1 graph, 0 recompiles, 2.1 s; 1: ...'; DDPOptimizer's
     splits said as such (they are not graph breaks). '-' for an arm that does not compile."""
-    if not any("graphs" in r for r in ranks):
+    if all(r.graphs is None for r in ranks):
         return "-"
     parts = []
     for r in ranks:
         text = (
-            f"{r['rank']}: {r.get('graphs', 0)} graph{'s' if r.get('graphs') != 1 else ''}, "
-            f"{r.get('recompiles', 0)} recompile{'s' if r.get('recompiles') != 1 else ''}, "
-            f"{r.get('graph_breaks', 0)} break{'s' if r.get('graph_breaks') != 1 else ''}"
+            f"{r.rank}: {_plural(r.graphs or 0, 'graph')}, "
+            f"{_plural(r.recompiles or 0, 'recompile')}, {_plural(r.graph_breaks or 0, 'break')}"
         )
-        if r.get("guards") is not None:
-            text += f", {r['guards']} guards"
-        if r.get("ddp_splits"):
-            text += f", {r['ddp_splits']} DDP bucket split{'s' if r['ddp_splits'] != 1 else ''}"
-        text += f", {units.seconds(float(r.get('compile_s') or 0.0))}"
+        if r.guards is not None:
+            text += f", {r.guards} guards"
+        if r.ddp_splits:
+            text += f", {_plural(r.ddp_splits, 'DDP bucket split')}"
+        text += f", {units.seconds(float(r.compile_s or 0.0))}"
         parts.append(text)
     return "; ".join(parts)
 
 
-def text_lines(session_dict: dict[str, Any]) -> list[str]:
+def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """The terminal's straggler view (nothing for a run without distributed arms)."""
-    found = rows(session_dict)
+    found = rows(session)
     if not found:
         return []
     out = ["Ranks (each step waits for the slowest rank; the table's step time is its):"]

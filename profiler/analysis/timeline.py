@@ -13,10 +13,12 @@ processes, between rounds, the reports). The totals therefore add up to the run'
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tcprof.profiler.protocol.events import EventType, Phase
+from tcprof.profiler.protocol.types import Event
 
 MEASUREMENT = "measurement"
 COMPILING = "compiling"
@@ -48,10 +50,6 @@ TIMELINE_TYPES = frozenset(
     }
 )
 """The events whose time a timeline needs (`fold` keeps a small copy of each)."""
-MARK_FIELDS = ("type", "arm", "replicate", "t", "phase", "batch_size", "cache", "waited_s")
-RANDOM_WAIT_FIELDS = ("random_wait_s",)  # block_done: the engine's random wait (run/draws.py)
-"""A block's random wait before it starts (issue 42's seeds), under whichever name it has: not
-timed, so not measurement."""
 
 CPU_CHECK = "inductor's CPU check"
 """Inductor's once-per-machine CPU check, run before the compile (worker/cpu_check.py): the
@@ -81,39 +79,116 @@ _AFTER: dict[str, tuple[str, str] | None] = {
 }
 # marks that end a command begun while the process was idle: it began at the run's previous
 # mark (the engine gives its processes one command at a time)
-_ENDS_COMMAND = {
+_ENDS_COMMAND: dict[str, tuple[str, str]] = {
     EventType.BS_DONE: ("memory pass", OTHER),
     EventType.CACHE_SAVED: ("saving the compile cache", OTHER),
     EventType.WORKER_EXIT: ("exit", OTHER),
 }
 
 
-def timeline_mark(event: dict[str, Any]) -> dict[str, Any] | None:
-    """The small copy of an event a timeline keeps, or None for an event it does not need."""
-    if event.get("type") not in TIMELINE_TYPES or not isinstance(event.get("t"), (int, float)):
+@dataclass(frozen=True)
+class Mark:
+    """The small copy of an event a timeline keeps (`fold` keeps one per event it needs): its
+    type and time, the process (arm, round), and what the span it ends or starts needs."""
+
+    type: str | None
+    t: float
+    arm: int | None = None
+    replicate: int | str | None = None
+    phase: str | None = None
+    batch_size: int | None = None
+    cache: str | None = None  # the compile cache a process started with (cold, warm, ...)
+    waited_s: float | None = None  # a block's wait for a quiet machine
+    random_wait_s: float | None = None  # a block's random wait (run/draws.py)
+    cpu_check_s: float | None = None  # the end of the model load (worker/cpu_check.py)
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def timeline_mark(event: Event) -> Mark | None:
+    """The small copy of an event a timeline keeps, or None for an event it does not need (the
+    one reader of the wire event here: everything after reads the typed mark)."""
+    kind, t = event.get("type"), _number(event.get("t"))
+    if kind not in TIMELINE_TYPES or t is None:
         return None
-    if event.get("type") == EventType.STEPS and event.get("phase") != "warmup":
+    if kind == EventType.STEPS and event.get("phase") != "warmup":
         return None  # a block's steps: its block_done ends it
-    mark = {k: event[k] for k in MARK_FIELDS if event.get(k) is not None}
-    for name in RANDOM_WAIT_FIELDS:
-        if isinstance(event.get(name), (int, float)):
-            mark["random_wait_s"] = event[name]
-    check = event.get("cpu_check") if event.get("type") == EventType.LOADED else None
-    if isinstance(check, dict) and isinstance(check.get("seconds"), (int, float)):
-        mark["cpu_check_s"] = check["seconds"]  # the end of the model load (worker/cpu_check.py)
-    return mark
+    check = event.get("cpu_check") if kind == EventType.LOADED else None
+    arm, replicate, phase = event.get("arm"), event.get("replicate"), event.get("phase")
+    batch_size, cache = event.get("batch_size"), event.get("cache")
+    return Mark(
+        type=kind,
+        t=t,
+        arm=arm if isinstance(arm, int) else None,
+        replicate=replicate if isinstance(replicate, (int, str)) else None,
+        phase=phase if isinstance(phase, str) else None,
+        batch_size=batch_size if isinstance(batch_size, int) else None,
+        cache=cache if isinstance(cache, str) else None,
+        waited_s=_number(event.get("waited_s")),
+        random_wait_s=_number(event.get("random_wait_s")),
+        cpu_check_s=_number(check.get("seconds")) if isinstance(check, dict) else None,
+    )
 
 
-def build_timeline(marks: Sequence[dict[str, Any]], arm_names: Sequence[str]) -> dict[str, Any]:
+@dataclass
+class _Span:
+    """A span of a lane as it is built; `count`: the blocks a compacted span holds."""
+
+    start: float
+    end: float
+    what: str
+    category: str
+    batch_size: int | None
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "start": self.start,
+            "end": self.end,
+            "what": self.what,
+            "category": self.category,
+        }
+        if self.batch_size is not None:
+            out["batch_size"] = self.batch_size
+        if self.count is not None:
+            out["count"] = self.count
+        return out
+
+
+@dataclass
+class _Lane:
+    """One process: an arm in a round (`round` "accuracy": its untimed accuracy process)."""
+
+    arm: int
+    name: str
+    round: int | str
+    cache: str | None
+    spans: list[_Span] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "arm": self.arm,
+            "name": self.name,
+            "round": self.round,
+            "cache": self.cache,
+            "spans": [span.to_json() for span in self.spans],
+        }
+
+
+LaneKey = tuple[int, int | str]
+
+
+def build_timeline(marks: Sequence[Mark], arm_names: Sequence[str]) -> dict[str, Any]:
     """session.json's `timeline` (docs/session-format.md): lanes of spans and the totals."""
-    ordered = sorted((m for m in marks if isinstance(m.get("t"), (int, float))), key=_t)
-    lanes: dict[tuple[int, int | str], dict[str, Any]] = {}
-    open_span: dict[tuple[int, int | str], tuple[float, tuple[str, str] | None]] = {}
+    ordered = sorted(marks, key=lambda m: m.t)
+    lanes: dict[LaneKey, _Lane] = {}
+    open_span: dict[LaneKey, tuple[float, tuple[str, str] | None]] = {}
     previous_t = 0.0
     end = 0.0
     for mark in ordered:
-        t = float(mark["t"])
-        kind = mark.get("type")
+        t, kind = mark.t, mark.type
         key = _lane_key(mark)
         if kind == EventType.RUN_END:
             end = t
@@ -130,8 +205,9 @@ def build_timeline(marks: Sequence[dict[str, Any]], arm_names: Sequence[str]) ->
             previous_t = t
             continue
         begun, doing = open_span.get(key, (t, None))
-        if doing is None and kind in _ENDS_COMMAND:
-            begun, doing = max(begun, previous_t), _ENDS_COMMAND[kind]
+        ends = _ENDS_COMMAND.get(kind or "")
+        if doing is None and ends is not None:
+            begun, doing = max(begun, previous_t), ends
         _close(lane, begun, t, doing, mark)
         open_span[key] = (t, _doing_after(mark))
         if kind == EventType.WORKER_EXIT:
@@ -139,99 +215,88 @@ def build_timeline(marks: Sequence[dict[str, Any]], arm_names: Sequence[str]) ->
         previous_t = t
     end = max(end, previous_t)
     for key, (begun, doing) in open_span.items():  # a process the run's end cut short
-        _close(lanes[key], begun, end, doing, {})
+        _close(lanes[key], begun, end, doing, None)
     out_lanes = list(lanes.values())
     for lane in out_lanes:
         _categorise_accuracy_lane(lane)
     totals = _totals(out_lanes, end)
     for lane in out_lanes:  # after the totals, which count each wait in its own category
-        lane["spans"] = _compact(lane["spans"])
+        lane.spans = _compact(lane.spans)
     return {
         "wall_s": round(end, 3),
         "totals": {k: round(v, 3) for k, v in totals.items()},
         "gaps_s": round(_gaps(out_lanes, end), 3),
-        "lanes": out_lanes,
+        "lanes": [lane.to_json() for lane in out_lanes],
     }
 
 
 BLOCK_CYCLE = ("random wait", "quiet-machine wait", "block")
 
 
-def _compact(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _compact(spans: list[_Span]) -> list[_Span]:
     """A lane's consecutive blocks at one batch size, their waits between them included, as one
     span `blocks` (`count` of them): a run of 40 blocks would otherwise write 120 spans, making
     session.json larger than the event log it comes from. The chart loses the waits' slivers
     (tens of milliseconds); the totals, taken before, keep them."""
-    out: list[dict[str, Any]] = []
+    out: list[_Span] = []
     for span in spans:
         last = out[-1] if out else None
         if (
-            span["what"] in BLOCK_CYCLE
+            span.what in BLOCK_CYCLE
             and last is not None
-            and last.get("what") == "blocks"
-            and (last.get("batch_size") == span.get("batch_size"))
+            and last.what == "blocks"
+            and last.batch_size == span.batch_size
         ):
-            last["end"] = span["end"]
-            last["count"] += span["what"] == "block"
+            last.end = span.end
+            last.count = (last.count or 0) + (span.what == "block")
             continue
-        if span["what"] in BLOCK_CYCLE:
-            merged = {**span, "what": "blocks", "category": MEASUREMENT}
-            merged["count"] = int(span["what"] == "block")
-            out.append(merged)
+        if span.what in BLOCK_CYCLE:
+            out.append(
+                replace(span, what="blocks", category=MEASUREMENT, count=int(span.what == "block"))
+            )
             continue
         out.append(span)
     return out
 
 
-def _t(mark: dict[str, Any]) -> float:
-    return float(mark["t"])
-
-
-def _lane_key(mark: dict[str, Any]) -> tuple[int, int | str] | None:
-    arm, rep = mark.get("arm"), mark.get("replicate")
-    if not isinstance(arm, int):
+def _lane_key(mark: Mark) -> LaneKey | None:
+    if mark.arm is None:
         return None
-    return arm, rep if isinstance(rep, (int, str)) else 0
+    return mark.arm, mark.replicate if mark.replicate is not None else 0
 
 
-def _new_lane(
-    key: tuple[int, int | str], mark: dict[str, Any], arm_names: Sequence[str]
-) -> dict[str, Any]:
+def _new_lane(key: LaneKey, mark: Mark, arm_names: Sequence[str]) -> _Lane:
     arm, rep = key
     name = arm_names[arm] if 0 <= arm < len(arm_names) else f"arm {arm}"
-    return {"arm": arm, "name": name, "round": rep, "cache": mark.get("cache"), "spans": []}
+    return _Lane(arm, name, rep, mark.cache)
 
 
-def _doing_after(mark: dict[str, Any]) -> tuple[str, str] | None:
-    kind = mark.get("type")
-    if kind == EventType.PHASE:
-        return _PHASES.get(str(mark.get("phase")))  # idle, or a phase this tcprof does not know
-    return _AFTER.get(str(kind))
+def _doing_after(mark: Mark) -> tuple[str, str] | None:
+    if mark.type == EventType.PHASE:
+        return _PHASES.get(str(mark.phase))  # idle, or a phase this tcprof does not know
+    return _AFTER.get(str(mark.type))
 
 
 def _close(
-    lane: dict[str, Any],
-    begun: float,
-    t: float,
-    doing: tuple[str, str] | None,
-    mark: dict[str, Any],
+    lane: _Lane, begun: float, t: float, doing: tuple[str, str] | None, mark: Mark | None
 ) -> None:
-    """The span that ends at `t`: a block splits into its waits and its timed part."""
+    """The span that ends at `t` (`mark`: None where the run's end cut it short): a block
+    splits into its waits and its timed part."""
     if doing is None or t <= begun:
         return
     what, category = doing
-    if what == "compile" and lane.get("cache"):
-        what = f"{lane['cache']} compile"
-    check = min(max(float(mark.get("cpu_check_s") or 0.0), 0.0), t - begun)
+    if what == "compile" and lane.cache:
+        what = f"{lane.cache} compile"
+    check = min(max((mark.cpu_check_s if mark else None) or 0.0, 0.0), t - begun)
     if what == "model load" and check > 0:
         _add(lane, begun, t - check, what, category, mark)
         what, begun = CPU_CHECK, t - check
-    if category == MEASUREMENT and mark.get("type") == EventType.BLOCK_DONE:
-        for label, field, cat in (
-            ("random wait", "random_wait_s", OTHER),
-            ("quiet-machine wait", "waited_s", WAITING),
+    if category == MEASUREMENT and mark is not None and mark.type == EventType.BLOCK_DONE:
+        for label, waited, cat in (
+            ("random wait", mark.random_wait_s, OTHER),
+            ("quiet-machine wait", mark.waited_s, WAITING),
         ):
-            wait = min(max(float(mark.get(field) or 0.0), 0.0), t - begun)
+            wait = min(max(waited or 0.0, 0.0), t - begun)
             if wait > 0:
                 _add(lane, begun, begun + wait, label, cat, mark)
                 begun += wait
@@ -239,34 +304,27 @@ def _close(
 
 
 def _add(
-    lane: dict[str, Any], start: float, end: float, what: str, category: str, mark: dict[str, Any]
+    lane: _Lane, start: float, end: float, what: str, category: str, mark: Mark | None
 ) -> None:
-    span: dict[str, Any] = {
-        "start": round(start, 4),
-        "end": round(end, 4),
-        "what": what,
-        "category": category,
-    }
-    if mark.get("batch_size") is not None:
-        span["batch_size"] = mark["batch_size"]
-    lane["spans"].append(span)
+    batch_size = mark.batch_size if mark is not None else None
+    lane.spans.append(_Span(round(start, 4), round(end, 4), what, category, batch_size))
 
 
-def _categorise_accuracy_lane(lane: dict[str, Any]) -> None:
+def _categorise_accuracy_lane(lane: _Lane) -> None:
     """The untimed accuracy process is the accuracy pass's cost, its start-up and compile too."""
-    if isinstance(lane["round"], str):
-        for span in lane["spans"]:
-            span["category"] = ACCURACY
+    if isinstance(lane.round, str):
+        for span in lane.spans:
+            span.category = ACCURACY
 
 
-def _totals(lanes: Iterable[dict[str, Any]], end: float) -> dict[str, float]:
+def _totals(lanes: Iterable[_Lane], end: float) -> dict[str, float]:
     """The run's wall time by category: each instant to the first of PRIORITY any process was
     doing; an instant no process accounts for is "other"."""
     edges: list[tuple[float, int, str]] = []  # (time, +1 starts / -1 ends, category)
     for lane in lanes:
-        for span in lane["spans"]:
-            edges.append((span["start"], 1, span["category"]))
-            edges.append((span["end"], -1, span["category"]))
+        for span in lane.spans:
+            edges.append((span.start, 1, span.category))
+            edges.append((span.end, -1, span.category))
     edges.sort(key=lambda e: (e[0], e[1]))
     totals = dict.fromkeys(CATEGORIES, 0.0)
     active = dict.fromkeys(CATEGORIES, 0)
@@ -286,9 +344,9 @@ def _leading(active: dict[str, int]) -> str:
     return next((c for c in PRIORITY if active[c] > 0), OTHER)
 
 
-def _gaps(lanes: Iterable[dict[str, Any]], end: float) -> float:
+def _gaps(lanes: Iterable[_Lane], end: float) -> float:
     """Seconds no process was doing anything: the engine's own time."""
-    spans = sorted((s["start"], s["end"]) for lane in lanes for s in lane["spans"])
+    spans = sorted((s.start, s.end) for lane in lanes for s in lane.spans)
     covered, reach = 0.0, 0.0
     for start, stop in spans:
         start, stop = max(start, reach), min(stop, end)
@@ -298,8 +356,9 @@ def _gaps(lanes: Iterable[dict[str, Any]], end: float) -> float:
     return max(0.0, end - covered)
 
 
-def totals_line(timeline: dict[str, Any] | None) -> list[tuple[str, float]]:
-    """The totals worth a word, largest first (the summaries write them through units)."""
+def totals_line(timeline: Mapping[str, Any] | None) -> list[tuple[str, float]]:
+    """The totals worth a word, largest first (the summaries write them through units), from
+    session.json's `timeline` (kept raw: model/raw.py)."""
     totals = (timeline or {}).get("totals") or {}
     pairs = [(c, float(totals.get(c) or 0.0)) for c in CATEGORIES]
     return sorted((p for p in pairs if p[1] >= 0.5), key=lambda p: -p[1])

@@ -15,9 +15,11 @@ import ast
 import linecache
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from tcprof.profiler.model.arm import Recompile
 from tcprof.profiler.protocol.compile_terms import resume_parts
 
 STACK = re.compile(r"\b___stack\d+\b")
@@ -51,6 +53,25 @@ _HELPERS = (
     ),
 )
 _ANY_HELPER = re.compile(r"\b___(?P<name>[A-Za-z]\w*)")
+
+
+class Place(Protocol):
+    """Where TorchDynamo compiled or gave up: the frame and the line (a recompile, a compile of
+    the compiles list, a fallback)."""
+
+    @property
+    def frame(self) -> str | None: ...
+    @property
+    def file(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
+
+
+class Guarded(Place, Protocol):
+    """A compile with the guard that failed (a recompile, or a compile of the compiles list)."""
+
+    @property
+    def reason(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -123,11 +144,11 @@ def resume_line(frame: Any) -> int | None:
     return parts[1] if parts else None
 
 
-def stack_value(record: dict[str, Any]) -> StackValue:
+def stack_value(record: Place | None) -> StackValue:
     """`___stackN` in a recompile of a resume function, in the user's words: the expression on
     the line where the graph broke (its `.item()` or such), else where it broke."""
-    file = record.get("file")
-    line = resume_line(record.get("frame")) or record.get("line")
+    file = record.file if record else None
+    line = (resume_line(record.frame) or record.line) if record else None
     where = f"{os.path.basename(str(file))}:{line}" if file else f"line {line}"
     calls = breaking_calls(source_line(file, line) or "")
     if calls:
@@ -137,26 +158,28 @@ def stack_value(record: dict[str, Any]) -> StackValue:
 
 def plain_source(text: str) -> str:
     """`L['self']._modules['fc'].weight` -> `self.fc.weight`, `G['cfg']` -> `cfg`."""
-    text = _SOURCE.sub(lambda m: m["name"], text)
-    return _CONTAINER.sub(lambda m: "." + m["name"], text)
+    text = _SOURCE.sub(lambda m: m.group("name"), text)
+    return _CONTAINER.sub(lambda m: "." + m.group("name"), text)
 
 
-def plain_guard(text: str, record: dict[str, Any] | None = None) -> str:
+def plain_guard(text: str, record: Place | None = None) -> str:
     """A guard as TorchDynamo prints it, with no internal name left: sources as the user
     writes them, `___stackN` as the expression it holds, guard helpers as what they check."""
     if STACK.search(text):
-        value = stack_value(record or {}).text
+        value = stack_value(record).text
         text = STACK.sub(lambda _: value, text)
     text = plain_source(text)
     text = _DICT_CONTAINS.sub(
-        lambda m: f"{m['key']} {'not in' if m['not'] else 'in'} {m['dict']}", text
+        lambda m: f"{m.group('key')} {'not in' if m.group('not') else 'in'} {m.group('dict')}",
+        text,
     )
     for pattern, words in _HELPERS:
         text = pattern.sub(words, text)
-    return _ANY_HELPER.sub(lambda m: m["name"], text)
+    return _ANY_HELPER.sub(lambda m: m.group("name"), text)
 
 
-def plain_reason(record: dict[str, Any]) -> str | None:
-    """A recompile record's reason in the user's words (None when it has none)."""
-    reason = record.get("reason")
-    return plain_guard(str(reason), record) if reason else reason
+def plain_reason(record: Guarded | Mapping[str, Any]) -> str | None:
+    """A recompile's (or a compile's) reason in the user's words (None when it has none); a
+    record's dict as session.json holds it is read as a recompile."""
+    typed = Recompile.of(record) if isinstance(record, Mapping) else record
+    return plain_guard(typed.reason, typed) if typed.reason else typed.reason

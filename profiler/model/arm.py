@@ -11,6 +11,7 @@ from typing import Any
 
 from tcprof.profiler.model.artifacts import Artifact
 from tcprof.profiler.model.context import Environment
+from tcprof.profiler.model.cudagraphs import CudagraphSkip
 from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
 from tcprof.profiler.model.json_values import as_float as _float
@@ -64,6 +65,12 @@ class Recompile:
     data: Mapping[str, Any] = field(
         repr=False, compare=False, hash=False, default_factory=lambda: EMPTY
     )
+    # when it began and the user's call that reached it (sessions before them have none)
+    when: str | None = None  # before_training, evaluation, or None inside a training step
+    at_step: int | None = None
+    grad_mode: bool | None = None
+    site_file: str | None = None
+    site_line: int | None = None
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> Recompile:
@@ -76,6 +83,11 @@ class Recompile:
             _int(value.get("line")),
             _float(value.get("seconds")),
             freeze(value),
+            _str(value.get("when")),
+            _int(value.get("at_step")),
+            _flag(value.get("grad_mode")),
+            _str(value.get("site_file")),
+            _int(value.get("site_line")),
         )
 
 
@@ -205,6 +217,8 @@ class Arm:
     artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
     loaded: Loaded | None = None  # what its worker loaded (arms[].model)
 
+    cudagraph_skips: tuple[CudagraphSkip, ...] = ()  # CUDA graphs its mode asked for, skipped
+
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
         name = str(arm.get("name"))
@@ -237,6 +251,7 @@ class Arm:
             explain=Explain.of(arm.get("explain")),
             artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
             loaded=Loaded.of(arm.get("model")),
+            cudagraph_skips=tuple(CudagraphSkip.of(s) for s in items(arm.get("cudagraph_skips"))),
         )
 
     def row(self, batch_size: int) -> Row:

@@ -20,6 +20,7 @@ from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.json_values import freeze, items
 from tcprof.profiler.model.profile import Profile
+from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.model.rules import (
     NOT_SETTLED,
     bound_text,
@@ -244,6 +245,8 @@ class Row:
     samples_per_step: float | None = None  # a script's samples per step, as its model got them
     work_per_step: float | None = None  # a script's work (its unit) per step, as measured
 
+    ranks: tuple[RankFigures, ...] = ()  # a distributed arm's ranks, each its own figures
+
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
         return cls(
@@ -302,4 +305,5 @@ class Row:
             status_text=status_text(row),
             samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
             work_per_step=_float((row.get("script") or {}).get("work_per_step")),
+            ranks=tuple(RankFigures.of(r) for r in items(row.get("ranks"))),
         )

@@ -25,6 +25,7 @@ from tcprof.profiler.model.ladder import Ladder
 from tcprof.profiler.model.notes import session_notes
 from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.model.plan import Plan
+from tcprof.profiler.model.regional import Tradeoff
 from tcprof.profiler.model.row import Row, Speedup
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.verdict import session_verdicts
@@ -60,6 +61,8 @@ class SessionModel:
     plan: Plan | None = None  # its config's planned shape, typed (model/plan.py)
 
     options: RunOptions = field(default_factory=lambda: RunOptions.of(None))  # config, typed
+
+    regional: tuple[Tradeoff, ...] = ()  # regional arms against their whole-model twins
 
     @classmethod
     def from_json(
@@ -101,6 +104,7 @@ class SessionModel:
             ladder=Ladder.of(plain.get("ladder")),
             plan=Plan.of(plain.get("config") or {}),
             options=RunOptions.of(plain.get("config")),
+            regional=tuple(Tradeoff.of(r) for r in items(plain.get("regional"))),
         )
 
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tcprof.profiler.analysis.timeline import Mark
 from tcprof.profiler.config import arms_of, world_size_of
 
 # 3: control is a kind (not a flag), intervals are paired-t centred, schedule and comparisons
@@ -133,7 +134,7 @@ class SessionRecord:
         self.logs: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
-        self.marks: list[dict[str, Any]] = []  # the timeline's events, small (analysis/timeline)
+        self.marks: list[Mark] = []  # the timeline's events, small (analysis/timeline)
         self.stopping: dict[str, Any] | None = None  # why a run that stops when settled stopped
         if config:
             self._init_arms(config)

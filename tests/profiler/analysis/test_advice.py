@@ -12,6 +12,7 @@ from tcprof.profiler.analysis.advice import (
     recompile_advice,
 )
 from tcprof.profiler.folders.files import iter_events
+from tcprof.profiler.model.arm import Fallback, GraphBreak
 from tcprof.profiler.session.fold import SessionFold
 from tests.support.cli import FAST, MODELS, run_cli
 from tests.support.synthetic import eval_first_session
@@ -85,7 +86,7 @@ def test_python_numbers_are_named_with_their_values_and_torchs_hint():
 
 def test_the_recompile_limit_names_the_sizes_that_ran_eagerly_and_the_limit():
     fb = {"frame": "forward", "file": "m.py", "line": 3, "batch_size": 64, "limit": 8}
-    (advice,) = fallback_advice([fb], 8)
+    (advice,) = fallback_advice([Fallback.of(fb)], 8)
     assert advice["kind"] == "recompile_limit"
     assert "batch size(s) 64 ran eagerly" in advice["message"]
     assert "torch._dynamo.config.recompile_limit (8)" in advice["fix"]
@@ -100,7 +101,7 @@ def test_a_graph_break_inside_a_library_names_the_library():
         "count": 2,
     }
     mine = {**gb, "file": "/home/me/model.py"}
-    (advice,) = library_break_advice([gb, mine], "/home/me/model.py")
+    (advice,) = library_break_advice([GraphBreak.of(gb), GraphBreak.of(mine)], "/home/me/model.py")
     assert advice["kind"] == "library_graph_break"
     assert "inside transformers" in advice["message"] and advice["fix"] == "Use torch.cond"
 
@@ -264,6 +265,6 @@ def test_under_dynamic_false_each_new_size_compiles_and_under_true_it_was_specia
 
 def test_a_recompile_limit_in_a_resume_function_names_the_users_function():
     fb = {"frame": "torch_dynamo_resume_in_forward_at_14", "file": "m.py", "line": 14}
-    (advice,) = fallback_advice([{**fb, "batch_size": 16}], 8)
+    (advice,) = fallback_advice([Fallback.of({**fb, "batch_size": 16})], 8)
     assert "reached in forward after line 14" in advice["message"]
     assert "torch_dynamo_resume" not in advice["message"]

@@ -8,6 +8,7 @@ import torch.nn as nn
 
 from tcprof.profiler.analysis.regional import regional_tradeoffs, tradeoff
 from tcprof.profiler.config import ConfigError, parse_arms
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
@@ -73,7 +74,9 @@ def test_regional_is_an_arm_option_of_compiled_arms_only():
     ],
 )
 def test_the_tradeoff_per_batch_size(regional, whole, expected):
-    row = lambda c, ms: {"batch_size": 8, "compile_cold_s": c, "median_ms": ms}  # noqa: E731
+    def row(c, ms):
+        return Row.of("", {"batch_size": 8, "compile_cold_s": c, "median_ms": ms}, False)
+
     got = tradeoff(row(*regional), row(*whole))
     assert (
         got["verdict"],

@@ -7,6 +7,7 @@ import pytest
 from tcprof.profiler.analysis import rank_compiles, stragglers
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
 from tcprof.profiler.distributed.rank_merge import RankMerger
+from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.report import reproduce
 from tcprof.profiler.report.sections import stragglers as straggler_section
 from tcprof.profiler.report.sections import table as summary
@@ -60,18 +61,23 @@ def _compiled_ranks(reasons: dict[int, str]) -> list[dict]:
     return out
 
 
+def _typed(ranks: list[dict]) -> list[RankFigures]:
+    """The ranks as the session model reads them (`Row.ranks`)."""
+    return [RankFigures.of(r) for r in ranks]
+
+
 def test_ddp_splits_are_counted_as_such_not_as_graph_breaks():
     (rank0, *_) = _compiled_ranks({})
     assert (rank0["graphs"], rank0["graph_breaks"], rank0["ddp_splits"]) == (1, 0, 2)
     assert rank0["guards"] == 4 and rank0["compile_s"] == 1.5
-    assert rank_compiles.divergence_sentences(_compiled_ranks({})) == []
-    cell = stragglers.compile_cell(_compiled_ranks({})[:1])
+    assert rank_compiles.divergence_sentences(_typed(_compiled_ranks({}))) == []
+    cell = stragglers.compile_cell(_typed(_compiled_ranks({})[:1]))
     assert cell == "0: 1 graph, 0 recompiles, 0 breaks, 4 guards, 2 DDP bucket splits, 1.50 s"
 
 
 def test_a_rank_that_recompiles_while_the_others_do_not_is_called_out():
     ranks = _compiled_ranks({1: "tensor 'x' size mismatch at index 0"})
-    (said, *rest) = rank_compiles.divergence_sentences(ranks)
+    (said, *rest) = rank_compiles.divergence_sentences(_typed(ranks))
     assert said == (
         "rank 1 recompiled (tensor 'x' size mismatch at index 0) while the others did not: "
         "the classic cause of a hang or slowdown in distributed compile"
@@ -86,8 +92,8 @@ def test_a_rank_that_recompiles_while_the_others_do_not_is_called_out():
 def test_ranks_with_different_graphs_are_flagged_even_without_a_recompile():
     ranks = _compiled_ranks({})
     ranks[2] = {**ranks[2], "graphs": 2}
-    assert rank_compiles.diverged(ranks) == ["graphs"]
-    assert rank_compiles.divergence_sentences(ranks) == [
+    assert rank_compiles.diverged(_typed(ranks)) == ["graphs"]
+    assert rank_compiles.divergence_sentences(_typed(ranks)) == [
         "the ranks' compiles diverged (graphs: rank 0 1, rank 1 1, rank 2 2)"
     ]
 
