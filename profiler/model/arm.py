@@ -17,6 +17,7 @@ from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.script import ScriptArm
 
 
 def _flag(value: Any) -> bool | None:
@@ -199,6 +200,7 @@ class Arm:
     advice: tuple[Advice, ...] = ()
     explain: Explain | None = None  # the explain pre-pass (--explain)
     artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
+    script: ScriptArm | None = None  # a script's: what its first round did, the files it wrote
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -231,6 +233,7 @@ class Arm:
             advice=tuple(Advice.of(item) for item in items(arm.get("advice"))),
             explain=Explain.of(arm.get("explain")),
             artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
+            script=ScriptArm.of(arm.get("script")),
         )
 
     def row(self, batch_size: int) -> Row:

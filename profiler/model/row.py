@@ -17,8 +17,8 @@ from tcprof.profiler.model.compiles import Compile, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
+from tcprof.profiler.model.json_values import as_map, freeze, items
 from tcprof.profiler.model.json_values import as_str as _str
-from tcprof.profiler.model.json_values import freeze, items
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.rules import (
     NOT_SETTLED,
@@ -33,6 +33,7 @@ from tcprof.profiler.model.rules import (
     speedup_settled,
     status_text,
 )
+from tcprof.profiler.model.script import ScriptFigures, curve
 from tcprof.profiler.protocol import units
 
 
@@ -128,6 +129,9 @@ class Accuracy:
     autocast: str | None = None  # the dtype the check ran under autocast to
     steps: int | None = None  # untimed steps checked (2: the second from the first's weights)
     ranks_checked: int | None = None  # a distributed arm's ranks that ran the check
+    parity: bool = False  # a script's loss parity ran: its curves were saved
+    eager_curve: tuple[float | None, ...] = ()  # the parity runs' losses, step by step
+    arm_curve: tuple[float | None, ...] = ()
 
     @classmethod
     def of(cls, value: Any) -> Accuracy | None:
@@ -148,6 +152,9 @@ class Accuracy:
             _str(value.get("autocast")),
             _int(value.get("steps")),
             _int(value.get("ranks_checked")),
+            bool(value.get("curves")),
+            curve(as_map(value.get("curves")).get("eager")),
+            curve(as_map(value.get("curves")).get("arm")),
         )
 
 
@@ -242,6 +249,7 @@ class Row:
     holds: bool = True  # False: a difference the family-wise adjustment does not keep
     status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
     samples_per_step: float | None = None  # a script's samples per step, as its model got them
+    script: ScriptFigures | None = None  # a script's own figures (model/script.py)
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -300,4 +308,5 @@ class Row:
             holds=holds_after_adjustment(row),
             status_text=status_text(row),
             samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
+            script=ScriptFigures.of(row.get("script")),
         )

@@ -24,6 +24,7 @@ from tcprof.profiler.model.json_values import as_float, as_int, as_str, freeze, 
 from tcprof.profiler.model.ladder import Ladder
 from tcprof.profiler.model.notes import session_notes
 from tcprof.profiler.model.row import Row, Speedup
+from tcprof.profiler.model.seeding import Seeding
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.verdict import session_verdicts
 
@@ -55,6 +56,7 @@ class SessionModel:
     runtime: Environment | None = None  # `environment`, typed: the first worker's
     errors: tuple[Problem, ...] = ()  # the run's errors, in the order they came
     ladder: Ladder | None = None  # a --ladder session's stages (model/ladder.py)
+    seeding: Seeding | None = None  # how its rounds were seeded (model/seeding.py)
 
     @classmethod
     def from_json(
@@ -94,6 +96,7 @@ class SessionModel:
             runtime=Environment.of(plain.get("environment")),
             errors=tuple(p for p in map(Problem.of, items(plain.get("errors"))) if p),
             ladder=Ladder.of(plain.get("ladder")),
+            seeding=Seeding.of(plain),
         )
 
     @classmethod

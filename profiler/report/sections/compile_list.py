@@ -24,7 +24,7 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import COMPILE_COST, frame_label
 from tcprof.profiler.report.data import short_where
-from tcprof.profiler.report.sections.script import phase_text, script_of
+from tcprof.profiler.report.sections.script import phase_text, script_source
 from tcprof.profiler.report.sections.table import as_row
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
@@ -49,23 +49,22 @@ def _arm(arm: Arm | Mapping[str, Any] | None) -> Arm | None:
     return Arm.of(thaw(arm), False, None)
 
 
-def compiles(row: Row | Mapping[str, Any]) -> list[Compile]:
-    return list(_row(row).compiles)
+def compiles(row: Row) -> list[Compile]:
+    return list(row.compiles)
 
 
-def extra_words(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None) -> str:
+def extra_words(row: Row, arm: Arm | None) -> str:
     """What the first step paid beyond compiling was: CUDA graph recording only where the arm's
     mode records them at this batch size (not on a CPU run, where Inductor skips them, nor
     under a mode without them), else lazy initialisation."""
-    typed, bs = _arm(arm), _row(row).batch_size
-    skips = items(typed.data.get("cudagraph_skips")) if typed else []  # kept raw: model/raw.py
-    skipped = any(s.get("batch_size") == bs for s in skips)
-    if records_cudagraphs(typed.mode if typed else None, skipped):
+    skips = items(arm.data.get("cudagraph_skips")) if arm else []  # kept raw: model/raw.py
+    skipped = any(s.get("batch_size") == row.batch_size for s in skips)
+    if records_cudagraphs(arm.mode if arm else None, skipped):
         return "lazy initialisation, CUDA graph recording"
     return "lazy initialisation"
 
 
-def extra_help(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None) -> str:
+def extra_help(row: Row, arm: Arm | None) -> str:
     return (
         f"what the first step paid beyond torch's compile events ({extra_words(row, arm)}, "
         "first allocations): not in the compile cost, counted in break-even"
@@ -117,7 +116,7 @@ def rows(
     """The table's cells: one row per compile, the total (the compile cost) and, when the first
     step paid more than compiling, that part of its own (`arm`: the row's arm, whose mode says
     whether that part recorded CUDA graphs). Empty without a list."""
-    typed = _row(row)
+    typed, typed_arm = _row(row), _arm(arm)
     listed = typed.compiles
     if not listed:
         return []
@@ -135,7 +134,7 @@ def rows(
     out.append([TOTAL, f"{len(listed)} compile(s)", "", units.seconds(total, unit=False), "100%"])
     extra = _extra(typed)
     if extra is not None:
-        out.append([EXTRA, extra_words(typed, arm), "", units.seconds(extra, unit=False), ""])
+        out.append([EXTRA, extra_words(typed, typed_arm), "", units.seconds(extra, unit=False), ""])
     return out
 
 
@@ -143,7 +142,7 @@ def tips(
     row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
 ) -> list[str | None]:
     """Per row of `rows`, what a hover says: the guard that failed, the frame's place."""
-    typed = _row(row)
+    typed, typed_arm = _row(row), _arm(arm)
     out: list[str | None] = []
     for c in typed.compiles:
         reason = plain_reason(thaw(c.data))
@@ -152,14 +151,14 @@ def tips(
     if out:
         out.append(f"the {COMPILE_COST}: the sum of the compiles above")
         if len(rows(typed)) > len(out):
-            out.append(extra_help(typed, arm))
+            out.append(extra_help(typed, typed_arm))
     return out
 
 
-def check_text(row: Row | Mapping[str, Any]) -> str | None:
+def check_text(row: Row) -> str | None:
     """'torch's compile events in the first step 1.02 s; the first step's excess over a steady
     step 1.05 s; residual 0.03 s': the cost against a clock that is not torch's."""
-    check = as_map(_row(row).data.get("compile_check"))  # kept raw: model/raw.py
+    check = as_map(row.data.get("compile_check"))  # kept raw: model/raw.py
     events, excess = as_float(check.get("events_s")), as_float(check.get("excess_s"))
     if events is None or excess is None:
         return None
@@ -209,7 +208,9 @@ def cpu_check_text(
 def notes(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None) -> list[str]:
     """The sentences under the list: where the compiles ran, the first step's check, the CPU
     check left out."""
-    return [t for t in (case_text(row, arm), check_text(row), cpu_check_text(row, arm)) if t]
+    typed, typed_arm = _row(row), _arm(arm)
+    texts = (case_text(typed, typed_arm), check_text(typed), cpu_check_text(typed, typed_arm))
+    return [t for t in texts if t]
 
 
 def _calls(listed: list[Compile], kind: bool = True) -> str:
@@ -232,7 +233,7 @@ def case_text(
     """Where this batch size's compiles ran and how each is counted: '1 compile ran before
     training (an evaluation at eval_first.py:30), counted in the cost and left out of
     start-up; ...'. None without a list."""
-    typed = _row(row)
+    typed, typed_arm = _row(row), _arm(arm)
     listed = list(typed.compiles)
     if not listed:
         return None
@@ -261,18 +262,18 @@ def case_text(
     if extra is not None:
         text += (
             f"; beyond compiling, the first step paid {units.seconds(extra)} "
-            f"({extra_words(typed, arm)}): a part of its own, counted in break-even"
+            f"({extra_words(typed, typed_arm)}): a part of its own, counted in break-even"
         )
     return text[0].upper() + text[1:] + "."
 
 
 def heading(session: SessionModel | Mapping[str, Any], row: Row | Mapping[str, Any]) -> str:
     """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
-    script = script_of(session)
+    script = script_source(session)
     bs = _row(row).batch_size
     if script is None:
         return f"Each compile at bs {bs}"
-    return f"Each compile at {phase_text(script, bs)}" if script.get("sweep") else "Each compile"
+    return f"Each compile at {phase_text(script, bs)}" if script.sweep else "Each compile"
 
 
 def html(
