@@ -338,7 +338,7 @@ def errors(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     model = SessionModel.read(session)
     # an arm's index as saved (its place in the list where an old session has none)
     indexed = [(arm.index or i, arm) for i, arm in enumerate(model.arms)]
-    names = {index: arm.name for index, arm in indexed}
+    names: dict[object, str] = {index: arm.name for index, arm in indexed}
     parts = ['<section id="errors"><h2>Errors</h2>']
     found = bool(model.errors)
     parts += [_error_box(esc, err, names.get(err.arm, err.arm)) for err in model.errors]
@@ -393,7 +393,7 @@ def configuration(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     src = cfg.get("source") or {}
     dbg = cfg.get("debug") or {}
     # what the worker loaded, shown as given (model/raw.py)
-    loaded = next((thaw(m) for a in model.arms if (m := a.data.get("model"))), {})
+    loaded = as_map(next((m for a in model.arms if (m := a.data.get("model"))), None))
     items = [
         ("model file", src.get("path")),
         ("model", src.get("factory") or src.get("model") or loaded.get("model")),
@@ -451,7 +451,7 @@ def environment(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
 def logs(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     model = SessionModel.read(session)
     entries = json_items(model.data.get("logs"))  # the workers' output, shown as text: model/raw.py
-    names = {arm.index or i: arm.name for i, arm in enumerate(model.arms)}
+    names: dict[object, str] = {arm.index or i: arm.name for i, arm in enumerate(model.arms)}
     if not entries:
         return (
             '<section id="logs"><h2>Logs</h2><p class="muted">No output was captured.</p></section>'
