@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcprof.profiler.model.artifacts import Artifact
+from tcprof.profiler.model.checks import CpuCheck, skipped_sizes
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
@@ -201,6 +202,8 @@ class Arm:
     explain: Explain | None = None  # the explain pre-pass (--explain)
     artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
     script: ScriptArm | None = None  # a script's: what its first round did, the files it wrote
+    cpu_check: CpuCheck | None = None  # inductor's CPU check in its process (model/checks.py)
+    cudagraph_skipped: tuple[int, ...] = ()  # batch sizes its CUDA graphs were skipped at
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -234,6 +237,8 @@ class Arm:
             explain=Explain.of(arm.get("explain")),
             artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
             script=ScriptArm.of(arm.get("script")),
+            cpu_check=CpuCheck.of(arm.get("model")),
+            cudagraph_skipped=skipped_sizes(arm.get("cudagraph_skips")),
         )
 
     def row(self, batch_size: int) -> Row:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tcprof.profiler.model.checks import CompileCheck
 from tcprof.profiler.model.compiles import Compile, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
@@ -250,6 +251,7 @@ class Row:
     status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
     samples_per_step: float | None = None  # a script's samples per step, as its model got them
     script: ScriptFigures | None = None  # a script's own figures (model/script.py)
+    compile_check: CompileCheck | None = None  # the first step's events against its excess
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -309,4 +311,5 @@ class Row:
             status_text=status_text(row),
             samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
             script=ScriptFigures.of(row.get("script")),
+            compile_check=CompileCheck.of(row.get("compile_check")),
         )

@@ -18,7 +18,7 @@ from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config import records_cudagraphs
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.compiles import Compile
-from tcprof.profiler.model.json_values import as_float, as_map, items, thaw
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -57,8 +57,7 @@ def extra_words(row: Row, arm: Arm | None) -> str:
     """What the first step paid beyond compiling was: CUDA graph recording only where the arm's
     mode records them at this batch size (not on a CPU run, where Inductor skips them, nor
     under a mode without them), else lazy initialisation."""
-    skips = items(arm.data.get("cudagraph_skips")) if arm else []  # kept raw: model/raw.py
-    skipped = any(s.get("batch_size") == row.batch_size for s in skips)
+    skipped = arm is not None and row.batch_size in arm.cudagraph_skipped
     if records_cudagraphs(arm.mode if arm else None, skipped):
         return "lazy initialisation, CUDA graph recording"
     return "lazy initialisation"
@@ -158,8 +157,8 @@ def tips(
 def check_text(row: Row) -> str | None:
     """'torch's compile events in the first step 1.02 s; the first step's excess over a steady
     step 1.05 s; residual 0.03 s': the cost against a clock that is not torch's."""
-    check = as_map(row.data.get("compile_check"))  # kept raw: model/raw.py
-    events, excess = as_float(check.get("events_s")), as_float(check.get("excess_s"))
+    check = row.compile_check
+    events, excess = (check.events_s, check.excess_s) if check else (None, None)
     if events is None or excess is None:
         return None
     return (
@@ -180,19 +179,16 @@ def cpu_check_text(
     and is in no compile figure. None where the arm's processes did not run it (older sessions,
     another backend or device, the user's caches)."""
     typed_arm = _arm(arm)
-    model = typed_arm.data.get("model") if typed_arm is not None else None
-    check = model.get("cpu_check") if isinstance(model, Mapping) else None  # raw: one view's
-    if not isinstance(check, Mapping):
+    check = typed_arm.cpu_check if typed_arm is not None else None
+    if check is None:
         return None
-    if check.get("error"):
-        return (
-            f"{CPU_CHECK} could not run before compiling ({check['error']}): the compiles hold it."
-        )
-    first, own = check.get("first_s"), check.get("seconds")
+    if check.error:
+        return f"{CPU_CHECK} could not run before compiling ({check.error}): the compiles hold it."
+    first, own = check.first_s, check.seconds
     cost = _row(row).compile
     cold = cost.cold_s if cost is not None else None
     head = f"Cold compile {units.seconds(cold)}" if cold is not None else "The compile figures"
-    if check.get("built"):
+    if check.built:
         when = "it ran first on this machine in this run, before the cold compile"
     else:
         when = (

@@ -126,3 +126,21 @@ def test_one_helper_writes_the_plain_tables():
     found = regional_section.rows(session)
     expected = table_html(regional_section.HEADER, map(regional_section.cells, found), esc)
     assert expected in regional_section.html_section(session, esc)
+
+
+def test_the_compile_lists_checks_are_typed_records():
+    session = synthetic_session()
+    arm = session["arms"][1]
+    arm["model"] = {**(arm.get("model") or {}), "cpu_check": {"first_s": 9.8, "built": True}}
+    arm["cudagraph_skips"] = [{"batch_size": 8, "reason": "cpu device"}, {"batch_size": None}]
+    arm["results"][0]["compile_check"] = {"events_s": 1.02, "excess_s": 1.05, "residual_s": 0.03}
+    typed = SessionModel.from_json(session).arms[1]
+    assert typed.cpu_check is not None and typed.cpu_check.built and typed.cpu_check.error is None
+    assert typed.cudagraph_skipped == (8,)
+    check = typed.rows[0].compile_check
+    assert check is not None and (check.events_s, check.excess_s) == (1.02, 1.05)
+    older = synthetic_session()
+    older["arms"][1]["results"][0].pop("compile_check", None)  # saved before the check
+    old = SessionModel.from_json(older).arms[1]
+    assert old.cpu_check is None and old.cudagraph_skipped == ()
+    assert old.rows[0].compile_check is None
