@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcprof.profiler.model.artifacts import Artifact
+from tcprof.profiler.model.checks import CpuCheck, skipped_sizes
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.cudagraphs import CudagraphSkip
 from tcprof.profiler.model.figures import Problem
@@ -19,6 +20,7 @@ from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
 from tcprof.profiler.model.loaded import Loaded
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.script import ScriptArm
 
 
 def _flag(value: Any) -> bool | None:
@@ -219,6 +221,10 @@ class Arm:
 
     cudagraph_skips: tuple[CudagraphSkip, ...] = ()  # CUDA graphs its mode asked for, skipped
 
+    script: ScriptArm | None = None  # a script's: what its first round did, the files it wrote
+    cpu_check: CpuCheck | None = None  # inductor's CPU check in its process (model/checks.py)
+    cudagraph_skipped: tuple[int, ...] = ()  # batch sizes its CUDA graphs were skipped at
+
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
         name = str(arm.get("name"))
@@ -252,6 +258,9 @@ class Arm:
             artifacts=tuple(Artifact.of(a) for a in items(arm.get("artifacts"))),
             loaded=Loaded.of(arm.get("model")),
             cudagraph_skips=tuple(CudagraphSkip.of(s) for s in items(arm.get("cudagraph_skips"))),
+            script=ScriptArm.of(arm.get("script")),
+            cpu_check=CpuCheck.of(arm.get("model")),
+            cudagraph_skipped=skipped_sizes(arm.get("cudagraph_skips")),
         )
 
     def row(self, batch_size: int) -> Row:

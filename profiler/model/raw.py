@@ -35,6 +35,5 @@ RAW: dict[str, str] = {
     "arms[].results[].speedup_ci_simultaneous": _RULE + " (Speedup.interval)",
     "arms[].results[].interval_level": _RULE + " (Speedup.level)",
     "timeline": "where the run's time went: lanes of spans for its chart, " + _VIEW,
-    "seeding": "how the rounds were seeded: the method note's (report/sections/seeding.py)",
     "stopping": "why a run that stops when settled stopped: the method note's",
 }

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tcprof.profiler.model.checks import CompileCheck
 from tcprof.profiler.model.compiles import Compile, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
+from tcprof.profiler.model.json_values import as_map, freeze, items
 from tcprof.profiler.model.json_values import as_str as _str
-from tcprof.profiler.model.json_values import freeze, items
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.model.rules import (
@@ -34,6 +35,7 @@ from tcprof.profiler.model.rules import (
     speedup_settled,
     status_text,
 )
+from tcprof.profiler.model.script import ScriptFigures, curve
 from tcprof.profiler.protocol import units
 
 
@@ -129,6 +131,9 @@ class Accuracy:
     autocast: str | None = None  # the dtype the check ran under autocast to
     steps: int | None = None  # untimed steps checked (2: the second from the first's weights)
     ranks_checked: int | None = None  # a distributed arm's ranks that ran the check
+    parity: bool = False  # a script's loss parity ran: its curves were saved
+    eager_curve: tuple[float | None, ...] = ()  # the parity runs' losses, step by step
+    arm_curve: tuple[float | None, ...] = ()
 
     @classmethod
     def of(cls, value: Any) -> Accuracy | None:
@@ -149,6 +154,9 @@ class Accuracy:
             _str(value.get("autocast")),
             _int(value.get("steps")),
             _int(value.get("ranks_checked")),
+            bool(value.get("curves")),
+            curve(as_map(value.get("curves")).get("eager")),
+            curve(as_map(value.get("curves")).get("arm")),
         )
 
 
@@ -247,6 +255,9 @@ class Row:
 
     ranks: tuple[RankFigures, ...] = ()  # a distributed arm's ranks, each its own figures
 
+    script: ScriptFigures | None = None  # a script's own figures (model/script.py)
+    compile_check: CompileCheck | None = None  # the first step's events against its excess
+
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
         return cls(
@@ -306,4 +317,6 @@ class Row:
             samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
             work_per_step=_float((row.get("script") or {}).get("work_per_step")),
             ranks=tuple(RankFigures.of(r) for r in items(row.get("ranks"))),
+            script=ScriptFigures.of(row.get("script")),
+            compile_check=CompileCheck.of(row.get("compile_check")),
         )

@@ -27,6 +27,7 @@ from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.model.plan import Plan
 from tcprof.profiler.model.regional import Tradeoff
 from tcprof.profiler.model.row import Row, Speedup
+from tcprof.profiler.model.seeding import Seeding
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.verdict import session_verdicts
 
@@ -63,6 +64,8 @@ class SessionModel:
     options: RunOptions = field(default_factory=lambda: RunOptions.of(None))  # config, typed
 
     regional: tuple[Tradeoff, ...] = ()  # regional arms against their whole-model twins
+
+    seeding: Seeding | None = None  # how its rounds were seeded (model/seeding.py)
 
     @classmethod
     def from_json(
@@ -105,6 +108,7 @@ class SessionModel:
             plan=Plan.of(plain.get("config") or {}),
             options=RunOptions.of(plain.get("config")),
             regional=tuple(Tradeoff.of(r) for r in items(plain.get("regional"))),
+            seeding=Seeding.of(plain),
         )
 
     @classmethod

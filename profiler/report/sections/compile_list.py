@@ -18,13 +18,13 @@ from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config import records_cudagraphs
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.compiles import Compile
-from tcprof.profiler.model.json_values import as_float, as_map, items, thaw
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import COMPILE_COST, frame_label
 from tcprof.profiler.report.data import short_where
-from tcprof.profiler.report.sections.script import phase_text, script_of
+from tcprof.profiler.report.sections.script import phase_text, script_source
 from tcprof.profiler.report.sections.table import as_row
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
@@ -49,23 +49,21 @@ def _arm(arm: Arm | Mapping[str, Any] | None) -> Arm | None:
     return Arm.of(thaw(arm), False, None)
 
 
-def compiles(row: Row | Mapping[str, Any]) -> list[Compile]:
-    return list(_row(row).compiles)
+def compiles(row: Row) -> list[Compile]:
+    return list(row.compiles)
 
 
-def extra_words(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None) -> str:
+def extra_words(row: Row, arm: Arm | None) -> str:
     """What the first step paid beyond compiling was: CUDA graph recording only where the arm's
     mode records them at this batch size (not on a CPU run, where Inductor skips them, nor
     under a mode without them), else lazy initialisation."""
-    typed, bs = _arm(arm), _row(row).batch_size
-    skips = items(typed.data.get("cudagraph_skips")) if typed else []  # kept raw: model/raw.py
-    skipped = any(s.get("batch_size") == bs for s in skips)
-    if records_cudagraphs(typed.mode if typed else None, skipped):
+    skipped = arm is not None and row.batch_size in arm.cudagraph_skipped
+    if records_cudagraphs(arm.mode if arm else None, skipped):
         return "lazy initialisation, CUDA graph recording"
     return "lazy initialisation"
 
 
-def extra_help(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None) -> str:
+def extra_help(row: Row, arm: Arm | None) -> str:
     return (
         f"what the first step paid beyond torch's compile events ({extra_words(row, arm)}, "
         "first allocations): not in the compile cost, counted in break-even"
@@ -117,7 +115,7 @@ def rows(
     """The table's cells: one row per compile, the total (the compile cost) and, when the first
     step paid more than compiling, that part of its own (`arm`: the row's arm, whose mode says
     whether that part recorded CUDA graphs). Empty without a list."""
-    typed = _row(row)
+    typed, typed_arm = _row(row), _arm(arm)
     listed = typed.compiles
     if not listed:
         return []
@@ -135,7 +133,7 @@ def rows(
     out.append([TOTAL, f"{len(listed)} compile(s)", "", units.seconds(total, unit=False), "100%"])
     extra = _extra(typed)
     if extra is not None:
-        out.append([EXTRA, extra_words(typed, arm), "", units.seconds(extra, unit=False), ""])
+        out.append([EXTRA, extra_words(typed, typed_arm), "", units.seconds(extra, unit=False), ""])
     return out
 
 
@@ -143,7 +141,7 @@ def tips(
     row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
 ) -> list[str | None]:
     """Per row of `rows`, what a hover says: the guard that failed, the frame's place."""
-    typed = _row(row)
+    typed, typed_arm = _row(row), _arm(arm)
     out: list[str | None] = []
     for c in typed.compiles:
         reason = plain_reason(thaw(c.data))
@@ -152,15 +150,15 @@ def tips(
     if out:
         out.append(f"the {COMPILE_COST}: the sum of the compiles above")
         if len(rows(typed)) > len(out):
-            out.append(extra_help(typed, arm))
+            out.append(extra_help(typed, typed_arm))
     return out
 
 
-def check_text(row: Row | Mapping[str, Any]) -> str | None:
+def check_text(row: Row) -> str | None:
     """'torch's compile events in the first step 1.02 s; the first step's excess over a steady
     step 1.05 s; residual 0.03 s': the cost against a clock that is not torch's."""
-    check = as_map(_row(row).data.get("compile_check"))  # kept raw: model/raw.py
-    events, excess = as_float(check.get("events_s")), as_float(check.get("excess_s"))
+    check = row.compile_check
+    events, excess = (check.events_s, check.excess_s) if check else (None, None)
     if events is None or excess is None:
         return None
     return (
@@ -181,19 +179,16 @@ def cpu_check_text(
     and is in no compile figure. None where the arm's processes did not run it (older sessions,
     another backend or device, the user's caches)."""
     typed_arm = _arm(arm)
-    model = typed_arm.data.get("model") if typed_arm is not None else None
-    check = model.get("cpu_check") if isinstance(model, Mapping) else None  # raw: one view's
-    if not isinstance(check, Mapping):
+    check = typed_arm.cpu_check if typed_arm is not None else None
+    if check is None:
         return None
-    if check.get("error"):
-        return (
-            f"{CPU_CHECK} could not run before compiling ({check['error']}): the compiles hold it."
-        )
-    first, own = check.get("first_s"), check.get("seconds")
+    if check.error:
+        return f"{CPU_CHECK} could not run before compiling ({check.error}): the compiles hold it."
+    first, own = check.first_s, check.seconds
     cost = _row(row).compile
     cold = cost.cold_s if cost is not None else None
     head = f"Cold compile {units.seconds(cold)}" if cold is not None else "The compile figures"
-    if check.get("built"):
+    if check.built:
         when = "it ran first on this machine in this run, before the cold compile"
     else:
         when = (
@@ -209,7 +204,9 @@ def cpu_check_text(
 def notes(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None) -> list[str]:
     """The sentences under the list: where the compiles ran, the first step's check, the CPU
     check left out."""
-    return [t for t in (case_text(row, arm), check_text(row), cpu_check_text(row, arm)) if t]
+    typed, typed_arm = _row(row), _arm(arm)
+    texts = (case_text(typed, typed_arm), check_text(typed), cpu_check_text(typed, typed_arm))
+    return [t for t in texts if t]
 
 
 def _calls(listed: list[Compile], kind: bool = True) -> str:
@@ -232,7 +229,7 @@ def case_text(
     """Where this batch size's compiles ran and how each is counted: '1 compile ran before
     training (an evaluation at eval_first.py:30), counted in the cost and left out of
     start-up; ...'. None without a list."""
-    typed = _row(row)
+    typed, typed_arm = _row(row), _arm(arm)
     listed = list(typed.compiles)
     if not listed:
         return None
@@ -261,18 +258,18 @@ def case_text(
     if extra is not None:
         text += (
             f"; beyond compiling, the first step paid {units.seconds(extra)} "
-            f"({extra_words(typed, arm)}): a part of its own, counted in break-even"
+            f"({extra_words(typed, typed_arm)}): a part of its own, counted in break-even"
         )
     return text[0].upper() + text[1:] + "."
 
 
 def heading(session: SessionModel | Mapping[str, Any], row: Row | Mapping[str, Any]) -> str:
     """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
-    script = script_of(session)
+    script = script_source(session)
     bs = _row(row).batch_size
     if script is None:
         return f"Each compile at bs {bs}"
-    return f"Each compile at {phase_text(script, bs)}" if script.get("sweep") else "Each compile"
+    return f"Each compile at {phase_text(script, bs)}" if script.sweep else "Each compile"
 
 
 def html(

@@ -1,9 +1,10 @@
-"""The HTML sections of report.html. Each takes the session dict and `esc` (html.escape)."""
+"""The HTML sections of report.html. Each takes the session model (a session.json dict still
+enters through `SessionModel.read`) and `esc` (html.escape)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
@@ -16,17 +17,17 @@ from tcprof.profiler.analysis.verdict import (
     session_notes,
     session_verdicts,
     settle_hint,
-    speedup_settled,
     speedup_tone,
-    status_text,
 )
 from tcprof.profiler.config import loop_text, where_text
-from tcprof.profiler.model.arm import Advice, GraphBreak, Recompile
-from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.arm import Advice, Arm, GraphBreak, Recompile
+from tcprof.profiler.model.figures import Problem
+from tcprof.profiler.model.json_values import as_map, thaw
+from tcprof.profiler.model.json_values import items as json_items
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
-    compile_figure,
     parts_text,
     resume_explanation,
     split_problem,
@@ -43,7 +44,7 @@ from tcprof.profiler.report.sections.table import (
     column_key,
     method_notes,
     steps_text,
-    summary_results,
+    summary_rows,
     table_rows,
     tolerance_text,
 )
@@ -52,133 +53,147 @@ Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
 
 
-def verdict_list(session_dict: dict[str, Any], esc: Esc) -> str:
+def verdict_list(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     """The verdict first: one coloured sentence per compiled arm."""
+    model = SessionModel.read(session)
     items = "".join(
         f'<li class="{"" if v.tone == NEUTRAL else v.tone}">{esc(v.text)}</li>'
-        for v in session_verdicts(session_dict)
+        for v in session_verdicts(model)
     )
-    notes = "".join(f"<li>{esc(n)}</li>" for n in session_notes(session_dict))
+    notes = "".join(f"<li>{esc(n)}</li>" for n in session_notes(model))
     out = f'<ul class="verdict">{items}</ul>' if items else ""
     return out + (f'<ul class="notes">{notes}</ul>' if notes else "")
 
 
-def _compile_card(results: list[dict[str, Any]]) -> str:
+def _cold(row: Row) -> float | None:
+    """The compile cost of one batch size: the cold one, or the only one a session has
+    (protocol/compile_terms.compile_figure, on the typed row)."""
+    cost = row.compile
+    if cost is None:
+        return None
+    return cost.cold_s if cost.cold_s is not None else cost.first_s
+
+
+def _compile_card(results: Sequence[Row]) -> str:
     """'compile cost cold 7.88 s, warm 0.41 s at bs 8; cold 0.70 s at bs 16': each batch
     size's own figures, as the table has them (never a sum the table does not show)."""
     parts = []
     for r in results:
-        cold, warm = compile_figure(r), r.get("compile_warm_s")
+        cold, warm = _cold(r), r.compile.warm_s if r.compile else None
         if cold is None:
             continue
         text = f"cold {units.seconds(cold)}" + (
             f", warm {units.seconds(warm)}" if warm is not None else ""
         )
-        parts.append(f"{text} at bs {r.get('batch_size')}")
+        parts.append(f"{text} at bs {r.batch_size}")
     return "compile cost " + "; ".join(parts) if parts else "no compile cost measured"
 
 
-def _cards(session_dict: dict[str, Any], esc: Esc) -> str:
+def _tone(row: Row) -> str:
+    """The speedup's colour (analysis.verdict.speedup_tone, which reads session.json's row)."""
+    return speedup_tone(thaw(row.data))
+
+
+def _cards(model: SessionModel, esc: Esc) -> str:
     cards = []
-    for arm in (session_dict.get("arms") or [])[1:]:
-        results = arm.get("results") or []
-        measured = [r for r in results if r.get("speedup") is not None]
-        kept = [r for r in measured if speedup_settled(r)]  # the one rule: only these are quoted
-        speedups = [r["speedup"] for r in kept]
+    base_rows = {r.batch_size: r for r in _baseline_rows(model)}
+    for arm in model.arms[1:]:
+        results = arm.rows
+        measured = [r for r in results if r.speedup is not None]
+        kept = [
+            r for r in measured if r.speedup and r.speedup.settled
+        ]  # the one rule: only these are quoted
+        speedups = [r.speedup.value for r in kept if r.speedup]
         if speedups:
             lo, hi = min(speedups), max(speedups)
             big = units.ratio_span(lo, hi)
-            tones = {speedup_tone(r) for r in kept} - {NEUTRAL}
+            tones = {_tone(r) for r in kept} - {NEUTRAL}
             cls = next(iter(tones)) if len(tones) == 1 else ""  # the table's rule, all agreeing
         elif measured:
             big, cls = NOT_SETTLED, "muted"
         else:
             big, cls = "no speedup measured", "muted"
         unsettled = [
-            f'<span class="muted">{NOT_SETTLED} at bs {r["batch_size"]}: '
-            f"{esc(settle_hint(r))}</span>"
+            f'<span class="muted">{NOT_SETTLED} at bs {r.batch_size}: {esc(settle_hint(r))}</span>'
             for r in measured
             if r not in kept
         ]
-        base_rows = {r.get("batch_size"): r for r in _baseline_results(session_dict)}
         medians = [
             f'<span class="muted">{esc(note)}</span>'
             for r in measured
-            if (note := medians_note(r, base_rows.get(r.get("batch_size"))))
+            if (note := medians_note(r, base_rows.get(r.batch_size)))
         ]
         compile_text = _compile_card(results)
-        statuses = {(r.get("accuracy") or {}).get("status") for r in results} - {None}
+        statuses = {r.accuracy.status for r in results if r.accuracy}
         accuracy = next((s for s in ("fail", "pass", "nondeterministic") if s in statuses), "n/a")
-        verdicts = {VERDICT_TEXT.get(r.get("verdict") or "", "") for r in results} - {"", "-"}
+        verdicts = {VERDICT_TEXT.get(r.interval_verdict or "", "") for r in results} - {"", "-"}
         items = [
             compile_text,
-            f"{len(arm.get('graph_breaks') or [])} distinct graph break(s), "
-            f"{len(arm.get('recompiles') or [])} recompile(s)",
+            f"{len(arm.graph_breaks)} distinct graph break(s), {len(arm.recompiles)} recompile(s)",
             f'accuracy <span class="{"bad" if accuracy == "fail" else "good" if accuracy == "pass" else "muted"}">'
             f"{accuracy}</span>",
         ]
         if verdicts:
             items.insert(0, "verdict: " + esc(", ".join(sorted(verdicts))))
         items[:0] = unsettled + medians  # what would settle it, and why the medians disagree
-        cut = [f"bs {r['batch_size']} {status_text(r)}" for r in results if r.get("partial")]
+        cut = [f"bs {r.batch_size} {r.status_text}" for r in results if r.partial]
         if cut:  # a speedup measured on fewer steps than asked is not called one unmarked
             big += " (partial)" if speedups else ""
             items.append(f'<span class="bad">partial: {esc(", ".join(cut))}</span>')
-        if arm.get("fallbacks"):
+        if arm.fallbacks:
             items.append(f'<span class="bad">{FELL_BACK}</span>')
-        if arm.get("error"):
-            err = arm["error"]
-            items.append(f'<span class="bad">error ({esc(err.get("kind"))})</span>')
+        if arm.error:
+            items.append(f'<span class="bad">error ({esc(arm.error.kind)})</span>')
         cards.append(
-            f'<div class="card"><div class="name">{esc(arm.get("name"))} vs '
-            f"{esc(session_dict.get('baseline'))}</div>"
+            f'<div class="card"><div class="name">{esc(arm.name)} vs '
+            f"{esc(model.baseline)}</div>"
             f'<div class="big {cls}">{esc(big)}</div>'
             f"<ul>{''.join(f'<li>{i}</li>' for i in items)}</ul></div>"
         )
     return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
 
 
-def _baseline_results(session_dict: dict[str, Any]) -> list[dict[str, Any]]:
-    arms = session_dict.get("arms") or []
-    name = session_dict.get("baseline") or (arms[0].get("name") if arms else None)
-    return next((a.get("results") or [] for a in arms if a.get("name") == name), [])
+def _baseline_rows(model: SessionModel) -> tuple[Row, ...]:
+    return next((a.rows for a in model.arms if a.name == model.baseline), ())
 
 
-def summary(session_dict: dict[str, Any], esc: Esc) -> str:
+def summary(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
     return (
-        f'<section id="summary"><h2>Summary</h2>{verdict_list(session_dict, esc)}'
-        f"{summary_body(session_dict, esc)}</section>"
+        f'<section id="summary"><h2>Summary</h2>{verdict_list(model, esc)}'
+        f"{summary_body(model, esc)}</section>"
     )
 
 
-def summary_body(session_dict: dict[str, Any], esc: Esc) -> str:
+def summary_body(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     """The cards, the table and its notes (the summary but for its verdict)."""
-    header, rows = table_rows(session_dict)
-    raw = [(i, r) for i, _arm, r in summary_results(session_dict)]
+    model = SessionModel.read(session)
+    header, rows = table_rows(model)
+    typed = [(i, r) for i, _arm, r in summary_rows(model)]
     head = "".join(
         f'<th class="{"num" if h in NUMERIC_COLUMNS else ""}">{esc(h)}</th>' for h in header
     )
     body = []
-    for cells, (arm_index, r) in zip(rows, raw, strict=False):
+    for cells, (arm_index, r) in zip(rows, typed, strict=False):
         tds = []
+        saved = thaw(r.data)  # for analysis.verdict's titles, which read session.json's row
         for h, cell in zip(header, cells, strict=False):
             cls = "num" if h in NUMERIC_COLUMNS else ""
             title = ""
-            if cell.endswith("(partial)") or (h == "status" and r.get("partial") is True):
-                title = partial_title(r)  # its figures are from fewer steps than asked
-            if h == "status" and r.get("status") != "ok":
+            if cell.endswith("(partial)") or (h == "status" and r.partial):
+                title = partial_title(saved)  # its figures are from fewer steps than asked
+            if h == "status" and r.status != "ok":
                 cls = "bad"
             elif column_key(h) == SPEEDUP and arm_index:
-                tone = speedup_tone(r)
+                tone = _tone(r)
                 cls = "" if tone == NEUTRAL else tone
             elif h == "memory" and arm_index:
-                title = memory_title(r, session_dict.get("baseline"))
-            elif h == "accuracy" and cell == "fail":
-                cls, acc = "bad", r.get("accuracy") or {}
-                title = accuracy_title(acc)
+                title = memory_title(saved, model.baseline)
+            elif h == "accuracy" and cell == "fail" and r.accuracy:
+                cls, title = "bad", accuracy_title(r.accuracy)
             elif h == "accuracy" and cell == "pass":
                 cls = "good"
-            elif h == "median ms" and r.get("noisy"):
+            elif h == "median ms" and r.noisy:
                 cell += " *"
                 title = "noisy: the interquartile range is over 10% of the median"
             tds.append(
@@ -194,16 +209,14 @@ def summary_body(session_dict: dict[str, Any], esc: Esc) -> str:
         if h in (SPEEDUP, "compile s cold/warm", "tensor peak", "memory")
     ]
     notes.append("Green: faster beyond noise; red: slower. * marks a noisy median.")
-    notes += [esc(n[0].upper() + n[1:] + ".") for n in method_notes(session_dict)]
+    notes += [esc(n[0].upper() + n[1:] + ".") for n in method_notes(model)]
     table = (
         f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
         if body
         else '<p class="muted">No batch size was measured.</p>'
     )
-    return f"{_cards(session_dict, esc)}{table}" + "".join(
-        f'<p class="note">{n}</p>' for n in notes
-    )
+    return f"{_cards(model, esc)}{table}" + "".join(f'<p class="note">{n}</p>' for n in notes)
 
 
 def _where(esc: Esc, file: Any, line: Any) -> str:
@@ -278,20 +291,16 @@ def _recompiles(recompiles: tuple[Recompile, ...], esc: Esc) -> str:
 
 def insight(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     model = SessionModel.read(session)
-    session_dict = model.to_dict()  # for the compile list, which still reads the dicts
     parts = ['<section id="insight"><h2>Graph breaks &amp; recompiles</h2>']
     any_found = False
     for arm in model.arms:
-        results = [thaw(r.data) for r in arm.rows]
+        saved = [thaw(r.data) for r in arm.rows]  # compile_terms reads session.json's rows
         costs = [
             f"bs {r.get('batch_size')}: {parts_text(r) or 'no split: ' + str(split_problem(r))}"
-            for r in results
+            for r in saved
             if parts_text(r) or split_problem(r)
         ]
-        raw_arm = thaw(arm.data)
-        listed = [
-            block for r in results if (block := compile_list.html(session_dict, r, esc, raw_arm))
-        ]
+        listed = [block for r in arm.rows if (block := compile_list.html(model, r, esc, arm))]
         found = arm.graph_breaks or arm.recompiles or arm.fallbacks or arm.advice
         if not (found or costs or listed):
             continue
@@ -315,39 +324,42 @@ def insight(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     return "".join(parts)
 
 
-def errors(session_dict: dict[str, Any], esc: Esc) -> str:
-    arms = session_dict.get("arms") or []
-    names = {a.get("index", i): a.get("name") for i, a in enumerate(arms)}
+def _error_box(esc: Esc, err: Problem, arm: object) -> str:
+    where = f" at {_where(esc, err.file, err.line)}" if err.file else ""
+    bs = f", bs={esc(err.batch_size)}" if err.batch_size is not None else ""
+    tb = err.traceback
+    return (
+        f'<div class="error-box"><span class="kind">{esc(err.kind)} error</span> '
+        f"in {esc(arm if arm is not None else 'the run')}{bs}{where}"
+        f'<pre class="wrap">{esc(err.message)}</pre>'
+        + (f"<details><summary>traceback</summary><pre>{esc(tb)}</pre></details>" if tb else "")
+        + "</div>"
+    )
+
+
+def errors(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
+    # an arm's index as saved (its place in the list where an old session has none)
+    indexed = [(arm.index or i, arm) for i, arm in enumerate(model.arms)]
+    names: dict[object, str] = {index: arm.name for index, arm in indexed}
     parts = ['<section id="errors"><h2>Errors</h2>']
-    found = False
-    for err in session_dict.get("errors") or []:
-        found = True
-        arm = names.get(err.get("arm"), err.get("arm"))
-        where = f" at {_where(esc, err.get('file'), err.get('line'))}" if err.get("file") else ""
-        bs = f", bs={esc(err.get('batch_size'))}" if err.get("batch_size") is not None else ""
-        tb = err.get("traceback")
-        parts.append(
-            f'<div class="error-box"><span class="kind">{esc(err.get("kind"))} error</span> '
-            f"in {esc(arm if arm is not None else 'the run')}{bs}{where}"
-            f'<pre class="wrap">{esc(err.get("message"))}</pre>'
-            + (f"<details><summary>traceback</summary><pre>{esc(tb)}</pre></details>" if tb else "")
-            + "</div>"
-        )
-    listed = {(e.get("arm"), e.get("message")) for e in session_dict.get("errors") or []}
-    for i, arm in enumerate(arms):
-        err = arm.get("error")
-        if err and (arm.get("index", i), err.get("message")) not in listed:
+    found = bool(model.errors)
+    parts += [_error_box(esc, err, names.get(err.arm, err.arm)) for err in model.errors]
+    listed = {(e.arm, e.message) for e in model.errors}
+    for index, arm in indexed:
+        err = arm.error
+        if err and (index, err.message) not in listed:
             found = True
             parts.append(
-                f'<div class="error-box"><span class="kind">{esc(err.get("kind"))} error</span> '
-                f"in {esc(arm.get('name'))}<pre>{esc(err.get('message'))}</pre></div>"
+                f'<div class="error-box"><span class="kind">{esc(err.kind)} error</span> '
+                f"in {esc(arm.name)}<pre>{esc(err.message)}</pre></div>"
             )
-        ex = arm.get("exit") or {}
+        ex = as_map(arm.data.get("exit"))  # how its worker ended, shown as given: model/raw.py
         if ex and ex.get("status") not in (None, "normal"):
             found = True
             detail = ", ".join(f"{k}={v}" for k, v in ex.items() if k != "t")
             parts.append(
-                f'<p class="bad">worker of {esc(arm.get("name"))} exited abnormally: {esc(detail)}</p>'
+                f'<p class="bad">worker of {esc(arm.name)} exited abnormally: {esc(detail)}</p>'
             )
     if not found:
         parts.append('<p class="muted">No errors.</p>')
@@ -368,33 +380,31 @@ def _kv(esc: Esc, items: list[tuple[str, Any]]) -> str:
     return f'<table class="kv"><tbody>{"".join(rows)}</tbody></table>'
 
 
-def _arm_options(arm: dict[str, Any]) -> list[str]:
-    if arm.get("backend") == "eager":
+def _arm_options(arm: Arm) -> list[str]:
+    if arm.backend == "eager":
         return ["-", "-", "-"]
-    opts = arm.get("options") or {}
-    dynamic = opts.get("dynamic")
     return [
-        opts.get("mode") or "default",
-        "None (automatic)" if dynamic is None else str(dynamic),
-        str(bool(opts.get("fullgraph"))),
+        arm.mode or "default",
+        "None (automatic)" if arm.dynamic is None else str(arm.dynamic),
+        str(bool(arm.fullgraph)),
     ]
 
 
-def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
-    cfg = session_dict.get("config") or {}
+def configuration(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
+    cfg = thaw(model.config)  # the run's options as given (model/raw.py)
     src = cfg.get("source") or {}
     dbg = cfg.get("debug") or {}
-    loaded: dict[str, Any] = next(
-        (a.get("model") for a in session_dict.get("arms") or [] if a.get("model")), {}
-    )
+    # what the worker loaded, shown as given (model/raw.py)
+    loaded = as_map(next((m for a in model.arms if (m := a.data.get("model"))), None))
     items = [
         ("model file", src.get("path")),
-        ("model", src.get("factory") or src.get("model") or (loaded or {}).get("model")),
-        ("parameters", units.count(loaded["params"]) if (loaded or {}).get("params") else None),
-        ("input", src.get("input_shape") or (loaded or {}).get("input")),
+        ("model", src.get("factory") or src.get("model") or loaded.get("model")),
+        ("parameters", units.count(loaded["params"]) if loaded.get("params") else None),
+        ("input", src.get("input_shape") or loaded.get("input")),
         ("weights", cfg.get("weights") or "the seed's initial weights"),
         ("batch sizes", cfg.get("batch_sizes")),
-        ("steps", steps_text(session_dict)),
+        ("steps", steps_text(model)),
         (
             "blocks",
             f"{cfg.get('blocks')} ({'sequential' if cfg.get('sequential') else 'interleaved'})",
@@ -404,7 +414,7 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
         ("loop", loop_text(cfg)),
         ("optimizer", f"{cfg.get('optimizer')} lr={cfg.get('lr')}"),
         ("seed", cfg.get("seed")),
-        ("accuracy tolerance", tolerance_text(session_dict)),
+        ("accuracy tolerance", tolerance_text(model)),
         ("debug logs", dbg.get("logs")),
         ("dynamo verbose", dbg.get("verbose")),
         ("suppress_errors", dbg.get("suppress_errors")),
@@ -412,10 +422,10 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
         ("timeout s", cfg.get("timeout_s")),
     ]
     arm_rows = "".join(
-        f'<tr><td>{esc(a.get("name"))}</td><td class="mono">{esc(a.get("backend"))}</td>'
+        f'<tr><td>{esc(a.name)}</td><td class="mono">{esc(a.backend)}</td>'
         + "".join(f"<td>{esc(v)}</td>" for v in _arm_options(a))
         + "</tr>"
-        for a in session_dict.get("arms") or []
+        for a in model.arms
     )
     return (
         '<section id="configuration"><h2>Configuration</h2>'
@@ -426,8 +436,8 @@ def configuration(session_dict: dict[str, Any], esc: Esc) -> str:
     )
 
 
-def environment(session_dict: dict[str, Any], esc: Esc) -> str:
-    env = dict(session_dict.get("environment") or {})
+def environment(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    env = thaw(SessionModel.read(session).environment)  # every key as the worker said it
     if not env:
         return '<section id="environment"><h2>Environment</h2><p class="muted">Not recorded.</p></section>'
     backends = env.pop("backends", None)
@@ -441,9 +451,10 @@ def environment(session_dict: dict[str, Any], esc: Esc) -> str:
     return out + "</section>"
 
 
-def logs(session_dict: dict[str, Any], esc: Esc) -> str:
-    entries = session_dict.get("logs") or []
-    names = {a.get("index", i): a.get("name") for i, a in enumerate(session_dict.get("arms") or [])}
+def logs(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
+    entries = json_items(model.data.get("logs"))  # the workers' output, shown as text: model/raw.py
+    names: dict[object, str] = {arm.index or i: arm.name for i, arm in enumerate(model.arms)}
     if not entries:
         return (
             '<section id="logs"><h2>Logs</h2><p class="muted">No output was captured.</p></section>'
@@ -484,16 +495,16 @@ def code(codes: list[tuple[Any, str]], esc: Esc) -> str:
     return "".join(parts)
 
 
-def footer(session_dict: dict[str, Any], esc: Esc) -> str:
-    ended = session_dict.get("ended_at")
-    started = session_dict.get("started_at")
+def footer(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
+    ended, started = model.ended_at, model.started_at
     took = (
         f" · run took {units.duration(ended - started)}"
-        if isinstance(ended, (int, float)) and isinstance(started, (int, float))
+        if ended is not None and started is not None
         else ""
     )
     return (
         f"<footer>Generated by tcprof from a session (schema "
-        f"{esc(session_dict.get('schema_version'))}){esc(took)}. Charts: uPlot (MIT licence), "
+        f"{esc(model.schema_version)}){esc(took)}. Charts: uPlot (MIT licence), "
         "inlined: this file makes no network request.</footer>"
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from tcprof.profiler.analysis.regional import HEADER, cells
 from tcprof.profiler.analysis.regional import rows as rows  # the report asks: any rows?
+from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 
 Esc = Callable[[Any], str]
 EXPLAIN = (
@@ -24,15 +25,10 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     found = rows(session_dict)
     if not found:
         return ""
-    head = "".join(f"<th>{esc(h)}</th>" for h in HEADER)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells(r)) + "</tr>" for r in found
-    )
     return (
         '<section id="regional"><h2>Regional vs whole-model compile</h2>'
         f'<p class="note">{esc(EXPLAIN)}</p>'
-        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div></section>"
+        f"{table_html(HEADER, map(cells, found), esc)}</section>"
     )
 
 
@@ -40,7 +36,5 @@ def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) 
     found = rows(session_dict)
     if not found:
         return []
-    out = ["**Regional vs whole-model compile**", "", "| " + " | ".join(HEADER) + " |"]
-    out.append("|" + "---|" * len(HEADER))
-    out += ["| " + " | ".join(md_text(c) for c in cells(r)) + " |" for r in found]
-    return [*out, ""]
+    out = ["**Regional vs whole-model compile**", ""]
+    return [*out, *table_markdown(HEADER, map(cells, found), md_text), ""]

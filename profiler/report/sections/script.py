@@ -7,14 +7,18 @@ wrote. A session of a model file has no such part."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
+from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 
 Esc = Callable[[Any], str]
+Curve = list[tuple[float, float | None]]  # (step, loss)
 SPLIT_HEADER = ["arm", "phase", "compute ms", "own ms", "step ms", "own share", "start-up s"]
 EXPLAIN = (
     "A step of a script is one optimizer step (gradient accumulation's micro-batches are one "
@@ -27,72 +31,89 @@ EXPLAIN = (
 
 
 def script_of(session: SessionModel | Mapping[str, Any]) -> dict[str, Any] | None:
-    """The script's options (None: a model file's session), a copy: a run's options stay as
-    given (model/raw.py)."""
+    """The script's options as session.json holds them (None: a model file's session), a copy,
+    for the callers still on dicts; `script_source` is their typed record."""
     config = session.config if isinstance(session, SessionModel) else session.get("config")
     script = (config or {}).get("script")
     return thaw(script) if isinstance(script, Mapping) else None
 
 
-def command_text(script: Mapping[str, Any], value: Any = None) -> str:
-    target = ["-m", str(script.get("module"))] if script.get("module") else [str(script["path"])]
-    args = [str(a) for a in script.get("args") or []]
-    sweep = script.get("sweep")
-    if sweep and value is not None:
-        args = [a.replace("{" + str(sweep) + "}", str(value)) for a in args]
-    return " ".join([str(script.get("python") or "python"), *target, *args])
+def _source(script: Mapping[str, Any]) -> ScriptSource:
+    """The typed options of a script's dict (an old or hand-made one may lack its path)."""
+    return ScriptSource.from_dict({"path": "", **thaw(script)})
 
 
-def phase_text(script: Mapping[str, Any], batch_size: Any) -> str:
+def script_source(session: SessionModel | Mapping[str, Any]) -> ScriptSource | None:
+    """The script's options, typed (None: a model file's session)."""
+    script = script_of(session)
+    return _source(script) if script is not None else None
+
+
+def command_text(script: ScriptSource | Mapping[str, Any], value: Any = None) -> str:
+    """The command as typed, the sweep's placeholder filled with `value` (KeyError: a script's
+    options with neither a path nor a module)."""
+    source = script if isinstance(script, ScriptSource) else _source(script)
+    if not (source.module or source.path):
+        raise KeyError("path")
+    target = ["-m", source.module] if source.module else [source.path]
+    args = [str(a) for a in source.args]
+    if source.sweep and value is not None:
+        args = [a.replace("{" + str(source.sweep) + "}", str(value)) for a in args]
+    return " ".join([str(source.python or "python"), *target, *args])
+
+
+def phase_text(script: ScriptSource | Mapping[str, Any], batch_size: Any) -> str:
     """'batch_size=8' for a sweep's phase; 'the script' for a script without one."""
-    sweep = script.get("sweep")
+    sweep = (script if isinstance(script, ScriptSource) else _source(script)).sweep
     return f"{sweep}={batch_size}" if sweep else "the script"
 
 
-def work_unit(session_dict: Mapping[str, Any]) -> str:
+def _rows(model: SessionModel) -> list[tuple[str, Row]]:
+    """(arm name, row) for every row, arm by arm."""
+    return [(arm.name, row) for arm in model.arms for row in arm.rows]
+
+
+def work_unit(session: SessionModel | Mapping[str, Any]) -> str:
     """What a script's throughput counts: its `--unit`, else what its rows measured (tokens
     where its model was given token ids, else samples, else steps)."""
-    script = script_of(session_dict) or {}
-    if script.get("unit"):
-        return str(script["unit"])
-    for arm in session_dict.get("arms") or []:
-        for row in arm.get("results") or []:
-            unit = (row.get("script") or {}).get("unit")
-            if unit in ("tokens", "samples"):
-                return str(unit)
-    return "steps" if script else "samples"
+    model = SessionModel.read(session)
+    script = script_source(model)
+    if script is not None and script.unit:
+        return str(script.unit)
+    for _name, row in _rows(model):
+        unit = row.script.unit if row.script else None
+        if unit in ("tokens", "samples"):
+            return str(unit)
+    return "steps" if script is not None else "samples"
 
 
-def work_text(row: Mapping[str, Any], unit: str) -> str:
+def work_text(row: Row, unit: str) -> str:
     """A row's measured work per step in the unit: '2,048 tokens' ('-': not seen)."""
-    fig = row.get("script") or {}
-    value = fig.get(f"{unit}_per_step") if unit != "steps" else 1
+    value = row.script.per_step(unit) if row.script else (1.0 if unit == "steps" else None)
     return f"{units.count(value)} {unit}" if units.number(value) is not None else units.MISSING
 
 
-def work_lines(session_dict: Mapping[str, Any]) -> list[str]:
+def work_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """How the script's throughput was counted, with each phase's work per step: 'throughput
     in tokens/s: 2,048 tokens per step (...; padding counted)'."""
-    script = script_of(session_dict)
+    model = SessionModel.read(session)
+    script = script_source(model)
     if script is None:
         return []
-    unit = work_unit(session_dict)
+    unit = work_unit(model)
     seen: dict[str, None] = {}
-    for arm in session_dict.get("arms") or []:
-        for row in arm.get("results") or []:
-            fig = row.get("script") or {}
-            parts = [
-                f"{units.count(fig[k])} {word}"
-                for k, word in (("tokens_per_step", "tokens"), ("samples_per_step", "samples"))
-                if isinstance(fig.get(k), (int, float))
-            ]
-            if parts:
-                at = (
-                    f" at {phase_text(script, row.get('batch_size'))}"
-                    if script.get("sweep")
-                    else ""
-                )
-                seen[" and ".join(parts) + " per step" + at] = None
+    for _name, row in _rows(model):
+        fig = row.script
+        if fig is None:
+            continue
+        parts = [
+            f"{units.count(value)} {word}"
+            for value, word in ((fig.tokens_per_step, "tokens"), (fig.samples_per_step, "samples"))
+            if value is not None
+        ]
+        if parts:
+            at = f" at {phase_text(script, row.batch_size)}" if script.sweep else ""
+            seen[" and ".join(parts) + " per step" + at] = None
     how = {
         "tokens": "batch x sequence of the token ids its model is given, every micro-batch of "
         "a step summed; padding counted",
@@ -101,140 +122,142 @@ def work_lines(session_dict: Mapping[str, Any]) -> list[str]:
         "steps": "optimizer steps",
     }[unit]
     measured = "; ".join(seen) if seen else "its model's inputs showed no batch"
-    given = " (--unit)" if script.get("unit") else ""
+    given = " (--unit)" if script.unit else ""
     return [f"throughput in {unit}/s{given} ({how}): {measured}"]
 
 
-def _ms(value: Any) -> str:
+def _ms(value: float | None) -> str:
     return units.ms(value, unit=False)  # the column's header says ms
 
 
-def split_rows(session_dict: Mapping[str, Any]) -> list[list[str]]:
-    script = script_of(session_dict) or {}
+def split_rows(session: SessionModel | Mapping[str, Any]) -> list[list[str]]:
+    model = SessionModel.read(session)
+    script = script_source(model) or _source({})
     out = []
-    for arm in session_dict.get("arms") or []:
-        for row in arm.get("results") or []:
-            fig = row.get("script") or {}
-            share = fig.get("own_share")
-            share_text = units.percent(share)
-            if fig.get("data_bound"):
-                share_text += " (data-bound)"
-            out.append(
-                [
-                    str(arm.get("name")),
-                    phase_text(script, row.get("batch_size")),
-                    _ms(fig.get("compute_median_ms")),
-                    _ms(fig.get("own_median_ms")),
-                    _ms(fig.get("step_median_ms")),
-                    share_text,
-                    units.seconds(fig.get("startup_s"), unit=False),
-                ]
-            )
+    for name, row in _rows(model):
+        fig = row.script
+        share_text = units.percent(fig.own_share if fig else None)
+        if fig and fig.data_bound:
+            share_text += " (data-bound)"
+        out.append(
+            [
+                name,
+                phase_text(script, row.batch_size),
+                _ms(fig.compute_median_ms if fig else None),
+                _ms(fig.own_median_ms if fig else None),
+                _ms(fig.step_median_ms if fig else None),
+                share_text,
+                units.seconds(fig.startup_s if fig else None, unit=False),
+            ]
+        )
     return out
 
 
-def notes(session_dict: Mapping[str, Any]) -> list[str]:
+def notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """Per arm, what its first round did: the model, what was compiled and where."""
     out = []
-    for arm in session_dict.get("arms") or []:
-        for note in (arm.get("script") or {}).get("notes") or []:
-            if note.get("kind") != "model" or arm.get("index") == 0:
-                out.append(f"{arm.get('name')}: {note.get('text')}")
+    for arm in SessionModel.read(session).arms:
+        for note in arm.script.notes if arm.script else ():
+            if note.kind != "model" or arm.index == 0:
+                out.append(f"{arm.name}: {note.text}")
     return out
 
 
-def files(session_dict: Mapping[str, Any]) -> list[str]:
-    found: dict[str, Any] = {}
-    for arm in session_dict.get("arms") or []:
-        for item in (arm.get("script") or {}).get("files") or []:
-            found[str(item.get("path"))] = item.get("bytes")
+def files(session: SessionModel | Mapping[str, Any]) -> list[str]:
+    found: dict[str, int | None] = {}
+    for arm in SessionModel.read(session).arms:
+        for item in arm.script.files if arm.script else ():
+            found[item.path] = item.size
     return [
         f"{p} ({units.count(b)} bytes)" if isinstance(b, int) else p
         for p, b in sorted(found.items())
     ]
 
 
-def data_bound(session_dict: Mapping[str, Any]) -> list[str]:
+def data_bound(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """'eager at batch_size=8: the script's own time is 62% of its step (data-bound)'."""
-    script = script_of(session_dict) or {}
+    model = SessionModel.read(session)
+    script = script_source(model) or _source({})
     out = []
-    for arm in session_dict.get("arms") or []:
-        for row in arm.get("results") or []:
-            fig = row.get("script") or {}
-            if fig.get("data_bound"):
-                at = (
-                    f" at {phase_text(script, row.get('batch_size'))}"
-                    if script.get("sweep")
-                    else ""
-                )
-                out.append(
-                    f"{arm.get('name')}{at}: the "
-                    f"script's own time is {units.percent(fig['own_share'])} of its step (data-bound: "
-                    "compiling speeds up only the rest)"
-                )
+    for name, row in _rows(model):
+        fig = row.script
+        if fig and fig.data_bound:
+            at = f" at {phase_text(script, row.batch_size)}" if script.sweep else ""
+            out.append(
+                f"{name}{at}: the "
+                f"script's own time is {units.percent(fig.own_share)} of its step (data-bound: "
+                "compiling speeds up only the rest)"
+            )
     return out
 
 
 def text_lines(
-    session_dict: Mapping[str, Any], render_table: Callable[[list[str], list[list[str]]], str]
+    session: SessionModel | Mapping[str, Any],
+    render_table: Callable[[list[str], list[list[str]]], str],
 ) -> list[str]:
     """The summary's lines for a script session (none for a model file)."""
-    script = script_of(session_dict)
+    model = SessionModel.read(session)
+    script = script_source(model)
     if script is None:
         return []
     lines = [f"script: {command_text(script)}"]
-    lines += [f"  {n}" for n in notes(session_dict)]
-    rows = split_rows(session_dict)
+    lines += [f"  {n}" for n in notes(model)]
+    rows = split_rows(model)
     if rows:
         table = render_table(SPLIT_HEADER, rows)
         lines += ["", "compute and the script's own time per step (medians):"]
         lines += ["  " + line for line in table.splitlines()]
-    lines += [f"  note: {line}" for line in data_bound(session_dict)]
-    lines += [f"  {line}" for line in work_lines(session_dict)]
-    written = files(session_dict)
+    lines += [f"  note: {line}" for line in data_bound(model)]
+    lines += [f"  {line}" for line in work_lines(model)]
+    written = files(model)
     if written:
         lines.append(f"the script wrote: {', '.join(written)}")
     return lines
 
 
-def accuracy_note(session_dict: Mapping[str, Any]) -> str | None:
+def accuracy_note(session: SessionModel | Mapping[str, Any]) -> str | None:
     """The method note of a script's loss parity (None: no parity ran)."""
-    acc = [
-        r["accuracy"]
-        for a in session_dict.get("arms") or []
-        for r in a.get("results") or []
-        if (r.get("accuracy") or {}).get("curves")
-    ]
+    acc = [r.accuracy for r in SessionModel.read(session).rows if r.accuracy and r.accuracy.parity]
     if not acc:
         return None
     tol = acc[0]
     return (
-        f"accuracy (loss parity): the script's first {tol.get('steps')} steps run untimed three "
+        f"accuracy (loss parity): the script's first {tol.steps} steps run untimed three "
         "times from the same seeds, eager, eager again (the two must agree, else the script is "
         "nondeterministic) and the arm with inductor's fallback_random, in a process of its "
-        f"own; a step passes when |arm - eager| <= {tol.get('atol'):g} + {tol.get('rtol'):g} x "
+        f"own; a step passes when |arm - eager| <= {tol.atol:g} + {tol.rtol:g} x "
         "|eager|, and a failure names the first step where the curves part"
     )
 
 
 # -- loss curves ------------------------------------------------------------------------------
-def curves(session_dict: Mapping[str, Any]) -> list[tuple[str, Any, list[list[float]]]]:
-    """(label, phase, [[step, loss], ...]): each timed arm's first round, and the untimed parity
+def curves(session: SessionModel | Mapping[str, Any]) -> list[tuple[str, int, Curve]]:
+    """(label, phase, [(step, loss), ...]): each timed arm's first round, and the untimed parity
     runs (eager, and the arm with fallback_random) of each compiled arm."""
-    out = []
-    for arm in session_dict.get("arms") or []:
-        for row in arm.get("results") or []:
-            curve = (row.get("script") or {}).get("loss_curve") or []
+    out: list[tuple[str, int, Curve]] = []
+    for arm in SessionModel.read(session).arms:
+        for row in arm.rows:
+            curve = list(row.script.loss_curve) if row.script else []
             if curve:
-                out.append((str(arm.get("name")), row.get("batch_size"), curve))
-            acc = row.get("accuracy") or {}
-            for key, label in (("eager", "eager (parity run)"), ("arm", "parity run")):
-                values = (acc.get("curves") or {}).get(key) or []
-                points = [[i, v] for i, v in enumerate(values) if isinstance(v, (int, float))]
-                if points and (key == "arm" or not any(c[0] == label for c in out)):
-                    name = label if key == "eager" else f"{arm.get('name')} ({label})"
-                    out.append((name, row.get("batch_size"), points))
+                out.append((arm.name, row.batch_size, curve))
+            acc = row.accuracy
+            if acc is None:
+                continue
+            runs = (
+                (acc.eager_curve, "eager (parity run)", True),
+                (acc.arm_curve, "parity run", False),
+            )
+            for values, label, eager in runs:
+                points: Curve = [(i, v) for i, v in enumerate(values) if v is not None]
+                if points and (not eager or not any(c[0] == label for c in out)):
+                    name = label if eager else f"{arm.name} ({label})"
+                    out.append((name, row.batch_size, points))
     return out
+
+
+def _loss(value: float | None) -> str:
+    """A loss in report.md's table; a step without a finite loss (skipped, NaN) is blank."""
+    return f"{value:.4g}" if value is not None and math.isfinite(value) else ""
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
@@ -250,7 +273,7 @@ def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
     return [round(first + k * step, 12) for k in range(count)]
 
 
-def _joined(curve: list[list[float]]) -> list[tuple[float, float]]:
+def _joined(curve: Sequence[tuple[float, float | None]]) -> list[tuple[float, float]]:
     """A curve's finite points in step order: one line across the steps it has no loss for
     (steps the script skipped, the discarded step before a timed block), never a break."""
     points = []
@@ -260,7 +283,7 @@ def _joined(curve: list[list[float]]) -> list[tuple[float, float]]:
     return sorted(points)
 
 
-def _svg(series: list[tuple[str, list[list[float]]]], esc: Esc) -> str:
+def _svg(series: Sequence[tuple[str, Sequence[tuple[float, float | None]]]], esc: Esc) -> str:
     joined = [(label, _joined(curve)) for label, curve in series]
     points = [p for _, c in joined for p in c]
     if not points:
@@ -326,27 +349,22 @@ def _svg(series: list[tuple[str, list[list[float]]]], esc: Esc) -> str:
     return "".join(parts)
 
 
-def html_section(session_dict: Mapping[str, Any], esc: Esc) -> str:
-    script = script_of(session_dict)
+def html_section(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+    model = SessionModel.read(session)
+    script = script_source(model)
     if script is None:
         return ""
-    head = "".join(f"<th>{esc(h)}</th>" for h in SPLIT_HEADER)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>"
-        for r in split_rows(session_dict)
-    )
     parts = [
         '<section id="script"><h2>Your script</h2>',
         f"<p><code>{esc(command_text(script))}</code></p>",
-        "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes(session_dict)) + "</ul>",
+        "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes(model)) + "</ul>",
         f'<p class="note">{esc(EXPLAIN)}</p>',
-        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>",
-        *(f'<p class="note">{esc(line)}</p>' for line in data_bound(session_dict)),
-        *(f'<p class="note">{esc(line)}</p>' for line in work_lines(session_dict)),
+        table_html(SPLIT_HEADER, split_rows(model), esc),
+        *(f'<p class="note">{esc(line)}</p>' for line in data_bound(model)),
+        *(f'<p class="note">{esc(line)}</p>' for line in work_lines(model)),
     ]
-    by_phase: dict[Any, list[tuple[str, list[list[float]]]]] = {}
-    for label, phase, curve in curves(session_dict):
+    by_phase: dict[int, list[tuple[str, Curve]]] = {}
+    for label, phase, curve in curves(model):
         by_phase.setdefault(phase, []).append((label, curve))
     for phase, series in by_phase.items():
         svg = _svg(series, esc)
@@ -357,7 +375,7 @@ def html_section(session_dict: Mapping[str, Any], esc: Esc) -> str:
                 "its own way); dashed: the untimed parity runs from the same seeds, with "
                 "inductor's fallback_random, whose curves a correct compile follows.</p>"
             )
-    written = files(session_dict)
+    written = files(model)
     if written:
         items = "".join(f"<li><code>{esc(w)}</code></li>" for w in written)
         parts.append(f"<h3>Files the script wrote</h3><ul>{items}</ul>")
@@ -365,18 +383,19 @@ def html_section(session_dict: Mapping[str, Any], esc: Esc) -> str:
     return "".join(parts)
 
 
-def markdown_lines(session_dict: Mapping[str, Any], md_text: Callable[[Any], str]) -> list[str]:
-    script = script_of(session_dict)
+def markdown_lines(
+    session: SessionModel | Mapping[str, Any], md_text: Callable[[Any], str]
+) -> list[str]:
+    model = SessionModel.read(session)
+    script = script_source(model)
     if script is None:
         return []
     out = ["**Your script**", "", f"`{command_text(script)}`", ""]
-    out += [f"- {md_text(n)}" for n in notes(session_dict)]
-    out += ["", md_text(EXPLAIN), "", "| " + " | ".join(SPLIT_HEADER) + " |"]
-    out.append("|" + "---|" * len(SPLIT_HEADER))
-    out += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in split_rows(session_dict)]
-    out += ["", *(f"- _{md_text(line)}_" for line in data_bound(session_dict))]
-    out += [f"- {md_text(line)}" for line in work_lines(session_dict)]
-    series = curves(session_dict)
+    out += [f"- {md_text(n)}" for n in notes(model)]
+    out += ["", md_text(EXPLAIN), "", *table_markdown(SPLIT_HEADER, split_rows(model), md_text)]
+    out += ["", *(f"- _{md_text(line)}_" for line in data_bound(model))]
+    out += [f"- {md_text(line)}" for line in work_lines(model)]
+    series = curves(model)
     if series:
         steps = sorted({int(x) for _, _, c in series for x, _ in c})[:12]
         out += ["", "Loss per step (first steps):", ""]
@@ -384,13 +403,13 @@ def markdown_lines(session_dict: Mapping[str, Any], md_text: Callable[[Any], str
         out.append("|" + "---|" * (len(steps) + 2))
         for label, phase, curve in series:
             by_step = {int(x): y for x, y in curve}
-            cells = [f"{by_step[s]:.4g}" if s in by_step else "" for s in steps]
+            cells = [_loss(by_step.get(s)) for s in steps]
             out.append(
                 f"| {md_text(label)} | {md_text(phase_text(script, phase))} | "
                 + " | ".join(cells)
                 + " |"
             )
-    written = files(session_dict)
+    written = files(model)
     if written:
         out += ["", "Files the script wrote: " + ", ".join(f"`{w}`" for w in written)]
     return [*out, ""]

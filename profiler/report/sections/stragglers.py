@@ -10,6 +10,7 @@ from typing import Any
 
 from tcprof.profiler.analysis.stragglers import HEADER, cells
 from tcprof.profiler.analysis.stragglers import rows as rows  # the report asks: any rows?
+from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 
 Esc = Callable[[Any], str]
 EXPLAIN = (
@@ -25,10 +26,6 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     found = rows(session_dict)
     if not found:
         return ""
-    head = "".join(f"<th>{esc(h)}</th>" for h in HEADER)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells(r)) + "</tr>" for r in found
-    )
     notes = "".join(
         f'<p class="note"><strong>{esc(_note(r, n))}</strong></p>'
         for r in found
@@ -37,8 +34,7 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     return (
         '<section id="ranks"><h2>Ranks</h2>'
         f'<p class="note">{esc(EXPLAIN)}</p>'
-        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>{notes}</section>"
+        f"{table_html(HEADER, map(cells, found), esc)}{notes}</section>"
     )
 
 
@@ -46,9 +42,13 @@ def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) 
     found = rows(session_dict)
     if not found:
         return []
-    out = ["**Ranks**", "", md_text(EXPLAIN), "", "| " + " | ".join(HEADER) + " |"]
-    out.append("|" + "---|" * len(HEADER))
-    out += ["| " + " | ".join(md_text(c) for c in cells(r)) + " |" for r in found]
+    out = [
+        "**Ranks**",
+        "",
+        md_text(EXPLAIN),
+        "",
+        *table_markdown(HEADER, map(cells, found), md_text),
+    ]
     notes = [f"- **{md_text(_note(r, n))}**" for r in found for n in r["notes"]]
     return [*out, "", *notes, *([""] if notes else [])]
 

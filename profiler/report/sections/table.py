@@ -11,6 +11,7 @@ from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SETTLED_RATIO
 from tcprof.profiler.analysis.verdict import NOT_AFTER_HOLM
 from tcprof.profiler.analysis.verdict import bound_text as bound_text  # the views' import
 from tcprof.profiler.config import DEFAULT_REPLICATES, balanced_rounds, threads_per_process
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.figures import Interval
 from tcprof.profiler.model.json_values import as_map, thaw
@@ -300,13 +301,9 @@ COLUMN_HELP = {
 }
 
 
-def _model(session: SessionModel | Mapping[str, Any]) -> SessionModel:
-    return SessionModel.read(session)
-
-
 def batch_size_order(session: SessionModel | Mapping[str, Any]) -> list[int]:
     """The batch sizes in the order the run was asked for, then any others measured."""
-    model = _model(session)
+    model = SessionModel.read(session)
     asked = list(model.batch_sizes)
     seen = [r.batch_size for r in model.rows]
     order = [b for b in asked if b in seen]
@@ -316,7 +313,7 @@ def batch_size_order(session: SessionModel | Mapping[str, Any]) -> list[int]:
 def summary_rows(session: SessionModel | Mapping[str, Any]) -> list[tuple[int, Arm, Row]]:
     """(arm index, arm, row) for every Summary row: grouped by batch size, the arms side by
     side in their order within each size (the table, the app and the reports share it)."""
-    model = _model(session)
+    model = SessionModel.read(session)
     arms = list(enumerate(model.arms))
     return [
         (i, arm, row)
@@ -334,14 +331,13 @@ def summary_results(
     return [(i, thaw(arm.data), thaw(row.data)) for i, arm, row in summary_rows(session)]
 
 
-def _script(model: SessionModel) -> Mapping[str, Any] | None:
-    """The script's options (a run's options stay as given: model/raw.py)."""
-    script = model.config.get("script")
-    return script if isinstance(script, Mapping) else None
+def _script(model: SessionModel) -> ScriptSource | None:
+    """The script's options (None: a model file's session)."""
+    return script_section.script_source(model)
 
 
 def table_rows(session: SessionModel | Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
-    model = _model(session)
+    model = SessionModel.read(session)
     header = [
         "arm",
         "bs",
@@ -360,10 +356,10 @@ def table_rows(session: SessionModel | Mapping[str, Any]) -> tuple[list[str], li
         "breaks",
     ]
     script = _script(model)
-    unit = script_section.work_unit(model.data)
+    unit = script_section.work_unit(model)
     if script is not None:  # its own unit; no batch size of tcprof's unless it sweeps one
         header[5] = f"{unit}/s"
-        if not script.get("sweep"):
+        if not script.sweep:
             header[1] = "per step"
     rows = []
     for arm_index, arm, r in summary_rows(model):
@@ -396,14 +392,14 @@ def table_rows(session: SessionModel | Mapping[str, Any]) -> tuple[list[str], li
     return header, rows
 
 
-def _phase_cell(script: Mapping[str, Any] | None, row: Row, unit: str) -> str:
+def _phase_cell(script: ScriptSource | None, row: Row, unit: str) -> str:
     """The batch size; a script's phase value, or without a sweep its work per step."""
-    if script is not None and not script.get("sweep"):
-        return script_section.work_text(row.data, unit)
+    if script is not None and not script.sweep:
+        return script_section.work_text(row, unit)
     return str(row.batch_size)
 
 
-def _throughput_cell(script: Mapping[str, Any] | None, row: Row) -> str:
+def _throughput_cell(script: ScriptSource | None, row: Row) -> str:
     if script is None:
         return units.count(row.samples_per_s)
     return units.rate(row.work_per_s)
@@ -413,7 +409,7 @@ def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
     """'1 first step + 5 warm-up + 50 asked per process (5 blocks of 10); measured 5,744–8,292
     per process: each block runs at least 100 ms': the steps a process really measured, and
     why a block grew, beside what was asked."""
-    model = _model(session)
+    model = SessionModel.read(session)
     cfg = model.config  # the run's options as given
     steps, blocks = cfg.get("steps"), cfg.get("blocks")
     text = f"1 first step + {cfg.get('warmup')} warm-up + {steps} measured asked per process"
@@ -436,14 +432,14 @@ def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
     return text
 
 
-def _script_unit(script: Mapping[str, Any]) -> str:
-    return "forward calls" if script.get("step_on") == "forward" else "optimizer steps"
+def _script_unit(script: ScriptSource) -> str:
+    return "forward calls" if script.step_on == "forward" else "optimizer steps"
 
 
 def tolerance_text(session: SessionModel | Mapping[str, Any]) -> str:
     """'rtol 0.0001, atol 1e-05 (the dtype's default)': the tolerance the accuracy check used,
     not the unset option ('rtol=None')."""
-    model = _model(session)
+    model = SessionModel.read(session)
     cfg = model.config  # the run's options as given
     used = next(
         (r.accuracy for r in model.rows if r.accuracy and r.accuracy.rtol is not None), None
@@ -515,7 +511,7 @@ def _digits(fraction: float) -> int:
 
 def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
-    model = _model(session)
+    model = SessionModel.read(session)
     cfg = model.config  # the run's options as given
     rows = model.rows
     notes: list[str] = []
@@ -574,7 +570,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
             + ")"
         )
     if reps >= 2:
-        notes += seeding_notes(model.data)
+        notes += seeding_notes(model)
     controls = [a.name for a in model.arms if a.control_of is not None]
     if controls:
         notes.append(
@@ -591,7 +587,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
             "1.0 or overlaps the control's is within noise (session schema 2's rule)"
         )
     acc = [r.accuracy for r in rows if r.accuracy]
-    parity = script_section.accuracy_note(model.data) if _script(model) else None
+    parity = script_section.accuracy_note(model) if _script(model) else None
     if parity:
         notes.append(parity)
     elif acc:

@@ -1,0 +1,93 @@
+"""Every report section's output for the test fixtures and the session.json files given, as one
+JSON file: run it in two trees (before and after a change to report/sections) and diff them.
+
+Run (in each tree's root): PYTHONPATH=. .venv/bin/python -m bench.sections_dump OUT.json [FILE...]
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from tcprof.profiler.report.html import esc
+from tcprof.profiler.report.sections import (
+    compile_list,
+    parts,
+    regional,
+    script,
+    seeding,
+    stragglers,
+    table,
+    top_ops,
+)
+from tcprof.profiler.report.sections import timeline as tl
+
+
+def md(x):
+    return str(x)
+
+
+def dump(session):
+    out = {}
+    fns = {
+        "summary": lambda: parts.summary(session, esc),
+        "insight": lambda: parts.insight(session, esc),
+        "errors": lambda: parts.errors(session, esc),
+        "configuration": lambda: parts.configuration(session, esc),
+        "environment": lambda: parts.environment(session, esc),
+        "logs": lambda: parts.logs(session, esc),
+        "footer": lambda: parts.footer(session, esc),
+        "top_ops": lambda: top_ops.html_section(session, esc),
+        "top_ops_md": lambda: top_ops.markdown_lines(session, md),
+        "comparable": lambda: [list(p) for p in top_ops.comparable(session)],
+        "op_comparison": lambda: [
+            top_ops.op_comparison(session, n, b) for n, b in top_ops.comparable(session)
+        ],
+        "script_html": lambda: script.html_section(session, esc),
+        "script_md": lambda: script.markdown_lines(session, md),
+        "script_text": lambda: script.text_lines(session, table.render_table),
+        "script_note": lambda: script.accuracy_note(session),
+        "work_unit": lambda: script.work_unit(session),
+        "table_rows": lambda: table.table_rows(session),
+        "method_notes": lambda: table.method_notes(session),
+        "steps_text": lambda: table.steps_text(session),
+        "seeding": lambda: seeding.seeding_notes(session),
+        "regional": lambda: (
+            regional.html_section(session, esc) + "\n".join(regional.markdown_lines(session, md))
+        ),
+        "stragglers": lambda: (
+            stragglers.html_section(session, esc)
+            + "\n".join(stragglers.markdown_lines(session, md))
+        ),
+        "compile_md": lambda: [
+            compile_list.markdown_lines(session, r, md, a)
+            for a in session.get("arms") or []
+            for r in a.get("results") or []
+        ],
+        "timeline": lambda: [
+            tl.html_section(session, esc),
+            tl.markdown_lines(session, md),
+            tl.summary_line(session),
+        ],
+    }
+    for name, fn in fns.items():
+        try:
+            out[name] = fn()
+        except Exception as e:
+            out[name] = "ERROR " + type(e).__name__ + ": " + str(e)
+    return out
+
+
+def sessions():
+    from tests.support.script_sessions import script_session
+    from tests.support.synthetic import eval_first_session, synthetic_session
+
+    yield "synthetic", synthetic_session()
+    yield "eval_first", eval_first_session()
+    yield "script", script_session()
+    yield "v1", json.loads(Path("tests/support/data/session_v1.json").read_text())
+    for p in sys.argv[2:]:
+        yield p, json.loads(Path(p).read_text())
+
+
+result = {name: dump(s) for name, s in sessions()}
+Path(sys.argv[1]).write_text(json.dumps(result, indent=1, sort_keys=True, default=str))
