@@ -6,6 +6,7 @@ tens of seconds); the real one runs in tests/profiler/run/test_measurement.py's 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,12 @@ from torch._inductor import cpu_vec_isa
 from tcprof.profiler.worker import cpu_check
 
 pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(autouse=True)
+def no_real_probes(monkeypatch):
+    """The probes run side by side before inductor's list is asked: none here but a test's own."""
+    monkeypatch.setattr(cpu_vec_isa, "x86_isa_checker", lambda: [])
 
 
 @pytest.fixture
@@ -95,3 +102,37 @@ def test_only_inductor_on_the_cpu_in_a_tcprof_folder_runs_it(
     backend, device, cache_dir, check_dir, wanted
 ):
     assert cpu_check.wanted(backend, device, cache_dir, check_dir) is wanted
+
+
+class _Isa:
+    """An instruction set whose probe (its truth, as inductor's) waits for the other's: it
+    passes only when the two run side by side."""
+
+    def __init__(self, name: str, meet: threading.Barrier) -> None:
+        self.name, self.meet, self.probes = name, meet, 0
+        self.answer: bool | None = None  # kept once probed, as inductor keeps it
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __bool__(self) -> bool:
+        if self.answer is None:
+            self.probes += 1
+            self.meet.wait()
+            self.answer = True
+        return self.answer
+
+
+def test_the_instruction_sets_are_probed_side_by_side_and_once(tmp_path, monkeypatch):
+    meet = threading.Barrier(2, timeout=10)  # one after the other: broken, and the check fails
+    isas = [_Isa("avx512", meet), _Isa("avx2", meet), _Isa("neon", meet)]
+
+    def valid_vec_isa_list():  # inductor's list of the sets the CPU claims that pass
+        return [i for i in isas[:2] if i]
+
+    monkeypatch.setattr(cpu_vec_isa, "x86_isa_checker", lambda: ["avx2", "avx512"])
+    monkeypatch.setattr(cpu_vec_isa, "supported_vec_isa_list", isas)
+    monkeypatch.setattr(cpu_vec_isa, "valid_vec_isa_list", valid_vec_isa_list)
+    checked = cpu_check.run(str(tmp_path / "home"), str(tmp_path / "cold"))
+    assert checked.get("isas") == ["avx512", "avx2"], checked
+    assert [i.probes for i in isas] == [1, 1, 0]  # the set the CPU does not claim: never probed
