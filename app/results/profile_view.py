@@ -230,7 +230,7 @@ class ProfileView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setForeground(session_arm_colour(self._plain, arm_index))
+                    item.setForeground(session_arm_colour(self.session, arm_index))
                 note = profile_note(self._profile(arm_index, bs))
                 item.setToolTip(f"{note}\ntrace: {path}" if path else note)
                 if c in (4, 5) and "Flagged" in note:  # times that are not the step's

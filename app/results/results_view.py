@@ -198,7 +198,7 @@ class ResultsView(QTabWidget):
                 if banded:  # one band per batch size: its arms read as a group
                     item.setBackground(shade)
                 if c == 0:
-                    item.setForeground(session_arm_colour(session, arm_index))
+                    item.setForeground(session_arm_colour(model, arm_index))
                 if column_key(header[c]) == SPEEDUP and arm_index:
                     tone = tones.get(speedup_tone(result))
                     if tone is not None:
