@@ -3,6 +3,11 @@ tolerantly from session.json's dict, an old session's missing keys as None or th
 
 from __future__ import annotations
 
+import dataclasses
+
+from tcprof.profiler.config.script import ScriptSource
+from tcprof.profiler.model import session as model_session
+from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.model.session import SessionModel
 from tests.support.synthetic import synthetic_session
 
@@ -43,3 +48,31 @@ def test_what_an_arm_loaded_is_typed_with_its_wrapping():
     assert loaded.parallel.world_size == 4 and loaded.parallel.sharded_where == "layers"
     data["arms"][1].pop("model")
     assert SessionModel.from_json(data).arms[1].loaded is None
+
+
+def test_config_has_one_typed_reading():
+    """`config` is typed once (RunOptions): no second record of its warm-up, steps, rounds,
+    device or script beside it (issue 40: one declaration of each thing)."""
+    names = [f.name for f in dataclasses.fields(SessionModel)]
+    assert not hasattr(model_session, "Plan") and "plan" not in names
+    assert [f.name for f in dataclasses.fields(SessionModel) if f.type == "RunOptions"] == [
+        "options"
+    ]
+
+
+def test_a_scripts_run_reads_as_its_script_source_tolerantly():
+    config = {
+        "warmup": 2.0,  # a count written by hand as a float
+        "steps": 5,
+        "replicates": 3,
+        "script": {"path": "/t/train.py", "args": ["--bs={batch_size}"], "sweep": "batch_size"},
+    }
+    options = RunOptions.of(config)
+    assert (options.warmup, options.steps, options.replicates) == (2, 5, 3)
+    assert options.script == ScriptSource(
+        path="/t/train.py", args=("--bs={batch_size}",), sweep="batch_size"
+    )
+    assert options.script.command_text(8) == "python /t/train.py --bs=8"
+    odd = RunOptions.of({"script": {"cwd": None, "step_on": 3, "python": ["py"], "args": None}})
+    assert odd.script == ScriptSource(path=""), "a wrong type reads as the option's default"
+    assert RunOptions.of({"script": {}}).script is None and RunOptions.of(None).script is None
