@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcprof.profiler.model.checks import CompileCheck
-from tcprof.profiler.model.compiles import Compile, CompileCost
+from tcprof.profiler.model.compiles import Compile, CompileCheck, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int

@@ -76,3 +76,20 @@ def test_a_scripts_run_reads_as_its_script_source_tolerantly():
     odd = RunOptions.of({"script": {"cwd": None, "step_on": 3, "python": ["py"], "args": None}})
     assert odd.script == ScriptSource(path=""), "a wrong type reads as the option's default"
     assert RunOptions.of({"script": {}}).script is None and RunOptions.of(None).script is None
+
+
+def test_an_arms_model_and_its_cudagraph_skips_are_each_read_once():
+    """`arms[].model` is read by Loaded alone (its CPU check included) and
+    `arms[].cudagraph_skips` by CudagraphSkip alone; the arm's conveniences derive from them."""
+    data = synthetic_session()
+    data["arms"][1]["model"] = {"cpu_check": {"first_s": 9.8, "seconds": 0.2, "built": True}}
+    data["arms"][1]["cudagraph_skips"] = [{"batch_size": 8, "reason": "cpu"}, {"reason": "x"}]
+    arm = SessionModel.from_json(data).arms[1]
+    fields = {f.name for f in dataclasses.fields(arm)}
+    assert "cpu_check" not in fields and "cudagraph_skipped" not in fields
+    assert arm.loaded is not None and arm.loaded.model is None
+    assert arm.loaded.cpu_check is not None and arm.loaded.cpu_check.first_s == 9.8
+    assert arm.cpu_check is arm.loaded.cpu_check and arm.cpu_check.built
+    assert arm.cudagraph_skipped == (8,) and len(arm.cudagraph_skips) == 2
+    data["arms"][1].pop("model")
+    assert SessionModel.from_json(data).arms[1].cpu_check is None
