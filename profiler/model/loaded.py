@@ -66,6 +66,7 @@ class Loaded:
     regional: Regional | None
     parallel: Parallel | None
     cpu_check: CpuCheck | None = None
+    params: int | None = None  # the model's parameters, counted
 
     @classmethod
     def of(cls, value: Any) -> Loaded | None:
@@ -79,6 +80,7 @@ class Loaded:
             _regional(regional) if isinstance(regional, Mapping) else None,
             _parallel(parallel) if isinstance(parallel, Mapping) else None,
             CpuCheck.of(value.get("cpu_check")),
+            as_int(value.get("params")),
         )
 
 

@@ -37,11 +37,13 @@ def test_what_an_arm_loaded_is_typed_with_its_wrapping():
     data["arms"][1]["model"] = {
         "model": "Net()",
         "input": "(B, 10) float",
+        "params": 1234,
         "regional": {"where": "layers", "class": "Block"},
         "parallel": {"parallel": "fsdp", "world_size": 4, "sharded_blocks": {"where": "layers"}},
     }
     loaded = SessionModel.from_json(data).arms[1].loaded
     assert loaded is not None and loaded.model == "Net()" and loaded.input == "(B, 10) float"
+    assert loaded.params == 1234
     assert loaded.regional is not None and loaded.regional.where == "layers"
     assert loaded.regional.block_class == "Block"
     assert loaded.parallel is not None and loaded.parallel.kind == "fsdp"
