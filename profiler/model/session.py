@@ -76,7 +76,8 @@ class SessionModel:
         baseline = plain.get("baseline") or (raw_arms[0].get("name") if raw_arms else None)
         baseline = str(baseline) if baseline is not None else None
         arms = [Arm.of(a, a.get("name") == baseline, None) for a in raw_arms]
-        script = (plain.get("config") or {}).get("script")
+        options = RunOptions.of(plain.get("config"))
+        script = options.script
         status = str(plain.get("status") or "unknown")
         sentences = session_verdicts(arms, baseline, status, script)
         by_arm = {v.arm: v.text for v in sentences}
@@ -102,7 +103,7 @@ class SessionModel:
             runtime=Environment.of(plain.get("environment")),
             errors=tuple(p for p in map(Problem.of, items(plain.get("errors"))) if p),
             ladder=Ladder.of(plain.get("ladder")),
-            options=RunOptions.of(plain.get("config")),
+            options=options,
             regional=tuple(Tradeoff.of(r) for r in items(plain.get("regional"))),
             seeding=Seeding.of(plain),
         )
