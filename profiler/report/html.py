@@ -132,7 +132,7 @@ def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]
             "arm": r.arm,
             "batch_size": r.batch_size,
             "samples_per_s": r.samples_per_s,
-            "work_per_s": r.work_per_s,
+            "work_per_s": r.script.work_per_s if r.script else None,
             "median_ms": r.median_ms,
         }
         for r in model.rows
@@ -173,7 +173,10 @@ def _throughput(session: SessionModel, plain: Mapping[str, Any]) -> dict[str, An
     script = session.options.script
     if script is None:
         return {"unit": "samples", "work": None, "phase": "bs"}
-    work = {a.name: {str(r.batch_size): r.work_per_step for r in a.rows} for a in session.arms}
+    work = {
+        a.name: {str(r.batch_size): r.script.work_per_step if r.script else None for r in a.rows}
+        for a in session.arms
+    }
     return {"unit": script_section.work_unit(plain), "work": work, "phase": script.sweep}
 
 

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.config import DEFAULT_REMOTE_PYTHON
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
-from tcprof.profiler.model.options import ScriptCommand
 from tcprof.profiler.model.session import SessionModel
 
 _OPTIONS: tuple[tuple[str, str], ...] = (
@@ -22,7 +22,7 @@ _OPTIONS: tuple[tuple[str, str], ...] = (
 
 
 Session = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
-NO_SCRIPT = ScriptCommand(None, (), None, None, None, None, None)
+NO_SCRIPT = ScriptSource(path="")
 
 
 def _arm_text(arm: Arm) -> str:

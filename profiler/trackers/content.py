@@ -177,7 +177,7 @@ def step_series(session: SessionModel | Mapping[str, Any]) -> dict[str, list[Ste
         measured = rows_of.get((arm, bs))
         # a script's samples per step, as its model was given them; else a distributed step
         # is the global batch (a script's phase is not its batch)
-        samples = (measured and measured.samples_per_step) or bs * int(
+        samples = (measured and measured.script and measured.script.samples_per_step) or bs * int(
             (measured and measured.world_size) or 1
         )
         memory: dict[str, list[tuple[int, float]]] = {}

@@ -402,7 +402,7 @@ def _phase_cell(script: ScriptSource | None, row: Row, unit: str) -> str:
 def _throughput_cell(script: ScriptSource | None, row: Row) -> str:
     if script is None:
         return units.count(row.samples_per_s)
-    return units.rate(row.work_per_s)
+    return units.rate(row.script.work_per_s if row.script else None)
 
 
 def steps_text(session: SessionModel | Mapping[str, Any]) -> str:

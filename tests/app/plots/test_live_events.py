@@ -75,14 +75,14 @@ def test_a_saved_sessions_plots_are_laid_out_from_the_typed_model():
 
 
 def test_the_model_reads_a_runs_plan_and_old_sessions_still_open():
-    plan = SessionModel.from_json(_saved()).plan
-    assert plan is not None and (plan.warmup, plan.steps, plan.replicates) == (1, 3, 2)
+    plan = SessionModel.from_json(_saved()).options
+    assert (plan.warmup, plan.steps, plan.replicates) == (1, 3, 2)
     assert plan.script is not None and plan.script.sweep == "batch_size"
-    old = SessionModel.from_json({"arms": [], "config": {"source": {"path": "/m/net.py"}}}).plan
-    assert old is not None and (old.warmup, old.steps, old.replicates) == (0, 0, 1)
-    assert (old.device, old.script, old.model_path) == (None, None, "/m/net.py")
-    bare = SessionModel.from_json({"config": {"script": {"args": ["--x"]}}}).plan
-    assert bare is not None and bare.script == ScriptSource(path="", args=("--x",))
+    old = SessionModel.from_json({"arms": [], "config": {"source": {"path": "/m/net.py"}}}).options
+    assert (old.warmup, old.steps, old.replicates) == (None, None, None)
+    assert (old.device, old.script, old.source.path) == (None, None, "/m/net.py")
+    bare = SessionModel.from_json({"config": {"script": {"args": ["--x"]}}}).options
+    assert bare.script == ScriptSource(path="", args=("--x",))
 
 
 def test_each_record_reads_the_wire_by_the_names_the_protocol_declares():
