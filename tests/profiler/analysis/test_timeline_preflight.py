@@ -17,6 +17,7 @@ from tcprof.profiler.analysis.timeline import (
     timeline_mark,
 )
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.run.runner import Runner
 from tests.support.fake_worker import FakeWorkers
@@ -97,3 +98,4 @@ def test_a_recorded_run_times_its_check_into_its_timeline(tmp_path) -> None:
     lanes = session["timeline"]["lanes"]
     assert lanes[0]["spans"][0]["end"] == pytest.approx(preflight, abs=1e-3)
     assert min(s["start"] for lane in lanes[1:] for s in lane["spans"]) >= preflight
+    assert session_problem(session) is None  # the engine's lane is session.json's too
