@@ -8,6 +8,7 @@ from tcprof.profiler.analysis import rank_compiles, stragglers
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, parse_arm
 from tcprof.profiler.distributed.rank_merge import RankMerger
 from tcprof.profiler.model.ranks import RankFigures
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report import reproduce
 from tcprof.profiler.report.sections import stragglers as straggler_section
 from tcprof.profiler.report.sections import table as summary
@@ -170,7 +171,7 @@ def test_the_straggler_view_names_the_slowest_rank_and_the_spread():
 
 
 def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
-    arm = _ranked_session()["arms"][0]
+    arm = SessionModel.from_json(_ranked_session()).arms[0]
     block = reproduce._with_parallel(arm, "runner = torch.compile(model)")
     assert "torchrun --standalone --nproc-per-node 2 reproduce.py" in block
     assert "for block in model.get_submodule('blocks'):" in block
