@@ -32,6 +32,7 @@ from tcprof.app.setup.loop_options import LOOP_KEYS, LoopOptions
 from tcprof.app.setup.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from tcprof.app.setup.model_extras import EXTRA_KEYS, ModelExtras
 from tcprof.app.setup.narrow import wrapping
+from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
@@ -284,13 +285,19 @@ class SetupPanel(QWidget):
         state = self._take_script(state, trust_model)
         if trust_model and "model_file_trusted" in state:  # the user's own, saved with a script
             trust_model = state["model_file_trusted"] is True
-        adjusted = self.core.set_options(state, trust_model)
+        saved = SavedSetup.of(state)
+        adjusted = self.core.set_options(saved, trust_model)
         for editor in self._editors:
-            editor.set_options(state)
-        if state.get("stop_early") is True:  # its replicates is its last look: auto holds it
-            state = {k: v for k, v in state.items() if k != "replicates"}
-        adjusted += not_fitting(state, self.measurement.options())
-        self.carried.set_options(state, adjusted)
+            editor.set_options(saved)
+        held = self.measurement
+        adjusted += not_fitting(
+            # a stop_early run's replicates is its last look: auto holds it
+            *([] if saved.stop_early.value else [("replicates", saved.replicates, held.rounds())]),
+            ("budget_s", saved.budget_s, held.budget.value() or None),
+            ("threads", saved.threads, held.threads.value() or None),
+            ("stall_timeout_s", saved.stall_timeout_s, held.stall_timeout.value() or None),
+        )
+        self.carried.set_options(state, adjusted, saved)
         self.revalidate()
 
 
