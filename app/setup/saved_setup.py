@@ -10,12 +10,19 @@ them to it); a restore never raises, so neither does `SavedSetup.of`."""
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from tcprof.profiler.config import CONTROLS, ArmSpec, DebugOptions, ModelSource, RunConfig
 from tcprof.profiler.config.model import normalize_control
+from tcprof.profiler.config.script import (
+    BATCH_SIZE,
+    DEFAULT_NO_STEP_TIMEOUT_S,
+    STEP_ON,
+    ScriptSource,
+)
 
 T = TypeVar("T")
 
@@ -80,6 +87,12 @@ def _parsed(state: Mapping[str, object], name: str, parse: Any) -> Saved[Any]:
     return Saved(True, value, value is not None, raw is None, str(raw), _number(raw))
 
 
+def _trusted(state: Mapping[str, object], name: str) -> Saved[bool]:
+    """The user's word, saved by the panel: true only when it is exactly true."""
+    raw = state.get(name)
+    return Saved(name in state, raw is True, True, raw is None, str(raw))
+
+
 def _number(raw: object) -> float | None:
     return float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
 
@@ -116,6 +129,73 @@ def _control(raw: object) -> str | None:
     if raw is True or raw is False or raw is None or raw in CONTROLS:
         return normalize_control(raw) or ""
     raise ValueError(raw)
+
+
+def args_text(args: tuple[str, ...] | list[str]) -> str:
+    """The arguments as the Arguments field shows them: quoted only where a shell would need
+    it (so --batch_size={batch_size} stays as typed), splitting back to the same words."""
+    return " ".join(a if a and shlex.split(a) == [a] else shlex.quote(a) for a in args)
+
+
+@dataclass(frozen=True)
+class ScriptFields:
+    """The Script box as saved: the script and its fields as typed (the per-script memory, the
+    panel's state; `cwd` None: the script's folder), or a session's ScriptSource shown in them
+    (`session`: it runs only after the user's word, model_consent.py)."""
+
+    path: str
+    args: str = ""
+    cwd: str | None = None
+    sweep: str = ""
+    step_on: str = STEP_ON[0]
+    no_step_timeout_s: float = DEFAULT_NO_STEP_TIMEOUT_S
+    session: bool = False
+
+    @classmethod
+    def of(cls, raw: Mapping[str, object], path: str) -> ScriptFields:
+        """The panel's own form, tolerantly: a value of the wrong type takes the default."""
+        args, cwd, sweep = (raw.get(key) for key in ("args", "cwd", "sweep"))
+        step_on, timeout = raw.get("step_on"), raw.get("no_step_timeout_s")
+        number = _number(timeout)
+        return cls(
+            path,
+            args if isinstance(args, str) else "",
+            cwd if isinstance(cwd, str) else None,
+            sweep if isinstance(sweep, str) else "",
+            step_on if isinstance(step_on, str) and step_on in STEP_ON else STEP_ON[0],
+            number if number is not None and number > 0 else DEFAULT_NO_STEP_TIMEOUT_S,
+        )
+
+    @classmethod
+    def of_session(cls, source: ScriptSource, batch_sizes: object) -> ScriptFields:
+        """A session's script: its arguments as one line, its sweep's values from the
+        session's batch sizes (the phases' values)."""
+        sweep = ""
+        if source.sweep and source.sweep != BATCH_SIZE and isinstance(batch_sizes, list):
+            sweep = f"{source.sweep}={','.join(str(b) for b in batch_sizes)}"
+        fields = cls.of(
+            {"step_on": source.step_on, "no_step_timeout_s": source.no_step_timeout_s}, source.path
+        )
+        return cls(
+            source.path,
+            args_text(source.args),
+            source.cwd,
+            sweep,
+            fields.step_on,
+            fields.no_step_timeout_s,
+            session=True,
+        )
+
+
+def _script(state: Mapping[str, object]) -> ScriptFields | None:
+    """The script of a setup: a session's ScriptSource (it names its python or lists its
+    arguments) or the panel's own fields; None without a path."""
+    raw = state["script"]
+    if not isinstance(raw, Mapping) or not isinstance(path := raw.get("path"), str):
+        return None
+    if "python" in raw or isinstance(raw.get("args"), list):
+        return ScriptFields.of_session(ScriptSource.from_dict(dict(raw)), state.get("batch_sizes"))
+    return ScriptFields.of(raw, path)
 
 
 _PARSE = {
@@ -166,6 +246,9 @@ class SavedSetup:
     node_rank: Saved[int]
     rdzv_endpoint: Saved[str]
     rdzv_timeout_s: Saved[float]
+    script: Saved[ScriptFields]
+    # the panel's own keys: whether the user trusted the model file (saved with a script)
+    model_file_trusted: Saved[bool]
 
     @classmethod
     def of(cls, state: Mapping[str, object]) -> SavedSetup:
@@ -176,5 +259,8 @@ class SavedSetup:
                 if f.name in _PARSE
                 else _cell(state, f.name)
                 for f in dataclasses.fields(cls)
-            }
+                if f.name not in ("script", "model_file_trusted")
+            },
+            script=_parsed(state, "script", lambda _raw: _script(state)),
+            model_file_trusted=_trusted(state, "model_file_trusted"),
         )

@@ -32,7 +32,7 @@ from tcprof.app.setup.loop_options import LOOP_KEYS, LoopOptions
 from tcprof.app.setup.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from tcprof.app.setup.model_extras import EXTRA_KEYS, ModelExtras
 from tcprof.app.setup.narrow import wrapping
-from tcprof.app.setup.saved_setup import SavedSetup
+from tcprof.app.setup.saved_setup import Saved, SavedSetup
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
@@ -239,29 +239,23 @@ class SetupPanel(QWidget):
         return options
 
     # -- a script's session ---------------------------------------------------------------------
-    def _take_script(self, state: dict[str, Any], trusted: bool) -> dict[str, Any]:
+    def _take_script(self, saved: SavedSetup, trusted: bool) -> SavedSetup:
         """A setup with a script (a session's config, or the panel's own state): the script
         goes to the Script box (a session's is not trusted: it runs after the user's word),
         the rest to the fields; its `source` (the script's file) never reaches the model field,
         which must never inspect (import) a script."""
-        script = state.get("script")
-        if not isinstance(script, dict) or not isinstance(script.get("path"), str):
-            return state
-        try:
-            if "python" in script or isinstance(script.get("args"), list):
-                self.script.set_from_session(script, state.get("batch_sizes"))
-            else:
-                self.script.set_script(script["path"], script, trusted=trusted)
-        except (TypeError, ValueError):
-            return state
-        state = {k: v for k, v in state.items() if k != "script"}
-        if isinstance(state.get("source"), dict) and state["source"].get("path") == script["path"]:
-            state.pop("source")
+        script = saved.script.value
+        if script is None:
+            return saved
+        self.script.set_script(script.path, script, trusted=trusted)
+        source = saved.source.value
+        if source is not None and source.path == script.path:
+            saved = dataclasses.replace(saved, source=Saved())
         if not self.script.uses_batch_sizes():
-            state.pop("batch_sizes", None)  # a sweep's values, or the one phase's 1
-        if state.get("parallel") == TORCHRUN:
-            state.pop("parallel")  # what a script with several processes runs under: not a field
-        return state
+            saved = dataclasses.replace(saved, batch_sizes=Saved())  # a sweep's, or the phase's 1
+        if saved.parallel.value == TORCHRUN:  # what a script with several processes runs under
+            saved = dataclasses.replace(saved, parallel=Saved())
+        return saved
 
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -280,12 +274,12 @@ class SetupPanel(QWidget):
         inspected, unless trust_model (the caller's word, never the state's: a session file
         could claim anything). Numbers a field clamped or rounded (say, lr=1e-07 below the
         field's 1e-06) are named in the panel rather than run as something else unsaid."""
-        if not isinstance(state.get("script"), dict):
-            self.script.clear()
-        state = self._take_script(state, trust_model)
-        if trust_model and "model_file_trusted" in state:  # the user's own, saved with a script
-            trust_model = state["model_file_trusted"] is True
         saved = SavedSetup.of(state)
+        if saved.script.value is None:
+            self.script.clear()
+        saved = self._take_script(saved, trust_model)
+        if trust_model and saved.model_file_trusted.given:  # the user's own, with a script
+            trust_model = saved.model_file_trusted.value is True
         adjusted = self.core.set_options(saved, trust_model)
         for editor in self._editors:
             editor.set_options(saved)

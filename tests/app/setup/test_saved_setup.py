@@ -14,12 +14,17 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def test_each_cell_is_a_run_config_field_in_its_declared_type():
+    own = {"model_file_trusted"}  # the panel's own key, saved with a script
     for field in dataclasses.fields(SavedSetup):
+        if field.name in own:
+            continue
         assert field.name in RUN_FIELDS, field.name
         declared = str(RUN_FIELDS[field.name].type).split(" | ")[0]
         held = str(field.type).removeprefix("Saved[").removesuffix("]")
-        # the Batch sizes field keeps what the user typed: text, not the parsed tuple
-        assert held == ("str" if field.name == "batch_sizes" else declared), field.name
+        # the Batch sizes field keeps what the user typed: text, not the parsed tuple; the
+        # script, what the Script box shows (a session's ScriptSource shown in its fields)
+        typed = {"batch_sizes": "str", "script": "ScriptFields"}
+        assert held == typed.get(field.name, declared), field.name
 
 
 def test_a_value_of_another_type_is_not_taken_but_quoted():
@@ -58,3 +63,18 @@ def test_the_panel_names_a_distributed_misfit_as_saved(make_window):
     window.setup.restore({"nproc": "many", "rdzv_timeout_s": -1, "lr": 1e-9})
     text = window.setup.carried.text()
     assert "nproc=many" in text and "rdzv_timeout_s=-1" in text and "lr=1e-09" in text
+
+
+def test_a_script_is_read_in_either_form():
+    session = SavedSetup.of(
+        {
+            "script": {"path": "/p/t.py", "python": "python", "args": ["--n", "{n}"], "sweep": "n"},
+            "batch_sizes": [1, 2],
+        }
+    ).script.value
+    assert session is not None and session.session
+    assert (session.args, session.sweep) == ("--n {n}", "n=1,2")
+    own = SavedSetup.of({"script": {"path": "/p/t.py", "args": "-v", "step_on": "odd"}})
+    assert own.script.value is not None and not own.script.value.session
+    assert own.script.value.step_on == "optimizer"  # a value it cannot take: the default
+    assert SavedSetup.of({"script": {"args": []}}).script.value is None  # no path
