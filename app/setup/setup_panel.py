@@ -37,7 +37,7 @@ from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
 from tcprof.profiler.analysis import stopping
-from tcprof.profiler.config import ConfigError, ModelSource, RunConfig, run_arms
+from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 from tcprof.profiler.model.context import Environment
 
@@ -198,7 +198,7 @@ class SetupPanel(QWidget):
         The run controller puts the run's session folder in it. A script's run is built as
         `tcprof run [options] -- python SCRIPT ARGS` builds it (script_options.py)."""
         if not self.script.active():
-            return _built({**self.core.options(), **self._options()})
+            return _built({**self.core.options(), **self._options()}, self._auto())
         held = self.core.held()
         script, phases = self.script.run_fields(held.batch_sizes)
         core = held.run_options(phases)
@@ -206,7 +206,11 @@ class SetupPanel(QWidget):
         options = {**core, **self._options()}
         for field in self.script_mode.disabled():
             options.pop(field, None)  # disabled, saying why: the run takes the default
-        return _built(options)
+        return _built(options, self._auto())
+
+    def _auto(self) -> bool:
+        """Replicates at auto: the run stops when settled (`_built`)."""
+        return self.measurement.rounds() is None
 
     def step_probe(self) -> dict[str, Any] | None:
         """The model's priced step (the run estimate's); none for a script (never inspected)."""
@@ -295,16 +299,12 @@ class SetupPanel(QWidget):
         self.revalidate()
 
 
-def _built(options: dict[str, Any]) -> RunConfig:
-    """The RunConfig of the fields; Replicates at auto stops when the answer is settled, at
-    most at the last look for the arms chosen, controls included (as `tcprof run` without
-    --replicates does: analysis/stopping.py); with a number of rounds the Budget is unused."""
-    if options.get("replicates") is None:
-        arms = tuple(options.get("arms") or ())
-        options = {
-            **options,
-            "replicates": stopping.looks(len(run_arms(arms, options.get("control"))))[-1],
-        }
-    else:
-        options = {**options, "budget_s": None}
-    return RunConfig(**options)
+def _built(options: dict[str, Any], auto: bool) -> RunConfig:
+    """The RunConfig of the fields (RunConfig's keyword arguments); Replicates at `auto` stops
+    when the answer is settled, at most at the last look for the arms chosen, controls
+    included (as `tcprof run` without --replicates does: analysis/stopping.py); with a number
+    of rounds the Budget is unused."""
+    if not auto:
+        return RunConfig(**{**options, "budget_s": None})
+    config = RunConfig(**{k: v for k, v in options.items() if k != "replicates"})
+    return dataclasses.replace(config, replicates=stopping.looks(len(config.run_arms))[-1])
