@@ -58,7 +58,7 @@ def accuracy_title(acc: Accuracy | Mapping[str, Any]) -> str:
             f"loss {saved.get('loss')} vs {saved.get('baseline_loss')}; grad norm "
             f"{saved.get('grad_norm')} vs {saved.get('baseline_grad_norm')}"
         )
-    worst = saved.get("worst") or {}
+    worst = (acc.worst if isinstance(acc, Accuracy) else saved.get("worst")) or {}
     text = saved.get("reason") or ""
     if worst:
         text = (
@@ -410,15 +410,15 @@ def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
     per process: each block runs at least 100 ms': the steps a process really measured, and
     why a block grew, beside what was asked."""
     model = SessionModel.read(session)
-    cfg = model.config  # the run's options as given
-    steps, blocks = cfg.get("steps"), cfg.get("blocks")
-    text = f"1 first step + {cfg.get('warmup')} warm-up + {steps} measured asked per process"
+    options = model.options
+    steps, blocks = options.steps, options.blocks
+    text = f"1 first step + {options.warmup} warm-up + {steps} measured asked per process"
     script = _script(model)
     if script:
         text = (
             f"the script's {_script_unit(script)}: " + text + " (one discarded before each block)"
         )
-    if isinstance(steps, int) and isinstance(blocks, int) and blocks > 1:
+    if steps is not None and blocks is not None and blocks > 1:
         text += f" ({blocks} blocks of about {max(1, steps // blocks)})"
     counts = [n for r in model.rows for n in r.steps_per_process]
     if not counts:
@@ -426,8 +426,8 @@ def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
     low, high = min(counts), max(counts)
     measured = units.count(low) if low == high else f"{units.count(low)}–{units.count(high)}"
     text += f"; measured {measured} per process"
-    min_block = cfg.get("min_block_ms")
-    if isinstance(steps, int) and high > steps and isinstance(min_block, (int, float)):
+    min_block = options.min_block_ms
+    if steps is not None and high > steps and min_block is not None:
         text += f": each block runs at least {units.ms(min_block)}, so short steps run more of them"
     return text
 
@@ -440,11 +440,10 @@ def tolerance_text(session: SessionModel | Mapping[str, Any]) -> str:
     """'rtol 0.0001, atol 1e-05 (the dtype's default)': the tolerance the accuracy check used,
     not the unset option ('rtol=None')."""
     model = SessionModel.read(session)
-    cfg = model.config  # the run's options as given
     used = next(
         (r.accuracy for r in model.rows if r.accuracy and r.accuracy.rtol is not None), None
     )
-    rtol, atol = cfg.get("accuracy_rtol"), cfg.get("accuracy_atol")
+    rtol, atol = model.options.accuracy_rtol, model.options.accuracy_atol
     default = rtol is None and atol is None
     rtol = used.rtol if rtol is None and used else rtol
     atol = used.atol if atol is None and used else atol
@@ -479,12 +478,11 @@ def _and(items: list[str]) -> str:
 def _threads_text(model: SessionModel) -> str:
     """', 2 threads per arm'; a distributed arm's processes are its ranks, which share the
     host's cores: ', 1 thread per rank (2 ranks per node)' (as the runner divides them)."""
-    cfg = model.config  # the run's options as given
-    threads = cfg.get("threads")
-    if not isinstance(threads, int) or threads < 1:
+    threads = model.options.threads
+    if threads is None or threads < 1:
         return ""
     worlds = [a.world_size or 1 for a in model.arms]
-    nproc: int = cfg["nproc"] if isinstance(cfg.get("nproc"), int) else 1
+    nproc = model.options.nproc if model.options.nproc is not None else 1
     if not any(w > 1 for w in worlds) or nproc < 1:
         return f", {threads} threads per arm"
     per_rank = threads_per_process(threads, nproc)
@@ -512,7 +510,7 @@ def _digits(fraction: float) -> int:
 def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
     model = SessionModel.read(session)
-    cfg = model.config  # the run's options as given
+    options = model.options
     rows = model.rows
     notes: list[str] = []
     version = model.schema_version or 1
@@ -581,7 +579,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
             "(two "
             "one-sided tests) whose difference holds after Holm's adjustment over the run's controls"
         )
-    elif cfg.get("control"):
+    elif options.control:
         notes.append(
             "A/A control: eager-control is a second eager arm; an arm whose interval contains "
             "1.0 or overlaps the control's is within noise (session schema 2's rule)"
@@ -594,7 +592,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
         tol = next((a for a in acc if a.rtol is not None), None)
         checked = next((a.checked for a in acc if a.checked), None)
         compared = _and(list(checked)) if checked else "outputs and every parameter gradient"
-        step = "inference step" if cfg.get("loop") == "inference" else "training step"
+        step = "inference step" if options.loop == "inference" else "training step"
         autocast = next((a.autocast for a in acc if a.autocast), None)
         two = next((a.steps for a in acc if a.steps), 1)
         steps_text = f"two untimed {step}s" if two == 2 else f"one untimed {step}"
@@ -615,7 +613,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
                 else ""
             )
         )
-    if cfg.get("added_arms"):
+    if options.added_arms:
         notes.append(
             "arms added by --apply-advice ran after the main rounds, not interleaved with the "
             "other arms: read their recompiles, and their timings as indicative only"
