@@ -387,27 +387,27 @@ def _arm_options(arm: Arm) -> list[str]:
 
 def configuration(model: SessionModel, esc: Esc) -> str:
     cfg = thaw(model.config)  # the run's options as given (model/raw.py)
-    src = cfg.get("source") or {}
+    src, options = model.options.source, model.options
     dbg = cfg.get("debug") or {}
     # what the worker loaded, shown as given (model/raw.py)
     loaded = as_map(next((m for a in model.arms if (m := a.data.get("model"))), None))
     items = [
-        ("model file", src.get("path")),
-        ("model", src.get("factory") or src.get("model") or loaded.get("model")),
+        ("model file", src.path),
+        ("model", src.factory or src.model or loaded.get("model")),
         ("parameters", units.count(loaded["params"]) if loaded.get("params") else None),
-        ("input", src.get("input_shape") or loaded.get("input")),
-        ("weights", cfg.get("weights") or "the seed's initial weights"),
+        ("input", src.input_shape or loaded.get("input")),
+        ("weights", options.weights or "the seed's initial weights"),
         ("batch sizes", cfg.get("batch_sizes")),
         ("steps", steps_text(model)),
         (
             "blocks",
             f"{cfg.get('blocks')} ({'sequential' if cfg.get('sequential') else 'interleaved'})",
         ),
-        ("device", cfg.get("device")),
+        ("device", options.device),
         ("ran on", where_text(cfg)),
         ("loop", loop_text(cfg)),
         ("optimizer", f"{cfg.get('optimizer')} lr={cfg.get('lr')}"),
-        ("seed", cfg.get("seed")),
+        ("seed", options.seed),
         ("accuracy tolerance", tolerance_text(model)),
         ("debug logs", dbg.get("logs")),
         ("dynamo verbose", dbg.get("verbose")),
