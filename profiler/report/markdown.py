@@ -142,7 +142,7 @@ def _environment_line(session: SessionModel) -> str:
 
 def render_markdown(model: SessionModel, folder: Any = None) -> str:
     """report.md; `folder` is where it is written (links are relative to it)."""
-    session_dict = model.to_dict()  # for the sections that still read session.json's dict
+    session_dict = model.to_dict()  # analysis's regional and rank rows, the timeline: raw
     header, rows = table_rows(model)
     out = [f"### torch.compile profile: {md_text(model_label(model))}", ""]
     provenance = provenance_line(model)

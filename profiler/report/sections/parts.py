@@ -1,5 +1,5 @@
-"""The HTML sections of report.html. Each takes the session model (a session.json dict still
-enters through `SessionModel.read`) and `esc` (html.escape)."""
+"""The HTML sections of report.html. Each takes the session model (a caller holding
+session.json's dict reads it once through `SessionModel.read`) and `esc` (html.escape)."""
 
 from __future__ import annotations
 
