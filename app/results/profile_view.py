@@ -175,7 +175,7 @@ class ProfileView(QWidget):
         _refill(
             self.bs_filter, "all batch sizes", list(dict.fromkeys(bs for _i, _n, bs, *_ in rows))
         )
-        pairs = comparable(self._plain)
+        pairs = comparable(model)
         current = self.pair.currentData()
         self.pair.blockSignals(True)
         self.pair.clear()
@@ -240,8 +240,8 @@ class ProfileView(QWidget):
 
     def _fill_comparison(self) -> None:
         pair = self.pair.currentData()
-        found = op_comparison(self._plain, *pair) if pair else []
-        problem = comparison_problem(self._plain, *pair) if pair else None
+        found = op_comparison(self.session, *pair) if pair else []
+        problem = comparison_problem(self.session, *pair) if pair else None
         self.comparison_note.setText(f"{problem}." if problem and found else NO_PAIR)
         self.comparison_note.setStyleSheet(f"color: {error_colour()};" if problem else "")
         self.comparison_note.setVisible(not found or bool(problem))

@@ -112,6 +112,11 @@ class RunOptions:
     nproc: int | None
     accuracy: bool  # the untimed accuracy check ran (sessions without the key: it did)
     artifacts_dir: str | None
+    min_block_ms: float | None = None  # a measured block's least length (None: not said)
+    accuracy_rtol: float | None = None  # None: the dtype's default tolerance
+    accuracy_atol: float | None = None
+    control: bool = False  # an A/A control arm was asked for
+    added_arms: int = 0  # arms added by --apply-advice after the main rounds
 
     @classmethod
     def of(cls, value: Any) -> RunOptions:
@@ -142,4 +147,9 @@ class RunOptions:
             nproc=as_int(config.get("nproc")),
             accuracy=bool(config.get("accuracy", True)),
             artifacts_dir=as_str(config.get("artifacts_dir")),
+            min_block_ms=as_float(config.get("min_block_ms")),
+            accuracy_rtol=as_float(config.get("accuracy_rtol")),
+            accuracy_atol=as_float(config.get("accuracy_atol")),
+            control=bool(config.get("control")),
+            added_arms=len(config.get("added_arms") or ()),
         )

@@ -293,9 +293,8 @@ def _arm_verdict(session: SessionModel, arm: Arm) -> str:
 def session_log(session: SessionModel | Mapping[str, Any], folder: Path) -> SessionLog:
     """Everything a tracker logs of the session saved in `folder`."""
     model = SessionModel.read(session)
-    plain = model.to_dict()  # the summary table's and the model label's readers take the dict
-    header, rows = table_rows(plain)
-    label = model_label(plain)
+    header, rows = table_rows(model)
+    label = model_label(model)
     series = step_series(model)
     arms = [
         ArmLog(

@@ -10,6 +10,7 @@ from pathlib import Path
 from tcprof.app.results.results_view import ResultsView
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
@@ -54,8 +55,8 @@ def test_a_rows_figures_read_the_same_in_every_view(qtbot, tmp_path: Path):
     views = {
         "the window's Summary": window,
         "the terminal": render_summary(session),
-        "report.md": render_markdown(session),
-        "report.html": html.unescape(render_html(session)),
+        "report.md": render_markdown(SessionModel.read(session)),
+        "report.html": html.unescape(render_html(SessionModel.read(session))),
         "the trackers' table": session_log(session, tmp_path).table,
     }
     for name, text in views.items():

@@ -182,9 +182,12 @@ def test_the_method_notes_give_threads_per_rank_for_distributed_arms():
     config = {"threads": 2, "nproc": 2}
     rows = [{"batch_size": 8, "replicates": 1}]  # a row as saved: its batch size
     ranked = {"config": config, "schema_version": 3, "arms": [{"world_size": 2, "results": rows}]}
-    assert ", 1 thread per rank (2 ranks per node)" in summary.method_notes(ranked)[0]
+    assert (
+        ", 1 thread per rank (2 ranks per node)"
+        in summary.method_notes(SessionModel.read(ranked))[0]
+    )
     ranked["arms"].insert(0, {"world_size": 1, "results": rows})
     assert (
         ", 2 threads per arm, 1 thread per rank of a distributed arm"
-        in (summary.method_notes(ranked)[0])
+        in (summary.method_notes(SessionModel.read(ranked))[0])
     )

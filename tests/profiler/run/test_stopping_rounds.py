@@ -10,6 +10,7 @@ import pytest
 
 from tcprof.profiler.analysis import stopping
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.run.runner import Runner
 from tests.support.fake_worker import ArmScript, FakeWorkers
 
@@ -101,8 +102,8 @@ def test_the_stop_reason_is_one_line_in_the_terminal_and_both_reports():
     line = stopping.stop_text(data["stopping"])
     assert line and line.startswith("settled after 4 rounds (97.0% intervals")
     assert f"rounds: {line}" in render_summary(data)
-    assert f"Rounds: {line}." in render_markdown(data)
-    assert f"Rounds: {line}." in render_html(data)
+    assert f"Rounds: {line}." in render_markdown(SessionModel.read(data))
+    assert f"Rounds: {line}." in render_html(SessionModel.read(data))
     assert "paired t 97.0% interval" in render_summary(data)
 
 
