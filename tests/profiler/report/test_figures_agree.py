@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.verdict import memory_title, memory_words
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections.parts import configuration
@@ -31,7 +32,8 @@ def test_the_verdict_names_tensor_memory_and_the_rss_the_plot_shows():
     assert words.startswith("uses the same tensor memory")
     assert "20% more peak RSS" in words and "compiler" in words
     assert "uses the same memory" not in words
-    title = memory_title({**row, "compile_peak_mb": 447.0}, "eager")
+    typed = Row.of("inductor", {**row, "batch_size": 8, "compile_peak_mb": 447.0}, False)
+    title = memory_title(typed, "eager")
     assert "process peak RSS: 361 MB" in title and "compiling (first step): 447 MB" in title
     # where RSS tells the same story, it is not repeated
     assert memory_words({"memory_ratio": 1 / 1.14, "rss_ratio": 1 / 1.15}) == (
@@ -116,6 +118,7 @@ def test_the_summary_column_names_tensor_memory_with_units():
 
 def test_a_single_round_interval_says_there_is_none_yet():
     from tcprof.profiler.analysis.verdict import arm_verdict
+    from tcprof.profiler.model.arm import Arm
     from tcprof.profiler.report.sections.table import fmt_speedup
 
     row = {
@@ -127,7 +130,7 @@ def test_a_single_round_interval_says_there_is_none_yet():
         "verdict": "slower",
     }
     assert fmt_speedup(row) == "not settled (one round)"
-    text = arm_verdict({"name": "inductor", "results": [row]}, stopped=False).text
+    text = arm_verdict(Arm.of({"name": "inductor", "results": [row]}, False, None), False).text
     assert "one round" in text and "[0.42–0.42]" not in text
     assert "slower" not in text, "a session saved with a one-round 'slower' says no such thing"
     two = {**row, "interval_covers_processes": True, "speedup_ci": [0.40, 0.44]}
