@@ -75,8 +75,8 @@ def test_the_straggler_view_reads_the_rows_typed_ranks():
     slow = model.arms[0].rows[0].ranks[1]
     assert (slow.rank, slow.host, slow.recompile_reasons) == (1, "b", ("tensor 'x' size mismatch",))
     (entry,) = stragglers.rows(model)
-    assert entry["slowest"] == slow and entry["spread_pct"] == pytest.approx(25.0)
-    assert entry["notes"][0].startswith("rank 1 recompiled (tensor 'x' size mismatch)")
+    assert entry.slowest == slow and entry.spread_pct == pytest.approx(25.0)
+    assert entry.notes[0].startswith("rank 1 recompiled (tensor 'x' size mismatch)")
     assert stragglers.cells(entry)[4] == "rank 1 (node 1, b)"
     assert stragglers.text_lines(model) == stragglers.text_lines(session)
 
