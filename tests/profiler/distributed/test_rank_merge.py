@@ -11,6 +11,7 @@ from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.report import reproduce
 from tcprof.profiler.report.sections import stragglers as straggler_section
 from tcprof.profiler.report.sections import table as summary
+from tcprof.profiler.session.rank_figures import compile_figures
 
 
 def _merger() -> tuple[RankMerger, list[dict]]:
@@ -56,7 +57,7 @@ def _compiled_ranks(reasons: dict[int, str]) -> list[dict]:
         events[0]["ddp_subgraphs"] = 3
         if rank in reasons:
             events.append({"type": "compile", "kind": "recompile", "reason": reasons[rank]})
-        figures = rank_compiles.compile_figures(events)
+        figures = compile_figures(events)
         out.append({"rank": rank, "median_ms": 10.0 + rank, **figures})
     return out
 
