@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcprof.profiler.analysis import regional, stragglers
+from tcprof.profiler.analysis import regional, stopping, stragglers
 from tcprof.profiler.analysis.advice import arm_advice, cudagraph_advice
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.profile_check import profile_mismatch
@@ -151,3 +151,24 @@ def test_a_timeline_mark_is_typed_once_at_the_edge():
         ["eager"],
     )["lanes"]
     assert [s["what"] for s in lanes[0]["spans"]] == ["process start"]
+
+
+def test_why_a_run_stopped_is_read_from_the_models_typed_stopping():
+    saved = {
+        "arms": [{"name": "eager", "results": []}],
+        "stopping": {
+            "reason": "precision",
+            "rounds": 6,
+            "looks": [4, 6],
+            "level": 0.967,
+            "precision": 0.025,
+            "budget_s": None,
+        },
+    }
+    model = SessionModel.from_json(saved)
+    assert model.stopping is not None and model.stopping.looks == (4, 6)
+    assert stopping.stop_text(model.stopping) == (
+        "precision ±2.5% reached after 6 rounds (96.7% intervals, adjusted for stopping)"
+    )
+    assert SessionModel.from_json({"arms": []}).stopping is None, "a fixed run has none"
+    assert stopping.stop_text(None) is None
