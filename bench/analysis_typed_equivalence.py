@@ -27,6 +27,7 @@ from typing import Any
 from tcprof.profiler.analysis import advice, ladder, profile_check, regional, stragglers, timeline
 from tcprof.profiler.config import DYNAMO_EAGER
 from tcprof.profiler.folders.files import iter_events
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.session import SessionModel
 from tests.support.synthetic import eval_first_session, synthetic_session
 
@@ -213,7 +214,7 @@ def compare(doc: dict[str, Any], events: list[dict[str, Any]] | None) -> list[st
     sizes = _sizes(doc)
     for raw, arm in zip(doc.get("arms") or [], model.arms, strict=False):
         old = OLD["advice"].arm_advice(copy.deepcopy(raw), sizes, "m.py", 8)
-        if advice.arm_advice(raw, sizes, "m.py", 8) != old:
+        if advice.arm_advice(Arm.of(raw, False, None), sizes, "m.py", 8) != old:
             out.append(f"advice of {arm.name} (dict)")
         if advice.arm_advice(arm, sizes, "m.py", 8) != old:
             out.append(f"advice of {arm.name} (typed)")

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis.advice import arm_advice
+from tcprof.profiler.analysis.advice_item import SavedAdvice
 from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
 from tcprof.profiler.analysis.stopping import level_of
 from tcprof.profiler.analysis.timeline import build_timeline
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
@@ -90,11 +92,14 @@ def arm_environment(arm: ArmRecord) -> dict[str, Any] | None:
     return {k: env.get(k) for k in ARM_ENVIRONMENT} if env else None
 
 
-def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[dict[str, Any]]:
+def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[SavedAdvice]:
     """Recompile advice from what the arm recorded (see profiler.advice)."""
     source = (session.config or {}).get("source") or {}
     limits = [f.get("limit") for f in arm.get("fallbacks") or [] if f.get("limit")]
-    return arm_advice(arm, session.batch_sizes(), source.get("path"), limits[0] if limits else None)
+    typed = Arm.of(arm, False, None)  # the arm being written, read as the model reads it
+    return arm_advice(
+        typed, session.batch_sizes(), source.get("path"), limits[0] if limits else None
+    )
 
 
 def samples(session: SessionRecord) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from tcprof.profiler.analysis.advice import arm_advice, cudagraph_advice
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.timeline import Mark, build_timeline, timeline_mark
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.session import SessionModel
 from tests.support.synthetic import eval_first_session
@@ -30,7 +31,9 @@ def test_the_advice_of_a_typed_arm_is_the_advice_its_session_saved():
         (False, "evaluation", "/scripts/eval_first.py", 30),
     ]
     sizes = [int(b) for b in saved["config"]["batch_sizes"]]
-    assert arm_advice(arm, sizes, None) == arm_advice(saved["arms"][1], sizes, None)
+    assert arm_advice(arm, sizes, None) == arm_advice(
+        Arm.of(saved["arms"][1], False, None), sizes, None
+    )
     assert [a["message"] for a in arm_advice(arm, sizes, None)] == [a.message for a in arm.advice]
 
 
@@ -49,7 +52,7 @@ def test_skipped_cuda_graphs_are_typed_and_advised_per_reason():
     assert [(s.batch_size, s.count, s.line) for s in skips] == [(8, 3, 4), (16, None, None)]
     (advice,) = cudagraph_advice(skips, model.arms[1].mode)
     assert advice["evidence"] == {"batch_sizes": [8, 16], "where": ["m.py:4"], "skips": 4}
-    assert advice == arm_advice(arm, [8, 16], None)[0]
+    assert advice == arm_advice(model.arms[1], [8, 16], None)[0]
 
 
 def _ranked_session() -> dict:
