@@ -47,8 +47,8 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
         parts.append(insight)
     for item in before_after(session_dict):
         parts.append(
-            f"\napplied advice ({item['apply']}): {item['before']} recompiled "
-            f"{item['recompiles_before']} time(s), {item['after']} {item['recompiles_after']} "
+            f"\napplied advice ({item.apply}): {item.before} recompiled "
+            f"{item.recompiles_before} time(s), {item.after} {item.recompiles_after} "
             "(measured after the main rounds, not interleaved with them)"
         )
     ladder = ladder_section.text_lines(session_dict)
@@ -60,7 +60,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     ranks = stragglers.text_lines(session_dict)
     if ranks:
         parts.append("\n" + "\n".join(ranks))
-    if model.config.get("steps"):
+    if model.options.steps:
         parts.append(f"steps: {steps_text(session_dict)}")
     spent = summary_line(session_dict)
     if spent:
