@@ -8,6 +8,7 @@ from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -83,12 +84,11 @@ def compared_any(session: SessionModel) -> bool:
     return any(row.speedup is not None for row in session.rows)
 
 
-def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
-    model = SessionModel.read(session)
+def render_insight(model: SessionModel) -> str:
     lines: list[str] = []
     compiled = [a for a in model.arms if a.backend != "eager" and a.rows]
     if compiled:
-        script = script_section.script_of(model.to_dict())
+        script = model.plan.script if model.plan else None
         per = "phase" if script else "batch size"
         lines.append(f"\nwhat TorchDynamo did per {per}:")
         width = max(len(a.name) for a in compiled)
@@ -109,7 +109,7 @@ def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
             lines.append(
                 f"  recompile at bs={rc.batch_size} ({frame_text(rc.frame)}, "
                 f"{units.seconds(rc.seconds)} by torch's compile timer): "
-                f"{plain_reason(dict(rc.data))}"
+                f"{plain_reason(rc)}"
             )
         for fb in arm.fallbacks:
             lines.append(f"  {recompile_limit_hit(fb.frame)}")
@@ -117,7 +117,7 @@ def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _phase(script: dict[str, Any] | None, batch_size: Any) -> str:
+def _phase(script: ScriptSource | None, batch_size: int) -> str:
     return script_section.phase_text(script, batch_size) if script else f"bs {batch_size}"
 
 

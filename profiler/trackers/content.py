@@ -276,7 +276,7 @@ def compile_markers(arm: Arm) -> list[CompileMarker]:
     for rc in arm.recompiles:
         if rc.batch_size is not None and rc.step is not None:
             where = short_where(rc.file, rc.line)
-            reason = plain_reason(dict(rc.data)) or "no reason given"
+            reason = plain_reason(rc) or "no reason given"
             line = f"recompile ({_seconds(rc.seconds)}) at {where}: {reason}"
             texts.setdefault((rc.batch_size, rc.step), []).append(md_text(line))
     return [

@@ -145,6 +145,7 @@ def test_the_terminal_shows_the_steps_measured_too():
 
 def test_recompile_reasons_in_every_table_are_in_the_users_words():
     from tcprof.profiler.cli.summary import render_insight
+    from tcprof.profiler.model.session import SessionModel
 
     record = {
         "batch_size": 16,
@@ -154,5 +155,6 @@ def test_recompile_reasons_in_every_table_are_in_the_users_words():
         "step": 0,
     }
     arm = {"name": "inductor", "backend": "inductor", "results": [], "recompiles": [record]}
-    text = render_insight({"arms": [{"name": "eager", "backend": "eager", "results": []}, arm]})
+    eager = {"name": "eager", "backend": "eager", "results": []}
+    text = render_insight(SessionModel.from_json({"arms": [eager, arm]}))
     assert "tensor 'x' size mismatch" in text and "L['" not in text
