@@ -163,10 +163,9 @@ def arm_params(session: SessionModel, arm: Arm, model: str) -> dict[str, Param]:
     return {**session_params(session, model), **flat_params(own, "arm.")}
 
 
-def step_series(session: SessionModel | Mapping[str, Any]) -> dict[str, list[StepSeries]]:
+def step_series(model: SessionModel) -> dict[str, list[StepSeries]]:
     """Per arm name, one series per batch size, from steps.csv's rows (the file's one
     definition, profiler/folders/steps_csv.py)."""
-    model = SessionModel.read(session)
     rows_of = {(r.arm, r.batch_size): r for r in model.rows}
     grouped: dict[tuple[str, int], list[list[Any]]] = {}
     for row in steps_rows(model.to_dict()):
@@ -290,9 +289,8 @@ def _arm_verdict(session: SessionModel, arm: Arm) -> str:
     return arm.verdict or ""
 
 
-def session_log(session: SessionModel | Mapping[str, Any], folder: Path) -> SessionLog:
+def session_log(model: SessionModel, folder: Path) -> SessionLog:
     """Everything a tracker logs of the session saved in `folder`."""
-    model = SessionModel.read(session)
     plain = model.to_dict()  # the summary table's and the model label's readers take the dict
     header, rows = table_rows(plain)
     label = model_label(plain)

@@ -10,6 +10,7 @@ from pathlib import Path
 from tcprof.app.results.results_view import ResultsView
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
@@ -56,7 +57,7 @@ def test_a_rows_figures_read_the_same_in_every_view(qtbot, tmp_path: Path):
         "the terminal": render_summary(session),
         "report.md": render_markdown(session),
         "report.html": html.unescape(render_html(session)),
-        "the trackers' table": session_log(session, tmp_path).table,
+        "the trackers' table": session_log(SessionModel.from_json(session), tmp_path).table,
     }
     for name, text in views.items():
         missing = [figure for figure in expected if figure not in text]

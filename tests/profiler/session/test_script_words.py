@@ -15,6 +15,7 @@ import pytest
 
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import chart_data, render_html
 from tcprof.profiler.session.fold import SessionFold
@@ -145,5 +146,5 @@ def test_the_trackers_steps_count_the_samples_the_script_gave_its_model(run):
     from tcprof.profiler.trackers.content import step_series
 
     cfg, per_arm, _ = run
-    series = step_series(_fold(cfg, per_arm))["aot_eager"][0]
+    series = step_series(SessionModel.from_json(_fold(cfg, per_arm)))["aot_eager"][0]
     assert series.throughput == pytest.approx([ACCUM * B * 1000.0 / m for m in series.ms])
