@@ -55,10 +55,10 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     ladder = ladder_section.text_lines(session_dict)
     if ladder:
         parts.append("\n" + "\n".join(ladder))
-    tradeoffs = regional.text_lines(session_dict)
+    tradeoffs = regional.text_lines(model)
     if tradeoffs:
         parts.append("\n" + "\n".join(tradeoffs))
-    ranks = stragglers.text_lines(session_dict)
+    ranks = stragglers.text_lines(model)
     if ranks:
         parts.append("\n" + "\n".join(ranks))
     if model.options.steps:

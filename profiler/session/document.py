@@ -16,6 +16,7 @@ from tcprof.profiler.analysis.stopping import level_of
 from tcprof.profiler.analysis.timeline import build_timeline
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.series import series_of
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
@@ -146,10 +147,9 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
     # (5%, or less where it stopped when settled: analysis/stopping.py)
     run_alpha = 1.0 - level_of(session.config or {})
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"], run_alpha)
-    out["regional"] = regional_tradeoffs(out)
-    out["ladder"] = ladder_summary(
-        out
-    )  # None unless the arms are the backend ladder  # [] unless a regional arm has a whole twin
+    built = SessionModel.from_json(out)  # the document so far, as its readers will read it
+    out["regional"] = regional_tradeoffs(built)  # [] unless a regional arm has a whole twin
+    out["ladder"] = ladder_summary(built)  # None unless the arms are the backend ladder
     if include_samples:
         out["samples"] = samples(session)
         out["logs"] = session.logs

@@ -9,6 +9,7 @@ import torch.nn as nn
 from tcprof.profiler.analysis.regional import regional_tradeoffs, tradeoff
 from tcprof.profiler.config import ConfigError, parse_arms
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
@@ -92,7 +93,7 @@ def test_only_twins_are_paired():
         {"index": 0, "name": "inductor", "results": [{"batch_size": 8}]},
         {"index": 1, "name": "aot_eager(regional)", "results": [{"batch_size": 8}]},
     ]
-    assert regional_tradeoffs({"config": config, "arms": arms}) == []
+    assert regional_tradeoffs(SessionModel.from_json({"config": config, "arms": arms})) == []
 
 
 @pytest.mark.slow

@@ -104,9 +104,8 @@ def _regional_session() -> dict:
 def test_regional_tradeoffs_are_made_from_the_model_and_read_back_typed():
     session = _regional_session()
     made = regional.regional_tradeoffs(SessionModel.from_json(session))
-    assert made == regional.regional_tradeoffs(session)
     assert made[0]["verdict"] == "regional for shorter runs" and made[0]["break_even_steps"] == 8001
-    (saved,) = regional.rows({**session, "regional": made})
+    (saved,) = regional.rows(SessionModel.from_json({**session, "regional": made}))
     assert (saved.regional, saved.whole, saved.compile_saved_s) == (
         "inductor(regional)",
         "inductor",
@@ -129,10 +128,9 @@ def test_the_ladder_summary_reads_a_model_as_it_reads_the_dict():
         ],
     }
     summary = ladder_summary(SessionModel.from_json(session))
-    assert summary == ladder_summary(session)
     assert summary is not None and summary["first_divergence"] == "inductor"
     assert summary["stages"][2]["per_batch_size"][0]["added_ms"] == 1.0
-    assert ladder_summary({"config": {}, "arms": session["arms"]}) is None
+    assert ladder_summary(SessionModel.from_json({"config": {}, "arms": session["arms"]})) is None
 
 
 def test_the_profile_check_reads_a_typed_profile():
