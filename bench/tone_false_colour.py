@@ -21,9 +21,9 @@ import argparse
 import numpy as np
 
 from tcprof.profiler.analysis import stats
-from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.verdict import NEUTRAL, speedup_tone
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.session.family import apply_comparisons
 
 ROUNDS = 6
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from tcprof.profiler.analysis.advice import arm_advice
 from tcprof.profiler.analysis.advice_item import SavedAdvice
-from tcprof.profiler.analysis.comparisons import apply_comparisons
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
@@ -18,6 +17,7 @@ from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.events import jsonsafe
+from tcprof.profiler.session.family import apply_comparisons
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
 from tcprof.profiler.session.script_rows import script_arm
