@@ -29,6 +29,7 @@ from tcprof.profiler.config import DYNAMO_EAGER
 from tcprof.profiler.folders.files import iter_events
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.session.marks import timeline_mark
 from tests.support.synthetic import eval_first_session, synthetic_session
 
 OLD_COMMIT = "f151a34"  # main before analysis/ read the typed model (third sitting)
@@ -238,7 +239,7 @@ def compare(doc: dict[str, Any], events: list[dict[str, Any]] | None) -> list[st
     if events is not None:
         names = [a.name for a in model.arms]
         old_marks = [m for m in map(OLD["timeline"].timeline_mark, events) if m]
-        new_marks = [m for m in map(timeline.timeline_mark, events) if m]
+        new_marks = [m for m in map(timeline_mark, events) if m]
         want = OLD["timeline"].build_timeline(old_marks, names)
         if json.dumps(timeline.build_timeline(new_marks, names)) != json.dumps(want):
             out.append("timeline")

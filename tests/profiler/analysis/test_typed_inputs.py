@@ -11,10 +11,11 @@ from tcprof.profiler.analysis import regional, stopping, stragglers
 from tcprof.profiler.analysis.advice import arm_advice, cudagraph_advice
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.profile_check import profile_mismatch
-from tcprof.profiler.analysis.timeline import Mark, build_timeline, timeline_mark
+from tcprof.profiler.analysis.timeline import Mark, build_timeline
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.session.marks import timeline_mark
 from tests.support.synthetic import eval_first_session
 
 pytestmark = pytest.mark.timeout(30)
