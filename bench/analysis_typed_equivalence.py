@@ -222,7 +222,7 @@ def compare(doc: dict[str, Any], events: list[dict[str, Any]] | None) -> list[st
         for row, typed in zip(raw.get("results") or [], arm.rows, strict=False):
             if isinstance(row.get("profile"), dict):
                 said = OLD["profile_check"].profile_mismatch(row["profile"], row.get("median_ms"))
-                if profile_check.profile_mismatch(row["profile"], typed.median_ms) != said:
+                if profile_check.profile_mismatch(typed.profile, typed.median_ms) != said:
                     out.append(f"profile check of {arm.name} bs {typed.batch_size}")
     pairs = [
         ("regional", OLD["regional"].regional_tradeoffs, regional.regional_tradeoffs),

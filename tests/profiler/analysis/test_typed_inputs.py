@@ -139,7 +139,7 @@ def test_the_profile_check_reads_a_typed_profile():
     typed = Profile.of(busy)
     assert typed is not None
     said = profile_mismatch(typed, 9.0)
-    assert said == profile_mismatch(busy, 9.0) and "busy" in (said or "")
+    assert said == profile_mismatch(Profile.of(busy), 9.0) and "busy" in (said or "")
 
 
 def test_a_timeline_mark_is_typed_once_at_the_edge():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.verdict import memory_title, memory_words
+from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
@@ -68,17 +69,17 @@ def test_a_profile_far_from_the_measured_step_is_flagged_and_saves_nothing():
         "quiet": False,
         "top_ops": [{"name": "aten::mm", "self_ms_per_step": 218.25}],
     }
-    mismatch = profile_mismatch(busy, 9.17)
+    mismatch = profile_mismatch(Profile.of(busy), 9.17)
     assert mismatch and "230 ms" in mismatch and "9.17 ms" in mismatch
     assert "busy" in mismatch
     fine = {**busy, "step_ms": 9.5, "quiet": True, "top_ops": [{"self_ms_per_step": 4.0}]}
-    assert profile_mismatch(fine, 9.17) is None
+    assert profile_mismatch(Profile.of(fine), 9.17) is None
     # its operators cannot take longer than its own steps
     assert "exceeds its own step" in (
-        profile_mismatch({**fine, "top_ops": [{"self_ms_per_step": 20.0}]}, 9.17) or ""
+        profile_mismatch(Profile.of({**fine, "top_ops": [{"self_ms_per_step": 20.0}]}), 9.17) or ""
     )
     # a session saved before profiles timed their steps is not judged
-    assert profile_mismatch({"steps": 5, "top_ops": []}, 9.17) is None
+    assert profile_mismatch(Profile.of({"steps": 5, "top_ops": []}), 9.17) is None
     compiled = {**fine, "top_ops": [{"name": "aten::mm", "self_ms_per_step": 1.6}]}
     session = _session({**busy, "mismatch": mismatch}, compiled)
     assert "not savings" in (comparison_problem(session, "inductor", 8) or "")
