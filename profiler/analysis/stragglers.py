@@ -129,7 +129,7 @@ def compile_cell(ranks: Sequence[RankFigures]) -> str:
     return "; ".join(parts)
 
 
-def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def text_lines(session: SessionModel) -> list[str]:
     """The terminal's straggler view (nothing for a run without distributed arms)."""
     found = rows(session)
     if not found:
