@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections import (
     compile_list,
@@ -28,29 +29,30 @@ def md(x):
 
 def dump(session):
     out = {}
+    model = SessionModel.read(session)  # the sections' door; analysis's rows still take the dict
     fns = {
-        "summary": lambda: parts.summary(session, esc),
-        "insight": lambda: parts.insight(session, esc),
-        "errors": lambda: parts.errors(session, esc),
-        "configuration": lambda: parts.configuration(session, esc),
-        "environment": lambda: parts.environment(session, esc),
-        "logs": lambda: parts.logs(session, esc),
-        "footer": lambda: parts.footer(session, esc),
-        "top_ops": lambda: top_ops.html_section(session, esc),
-        "top_ops_md": lambda: top_ops.markdown_lines(session, md),
-        "comparable": lambda: [list(p) for p in top_ops.comparable(session)],
+        "summary": lambda: parts.summary(model, esc),
+        "insight": lambda: parts.insight(model, esc),
+        "errors": lambda: parts.errors(model, esc),
+        "configuration": lambda: parts.configuration(model, esc),
+        "environment": lambda: parts.environment(model, esc),
+        "logs": lambda: parts.logs(model, esc),
+        "footer": lambda: parts.footer(model, esc),
+        "top_ops": lambda: top_ops.html_section(model, esc),
+        "top_ops_md": lambda: top_ops.markdown_lines(model, md),
+        "comparable": lambda: [list(p) for p in top_ops.comparable(model)],
         "op_comparison": lambda: [
-            top_ops.op_comparison(session, n, b) for n, b in top_ops.comparable(session)
+            top_ops.op_comparison(model, n, b) for n, b in top_ops.comparable(model)
         ],
-        "script_html": lambda: script.html_section(session, esc),
-        "script_md": lambda: script.markdown_lines(session, md),
-        "script_text": lambda: script.text_lines(session, table.render_table),
-        "script_note": lambda: script.accuracy_note(session),
-        "work_unit": lambda: script.work_unit(session),
-        "table_rows": lambda: table.table_rows(session),
-        "method_notes": lambda: table.method_notes(session),
-        "steps_text": lambda: table.steps_text(session),
-        "seeding": lambda: seeding.seeding_notes(session),
+        "script_html": lambda: script.html_section(model, esc),
+        "script_md": lambda: script.markdown_lines(model, md),
+        "script_text": lambda: script.text_lines(model, table.render_table),
+        "script_note": lambda: script.accuracy_note(model),
+        "work_unit": lambda: script.work_unit(model),
+        "table_rows": lambda: table.table_rows(model),
+        "method_notes": lambda: table.method_notes(model),
+        "steps_text": lambda: table.steps_text(model),
+        "seeding": lambda: seeding.seeding_notes(model),
         "regional": lambda: (
             regional.html_section(session, esc) + "\n".join(regional.markdown_lines(session, md))
         ),
@@ -59,7 +61,7 @@ def dump(session):
             + "\n".join(stragglers.markdown_lines(session, md))
         ),
         "compile_md": lambda: [
-            compile_list.markdown_lines(session, r, md, a)
+            compile_list.markdown_lines(model, r, md, a)
             for a in session.get("arms") or []
             for r in a.get("results") or []
         ],

@@ -7,12 +7,15 @@ ignore the system palette, so they are set from the application palette here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from tcprof.profiler.report.palette import ARM_COLOURS, arm_colours, is_eager
+
+if TYPE_CHECKING:
+    from tcprof.profiler.model.session import SessionModel
 
 
 def arm_colour(index: int) -> QColor:
@@ -25,10 +28,9 @@ def arm_qcolours(eager: list[bool]) -> list[QColor]:
     return [QColor(c) for c in arm_colours(eager)]
 
 
-def session_arm_colour(session: dict[str, Any], index: int) -> QColor:
-    """Arm `index` of a session dict in the colour its plots and report.html give it."""
-    arms = session.get("arms") or []
-    colours = arm_qcolours([is_eager(str(a.get("backend") or a.get("name"))) for a in arms])
+def session_arm_colour(session: SessionModel, index: int) -> QColor:
+    """Arm `index` of a session in the colour its plots and report.html give it."""
+    colours = arm_qcolours([is_eager(a.backend or a.name) for a in session.arms])
     return colours[index] if 0 <= index < len(colours) else arm_colour(index)
 
 

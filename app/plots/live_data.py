@@ -33,7 +33,6 @@ from tcprof.app.plots.live_events import (
 from tcprof.app.plots.marks import Contended, Marker, compile_marker, marker_text
 from tcprof.app.plots.series import Section
 from tcprof.profiler.config.script import WORK_UNITS, ScriptSource
-from tcprof.profiler.model.plan import Plan
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.event_text import phase_words
@@ -123,13 +122,13 @@ class LiveData:
     def from_session(cls, model: SessionModel, events: Sequence[Mapping[str, Any]]) -> LiveData:
         """The buffers of a saved session, filled from its events (as they were on the wire)
         as a live run fills them."""
-        plan = model.plan or Plan.of({})
+        plan = model.options
         data = cls(
             [a.name for a in model.arms],
             list(model.batch_sizes),
-            plan.warmup,
-            plan.steps,
-            plan.replicates,
+            plan.warmup or 0,
+            plan.steps or 0,
+            plan.replicates or 1,
             device=plan.device,
             eager=[is_eager(a.backend) for a in model.arms],
         )

@@ -3,20 +3,25 @@
 An event is raw JSON off the worker's channel (or a saved events.jsonl); `parse` reads the
 fields the plots use, tolerant as the plots always were (a missing or ill-typed field reads as
 None or its default), so LiveData reads attributes. Types the plots do not draw parse to None.
-Their fields are the protocol's (profiler/protocol/events.py); `timer` and `cost` are what a
-replayed session's compile events add (profiler/folders/replay.py).
+Each record's fields are read by the name the protocol declares for its event kind
+(profiler/protocol/events.py's TypedDicts, through `EVENT_FIELDS`): a field is read from the wire
+only where that kind declares it, so the names are not spelled again here. `timer` and `cost`
+are what a replayed session's compile events add (profiler/folders/replay.py); the event's type,
+its round (`replicate`), a summary's session and the added arms are read at this one wire edge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, fields
+from functools import cache
+from typing import Any, TypeVar, get_type_hints
 
 import numpy as np
 
 from tcprof.profiler.model.json_values import as_float, as_int, as_str
 from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.protocol.events import EVENT_FIELDS, EventType, Relayed
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,70 +116,116 @@ class Summary:
 LiveEvent = Steps | Memory | Compile | Phase | BlockDone | ArmsAdded | Summary
 
 
+R = TypeVar("R", bound=Hashable)
+
+
 def _list(value: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+def _count(value: Any) -> int:
+    return int(value or 0)
+
+
+def _amount(value: Any) -> float:
+    return float(value or 0.0)
+
+
+def _raw(value: Any) -> Any:
+    return value
+
+
+# How a wire value becomes a record's field, by the field's declared type.
+_COERCE: dict[str, Callable[[Any], Any]] = {
+    "int": _count,
+    "int | None": as_int,
+    "float": _amount,
+    "float | None": as_float,
+    "str | None": as_str,
+    "bool": lambda value: value is True,
+    "object": _raw,
+}
+
+
+def _coerce(annotation: str) -> Callable[[Any], Any]:
+    if annotation.startswith("list[") and annotation.endswith("| None"):
+        return _list
+    return _COERCE[annotation]
+
+
+@cache
+def _wire_fields(
+    record: type, declared: type, given: frozenset[str]
+) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    """The fields of `record` the protocol declares for the kind (`declared`), each with how its
+    wire value is read; worked out once per pair, as events come many a second."""
+    wire = get_type_hints(declared)
+    return tuple(
+        (f.name, _coerce(str(f.type)))
+        for f in fields(record)
+        if f.name in wire and f.name not in given
+    )
+
+
+def _read(record: type[R], declared: type, event: Mapping[str, Any], **given: Any) -> R:
+    """`record` built from `event`: each field the protocol declares for the kind read by its
+    name and coerced by its type; the rest are `given`."""
+    values = {
+        name: read(event.get(name))
+        for name, read in _wire_fields(record, declared, frozenset(given))
+    }
+    return record(**(values | given))
+
+
+class _Placed(Relayed, total=False):
+    """What the plots place an event by: the relayed fields, and the batch size that the engine
+    adds to an arm's events where the worker's kind does not declare it (its process's end)."""
+
+    batch_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Relay:
+    """The relayed fields as the wire spells them (`replicate`: a round or "accuracy")."""
+
+    arm: int | None
+    replicate: object
+    batch_size: int | None
+    t: float | None
+
+
 def _where(event: Mapping[str, Any]) -> Where:
-    replicate = event.get("replicate")
+    relay = _read(_Relay, _Placed, event)
     return Where(
-        arm=as_int(event.get("arm")),
-        round=as_int(replicate) or 0,
-        untimed=replicate is not None and as_int(replicate) is None,
-        batch_size=as_int(event.get("batch_size")),
-        t=as_float(event.get("t")),
+        arm=relay.arm,
+        round=as_int(relay.replicate) or 0,
+        untimed=relay.replicate is not None and as_int(relay.replicate) is None,
+        batch_size=relay.batch_size,
+        t=relay.t,
     )
 
 
 def _steps(event: Mapping[str, Any], where: Where) -> Steps:
     ms = event.get("ms")
-    return Steps(
-        where=where,
-        ms=[] if ms is None else ms,
-        start=int(event.get("start") or 0),
-        block=as_int(event.get("block")),
-        ms_fastest=_list(event.get("ms_fastest")),
-        scripted="loss" in event or "own_ms" in event,
-        loss=_list(event.get("loss")),
-        own_ms=_list(event.get("own_ms")),
-        samples=_list(event.get("samples")),
-        tokens=_list(event.get("tokens")),
-    )
-
-
-def _memory(event: Mapping[str, Any], where: Where) -> Memory:
-    return Memory(
-        where=where,
-        step=int(event.get("step") or 0),
-        rss_mb=as_float(event.get("rss_mb")),
-        cuda_alloc_mb=as_float(event.get("cuda_alloc_mb")),
-        cuda_reserved_mb=as_float(event.get("cuda_reserved_mb")),
+    declared = EVENT_FIELDS[EventType.STEPS]
+    scripted = any(name in event for name in ("loss", "own_ms"))
+    return _read(
+        Steps, declared, event, where=where, ms=[] if ms is None else ms, scripted=scripted
     )
 
 
 def _compile(event: Mapping[str, Any], where: Where) -> Compile:
-    return Compile(
+    timer = "compile_id" in event or event.get("timer") is True  # replay.py's, beside the wire's
+    kind = str(event.get("kind") or "first")
+    cost = bool(event.get("cost"))
+    return _read(
+        Compile,
+        EVENT_FIELDS[EventType.COMPILE],
+        event,
         where=where,
-        step=int(event.get("step") or 0),
-        kind=str(event.get("kind") or "first"),
-        seconds=as_float(event.get("seconds")),
-        timer="compile_id" in event or event.get("timer") is True,
-        cost=bool(event.get("cost")),
-        frame=as_str(event.get("frame")),
-        reason=as_str(event.get("reason")),
-        backward_s=as_float(event.get("backward_s")),
-        fail_type=as_str(event.get("fail_type")),
-        fail_reason=as_str(event.get("fail_reason")),
-    )
-
-
-def _block_done(event: Mapping[str, Any], where: Where) -> BlockDone:
-    return BlockDone(
-        where=where,
-        block=as_int(event.get("block")),
-        steps=int(event.get("steps") or 0),
-        contended=event.get("contended") is True,
-        busy_elsewhere=float(event.get("busy_elsewhere") or 0.0),
+        kind=kind,
+        timer=timer,
+        cost=cost,
     )
 
 
@@ -190,22 +241,23 @@ def _arms_added(event: Mapping[str, Any]) -> ArmsAdded:
 def parse(event: Mapping[str, Any]) -> LiveEvent | None:
     """The event as the plots read it; None for the types they do not draw."""
     kind = event.get("type")
-    if kind == "arms_added":
+    if kind == EventType.ARMS_ADDED:
         return _arms_added(event)
-    if kind == "summary":
+    if kind == EventType.SUMMARY:
         session = event.get("session")
         return Summary(SessionModel.from_json(session)) if isinstance(session, dict) else None
     where = _where(event)
-    if kind == "steps":
+    if kind == EventType.STEPS:
         return _steps(event, where)
-    if kind == "memory":
-        return _memory(event, where)
-    if kind == "compile":
+    if kind == EventType.COMPILE:
         return _compile(event, where)
-    if kind == "block_done":
-        return _block_done(event, where)
-    if kind == "phase":
+    if kind in (EventType.MEMORY, EventType.BLOCK_DONE):
+        declared = EVENT_FIELDS[EventType(kind)]
+        if kind == EventType.MEMORY:
+            return _read(Memory, declared, event, where=where)
+        return _read(BlockDone, declared, event, where=where)
+    if kind == EventType.PHASE:
         return Phase(where, str(event.get("phase")), first_step=False)
-    if kind in ("first_step", "worker_exit"):
-        return Phase(where, None, first_step=kind == "first_step")
+    if kind in (EventType.FIRST_STEP, EventType.WORKER_EXIT):
+        return Phase(where, None, first_step=kind == EventType.FIRST_STEP)
     return None

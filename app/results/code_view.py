@@ -89,8 +89,7 @@ class CodeView(QWidget):
         )
 
         try:
-            plain = self._plain if self._plain is not None else self._session.to_dict()
-            script = render_reproducer(plain, self.arm.currentText() or None)
+            script = render_reproducer(self._session, self.arm.currentText() or None)
         except Exception as exc:  # a session from an older version: say so, never raise
             script = f"# could not generate the script: {type(exc).__name__}: {exc}\n"
         self.text.setPlainText(script)

@@ -245,7 +245,7 @@ def compile_time_cells(row: Row) -> list[Cell]:
         (_secs(cost.warm_s if cost else None), warm),
         *part_cells,
         (_cache_text(row), None),
-        (fmt_break_even(plain, is_baseline=False), None),
+        (fmt_break_even(row, is_baseline=False), None),
     ]
 
 

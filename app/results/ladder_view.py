@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.results.insight_tables import fill, make_table
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.ladder import HEADER, rows, verdict
 
 EMPTY = (
@@ -40,8 +41,8 @@ class LadderView(QWidget):
 
     def show_session(self, session: dict[str, Any]) -> bool:
         """Fill from the session; False when it holds no ladder."""
-        found = rows(session)
+        found = rows(SessionModel.read(session))
         fill(self.table, [[(cell, None) for cell in row] for row in found])
         self.table.setVisible(bool(found))
-        self.verdict.setText(verdict(session) or EMPTY if found else EMPTY)
+        self.verdict.setText(verdict(SessionModel.read(session)) or EMPTY if found else EMPTY)
         return bool(found)

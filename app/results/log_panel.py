@@ -36,8 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.profiler.config.script import ScriptSource
-from tcprof.profiler.model.json_values import as_map
-from tcprof.profiler.model.plan import Plan
+from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.protocol.event_text import describe
 from tcprof.profiler.protocol.events import EventType
 
@@ -157,7 +156,7 @@ class LogPanel(QWidget):
                     )
                     self.names.append(str(spec.get("label") or spec.get("backend")))
             if event.get("type") == "run_start":
-                self.script = Plan.of(as_map(event.get("config"))).script
+                self.script = RunOptions.of(event.get("config")).script
             text = describe(event, script=self.script)
             if text is None:
                 continue

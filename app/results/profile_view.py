@@ -175,7 +175,7 @@ class ProfileView(QWidget):
         _refill(
             self.bs_filter, "all batch sizes", list(dict.fromkeys(bs for _i, _n, bs, *_ in rows))
         )
-        pairs = comparable(self._plain)
+        pairs = comparable(model)
         current = self.pair.currentData()
         self.pair.blockSignals(True)
         self.pair.clear()
@@ -230,7 +230,7 @@ class ProfileView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setForeground(session_arm_colour(self._plain, arm_index))
+                    item.setForeground(session_arm_colour(self.session, arm_index))
                 note = profile_note(self._profile(arm_index, bs))
                 item.setToolTip(f"{note}\ntrace: {path}" if path else note)
                 if c in (4, 5) and "Flagged" in note:  # times that are not the step's
@@ -240,8 +240,8 @@ class ProfileView(QWidget):
 
     def _fill_comparison(self) -> None:
         pair = self.pair.currentData()
-        found = op_comparison(self._plain, *pair) if pair else []
-        problem = comparison_problem(self._plain, *pair) if pair else None
+        found = op_comparison(self.session, *pair) if pair else []
+        problem = comparison_problem(self.session, *pair) if pair else None
         self.comparison_note.setText(f"{problem}." if problem and found else NO_PAIR)
         self.comparison_note.setStyleSheet(f"color: {error_colour()};" if problem else "")
         self.comparison_note.setVisible(not found or bool(problem))

@@ -50,7 +50,6 @@ from tcprof.profiler.analysis.verdict import (
     settle_hint,
     speedup_tone,
 )
-from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import (
@@ -166,7 +165,7 @@ class ResultsView(QTabWidget):
         self.script_note.setVisible(bool(note))
 
     def _show_summary(self, model: SessionModel, session: dict[str, Any]) -> None:
-        header, rows = table_rows(session)
+        header, rows = table_rows(model)
         self.summary.setSortingEnabled(False)
         self.summary.clear()
         self.summary.setColumnCount(len(header))
@@ -180,10 +179,10 @@ class ResultsView(QTabWidget):
                     "(right-click the header to choose the columns shown)",
                 )
         # the engine's notes name CLI flags; the window names its own fields
-        self.summary.setToolTip(in_app_terms("\n".join(method_notes(session))))
+        self.summary.setToolTip(in_app_terms("\n".join(method_notes(model))))
         self.summary.setRowCount(len(rows))
-        results = summary_results(session)
-        typed = _summary_rows(model, batch_size_order(session))
+        results = summary_results(model)
+        typed = _summary_rows(model, batch_size_order(model))
         shade = self.summary.palette().alternateBase()
         sizes = list(dict.fromkeys(typed_row.batch_size for _i, typed_row in typed))
         bad = QColor(error_colour())
@@ -198,7 +197,7 @@ class ResultsView(QTabWidget):
                 if banded:  # one band per batch size: its arms read as a group
                     item.setBackground(shade)
                 if c == 0:
-                    item.setForeground(session_arm_colour(session, arm_index))
+                    item.setForeground(session_arm_colour(model, arm_index))
                 if column_key(header[c]) == SPEEDUP and arm_index:
                     tone = tones.get(speedup_tone(typed_row))
                     if tone is not None:
@@ -209,7 +208,7 @@ class ResultsView(QTabWidget):
                 if header[c] == "memory" and arm_index:
                     item.setToolTip(memory_title(typed_row, model.baseline))
                 if header[c] == "accuracy" and typed_row.accuracy:
-                    item.setToolTip(accuracy_title(thaw(typed_row.accuracy.data)))
+                    item.setToolTip(accuracy_title(typed_row.accuracy))
                     if text == "fail":
                         item.setForeground(bad)
                 if header[c] == "verdict" and text in ("faster", "slower"):

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import muted_colour
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections import script as script_section
 
 TITLE = "Your script"
@@ -58,7 +59,8 @@ class ScriptView(QWidget):
 
     def show_session(self, session: dict[str, Any]) -> bool:
         """Fill the tab from a session dict; False (and empty) for a model file's session."""
-        script = script_section.script_of(session)
+        model = SessionModel.read(session)
+        script = script_section.script_of(model)
         if script is None:
             self.command.clear()
             self.notes.clear()
@@ -70,12 +72,12 @@ class ScriptView(QWidget):
         except (KeyError, TypeError):
             command = "a script"
         self.command.setText(f"<b>Script:</b> <code>{html.escape(command)}</code>")
-        notes = list(dict.fromkeys(script_section.notes(session)))  # once, not per phase
+        notes = list(dict.fromkeys(script_section.notes(model)))  # once, not per phase
         self.notes.setText(
             "<br>".join(f"• {html.escape(n)}" for n in notes)
             or "What was compiled and where is known after each arm's first step."
         )
-        rows = script_section.split_rows(session)
+        rows = script_section.split_rows(model)
         self.split.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
@@ -85,11 +87,11 @@ class ScriptView(QWidget):
         self.split.resizeColumnsToContents()
         rows_px = sum(self.split.rowHeight(r) for r in range(min(len(rows), MAX_ROWS_SHOWN)))
         self.split.setFixedHeight(self.split.horizontalHeader().height() + rows_px + 4)
-        after = [*script_section.data_bound(session), *script_section.work_lines(session)]
-        parity = script_section.accuracy_note(session)
+        after = [*script_section.data_bound(model), *script_section.work_lines(model)]
+        parity = script_section.accuracy_note(model)
         if parity:
             after.append(in_app_terms(parity))
-        written = script_section.files(session)
+        written = script_section.files(model)
         if written:
             after.append(f"The script wrote: {', '.join(written)}")
         after.append(script_section.EXPLAIN)
@@ -101,7 +103,8 @@ def summary_note(session: dict[str, Any]) -> str:
     """The Summary tab's lines for a script's session: what each compiled arm compiled and
     where (once, not per phase), and whether the script is data-bound ("" for a model
     file's)."""
-    if script_section.script_of(session) is None:
+    model = SessionModel.read(session)
+    if script_section.script_of(model) is None:
         return ""
     lines = [
         f"{arm.get('name')}: {note.get('text')}"
@@ -110,7 +113,7 @@ def summary_note(session: dict[str, Any]) -> str:
         for note in (arm.get("script") or {}).get("notes") or []
         if note.get("kind") in COMPILE_NOTES
     ]
-    lines = list(dict.fromkeys([*lines, *script_section.data_bound(session)]))
+    lines = list(dict.fromkeys([*lines, *script_section.data_bound(model)]))
     return "\n".join(lines) + (
         f"\n(the model, compute and own time: the {TITLE} tab)" if lines else ""
     )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tcprof.profiler.config import RunConfig
+from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
     from tcprof.app.plots.live_data import LiveData
@@ -183,4 +184,11 @@ class RunController(QObject):
         self.runEnded.emit(status)
 
     def session_dict(self) -> dict[str, Any]:
+        """The live summary as the worker's message holds it (session.json's dict), for the
+        readers that still take the dict; `session()` is its typed model."""
         return self.summary if self.summary and self.summary.get("arms") else {"arms": []}
+
+    def session(self) -> SessionModel:
+        """The live summary as the typed session model (no arms before the first batch size
+        ends), read once from the message each time it is asked for."""
+        return SessionModel.from_json(self.session_dict(), self.session_dir)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,6 +21,9 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from tcprof.app.common.theme import arm_qcolours, configure_pyqtgraph
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.palette import is_eager
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ CHARTS = (
     Chart("ms", "Median step time (ms)", "ms", False, units.ms),
     Chart("memory", "Training memory (MB)", "memory", False, units.megabytes),
 )
+R = TypeVar("R", bound="DataclassInstance")
 SYMBOLS = ("o", "s", "t", "d", "+")
 POINT_SIZE = 9
 
@@ -91,28 +95,34 @@ class ChartData:
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> ChartData:
-        sessions = tuple(
-            ChartSession(
-                str(s.get("commit", "?")), str(s.get("torch", "?")), str(s.get("date", "?"))
-            )
-            for s in data.get("sessions") or ()
+        """Read once from the JSON, whose keys are the records' field names (declared once, in
+        the dataclasses above): a session's texts ("?" where absent), a line's figures."""
+        sessions, lines = (data.get(name) or () for name in _JSON_PARTS)
+        return cls(
+            tuple(_record(ChartSession, s, _text) for s in sessions if isinstance(s, Mapping)),
+            tuple(_record(ChartLine, ln, _figures) for ln in lines if isinstance(ln, Mapping)),
         )
-        lines = tuple(
-            ChartLine(
-                arm=str(line.get("arm")),
-                bs=str(line.get("bs")),
-                compiled=bool(line.get("compiled")),
-                speedup=_numbers(line.get("speedup")),
-                low=_numbers(line.get("low")),
-                high=_numbers(line.get("high")),
-                ms=_numbers(line.get("ms")),
-                cold=_numbers(line.get("cold")),
-                warm=_numbers(line.get("warm")),
-                memory=_numbers(line.get("memory")),
-            )
-            for line in data.get("lines") or ()
-        )
-        return cls(sessions, lines)
+
+
+_JSON_PARTS = tuple(f.name for f in fields(ChartData))
+_LABELS = {"arm": str, "bs": str, "compiled": bool}  # a line's: the rest are figures
+
+
+def _text(name: str, value: Any = "?") -> str:
+    return str(value)
+
+
+def _figures(name: str, value: Any = None) -> Any:
+    return _LABELS[name](value) if name in _LABELS else _numbers(value)
+
+
+def _record(record: type[R], data: Mapping[str, Any], read: Callable[[str, Any], Any]) -> R:
+    """`record` of `data`'s values; a field `data` lacks is `read`'s default."""
+    return record(**{f.name: read(f.name, *_present(data, f.name)) for f in fields(record)})
+
+
+def _present(data: Mapping[str, Any], name: str) -> tuple[Any, ...]:
+    return (data[name],) if name in data else ()
 
 
 class HistoryCharts(QWidget):

@@ -31,6 +31,7 @@ from tcprof.profiler.folders.files import (
 from tcprof.profiler.folders.home import sessions_dir
 from tcprof.profiler.folders.replay import synthesise_events
 from tcprof.profiler.model.arm import Arm
+from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.protocol import safe_json, units
 from tcprof.profiler.protocol.session_schema import session_problem
 
@@ -149,9 +150,9 @@ def _summary_of(folder: Path) -> SavedSession:
     except _Unreadable as exc:
         return SavedSession(folder, None, str(exc), (), UNREADABLE, problem=str(exc))
     status, started = _head_fields(head)
-    source = config.get("source") or {}
-    path = Path(str(source.get("path") or "?"))
-    model = source.get("factory") or source.get("model") or ""
+    source = RunOptions.of(config).source  # the model file, read as the model reads it
+    path = Path(source.path or "?")
+    model = source.factory or source.model or ""
     arms = tuple(str(a.get("label") or a.get("backend") or "?") for a in config.get("arms") or [])
     best, every = speedups(arms_of(_top_level(folder / SESSION, "arms")))
     return SavedSession(

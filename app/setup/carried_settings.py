@@ -20,15 +20,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from tcprof.app.setup.distributed_options import DEFAULTS, DistributedOptions
+from tcprof.app.setup.saved_setup import SavedSetup, fits
 from tcprof.profiler.config import RunConfig
-
-_TYPES: dict[str, tuple[type, ...]] = {
-    "int": (int,),
-    "float": (int, float),
-    "bool": (bool,),
-    "str": (str,),
-    "None": (type(None),),
-}
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
@@ -37,17 +30,6 @@ def _default(field: dataclasses.Field[Any]) -> Any:
     if field.default_factory is not dataclasses.MISSING:
         return field.default_factory()
     return dataclasses.MISSING
-
-
-def _fits(field: dataclasses.Field[Any], value: Any) -> bool:
-    """Whether value has the field's declared type (a saved file may hold anything)."""
-    names = [name.strip() for name in str(field.type).split("|")]
-    if any(name not in _TYPES for name in names):
-        return True  # a type this check does not know: let RunConfig judge
-    allowed = [_TYPES[name] for name in names]
-    if isinstance(value, bool) and bool not in [t for ts in allowed for t in ts]:
-        return False
-    return any(isinstance(value, ts) for ts in allowed)
 
 
 def describe(options: dict[str, Any]) -> str:
@@ -101,15 +83,20 @@ class CarriedSettings(QWidget):
         group = {key: value for key, value in group.items() if value != DEFAULTS[key]}
         return {**group, **self._options}
 
-    def set_options(self, state: dict[str, Any], adjusted: Sequence[str] = ()) -> None:
+    def set_options(
+        self, state: dict[str, Any], adjusted: Sequence[str] = (), saved: SavedSetup | None = None
+    ) -> None:
         """Keep the state's non-default values of these fields (values of the wrong type are
-        skipped); `adjusted` names fields whose value did not fit the panel's own field."""
+        skipped); `adjusted` names fields whose value did not fit the panel's own field. The
+        fields carried are any RunConfig has and the panel has not, so they stay the saved
+        JSON; the Distributed group reads `saved` (the same state, typed)."""
         if self.distributed is not None:
-            adjusted = [*adjusted, *self.distributed.set_options(state)]
+            typed = saved if saved is not None else SavedSetup.of(state)
+            adjusted = [*adjusted, *self.distributed.set_options(typed)]
         self._options = {
             key: state[key]
             for key, field in self.fields.items()
-            if key in state and state[key] != _default(field) and _fits(field, state[key])
+            if key in state and state[key] != _default(field) and fits(field, state[key])
         }
         self._adjusted = list(adjusted)
         self._refresh()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox, QWidget
@@ -23,6 +23,7 @@ from tcprof.app.setup.arms_editor import ArmsEditor
 from tcprof.app.setup.bounds import hold_to_bound
 from tcprof.app.setup.debug_options import DebugOptionsBox
 from tcprof.app.setup.model_picker import ModelPicker
+from tcprof.app.setup.saved_setup import Saved, SavedSetup
 from tcprof.profiler.config import (
     MIN_BLOCK_MS,
     OPTIMIZERS,
@@ -266,87 +267,63 @@ class CoreOptions(QObject):
         """What `set_options` takes back, in JSON: the batch sizes as typed."""
         return self.held().to_json()
 
-    def set_options(self, state: dict[str, Any], trust_model: bool = False) -> list[str]:
+    def set_options(self, saved: SavedSetup, trust_model: bool = False) -> list[str]:
         """Apply a saved setup (`state()`, or a session's RunConfig.to_dict()); anything
         malformed is skipped, and a model file that no longer exists leaves the current model.
         The model is inspected only if trust_model (see model_picker.py). Returns the numbers a
         field clamped or rounded, to be named rather than run as something else unsaid."""
-        self._set_source(state.get("source"), trust_model)
-        self._set_arms(state.get("arms"))
-        batch_sizes = state.get("batch_sizes")
-        if isinstance(batch_sizes, list):
-            batch_sizes = ", ".join(str(b) for b in batch_sizes)
-        if isinstance(batch_sizes, str):
-            self.batch_sizes.setText(batch_sizes)
-        for key, widget in (("warmup", self.warmup), ("steps", self.steps), ("seed", self.seed)):
-            if _is_int(count := state.get(key)):
-                widget.setValue(count)
-        if _is_int(profile_steps := state.get("profile_steps")) and profile_steps >= 0:
-            self.profile_steps.setValue(profile_steps)
-        weights = state.get("save_weights")
-        for text, value in WEIGHT_FORMATS:
-            if weights == value:
-                self.save_weights.setCurrentText(text)
-        if (optimizer := state.get("optimizer")) in OPTIMIZERS:
-            self.optimizer.setCurrentText(optimizer)
-        if isinstance(lr := state.get("lr"), (int, float)) and lr > 0:
-            self.lr.setValue(float(lr))
-        if isinstance(device := state.get("device"), str) and device:
-            if self.device.findText(device) < 0:
-                self.device.addItem(device)
-            self.device.setCurrentText(device)
-        self._set_debug(state.get("debug"))
-        held = self.held()
-        numbers = dict(warmup=held.warmup, steps=held.steps, seed=held.seed)
-        return not_fitting(state, {**numbers, "profile_steps": held.profile_steps, "lr": held.lr})
-
-    def _set_source(self, source: Any, trusted: bool) -> None:
-        if not isinstance(source, dict) or not isinstance(source.get("path"), str):
-            return
-        try:
-            source = ModelSource(**source)
-        except TypeError:
-            return
-        texts = (source.model, source.factory, source.input_shape)
-        if not all(t is None or isinstance(t, str) for t in texts):
-            return
-        if Path(source.path).is_file():
+        source = saved.source.value
+        if source is not None and Path(source.path).is_file():
             self.model.set_path(
                 source.path,
                 source.model,
                 source.factory or "",
                 source.input_shape or "",
-                trusted=trusted,
+                trusted=trust_model,
             )
+        if saved.arms.value:
+            self.arms.set_arms(list(saved.arms.value))
+        if saved.batch_sizes.value is not None:
+            self.batch_sizes.setText(saved.batch_sizes.value)
+        for cell, widget in (
+            (saved.warmup, self.warmup),
+            (saved.steps, self.steps),
+            (saved.seed, self.seed),
+        ):
+            if cell.value is not None:
+                widget.setValue(cell.value)
+        if (profile_steps := saved.profile_steps.value) is not None and profile_steps >= 0:
+            self.profile_steps.setValue(profile_steps)
+        for text, value in WEIGHT_FORMATS:
+            if saved.save_weights.value == value:
+                self.save_weights.setCurrentText(text)
+        if (optimizer := saved.optimizer.value) in OPTIMIZERS:
+            self.optimizer.setCurrentText(optimizer)
+        if (lr := saved.lr.value) is not None and lr > 0:
+            self.lr.setValue(float(lr))
+        if device := saved.device.value:
+            if self.device.findText(device) < 0:
+                self.device.addItem(device)
+            self.device.setCurrentText(device)
+        debug = saved.debug.read(DebugOptions())
+        if debug is not None:
+            self.debug.set_options(debug)
+        held = self.held()
+        return not_fitting(
+            ("warmup", saved.warmup, held.warmup),
+            ("steps", saved.steps, held.steps),
+            ("seed", saved.seed, held.seed),
+            ("profile_steps", saved.profile_steps, held.profile_steps),
+            ("lr", saved.lr, held.lr),
+        )
 
-    def _set_arms(self, arms: Any) -> None:
-        try:
-            specs = [ArmSpec.from_dict(a) for a in arms or []]
-        except (TypeError, ValueError, AttributeError):
-            return
-        if specs:
-            self.arms.set_arms(specs)
 
-    def _set_debug(self, debug: Any) -> None:
-        try:
-            options = dict(debug or {})
-            options["logs"] = tuple(options.get("logs") or ())
-            self.debug.set_options(DebugOptions(**options))
-        except (TypeError, ValueError):
-            pass
-
-
-def not_fitting(state: dict[str, Any], held: dict[str, Any]) -> list[str]:
-    """The state's numbers that a field holds otherwise (say, lr=1e-07 below the field's
-    1e-06, clamped): `held` is what the fields hold after taking the state."""
+def not_fitting(*checks: tuple[str, Saved[Any], float | None]) -> list[str]:
+    """The saved numbers that a field holds otherwise (say, lr=1e-07 below the field's
+    1e-06, clamped): each check is a field's name, its saved cell and what the field holds
+    after taking it."""
     return [
-        f"{key}={state[key]}"
-        for key, value in held.items()
-        if isinstance(state.get(key), (int, float))
-        and not isinstance(state[key], bool)
-        and not math.isclose(state[key], value or 0, rel_tol=1e-9)
+        f"{name}={cell.quoted}"
+        for name, cell, held in checks
+        if cell.number is not None and not math.isclose(cell.number, held or 0, rel_tol=1e-9)
     ]
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.setup.bounds import hold_to_bound
+from tcprof.app.setup.saved_setup import Saved, SavedSetup
 from tcprof.profiler.config import DEFAULT_RDZV_TIMEOUT_S, PARALLEL
 
 DISTRIBUTED_KEYS = ("nproc", "parallel", "nnodes", "node_rank", "rdzv_endpoint", "rdzv_timeout_s")
@@ -119,25 +120,25 @@ class DistributedOptions(QWidget):
             "rdzv_timeout_s": float(self.timeout.value()),
         }
 
-    def set_options(self, state: dict[str, Any]) -> list[str]:
+    def set_options(self, saved: SavedSetup) -> list[str]:
         """Apply saved options (a state without them runs on one process: the defaults);
         the names of values that do not fit a field, which are left at the default."""
-        values = {key: state.get(key, DEFAULTS[key]) for key in DISTRIBUTED_KEYS}
         misfits = []
-        for key, spin in (("nproc", self.nproc), ("nnodes", self.nnodes)):
-            misfits += _set_int(spin, key, values[key], DEFAULTS[key])
-        misfits += _set_int(self.node_rank, "node_rank", values["node_rank"], 0)
-        parallel = values["parallel"]
+        for key, spin, cell, default in (
+            ("nproc", self.nproc, saved.nproc, 1),
+            ("nnodes", self.nnodes, saved.nnodes, 1),
+            ("node_rank", self.node_rank, saved.node_rank, 0),
+        ):
+            misfits += _set_int(spin, key, cell, default)
+        parallel = saved.parallel.read("none")
         self.parallel.setCurrentText(parallel if parallel in PARALLEL else "none")
-        endpoint = values["rdzv_endpoint"]
-        self.endpoint.setText(endpoint if isinstance(endpoint, str) else "")
-        timeout = values["rdzv_timeout_s"]
-        fits = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
-        if fits and self.timeout.minimum() <= timeout <= self.timeout.maximum():
+        self.endpoint.setText(saved.rdzv_endpoint.value or "")
+        timeout = saved.rdzv_timeout_s.read(DEFAULT_RDZV_TIMEOUT_S)
+        if timeout is not None and self.timeout.minimum() <= timeout <= self.timeout.maximum():
             self.timeout.setValue(float(timeout))
         else:
             self.timeout.setValue(DEFAULT_RDZV_TIMEOUT_S)
-            misfits.append(f"rdzv_timeout_s={timeout}")
+            misfits.append(f"rdzv_timeout_s={saved.rdzv_timeout_s.quoted}")
         self._show_body(self.options() != DEFAULTS or self.toggle.isChecked())
         return misfits
 
@@ -150,10 +151,11 @@ def _spin(field: str, high: int, tip: str) -> QSpinBox:
     return spin
 
 
-def _set_int(spin: QSpinBox, key: str, value: Any, default: int) -> list[str]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if spin.minimum() <= value <= spin.maximum():
-            spin.setValue(value)
-            return []
+def _set_int(spin: QSpinBox, key: str, cell: Saved[int], default: int) -> list[str]:
+    """The saved count in the spin box, or its default and the value quoted as not fitting."""
+    value = cell.read(default)
+    if value is not None and spin.minimum() <= value <= spin.maximum():
+        spin.setValue(value)
+        return []
     spin.setValue(default)
-    return [f"{key}={value}"]
+    return [f"{key}={cell.quoted}"]

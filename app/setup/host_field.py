@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from tcprof.app.common.settings import Preferences
+from tcprof.app.setup.saved_setup import SavedSetup
 
 HOST_KEYS = ("host",)
 HOST_TIP = (
@@ -60,6 +61,5 @@ class HostField(QComboBox):
     def options(self) -> dict[str, Any]:
         return {"host": self.host()}
 
-    def set_options(self, state: dict[str, Any]) -> None:
-        host = state.get("host")
-        self.setCurrentText(host if isinstance(host, str) else "")
+    def set_options(self, saved: SavedSetup) -> None:
+        self.setCurrentText(saved.host.value or "")

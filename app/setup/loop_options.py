@@ -10,6 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QWidget
 
 from tcprof.app.setup.narrow import wrapping
+from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.config import AMP_DTYPES, LOOPS
 
 LOOP_KEYS = ("loop", "amp", "channels_last", "compile_optimizer")
@@ -81,19 +82,18 @@ class LoopOptions(QWidget):
             "compile_optimizer": self.compile_optimizer.isChecked(),
         }
 
-    def set_options(self, state: dict[str, Any]) -> None:
+    def set_options(self, saved: SavedSetup) -> None:
         """Apply saved options; anything malformed is skipped. A state without these keys (a
         session from before loop kinds) is fp32 training."""
-        loop = state.get("loop", "train")
+        loop = saved.loop.read("train")
         if loop in LOOPS:
             self.loop.setCurrentText(loop)
-        amp = state.get("amp")
-        if amp is None or amp in AMP_DTYPES:
-            self.amp.setCurrentText(amp or AMP_OFF)
-        for key, box in (
-            ("channels_last", self.channels_last),
-            ("compile_optimizer", self.compile_optimizer),
+        if not saved.amp.given or saved.amp.null or saved.amp.value in AMP_DTYPES:
+            self.amp.setCurrentText(saved.amp.value or AMP_OFF)
+        for cell, box in (
+            (saved.channels_last, self.channels_last),
+            (saved.compile_optimizer, self.compile_optimizer),
         ):
-            value = state.get(key, False)
-            if isinstance(value, bool):
+            value = cell.read(False)
+            if value is not None:
                 box.setChecked(value)

@@ -18,13 +18,12 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.setup.bounds import hold_to_bound, lowest
 from tcprof.app.setup.narrow import wrapping
+from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN
 from tcprof.profiler.config import (
     CONTROL_LABEL,
     CONTROL_SUFFIX,
-    CONTROLS,
     DEFAULT_STALL_TIMEOUT_S,
-    normalize_control,
     resolve_threads,
 )
 
@@ -163,7 +162,7 @@ class MeasurementOptions(QWidget):
     def options(self) -> dict[str, Any]:
         """RunConfig keyword arguments."""
         return {
-            "replicates": self.replicates.value() or None,  # auto: SetupPanel.config's rule
+            "replicates": self.rounds(),  # auto: SetupPanel.config's rule
             "stop_early": self.replicates.value() == 0,
             "budget_s": self.budget.value() or None,
             "control": self.control.currentData(),
@@ -174,37 +173,39 @@ class MeasurementOptions(QWidget):
             "apply_advice": self.apply_advice.isChecked(),
         }
 
-    def set_options(self, state: dict[str, Any]) -> None:
+    def rounds(self) -> int | None:
+        """The Replicates field's rounds; None at auto."""
+        return self.replicates.value() or None
+
+    def set_options(self, saved: SavedSetup) -> None:
         """Apply saved options; anything malformed is skipped."""
-        replicates = state.get("replicates")
-        if state.get("stop_early") is True:
+        replicates = saved.replicates.value
+        if saved.stop_early.value is True:
             self.replicates.setValue(0)  # auto: it stopped when settled
-        elif replicates is None and "replicates" in state:
+        elif saved.replicates.null:
             self.replicates.setValue(0)  # auto
-        elif isinstance(replicates, int) and not isinstance(replicates, bool) and replicates >= 1:
+        elif replicates is not None and replicates >= 1:
             self.replicates.setValue(replicates)
-        budget = state.get("budget_s")
-        if budget is None and "budget_s" in state:
+        budget = saved.budget_s.value
+        if saved.budget_s.null:
             self.budget.setValue(0.0)
-        elif isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0:
+        elif budget is not None and budget > 0:
             self.budget.setValue(float(budget))
-        threads = state.get("threads")
-        if threads is None or (isinstance(threads, int) and threads >= 0):
+        threads = saved.threads.value
+        if not saved.threads.given or saved.threads.null or (threads is not None and threads >= 0):
             self.threads.setValue(threads or 0)
-        stall = state.get("stall_timeout_s")
-        if stall is None and "stall_timeout_s" in state:
+        stall = saved.stall_timeout_s.value
+        if saved.stall_timeout_s.null:
             self.stall_timeout.setValue(0.0)
-        elif isinstance(stall, (int, float)) and not isinstance(stall, bool) and stall >= 0:
+        elif stall is not None and stall >= 0:
             self.stall_timeout.setValue(float(stall))
-        control = state.get("control")
-        if control is True or control is False or control is None or control in CONTROLS:
-            if "control" in state:
-                index = self.control.findData(normalize_control(control))
-                self.control.setCurrentIndex(max(0, index))
-        for key, box in (
-            ("warm_cache", self.warm_cache),
-            ("accuracy", self.accuracy),
-            ("apply_advice", self.apply_advice),
+        if saved.control.fits:
+            index = self.control.findData(saved.control.value or None)
+            self.control.setCurrentIndex(max(0, index))
+        for cell, box in (
+            (saved.warm_cache, self.warm_cache),
+            (saved.accuracy, self.accuracy),
+            (saved.apply_advice, self.apply_advice),
         ):
-            if isinstance(state.get(key), bool):
-                box.setChecked(state[key])
+            if cell.value is not None:
+                box.setChecked(cell.value)

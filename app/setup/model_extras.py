@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QWidget
 
+from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.config import WEIGHT_SUFFIXES
 
 EXTRA_KEYS = ("weights", "block_module")
@@ -75,9 +76,8 @@ class ModelExtras(QWidget):
             "block_module": self.block_module.text().strip() or None,
         }
 
-    def set_options(self, state: dict[str, Any]) -> None:
+    def set_options(self, saved: SavedSetup) -> None:
         """Apply saved options; a value that is not text is skipped."""
-        for key, edit in (("weights", self.weights), ("block_module", self.block_module)):
-            value = state.get(key)
-            if value is None or isinstance(value, str):
-                edit.setText(value or "")
+        for cell, edit in ((saved.weights, self.weights), (saved.block_module, self.block_module)):
+            if not cell.given or cell.fits:
+                edit.setText(cell.value or "")

@@ -15,7 +15,9 @@ A script opened from a session is shown, never run, until the user confirms (mod
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.common.theme import muted_colour
+from tcprof.app.setup.saved_setup import ScriptFields
 from tcprof.profiler.config import ConfigError, ScriptSource
 from tcprof.profiler.config.script import (
     BATCH_SIZE,
@@ -65,12 +68,6 @@ TIMEOUT_TIP = (
     "(--no-step-timeout); it stops with that error rather than waiting. Compile time\n"
     "is not counted."
 )
-
-
-def args_text(args: tuple[str, ...] | list[str]) -> str:
-    """The arguments as the Arguments field shows them: quoted only where a shell would need
-    it (so --batch_size={batch_size} stays as typed), splitting back to the same words."""
-    return " ".join(a if a and shlex.split(a) == [a] else shlex.quote(a) for a in args)
 
 
 class ScriptOptions(QWidget):
@@ -145,51 +142,32 @@ class ScriptOptions(QWidget):
         return self._path
 
     def set_script(
-        self, path: str, state: dict[str, Any] | None = None, trusted: bool = True
+        self,
+        path: str,
+        saved: ScriptFields | Mapping[str, object] | None = None,
+        trusted: bool = True,
     ) -> None:
-        """Show this script with its options (`state()`'s keys; missing ones take the
-        defaults: no arguments, the script's folder)."""
-        state = state or {}
+        """Show this script with its fields (the per-script memory's JSON, read here, or a
+        saved setup's; missing ones take the defaults: no arguments, the script's folder). A
+        session's script is shown untrusted whatever `trusted` says (model_consent.py)."""
         self._path = str(Path(path).expanduser().absolute())
-        self.trusted = trusted
+        fields = saved if isinstance(saved, ScriptFields) else ScriptFields.of(saved or {}, path)
+        self.trusted = trusted and not fields.session
         self.file.setText(Path(self._path).name)  # its folder: the tooltip, the Working dir
         self.file.setToolTip(self._path)
-        for edit, key, default in (
-            (self.args, "args", ""),
-            (self.cwd, "cwd", str(Path(self._path).parent)),
-            (self.sweep, "sweep", ""),
+        for edit, text in (
+            (self.args, fields.args),
+            (self.cwd, fields.cwd if fields.cwd is not None else str(Path(self._path).parent)),
+            (self.sweep, fields.sweep),
         ):
-            value = state.get(key)
             edit.blockSignals(True)
-            edit.setText(value if isinstance(value, str) else default)
+            edit.setText(text)
             edit.setCursorPosition(0)  # its start shows: the script's first arguments
             edit.blockSignals(False)
-        step_on = state.get("step_on")
-        self.step_on.setCurrentText(step_on if step_on in STEP_ON else STEP_ON[0])
-        timeout = state.get("no_step_timeout_s")
-        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-            timeout = DEFAULT_NO_STEP_TIMEOUT_S
-        self.no_step_timeout.setValue(float(timeout))
+        self.step_on.setCurrentText(fields.step_on)
+        self.no_step_timeout.setValue(float(fields.no_step_timeout_s))
         self.show()
         self._edited()
-
-    def set_from_session(self, script: dict[str, Any], batch_sizes: Any) -> None:
-        """A session's ScriptSource (its dict): shown, not trusted (model_consent.py)."""
-        source = ScriptSource.from_dict(script)
-        sweep = ""
-        if source.sweep and source.sweep != BATCH_SIZE and isinstance(batch_sizes, list):
-            sweep = f"{source.sweep}={','.join(str(b) for b in batch_sizes)}"
-        self.set_script(
-            source.path,
-            {
-                "args": args_text(source.args),
-                "cwd": source.cwd,
-                "step_on": source.step_on,
-                "sweep": sweep,
-                "no_step_timeout_s": source.no_step_timeout_s,
-            },
-            trusted=False,
-        )
 
     def clear(self) -> None:
         if self._path:
@@ -205,16 +183,20 @@ class ScriptOptions(QWidget):
         self.trusted = True
         self.changed.emit()
 
+    def fields(self) -> ScriptFields:
+        """What the Script box holds, as `set_script` takes it back."""
+        return ScriptFields(
+            self._path,
+            self.args.text(),
+            self.cwd.text(),
+            self.sweep.text(),
+            self.step_on.currentText(),
+            self.no_step_timeout.value(),
+        )
+
     def state(self) -> dict[str, Any]:
-        """What `set_script` takes back (and the per-script memory keeps)."""
-        return {
-            "path": self._path,
-            "args": self.args.text(),
-            "cwd": self.cwd.text(),
-            "step_on": self.step_on.currentText(),
-            "sweep": self.sweep.text(),
-            "no_step_timeout_s": self.no_step_timeout.value(),
-        }
+        """The fields as JSON, for the preferences (the per-script memory, the panel's state)."""
+        return {k: v for k, v in dataclasses.asdict(self.fields()).items() if k != "session"}
 
     def uses_batch_sizes(self) -> bool:
         """Whether the Batch sizes field fills the arguments ({batch_size}, no Sweep)."""

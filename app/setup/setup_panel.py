@@ -32,11 +32,12 @@ from tcprof.app.setup.loop_options import LOOP_KEYS, LoopOptions
 from tcprof.app.setup.measurement_options import MEASUREMENT_KEYS, MeasurementOptions
 from tcprof.app.setup.model_extras import EXTRA_KEYS, ModelExtras
 from tcprof.app.setup.narrow import wrapping
+from tcprof.app.setup.saved_setup import Saved, SavedSetup
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
 from tcprof.app.setup.wheel_guard import guard_wheel
 from tcprof.profiler.analysis import stopping
-from tcprof.profiler.config import ConfigError, ModelSource, RunConfig, run_arms
+from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 from tcprof.profiler.model.context import Environment
 
@@ -197,7 +198,7 @@ class SetupPanel(QWidget):
         The run controller puts the run's session folder in it. A script's run is built as
         `tcprof run [options] -- python SCRIPT ARGS` builds it (script_options.py)."""
         if not self.script.active():
-            return _built({**self.core.options(), **self._options()})
+            return _built({**self.core.options(), **self._options()}, self._auto())
         held = self.core.held()
         script, phases = self.script.run_fields(held.batch_sizes)
         core = held.run_options(phases)
@@ -205,7 +206,11 @@ class SetupPanel(QWidget):
         options = {**core, **self._options()}
         for field in self.script_mode.disabled():
             options.pop(field, None)  # disabled, saying why: the run takes the default
-        return _built(options)
+        return _built(options, self._auto())
+
+    def _auto(self) -> bool:
+        """Replicates at auto: the run stops when settled (`_built`)."""
+        return self.measurement.rounds() is None
 
     def step_probe(self) -> dict[str, Any] | None:
         """The model's priced step (the run estimate's); none for a script (never inspected)."""
@@ -238,29 +243,23 @@ class SetupPanel(QWidget):
         return options
 
     # -- a script's session ---------------------------------------------------------------------
-    def _take_script(self, state: dict[str, Any], trusted: bool) -> dict[str, Any]:
+    def _take_script(self, saved: SavedSetup, trusted: bool) -> SavedSetup:
         """A setup with a script (a session's config, or the panel's own state): the script
         goes to the Script box (a session's is not trusted: it runs after the user's word),
         the rest to the fields; its `source` (the script's file) never reaches the model field,
         which must never inspect (import) a script."""
-        script = state.get("script")
-        if not isinstance(script, dict) or not isinstance(script.get("path"), str):
-            return state
-        try:
-            if "python" in script or isinstance(script.get("args"), list):
-                self.script.set_from_session(script, state.get("batch_sizes"))
-            else:
-                self.script.set_script(script["path"], script, trusted=trusted)
-        except (TypeError, ValueError):
-            return state
-        state = {k: v for k, v in state.items() if k != "script"}
-        if isinstance(state.get("source"), dict) and state["source"].get("path") == script["path"]:
-            state.pop("source")
+        script = saved.script.value
+        if script is None:
+            return saved
+        self.script.set_script(script.path, script, trusted=trusted)
+        source = saved.source.value
+        if source is not None and source.path == script.path:
+            saved = dataclasses.replace(saved, source=Saved())
         if not self.script.uses_batch_sizes():
-            state.pop("batch_sizes", None)  # a sweep's values, or the one phase's 1
-        if state.get("parallel") == TORCHRUN:
-            state.pop("parallel")  # what a script with several processes runs under: not a field
-        return state
+            saved = dataclasses.replace(saved, batch_sizes=Saved())  # a sweep's, or the phase's 1
+        if saved.parallel.value == TORCHRUN:  # what a script with several processes runs under
+            saved = dataclasses.replace(saved, parallel=Saved())
+        return saved
 
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -279,31 +278,33 @@ class SetupPanel(QWidget):
         inspected, unless trust_model (the caller's word, never the state's: a session file
         could claim anything). Numbers a field clamped or rounded (say, lr=1e-07 below the
         field's 1e-06) are named in the panel rather than run as something else unsaid."""
-        if not isinstance(state.get("script"), dict):
+        saved = SavedSetup.of(state)
+        if saved.script.value is None:
             self.script.clear()
-        state = self._take_script(state, trust_model)
-        if trust_model and "model_file_trusted" in state:  # the user's own, saved with a script
-            trust_model = state["model_file_trusted"] is True
-        adjusted = self.core.set_options(state, trust_model)
+        saved = self._take_script(saved, trust_model)
+        if trust_model and saved.model_file_trusted.given:  # the user's own, with a script
+            trust_model = saved.model_file_trusted.value is True
+        adjusted = self.core.set_options(saved, trust_model)
         for editor in self._editors:
-            editor.set_options(state)
-        if state.get("stop_early") is True:  # its replicates is its last look: auto holds it
-            state = {k: v for k, v in state.items() if k != "replicates"}
-        adjusted += not_fitting(state, self.measurement.options())
-        self.carried.set_options(state, adjusted)
+            editor.set_options(saved)
+        held = self.measurement
+        adjusted += not_fitting(
+            # a stop_early run's replicates is its last look: auto holds it
+            *([] if saved.stop_early.value else [("replicates", saved.replicates, held.rounds())]),
+            ("budget_s", saved.budget_s, held.budget.value() or None),
+            ("threads", saved.threads, held.threads.value() or None),
+            ("stall_timeout_s", saved.stall_timeout_s, held.stall_timeout.value() or None),
+        )
+        self.carried.set_options(state, adjusted, saved)
         self.revalidate()
 
 
-def _built(options: dict[str, Any]) -> RunConfig:
-    """The RunConfig of the fields; Replicates at auto stops when the answer is settled, at
-    most at the last look for the arms chosen, controls included (as `tcprof run` without
-    --replicates does: analysis/stopping.py); with a number of rounds the Budget is unused."""
-    if options.get("replicates") is None:
-        arms = tuple(options.get("arms") or ())
-        options = {
-            **options,
-            "replicates": stopping.looks(len(run_arms(arms, options.get("control"))))[-1],
-        }
-    else:
-        options = {**options, "budget_s": None}
-    return RunConfig(**options)
+def _built(options: dict[str, Any], auto: bool) -> RunConfig:
+    """The RunConfig of the fields (RunConfig's keyword arguments); Replicates at `auto` stops
+    when the answer is settled, at most at the last look for the arms chosen, controls
+    included (as `tcprof run` without --replicates does: analysis/stopping.py); with a number
+    of rounds the Budget is unused."""
+    if not auto:
+        return RunConfig(**{**options, "budget_s": None})
+    config = RunConfig(**{k: v for k, v in options.items() if k != "replicates"})
+    return dataclasses.replace(config, replicates=stopping.looks(len(config.run_arms))[-1])

@@ -9,6 +9,7 @@ engine's messages name command-line flags; here they name the window's fields in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtGui import QFont
@@ -26,28 +27,39 @@ from PySide6.QtWidgets import (
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import error_colour
 from tcprof.app.window.traceback_frames import user_frames
-from tcprof.profiler.protocol.event_text import error_where
+from tcprof.profiler.model.figures import Problem
+from tcprof.profiler.protocol.event_text import place_text
 
 
-def one_line(error: dict[str, Any], arm_names: list[str]) -> str:
+def problem(error: Problem | Mapping[str, Any]) -> Problem:
+    """An `error` event (or a session's error) read once into the model's typed record."""
+    if isinstance(error, Problem):
+        return error
+    read = Problem.of(error)
+    assert read is not None, "a mapping always reads as a Problem"
+    return read
+
+
+def one_line(error: Problem | Mapping[str, Any], arm_names: list[str]) -> str:
     """'inductor at bs 16: oom error: …': who, where, the kind said once (a worker's message
     may start with it already: 'syntax error in model.py, line 3: …')."""
-    arm = error.get("arm")
-    who = arm_names[arm] if isinstance(arm, int) and 0 <= arm < len(arm_names) else "run"
-    bs = f" at bs {error['batch_size']}" if error.get("batch_size") is not None else ""
-    where = error_where(error)
-    message = in_app_terms(str(error.get("message") or "")).strip().splitlines()
+    error = problem(error)
+    arm = error.arm
+    who = arm_names[arm] if arm is not None and 0 <= arm < len(arm_names) else "run"
+    bs = f" at bs {error.batch_size}" if error.batch_size is not None else ""
+    where = place_text(error.file, error.line, error.message)
+    message = in_app_terms(error.message).strip().splitlines()
     first = message[0] if message else "?"
-    kind = f"{error.get('kind')} error"
+    kind = f"{error.kind} error"
     said = first if first.lower().startswith(kind.lower()) else f"{kind}: {first}"
     return f"{who}{bs}: {said}{where}"
 
 
-def details_text(error: dict[str, Any], line: str, all_frames: bool) -> str:
+def details_text(error: Problem, line: str, all_frames: bool) -> str:
     """One error's line and traceback: the user's frames only, unless all_frames."""
-    traceback = error.get("traceback")
+    traceback = error.traceback
     if not traceback:
-        return f"{line}\n(no traceback: {in_app_terms(str(error.get('message')))})\n"
+        return f"{line}\n(no traceback: {in_app_terms(error.message)})\n"
     if all_frames:
         return f"{line}\n{traceback}\n"
     frames = user_frames(str(traceback))
@@ -99,11 +111,13 @@ class ErrorBanner(QFrame):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(top)
         layout.addWidget(self.details)
-        self.errors: list[dict[str, Any]] = []
+        self.errors: list[Problem] = []
         self._lines: list[str] = []
         self.hide()
 
-    def add(self, error: dict[str, Any], arm_names: list[str]) -> None:
+    def add(self, error: Problem | Mapping[str, Any], arm_names: list[str]) -> None:
+        """Show `error`: an `error` event off the wire, or the window's own, read once."""
+        error = problem(error)
         self.errors.append(error)
         self._lines.append(one_line(error, arm_names))
         self._show_lines()
@@ -114,7 +128,7 @@ class ErrorBanner(QFrame):
         kept = [
             (e, line)
             for e, line in zip(self.errors, self._lines, strict=True)
-            if e.get("kind") not in kinds
+            if e.kind not in kinds
         ]
         if len(kept) == len(self.errors):
             return

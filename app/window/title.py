@@ -29,7 +29,7 @@ def window_title(model_path: str, saved: SessionModel | Mapping[str, Any] | None
     shown (its own model file, whatever the panel now holds)."""
     if saved is not None:
         model = SessionModel.read(saved)
-        path = model.plan.model_path if model.plan else None
+        path = model.options.source.path
         name = Path(path).name if path else "unknown model"
         return f"{name} — session of {session_date(model)} — {TITLE}"
     return f"{Path(model_path).name} — {TITLE}" if model_path else TITLE

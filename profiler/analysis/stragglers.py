@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcprof.profiler.analysis.rank_compiles import divergence_sentences
-from tcprof.profiler.model.options import ScriptCommand
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
@@ -84,7 +84,7 @@ def _median(rank: RankFigures) -> float:
     return rank.median_ms or 0.0
 
 
-def _size(row: Row, script: ScriptCommand | None) -> str:
+def _size(row: Row, script: ScriptSource | None) -> str:
     """The batch column: per rank / global; a script's phase ('the script', 'seq=256'), whose
     samples per step are its own business."""
     if script is not None:

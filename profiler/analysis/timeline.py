@@ -51,6 +51,12 @@ TIMELINE_TYPES = frozenset(
 )
 """The events whose time a timeline needs (`fold` keeps a small copy of each)."""
 
+PREFLIGHT = "preflight check"
+"""What the run checked before any arm ran (run/preflight.py: a backend or device asked of a
+worker forked from the fork server, which imports torch first): before `t` 0, in start-up, on a
+lane of its own (the engine's); every other span comes after it."""
+PREFLIGHT_LANE = ("tcprof", "preflight")  # its lane's name and round
+
 CPU_CHECK = "inductor's CPU check"
 """Inductor's once-per-machine CPU check, run before the compile (worker/cpu_check.py): the
 last part of a compiled arm's model load, in start-up, never in a compile."""
@@ -101,6 +107,7 @@ class Mark:
     waited_s: float | None = None  # a block's wait for a quiet machine
     random_wait_s: float | None = None  # a block's random wait (run/draws.py)
     cpu_check_s: float | None = None  # the end of the model load (worker/cpu_check.py)
+    preflight_s: float | None = None  # the check before the run's start (run/preflight.py)
 
 
 @dataclass
@@ -153,8 +160,13 @@ LaneKey = tuple[int, int | str]
 
 def build_timeline(marks: Sequence[Mark], arm_names: Sequence[str]) -> dict[str, Any]:
     """session.json's `timeline` (docs/session-format.md): lanes of spans and the totals."""
-    ordered = sorted(marks, key=lambda m: m.t)
+    preflight = _preflight_s(marks)
+    ordered = sorted((replace(m, t=m.t + preflight) for m in marks), key=lambda m: m.t)
     lanes: dict[LaneKey, _Lane] = {}
+    if preflight > 0:
+        name, where = PREFLIGHT_LANE
+        lanes[(-1, where)] = _Lane(-1, name, where, None)
+        _add(lanes[(-1, where)], 0.0, preflight, PREFLIGHT, STARTUP, None)
     open_span: dict[LaneKey, tuple[float, tuple[str, str] | None]] = {}
     previous_t = 0.0
     end = 0.0
@@ -230,6 +242,12 @@ def _compact(spans: list[_Span]) -> list[_Span]:
     return out
 
 
+def _preflight_s(marks: Iterable[Mark]) -> float:
+    """The check before the run's start: the events' `t` count from after it."""
+    found = (m.preflight_s for m in marks if m.type == EventType.RUN_START and m.preflight_s)
+    return max(next(found, 0.0) or 0.0, 0.0)
+
+
 def _lane_key(mark: Mark) -> LaneKey | None:
     if mark.arm is None:
         return None
@@ -283,7 +301,7 @@ def _add(
 
 def _categorise_accuracy_lane(lane: _Lane) -> None:
     """The untimed accuracy process is the accuracy pass's cost, its start-up and compile too."""
-    if isinstance(lane.round, str):
+    if isinstance(lane.round, str) and lane.arm >= 0:  # an arm's, not the engine's preflight
         for span in lane.spans:
             span.category = ACCURACY
 

@@ -12,22 +12,25 @@ from __future__ import annotations
 import html
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Event
 from tcprof.profiler.run.progress_model import ProgressModel
+
+if TYPE_CHECKING:
+    from tcprof.profiler.model.session import SessionModel
 
 FRAME_HEIGHT_PX = 760
 REFRESH_S = 0.25  # the progress display is redrawn at most this often (and on every phase)
 SHOWN_LINES = 6  # the notable events the display keeps under its bar
 
 
-def session_html(session_dict: dict[str, Any]) -> str:
+def session_html(session: SessionModel) -> str:
     """The session as a notebook shows it: the verdict, the table and the charts."""
     from tcprof.profiler.report.html import render_summary_page
 
-    page = render_summary_page(session_dict)
+    page = render_summary_page(session)
     return (
         f'<iframe srcdoc="{html.escape(page, quote=True)}" title="tcprof session" '
         f'sandbox="allow-scripts" style="width:100%;height:{FRAME_HEIGHT_PX}px;border:0"></iframe>'

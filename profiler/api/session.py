@@ -28,7 +28,7 @@ class Session(SessionModel):
         """The verdict, the summary table and the charts, as report.html draws them."""
         from tcprof.profiler.api.notebook import session_html
 
-        return session_html(self.to_dict())
+        return session_html(self)
 
 
 def load(path: str | os.PathLike[str], store: str | None = None) -> Session:

@@ -25,7 +25,7 @@ from tcprof.profiler.run.apply_advice import before_after
 def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     model = SessionModel.read(session)
     session_dict = model.to_dict()  # for the sections that still read session.json's dict
-    header, rows = table_rows(session_dict)
+    header, rows = table_rows(model)
     provenance = provenance_line(model)
     parts = [provenance, render_table(header, rows)] if provenance else [render_table(header, rows)]
     verdicts = model.verdicts
@@ -40,7 +40,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     for arm in model.arms:
         if arm.error:
             parts.append(f"\n{arm.name}: error ({arm.error.kind}): {arm.error.message}")
-    script = script_section.text_lines(session_dict, render_table)
+    script = script_section.text_lines(model, render_table)
     if script:
         parts.append("\n" + "\n".join(script))
     insight = render_insight(model)
@@ -52,7 +52,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
             f"{item.recompiles_before} time(s), {item.after} {item.recompiles_after} "
             "(measured after the main rounds, not interleaved with them)"
         )
-    ladder = ladder_section.text_lines(session_dict)
+    ladder = ladder_section.text_lines(model)
     if ladder:
         parts.append("\n" + "\n".join(ladder))
     tradeoffs = regional.text_lines(model)
@@ -62,14 +62,12 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     if ranks:
         parts.append("\n" + "\n".join(ranks))
     if model.options.steps:
-        parts.append(f"steps: {steps_text(session_dict)}")
+        parts.append(f"steps: {steps_text(model)}")
     spent = summary_line(session_dict)
     if spent:
         parts.append(f"time: {spent}")
     parts += [
-        note
-        for note in method_notes(session_dict)
-        if compared or not note.startswith(INTERVAL_NOTES)
+        note for note in method_notes(model) if compared or not note.startswith(INTERVAL_NOTES)
     ]
     return "\n".join(parts)
 
@@ -88,7 +86,7 @@ def render_insight(model: SessionModel) -> str:
     lines: list[str] = []
     compiled = [a for a in model.arms if a.backend != "eager" and a.rows]
     if compiled:
-        script = model.plan.script if model.plan else None
+        script = model.options.script
         per = "phase" if script else "batch size"
         lines.append(f"\nwhat TorchDynamo did per {per}:")
         width = max(len(a.name) for a in compiled)

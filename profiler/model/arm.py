@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcprof.profiler.model.artifacts import Artifact
-from tcprof.profiler.model.checks import CpuCheck, skipped_sizes
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.cudagraphs import CudagraphSkip
 from tcprof.profiler.model.figures import Problem
@@ -18,7 +17,7 @@ from tcprof.profiler.model.json_values import EMPTY, as_map, freeze, items
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
 from tcprof.profiler.model.json_values import as_str as _str
-from tcprof.profiler.model.loaded import Loaded
+from tcprof.profiler.model.loaded import CpuCheck, Loaded
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.script import ScriptArm
 
@@ -218,12 +217,8 @@ class Arm:
     explain: Explain | None = None  # the explain pre-pass (--explain)
     artifacts: tuple[Artifact, ...] = ()  # the files it left: its trained weights
     loaded: Loaded | None = None  # what its worker loaded (arms[].model)
-
     cudagraph_skips: tuple[CudagraphSkip, ...] = ()  # CUDA graphs its mode asked for, skipped
-
     script: ScriptArm | None = None  # a script's: what its first round did, the files it wrote
-    cpu_check: CpuCheck | None = None  # inductor's CPU check in its process (model/checks.py)
-    cudagraph_skipped: tuple[int, ...] = ()  # batch sizes its CUDA graphs were skipped at
 
     @classmethod
     def of(cls, arm: Mapping[str, Any], baseline: bool, verdict: str | None) -> Arm:
@@ -259,9 +254,17 @@ class Arm:
             loaded=Loaded.of(arm.get("model")),
             cudagraph_skips=tuple(CudagraphSkip.of(s) for s in items(arm.get("cudagraph_skips"))),
             script=ScriptArm.of(arm.get("script")),
-            cpu_check=CpuCheck.of(arm.get("model")),
-            cudagraph_skipped=skipped_sizes(arm.get("cudagraph_skips")),
         )
+
+    @property
+    def cpu_check(self) -> CpuCheck | None:
+        """Inductor's CPU check in its process (`loaded.cpu_check`; None: none ran)."""
+        return self.loaded.cpu_check if self.loaded is not None else None
+
+    @property
+    def cudagraph_skipped(self) -> tuple[int, ...]:
+        """The batch sizes its CUDA graphs were skipped at (of `cudagraph_skips`)."""
+        return tuple(s.batch_size for s in self.cudagraph_skips if s.batch_size is not None)
 
     def row(self, batch_size: int) -> Row:
         """This arm's row at `batch_size` (KeyError naming the batch sizes it has)."""

@@ -1,5 +1,5 @@
-"""What compiling cost at one batch size, where that time went, and each compile, typed and
-read-only, from a session.json row."""
+"""What compiling cost at one batch size, where that time went, each compile, and that cost
+checked against a clock that is not torch's, typed and read-only, from a session.json row."""
 
 from __future__ import annotations
 
@@ -149,3 +149,19 @@ class Compile:
             ),
             freeze(value),
         )
+
+
+@dataclass(frozen=True)
+class CompileCheck:
+    """torch's compile events in the first step, and the first step's excess over a steady
+    step (s): the compile cost against a clock that is not torch's (a row's `compile_check`;
+    sessions saved before it have none)."""
+
+    events_s: float | None
+    excess_s: float | None
+
+    @classmethod
+    def of(cls, value: Any) -> CompileCheck | None:
+        if not isinstance(value, Mapping):
+            return None
+        return cls(_float(value.get("events_s")), _float(value.get("excess_s")))

@@ -1,8 +1,9 @@
 """A saved session's run options (session.json's `config`), typed and read-only: what the
-reports and the reproducer read of them. `config` itself stays a raw mapping (model/raw.py: the
-options as given; config/model.py's RunConfig reads them back and checks them, which an old or
-hand-edited session may fail); this is the tolerant reading, missing keys as None or the
-option's default meaning."""
+reports, the reproducer and the window (a saved run's plots laid out as a live run's, from its
+warm-up, steps, rounds, device and script) read of them; the one typed reading of `config`.
+`config` itself stays a raw mapping too (model/raw.py: the options as given; config/model.py's
+RunConfig reads them back and checks them, which an old or hand-edited session may fail); this
+is the tolerant reading, missing keys as None or the option's default meaning."""
 
 from __future__ import annotations
 
@@ -10,11 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tcprof.profiler.config.script import DEFAULT_NO_STEP_TIMEOUT_S, ScriptSource
 from tcprof.profiler.model.json_values import as_float, as_int, as_str
 
 
 def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _count(value: Any) -> int | None:
+    """A count as sessions hold it: an int, or a float written by hand (3.0); else None."""
+    number = as_float(value)
+    return int(number) if number is not None else None
 
 
 @dataclass(frozen=True)
@@ -37,31 +45,23 @@ class Source:
         )
 
 
-@dataclass(frozen=True)
-class ScriptCommand:
-    """A training script run unchanged (config/script.py's ScriptSource, as saved)."""
-
-    path: str | None
-    args: tuple[str, ...]
-    module: str | None
-    cwd: str | None
-    python: str | None
-    step_on: str | None
-    sweep: str | None
-
-    @classmethod
-    def of(cls, value: Any) -> ScriptCommand | None:
-        if not isinstance(value, Mapping) or not value:
-            return None
-        return cls(
-            as_str(value.get("path")),
-            tuple(str(a) for a in value.get("args") or ()),
-            as_str(value.get("module")),
-            as_str(value.get("cwd")),
-            as_str(value.get("python")),
-            as_str(value.get("step_on")),
-            as_str(value.get("sweep")),
-        )
+def script_of(value: Any) -> ScriptSource | None:
+    """A training script's run as saved (config/script.py's ScriptSource), read tolerantly: a
+    value of the wrong type reads as the option's default, one saved without its path is still
+    a script's run (path ""); no script (missing, empty): None, a model file's run."""
+    if not isinstance(value, Mapping) or not value:
+        return None
+    return ScriptSource(
+        path=as_str(value.get("path")) or "",
+        args=tuple(str(a) for a in value.get("args") or ()),
+        module=as_str(value.get("module")),
+        cwd=as_str(value.get("cwd")) or ".",
+        python=as_str(value.get("python")) or "python",
+        step_on=as_str(value.get("step_on")) or "optimizer",
+        sweep=as_str(value.get("sweep")),
+        no_step_timeout_s=as_float(value.get("no_step_timeout_s")) or DEFAULT_NO_STEP_TIMEOUT_S,
+        unit=as_str(value.get("unit")),
+    )
 
 
 @dataclass(frozen=True)
@@ -86,10 +86,11 @@ class DebugFlags:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """The options a session ran with, as its reports and its reproducer read them."""
+    """The options a session ran with, as its reports, its reproducer and the window read them
+    (`warmup`, `steps`, `replicates`: None where not said; `script`: None for a model file)."""
 
     source: Source
-    script: ScriptCommand | None
+    script: ScriptSource | None
     debug: DebugFlags
     batch_sizes: tuple[int, ...]
     warmup: int | None
@@ -111,21 +112,26 @@ class RunOptions:
     nproc: int | None
     accuracy: bool  # the untimed accuracy check ran (sessions without the key: it did)
     artifacts_dir: str | None
+    min_block_ms: float | None = None  # a measured block's least length (None: not said)
+    accuracy_rtol: float | None = None  # None: the dtype's default tolerance
+    accuracy_atol: float | None = None
+    control: bool = False  # an A/A control arm was asked for
+    added_arms: int = 0  # arms added by --apply-advice after the main rounds
 
     @classmethod
     def of(cls, value: Any) -> RunOptions:
         config = _map(value)
         return cls(
             source=Source.of(config.get("source")),
-            script=ScriptCommand.of(config.get("script")),
+            script=script_of(config.get("script")),
             debug=DebugFlags.of(config.get("debug")),
             batch_sizes=tuple(
                 b for b in map(as_int, config.get("batch_sizes") or ()) if b is not None
             ),
-            warmup=as_int(config.get("warmup")),
-            steps=as_int(config.get("steps")),
+            warmup=_count(config.get("warmup")),
+            steps=_count(config.get("steps")),
             blocks=as_int(config.get("blocks")),
-            replicates=as_int(config.get("replicates")),
+            replicates=_count(config.get("replicates")),
             seed=as_int(config.get("seed")),
             threads=as_int(config.get("threads")),
             lr=as_float(config.get("lr")),
@@ -141,4 +147,9 @@ class RunOptions:
             nproc=as_int(config.get("nproc")),
             accuracy=bool(config.get("accuracy", True)),
             artifacts_dir=as_str(config.get("artifacts_dir")),
+            min_block_ms=as_float(config.get("min_block_ms")),
+            accuracy_rtol=as_float(config.get("accuracy_rtol")),
+            accuracy_atol=as_float(config.get("accuracy_atol")),
+            control=bool(config.get("control")),
+            added_arms=len(config.get("added_arms") or ()),
         )

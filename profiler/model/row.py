@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcprof.profiler.model.checks import CompileCheck
-from tcprof.profiler.model.compiles import Compile, CompileCost
+from tcprof.profiler.model.compiles import Compile, CompileCheck, CompileCost
 from tcprof.profiler.model.figures import Interval, Problem
 from tcprof.profiler.model.json_values import as_float as _float
 from tcprof.profiler.model.json_values import as_int as _int
@@ -195,8 +194,8 @@ class Memory:
 
 @dataclass(frozen=True)
 class Row:
-    """One arm at one batch size: step times (median over processes, ms), a script's start-up,
-    throughput, the speedup and `verdict` against the baseline, compile cost, memory,
+    """One arm at one batch size: step times (median over processes, ms), throughput (a
+    script's own figures, its start-up among them: `script`), the speedup and `verdict` against the baseline, compile cost, memory,
     accuracy, and what TorchDynamo did. `partial`: a process was cut short, the figures are
     from fewer steps."""
 
@@ -210,7 +209,6 @@ class Row:
     p90_ms: float | None
     mean_ms: float | None
     first_step_ms: float | None
-    startup_s: float | None
     samples_per_s: float | None
     steps: int
     steps_measured: int | None
@@ -244,17 +242,12 @@ class Row:
     control_of: str | None = None  # an A/A control's row: its twin arm
     blocks_contended: int = 0  # blocks a busy machine slowed (the larger of the two counts)
     blocks_measured: int | None = None
-    work_per_s: float | None = None  # a script's work (its unit) per second
     profile: Profile | None = None  # the torch.profiler pass (--profile-steps)
     # the verdict sentence's reading (model/verdict.py), by model/rules.py's rules:
     outcome: str = "unmeasured"  # its group: faster, slower, noise, no_interval, fell_back, ...
     holds: bool = True  # False: a difference the family-wise adjustment does not keep
     status_text: str = "?"  # 'ok'; 'stopped at 12/50' for a partial row
-    samples_per_step: float | None = None  # a script's samples per step, as its model got them
-    work_per_step: float | None = None  # a script's work (its unit) per step, as measured
-
     ranks: tuple[RankFigures, ...] = ()  # a distributed arm's ranks, each its own figures
-
     script: ScriptFigures | None = None  # a script's own figures (model/script.py)
     compile_check: CompileCheck | None = None  # the first step's events against its excess
 
@@ -271,7 +264,6 @@ class Row:
             p90_ms=_float(row.get("p90_ms")),
             mean_ms=_float(row.get("mean_ms")),
             first_step_ms=_float(row.get("first_step_ms")),
-            startup_s=_float((row.get("script") or {}).get("startup_s")),
             samples_per_s=_float(row.get("samples_per_s")),
             steps=_int(row.get("steps")) or 0,
             steps_measured=_int(row.get("steps_measured")),
@@ -309,14 +301,16 @@ class Row:
                 _int(row.get("contended_blocks")) or 0, _int(row.get("unquiet_blocks")) or 0
             ),
             blocks_measured=_int(row.get("blocks_measured")),
-            work_per_s=_float((row.get("script") or {}).get("work_per_s")),
             profile=Profile.of(row.get("profile")),
             outcome=outcome_kind(row),
             holds=holds_after_adjustment(row),
             status_text=status_text(row),
-            samples_per_step=_float((row.get("script") or {}).get("samples_per_step")),
-            work_per_step=_float((row.get("script") or {}).get("work_per_step")),
             ranks=tuple(RankFigures.of(r) for r in items(row.get("ranks"))),
             script=ScriptFigures.of(row.get("script")),
             compile_check=CompileCheck.of(row.get("compile_check")),
         )
+
+    @property
+    def startup_s(self) -> float | None:
+        """A script's start-up (s; `script.startup_s`); None for a model file's row."""
+        return self.script.startup_s if self.script is not None else None

@@ -30,8 +30,8 @@ def _points(value: Any) -> tuple[Point, ...]:
 class ScriptFigures:
     """A script row's figures: compute (the headline's median), the script's own time and the
     whole step (ms), own time's share of the step and whether that makes it data-bound, its
-    start-up (s), the unit its throughput counts and the work per step in each unit, its first
-    round's loss curve."""
+    start-up (s), the unit its throughput counts, the work per step in each unit and per second
+    in its unit (`work_per_s`, per second of compute), its first round's loss curve."""
 
     compute_median_ms: float | None
     own_median_ms: float | None
@@ -43,6 +43,7 @@ class ScriptFigures:
     samples_per_step: float | None
     tokens_per_step: float | None
     loss_curve: tuple[Point, ...]
+    work_per_s: float | None = None
 
     @classmethod
     def of(cls, value: Any) -> ScriptFigures | None:
@@ -59,7 +60,13 @@ class ScriptFigures:
             _float(value.get("samples_per_step")),
             _float(value.get("tokens_per_step")),
             _points(value.get("loss_curve")),
+            _float(value.get("work_per_s")),
         )
+
+    @property
+    def work_per_step(self) -> float | None:
+        """The work per step in its own unit (None: no unit saved)."""
+        return self.per_step(self.unit) if self.unit is not None else None
 
     def per_step(self, unit: str) -> float | None:
         """The work per step in `unit` (samples, tokens; a step is one step)."""

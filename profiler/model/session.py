@@ -24,7 +24,6 @@ from tcprof.profiler.model.json_values import as_float, as_int, as_str, freeze, 
 from tcprof.profiler.model.ladder import Ladder
 from tcprof.profiler.model.notes import session_notes
 from tcprof.profiler.model.options import RunOptions
-from tcprof.profiler.model.plan import Plan
 from tcprof.profiler.model.regional import Tradeoff
 from tcprof.profiler.model.row import Row, Speedup
 from tcprof.profiler.model.seeding import Seeding
@@ -60,8 +59,6 @@ class SessionModel:
     runtime: Environment | None = None  # `environment`, typed: the first worker's
     errors: tuple[Problem, ...] = ()  # the run's errors, in the order they came
     ladder: Ladder | None = None  # a --ladder session's stages (model/ladder.py)
-    plan: Plan | None = None  # its config's planned shape, typed (model/plan.py)
-
     options: RunOptions = field(default_factory=lambda: RunOptions.of(None))  # config, typed
 
     regional: tuple[Tradeoff, ...] = ()  # regional arms against their whole-model twins
@@ -82,7 +79,8 @@ class SessionModel:
         baseline = plain.get("baseline") or (raw_arms[0].get("name") if raw_arms else None)
         baseline = str(baseline) if baseline is not None else None
         arms = [Arm.of(a, a.get("name") == baseline, None) for a in raw_arms]
-        script = (plain.get("config") or {}).get("script")
+        options = RunOptions.of(plain.get("config"))
+        script = options.script
         status = str(plain.get("status") or "unknown")
         sentences = session_verdicts(arms, baseline, status, script)
         by_arm = {v.arm: v.text for v in sentences}
@@ -108,8 +106,7 @@ class SessionModel:
             runtime=Environment.of(plain.get("environment")),
             errors=tuple(p for p in map(Problem.of, items(plain.get("errors"))) if p),
             ladder=Ladder.of(plain.get("ladder")),
-            plan=Plan.of(plain.get("config") or {}),
-            options=RunOptions.of(plain.get("config")),
+            options=options,
             regional=tuple(Tradeoff.of(r) for r in items(plain.get("regional"))),
             seeding=Seeding.of(plain),
             stopping=Stopping.of(plain.get("stopping")),
@@ -128,7 +125,8 @@ class SessionModel:
 
     @property
     def batch_sizes(self) -> tuple[int, ...]:
-        return tuple(int(b) for b in self.config.get("batch_sizes") or ())
+        """The batch sizes its run planned, in the order given (`options.batch_sizes`)."""
+        return self.options.batch_sizes
 
     def arm(self, name: str) -> Arm:
         """The arm named `name` (KeyError naming the arms there are)."""

@@ -289,15 +289,16 @@ def session_verdicts(
         for i, a in enumerate(arms)
         if i and a.backend != "eager" and a.name != baseline and not is_control(a)
     ]
-    if isinstance(script, Mapping):
+    if script is not None:
         verdicts = [ArmVerdict(v.arm, script_words(v.text, script), v.tone) for v in verdicts]
     return verdicts
 
 
-def script_words(text: str, script: Mapping[str, Any]) -> str:
+def script_words(text: str, script: Any) -> str:
     """A script's phases are its sweep's values ('at seq 64, 128'), and a script without a
-    sweep has one phase, which the sentence need not name."""
-    sweep = script.get("sweep")
+    sweep has one phase, which the sentence need not name (`script`: the run's ScriptSource,
+    `SessionModel.options.script`, or that as saved)."""
+    sweep = script.get("sweep") if isinstance(script, Mapping) else getattr(script, "sweep", None)
     if sweep and sweep != "batch_size":
         return re.sub(r"\bbs (?=\d)", f"{sweep} ", text)
     if sweep:

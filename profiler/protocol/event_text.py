@@ -139,11 +139,15 @@ def _accuracy(e: dict[str, Any], at: str) -> str:
 def error_where(e: dict[str, Any]) -> str:
     """' (file:line)' after an error's message, unless the message names that place already
     (a worker's 'RuntimeError: … (model.py:7)'): each location said once."""
-    file, line = e.get("file"), e.get("line")
+    return place_text(e.get("file"), e.get("line"), e.get("message"))
+
+
+def place_text(file: object, line: object, message: object) -> str:
+    """`error_where` of an error already read into its fields (the window's typed errors)."""
     if not file:
         return ""
     short = f"{str(file).replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}"
-    return "" if short in str(e.get("message") or "") else f" ({file}:{line})"
+    return "" if short in str(message or "") else f" ({file}:{line})"
 
 
 def _error(e: dict[str, Any], at: str) -> str:

@@ -486,6 +486,8 @@ class RunStartEvent(Relayed, total=False):
     provenance: dict[str, Any]  # tcprof's version and the source's git facts (config/provenance)
     # how rounds are seeded: {per_round, accuracy_seed, wait_max_s, script_own_seed} (run/draws)
     seeding: dict[str, Any]
+    # the check before any arm runs (run/preflight.py), in seconds: the time before `t` 0
+    preflight_s: float
 
 
 class ArmsAddedEvent(Relayed, total=False):

@@ -478,7 +478,7 @@ TIMELINE = Fields(
                 {
                     "arm": INT,
                     "name": TEXT,
-                    "round": REPLICATE,
+                    "round": OneOf((REPLICATE, Exactly("preflight"))),  # the engine's lane
                     "cache": TEXT,
                     "spans": ListOf(SPAN, null=False),
                 }

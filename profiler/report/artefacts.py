@@ -10,7 +10,7 @@ link that leads nowhere.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ KIND_TEXT = {
 ORDER = list(KIND_TEXT)
 
 
-Session = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
+Session = SessionModel
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,8 @@ def _written(arm: Arm) -> list[tuple[str | None, str | None, int | None]]:
     return files + [("torch_profiler_trace", path, bs) for bs, path in traces]
 
 
-def artefacts(session: Session, folder: str | Path | None = None) -> list[File]:
+def artefacts(model: Session, folder: str | Path | None = None) -> list[File]:
     """One entry per file, by kind, then in the arms' order, then by batch size."""
-    model = SessionModel.read(session)
     base = _report_folder(model, folder)
     found: dict[str, File] = {}
     order = {arm.name: i for i, arm in reversed(list(enumerate(model.arms)))}

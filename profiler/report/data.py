@@ -4,7 +4,6 @@ for the model and for code locations."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,8 @@ def script_json(value: Any) -> str:
     return "".join(_SCRIPT_ESCAPES.get(c, c) for c in text)
 
 
-def model_label(session: SessionModel | Mapping[str, Any]) -> str:
+def model_label(model: SessionModel) -> str:
     """'SimpleModel() from simple.py', from the first arm that loaded the model."""
-    model = SessionModel.read(session)
     file = Path(model.options.source.path or "model.py").name
     script = model.options.script
     if script is not None:

@@ -21,18 +21,20 @@ from tcprof.profiler.folders.files import (
 )
 from tcprof.profiler.folders.outputs import atomic_write_text
 from tcprof.profiler.folders.steps_csv import steps_csv_text
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
 
 # A renderer turns a session dict into the text of a file written into a folder (session.json
-# stores its paths relative to that folder, the reports link the session's files relative to it).
+# stores its paths relative to that folder, the reports link the session's files relative to it):
+# session.json and steps.csv are written from the dict as given, the reports read its model.
 Renderer = Callable[[dict[str, Any], Path], str]
 
 # format -> (file name, renderer). "html" also writes reproduce.py (the report shows it).
 FORMATS: dict[str, tuple[str, Renderer]] = {
-    "html": (REPORT_HTML, render_html),
-    "md": (REPORT_MD, render_markdown),
+    "html": (REPORT_HTML, lambda session, folder: render_html(SessionModel.read(session), folder)),
+    "md": (REPORT_MD, lambda session, folder: render_markdown(SessionModel.read(session), folder)),
     "csv": (STEPS_CSV, lambda session, _folder: steps_csv_text(session)),
     "json": (SESSION_JSON, session_json_text),
 }
@@ -82,7 +84,7 @@ def export_reports(
         name, render = FORMATS[fmt]
         rendered.append((out / name, render(session_dict, out)))
     if session_dict.get("arms"):
-        rendered.append((out / REPRODUCER, render_reproducer(session_dict)))
+        rendered.append((out / REPRODUCER, render_reproducer(SessionModel.read(session_dict))))
     for path, text in rendered:
         atomic_write_text(path, text)
         _readable(path)

@@ -98,12 +98,10 @@ def _x_ranges(samples: list[dict[str, Any]]) -> dict[str, list[int]]:
     return {key: [0, end] for key, end in ends.items()}
 
 
-def chart_data(session: SessionModel | Mapping[str, Any]) -> dict[str, Any]:
+def chart_data(model: SessionModel) -> dict[str, Any]:
     """The compact data the charts draw from. Every step-based chart of a batch size draws
     against one x axis (`x`): the worker's step count, over one range per batch size."""
-    model = SessionModel.read(session)
-    plain = model.to_dict() if isinstance(session, SessionModel) else session
-    return _chart_data(model, plain)
+    return _chart_data(model, model.to_dict())
 
 
 def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]:
@@ -132,7 +130,7 @@ def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]
             "arm": r.arm,
             "batch_size": r.batch_size,
             "samples_per_s": r.samples_per_s,
-            "work_per_s": r.work_per_s,
+            "work_per_s": r.script.work_per_s if r.script else None,
             "median_ms": r.median_ms,
         }
         for r in model.rows
@@ -173,8 +171,11 @@ def _throughput(session: SessionModel, plain: Mapping[str, Any]) -> dict[str, An
     script = session.options.script
     if script is None:
         return {"unit": "samples", "work": None, "phase": "bs"}
-    work = {a.name: {str(r.batch_size): r.work_per_step for r in a.rows} for a in session.arms}
-    return {"unit": script_section.work_unit(plain), "work": work, "phase": script.sweep}
+    work = {
+        a.name: {str(r.batch_size): r.script.work_per_step if r.script else None for r in a.rows}
+        for a in session.arms
+    }
+    return {"unit": script_section.work_unit(session), "work": work, "phase": script.sweep}
 
 
 def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = None) -> str:
@@ -211,7 +212,7 @@ def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = N
             ("configuration", "Configuration"),
             ("environment", "Environment"),
             ("logs", "Logs"),
-            *([("profile", "Top operators")] if top_ops.profiles(session_dict) else []),
+            *([("profile", "Top operators")] if top_ops.profiles(session) else []),
             *([("files", "Files")] if artefacts.artefacts(session, folder) else []),
             ("code", "Code"),
         )
@@ -270,23 +271,21 @@ def _document(title: str, body: str, model: SessionModel, plain: Mapping[str, An
     )
 
 
-def render_summary_page(session_dict: dict[str, Any]) -> str:
+def render_summary_page(model: SessionModel) -> str:
     """report.html's verdict, summary and charts alone, as one page (a notebook shows it)."""
-    model = SessionModel.read(session_dict)
     body = (
-        f'<main><section id="summary">{sections.verdict_list(session_dict, esc)}'
-        f"{sections.summary_body(session_dict, esc)}</section>{_charts()}</main>"
+        f'<main><section id="summary">{sections.verdict_list(model, esc)}'
+        f"{sections.summary_body(model, esc)}</section>{_charts()}</main>"
     )
-    return _document(f"tcprof: {model_label(model)}", body, model, session_dict)
+    return _document(f"tcprof: {model_label(model)}", body, model, model.to_dict())
 
 
-def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -> str:
+def render_html(model: SessionModel, folder: Any = None) -> str:
     """The whole report as one HTML document; `folder` is where it is written (its links to the
     session's files are relative to it; None: the session's own folder)."""
     from tcprof.profiler.report.reproduce import render_reproducer
 
-    model = SessionModel.read(session)
-    session_dict = model.to_dict()  # for the sections that still read session.json's dict
+    session_dict = model.to_dict()  # analysis's regional and rank rows, the timeline: raw
     codes = []
     for arm in model.arms:
         try:
@@ -297,23 +296,23 @@ def render_html(session: SessionModel | Mapping[str, Any], folder: Any = None) -
         [
             _header(model, session_dict, folder),
             "<main>",
-            sections.summary(session_dict, esc),
-            script_section.html_section(session_dict, esc),
+            sections.summary(model, esc),
+            script_section.html_section(model, esc),
             _charts(),
             sections.insight(model, esc),
             ladder_section.html_section(model, esc),
             regional_section.html_section(session_dict, esc),
             straggler_section.html_section(session_dict, esc),
             timeline_section.html_section(session_dict, esc),
-            sections.errors(session_dict, esc),
-            sections.configuration(session_dict, esc),
-            sections.environment(session_dict, esc),
-            sections.logs(session_dict, esc),
-            top_ops.html_section(session_dict, esc),
+            sections.errors(model, esc),
+            sections.configuration(model, esc),
+            sections.environment(model, esc),
+            sections.logs(model, esc),
+            top_ops.html_section(model, esc),
             artefacts.html_section(model, esc, folder),
             sections.code(codes, esc),
             "</main>",
-            sections.footer(session_dict, esc),
+            sections.footer(model, esc),
         ]
     )
     return _document(f"tcprof report: {model_label(model)}", body, model, session_dict)

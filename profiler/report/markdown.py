@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -141,10 +140,9 @@ def _environment_line(session: SessionModel) -> str:
     return " · ".join(md_text(p) for p in parts)
 
 
-def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = None) -> str:
+def render_markdown(model: SessionModel, folder: Any = None) -> str:
     """report.md; `folder` is where it is written (links are relative to it)."""
-    model = SessionModel.read(session)
-    session_dict = model.to_dict()  # for the sections that still read session.json's dict
+    session_dict = model.to_dict()  # analysis's regional and rank rows, the timeline: raw
     header, rows = table_rows(model)
     out = [f"### torch.compile profile: {md_text(model_label(model))}", ""]
     provenance = provenance_line(model)
@@ -172,7 +170,7 @@ def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = Non
     if fails:
         note += " Accuracy failures: " + "; ".join(fails) + "."
     out += [note, ""]
-    out += script_section.markdown_lines(session_dict, md_text)
+    out += script_section.markdown_lines(model, md_text)
     insight = _insight(model)
     if insight:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
@@ -181,7 +179,7 @@ def render_markdown(session: SessionModel | Mapping[str, Any], folder: Any = Non
     out += regional_section.markdown_lines(session_dict, md_text)
     out += straggler_section.markdown_lines(session_dict, md_text)
     out += timeline_section.markdown_lines(session_dict, md_text)
-    out += top_ops.markdown_lines(session_dict, md_text)
+    out += top_ops.markdown_lines(model, md_text)
     out += artefacts.markdown_lines(model, md_text, folder)
     errors = _errors(model)
     if errors:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -275,12 +274,9 @@ def _with_marks(arm: Arm, config: dict[str, Any], block: str) -> str:
     return "\n".join([*_mark_dynamic_lines(spec.mark_dynamic), block])
 
 
-def render_reproducer(
-    session: SessionModel | Mapping[str, Any], arm_name: str | None = None
-) -> str:
+def render_reproducer(model: SessionModel, arm_name: str | None = None) -> str:
     """The script for `arm_name` (default: the first compiled arm, else the first arm); for a
     session of the user's own script, the command that measured it (script_reproduce.py)."""
-    model = SessionModel.read(session)
     if model.options.script is not None:
         from tcprof.profiler.report.script_reproduce import render
 

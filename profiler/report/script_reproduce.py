@@ -3,12 +3,9 @@ with the script's own command after `--` (the script itself is the user's file, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tcprof.profiler.config import DEFAULT_REMOTE_PYTHON
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
-from tcprof.profiler.model.options import ScriptCommand
 from tcprof.profiler.model.session import SessionModel
 
 _OPTIONS: tuple[tuple[str, str], ...] = (
@@ -21,8 +18,8 @@ _OPTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-Session = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
-NO_SCRIPT = ScriptCommand(None, (), None, None, None, None, None)
+Session = SessionModel
+NO_SCRIPT = ScriptSource(path="")
 
 
 def _arm_text(arm: Arm) -> str:
@@ -30,8 +27,7 @@ def _arm_text(arm: Arm) -> str:
     return arm.backend + (":" + ",".join(parts) if parts else "")
 
 
-def tcprof_command(session: Session) -> list[str]:
-    model = SessionModel.read(session)
+def tcprof_command(model: Session) -> list[str]:
     options = model.options
     script = options.script or NO_SCRIPT
     arms = [a for a in model.arms if not a.name.endswith("control")]
@@ -58,8 +54,7 @@ def tcprof_command(session: Session) -> list[str]:
     return [*command, "--", script.python or "python", *target, *script.args]
 
 
-def render(session: Session) -> str:
-    model = SessionModel.read(session)
+def render(model: Session) -> str:
     cwd = (model.options.script.cwd if model.options.script else None) or "."
     command = tcprof_command(model)
     shown = " ".join(repr(w) if " " in w or ";" in w else w for w in command)

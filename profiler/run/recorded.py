@@ -107,9 +107,12 @@ class RecordedRun:
     def run(self) -> SessionFold:
         """Run to the end (or until cancelled or interrupted); the log is closed either way."""
         try:
+            started = time.monotonic()
             self.refusal = self._check(self.config) if self._check is not None else None
             if self.refusal is not None:
                 return self._refuse(self.refusal)
+            if self._check is not None:
+                _note_preflight(self.runner, time.monotonic() - started)
             return self.runner.run()
         except KeyboardInterrupt:
             self.interrupted = True
@@ -171,3 +174,12 @@ def _try_lock(folder: Path) -> RunLock | None:
         return RunLock(folder)
     except OSError:
         return None
+
+
+def _note_preflight(runner: SessionRunner, seconds: float) -> None:
+    """The engine's runner records how long the check took (the fork server importing torch for
+    its probe, about 4 s of a CLI run): the timeline shows it before round 0."""
+    from tcprof.profiler.run.runner import Runner
+
+    if isinstance(runner, Runner):
+        runner.preflight_s = round(seconds, 4)

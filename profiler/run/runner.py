@@ -109,6 +109,9 @@ class Runner:
         self._specs = config.run_arms
         self._factory = worker_factory
         self._follow_up: Runner | None = None  # --apply-advice's run of the fixed arms
+        # seconds the recorded run's check took before this run started (run/recorded.py):
+        # the timeline shows it as its own span before round 0
+        self.preflight_s: float | None = None
         self._workers = ArmSupervisor(
             worker_factory or self._start_worker,
             self._publish,
@@ -160,6 +163,7 @@ class Runner:
                 "wall_time": time.time(),
                 "provenance": run_provenance(config),
                 "seeding": draws.seeding(self.config),
+                **({"preflight_s": self.preflight_s} if self.preflight_s is not None else {}),
             }
         )
         self._caches = CacheFolders(self.config)

@@ -35,4 +35,5 @@ def timeline_mark(event: Event) -> Mark | None:
         waited_s=_number(event.get("waited_s")),
         random_wait_s=_number(event.get("random_wait_s")),
         cpu_check_s=_number(check.get("seconds")) if isinstance(check, dict) else None,
+        preflight_s=_number(event.get("preflight_s")) if kind == EventType.RUN_START else None,
     )

@@ -176,7 +176,7 @@ def step_series(model: SessionModel) -> dict[str, list[StepSeries]]:
         measured = rows_of.get((arm, bs))
         # a script's samples per step, as its model was given them; else a distributed step
         # is the global batch (a script's phase is not its batch)
-        samples = (measured and measured.samples_per_step) or bs * int(
+        samples = (measured and measured.script and measured.script.samples_per_step) or bs * int(
             (measured and measured.world_size) or 1
         )
         memory: dict[str, list[tuple[int, float]]] = {}
@@ -291,9 +291,8 @@ def _arm_verdict(session: SessionModel, arm: Arm) -> str:
 
 def session_log(model: SessionModel, folder: Path) -> SessionLog:
     """Everything a tracker logs of the session saved in `folder`."""
-    plain = model.to_dict()  # the summary table's and the model label's readers take the dict
-    header, rows = table_rows(plain)
-    label = model_label(plain)
+    header, rows = table_rows(model)
+    label = model_label(model)
     series = step_series(model)
     arms = [
         ArmLog(

@@ -25,7 +25,6 @@ from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import COMPILE_COST, frame_label
 from tcprof.profiler.report.data import short_where
 from tcprof.profiler.report.sections.script import phase_text, script_source
-from tcprof.profiler.report.sections.table import as_row
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
 TOTAL = f"total: the {COMPILE_COST}"
@@ -39,7 +38,10 @@ WHEN_HELP = (
 
 
 def _row(row: Row | Mapping[str, Any]) -> Row:
-    return as_row(row)
+    """The typed row of `row` (the window still hands its dict; a test's may lack its size)."""
+    if isinstance(row, Row):
+        return row
+    return Row.of(str(row.get("arm") or ""), thaw({"batch_size": 0, **row}), False)
 
 
 def _arm(arm: Arm | Mapping[str, Any] | None) -> Arm | None:
@@ -263,7 +265,7 @@ def case_text(
     return text[0].upper() + text[1:] + "."
 
 
-def heading(session: SessionModel | Mapping[str, Any], row: Row | Mapping[str, Any]) -> str:
+def heading(session: SessionModel, row: Row | Mapping[str, Any]) -> str:
     """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
     script = script_source(session)
     bs = _row(row).batch_size
@@ -273,7 +275,7 @@ def heading(session: SessionModel | Mapping[str, Any], row: Row | Mapping[str, A
 
 
 def html(
-    session: SessionModel | Mapping[str, Any],
+    session: SessionModel,
     row: Row | Mapping[str, Any],
     esc: Callable[[Any], str],
     arm: Arm | Mapping[str, Any] | None = None,
@@ -305,7 +307,7 @@ def html(
 
 
 def markdown_lines(
-    session: SessionModel | Mapping[str, Any],
+    session: SessionModel,
     row: Row | Mapping[str, Any],
     md_text: Callable[[Any], str],
     arm: Arm | Mapping[str, Any] | None = None,

@@ -9,7 +9,7 @@ that fits it, or, when no stage diverged, whether each stage matched eager or fe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from tcprof.profiler.model.ladder import Ladder, LadderStage, StageFigures
@@ -74,8 +74,8 @@ def _no_divergence(ladder: Ladder) -> str:
 _NONE = StageFigures(None, None, None, None, None)  # a stage without figures: one row of '-'
 
 
-def rows(session: SessionModel | Mapping[str, Any]) -> list[list[str]]:
-    ladder = SessionModel.read(session).ladder
+def rows(session: SessionModel) -> list[list[str]]:
+    ladder = session.ladder
     out = []
     for stage in ladder.stages if ladder else ():
         for per in stage.figures or (_NONE,):
@@ -94,8 +94,8 @@ def rows(session: SessionModel | Mapping[str, Any]) -> list[list[str]]:
     return out
 
 
-def verdict(session: SessionModel | Mapping[str, Any]) -> str | None:
-    ladder = SessionModel.read(session).ladder
+def verdict(session: SessionModel) -> str | None:
+    ladder = session.ladder
     if ladder is None:
         return None
     first = ladder.first_divergence
@@ -107,7 +107,7 @@ def verdict(session: SessionModel | Mapping[str, Any]) -> str | None:
     )
 
 
-def html_section(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+def html_section(session: SessionModel, esc: Esc) -> str:
     found = rows(session)
     if not found:
         return ""
@@ -121,9 +121,7 @@ def html_section(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     )
 
 
-def markdown_lines(
-    session: SessionModel | Mapping[str, Any], md_text: Callable[[Any], str]
-) -> list[str]:
+def markdown_lines(session: SessionModel, md_text: Callable[[Any], str]) -> list[str]:
     found = rows(session)
     if not found:
         return []
@@ -132,7 +130,7 @@ def markdown_lines(
     return [*out, "", md_text(verdict(session)), ""]
 
 
-def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def text_lines(session: SessionModel) -> list[str]:
     found = rows(session)
     if not found:
         return []

@@ -1,10 +1,10 @@
-"""The HTML sections of report.html. Each takes the session model (a session.json dict still
-enters through `SessionModel.read`) and `esc` (html.escape)."""
+"""The HTML sections of report.html. Each takes the session model (a caller holding
+session.json's dict reads it once through `SessionModel.read`) and `esc` (html.escape)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
@@ -53,9 +53,8 @@ Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000
 
 
-def verdict_list(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+def verdict_list(model: SessionModel, esc: Esc) -> str:
     """The verdict first: one coloured sentence per compiled arm."""
-    model = SessionModel.read(session)
     items = "".join(
         f'<li class="{"" if v.tone == NEUTRAL else v.tone}">{esc(v.text)}</li>'
         for v in session_verdicts(model)
@@ -157,17 +156,15 @@ def _baseline_rows(model: SessionModel) -> tuple[Row, ...]:
     return next((a.rows for a in model.arms if a.name == model.baseline), ())
 
 
-def summary(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def summary(model: SessionModel, esc: Esc) -> str:
     return (
         f'<section id="summary"><h2>Summary</h2>{verdict_list(model, esc)}'
         f"{summary_body(model, esc)}</section>"
     )
 
 
-def summary_body(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
+def summary_body(model: SessionModel, esc: Esc) -> str:
     """The cards, the table and its notes (the summary but for its verdict)."""
-    model = SessionModel.read(session)
     header, rows = table_rows(model)
     typed = [(i, r) for i, _arm, r in summary_rows(model)]
     head = "".join(
@@ -288,8 +285,7 @@ def _recompiles(recompiles: tuple[Recompile, ...], esc: Esc) -> str:
     )
 
 
-def insight(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def insight(model: SessionModel, esc: Esc) -> str:
     parts = ['<section id="insight"><h2>Graph breaks &amp; recompiles</h2>']
     any_found = False
     for arm in model.arms:
@@ -336,8 +332,7 @@ def _error_box(esc: Esc, err: Problem, arm: object) -> str:
     )
 
 
-def errors(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def errors(model: SessionModel, esc: Esc) -> str:
     # an arm's index as saved (its place in the list where an old session has none)
     indexed = [(arm.index or i, arm) for i, arm in enumerate(model.arms)]
     names: dict[object, str] = {index: arm.name for index, arm in indexed}
@@ -389,30 +384,29 @@ def _arm_options(arm: Arm) -> list[str]:
     ]
 
 
-def configuration(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def configuration(model: SessionModel, esc: Esc) -> str:
     cfg = thaw(model.config)  # the run's options as given (model/raw.py)
-    src = cfg.get("source") or {}
+    src, options = model.options.source, model.options
     dbg = cfg.get("debug") or {}
     # what the worker loaded, shown as given (model/raw.py)
     loaded = as_map(next((m for a in model.arms if (m := a.data.get("model"))), None))
     items = [
-        ("model file", src.get("path")),
-        ("model", src.get("factory") or src.get("model") or loaded.get("model")),
+        ("model file", src.path),
+        ("model", src.factory or src.model or loaded.get("model")),
         ("parameters", units.count(loaded["params"]) if loaded.get("params") else None),
-        ("input", src.get("input_shape") or loaded.get("input")),
-        ("weights", cfg.get("weights") or "the seed's initial weights"),
+        ("input", src.input_shape or loaded.get("input")),
+        ("weights", options.weights or "the seed's initial weights"),
         ("batch sizes", cfg.get("batch_sizes")),
         ("steps", steps_text(model)),
         (
             "blocks",
             f"{cfg.get('blocks')} ({'sequential' if cfg.get('sequential') else 'interleaved'})",
         ),
-        ("device", cfg.get("device")),
+        ("device", options.device),
         ("ran on", where_text(cfg)),
         ("loop", loop_text(cfg)),
         ("optimizer", f"{cfg.get('optimizer')} lr={cfg.get('lr')}"),
-        ("seed", cfg.get("seed")),
+        ("seed", options.seed),
         ("accuracy tolerance", tolerance_text(model)),
         ("debug logs", dbg.get("logs")),
         ("dynamo verbose", dbg.get("verbose")),
@@ -435,8 +429,8 @@ def configuration(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     )
 
 
-def environment(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    env = thaw(SessionModel.read(session).environment)  # every key as the worker said it
+def environment(session: SessionModel, esc: Esc) -> str:
+    env = thaw(session.environment)  # every key as the worker said it
     if not env:
         return '<section id="environment"><h2>Environment</h2><p class="muted">Not recorded.</p></section>'
     backends = env.pop("backends", None)
@@ -450,8 +444,7 @@ def environment(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     return out + "</section>"
 
 
-def logs(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def logs(model: SessionModel, esc: Esc) -> str:
     entries = json_items(model.data.get("logs"))  # the workers' output, shown as text: model/raw.py
     names: dict[object, str] = {arm.index or i: arm.name for i, arm in enumerate(model.arms)}
     if not entries:
@@ -494,8 +487,7 @@ def code(codes: list[tuple[Any, str]], esc: Esc) -> str:
     return "".join(parts)
 
 
-def footer(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def footer(model: SessionModel, esc: Esc) -> str:
     ended, started = model.ended_at, model.started_at
     took = (
         f" · run took {units.duration(ended - started)}"

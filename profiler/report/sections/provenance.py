@@ -4,9 +4,6 @@ it: `commit 3f2a1c9 on main (dirty) · torch 2.13.0 · triton 3.5.0 · Python 3.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tcprof.profiler.model.context import Provenance
 from tcprof.profiler.model.session import SessionModel
 
@@ -24,7 +21,7 @@ def commit_text(provenance: Provenance) -> str | None:
     return text
 
 
-def provenance_parts(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def provenance_parts(session: SessionModel) -> list[str]:
     """The line's parts: commit, torch, triton, Python, device (model), tcprof; each only when
     the session recorded it."""
     p = session.provenance if isinstance(session, SessionModel) else Provenance.of(session)
@@ -38,5 +35,5 @@ def provenance_parts(session: SessionModel | Mapping[str, Any]) -> list[str]:
     return [part for part in parts if part]
 
 
-def provenance_line(session: SessionModel | Mapping[str, Any]) -> str:
+def provenance_line(session: SessionModel) -> str:
     return " · ".join(provenance_parts(session))

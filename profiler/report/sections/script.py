@@ -30,7 +30,7 @@ EXPLAIN = (
 )
 
 
-def script_of(session: SessionModel | Mapping[str, Any]) -> dict[str, Any] | None:
+def script_of(session: SessionModel) -> dict[str, Any] | None:
     """The script's options as session.json holds them (None: a model file's session), a copy,
     for the callers still on dicts; `script_source` is their typed record."""
     config = session.config if isinstance(session, SessionModel) else session.get("config")
@@ -43,7 +43,7 @@ def _source(script: Mapping[str, Any]) -> ScriptSource:
     return ScriptSource.from_dict({"path": "", **thaw(script)})
 
 
-def script_source(session: SessionModel | Mapping[str, Any]) -> ScriptSource | None:
+def script_source(session: SessionModel) -> ScriptSource | None:
     """The script's options, typed (None: a model file's session)."""
     script = script_of(session)
     return _source(script) if script is not None else None
@@ -73,10 +73,9 @@ def _rows(model: SessionModel) -> list[tuple[str, Row]]:
     return [(arm.name, row) for arm in model.arms for row in arm.rows]
 
 
-def work_unit(session: SessionModel | Mapping[str, Any]) -> str:
+def work_unit(model: SessionModel) -> str:
     """What a script's throughput counts: its `--unit`, else what its rows measured (tokens
     where its model was given token ids, else samples, else steps)."""
-    model = SessionModel.read(session)
     script = script_source(model)
     if script is not None and script.unit:
         return str(script.unit)
@@ -93,10 +92,9 @@ def work_text(row: Row, unit: str) -> str:
     return f"{units.count(value)} {unit}" if units.number(value) is not None else units.MISSING
 
 
-def work_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def work_lines(model: SessionModel) -> list[str]:
     """How the script's throughput was counted, with each phase's work per step: 'throughput
     in tokens/s: 2,048 tokens per step (...; padding counted)'."""
-    model = SessionModel.read(session)
     script = script_source(model)
     if script is None:
         return []
@@ -130,8 +128,7 @@ def _ms(value: float | None) -> str:
     return units.ms(value, unit=False)  # the column's header says ms
 
 
-def split_rows(session: SessionModel | Mapping[str, Any]) -> list[list[str]]:
-    model = SessionModel.read(session)
+def split_rows(model: SessionModel) -> list[list[str]]:
     script = script_source(model) or _source({})
     out = []
     for name, row in _rows(model):
@@ -153,19 +150,19 @@ def split_rows(session: SessionModel | Mapping[str, Any]) -> list[list[str]]:
     return out
 
 
-def notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def notes(session: SessionModel) -> list[str]:
     """Per arm, what its first round did: the model, what was compiled and where."""
     out = []
-    for arm in SessionModel.read(session).arms:
+    for arm in session.arms:
         for note in arm.script.notes if arm.script else ():
             if note.kind != "model" or arm.index == 0:
                 out.append(f"{arm.name}: {note.text}")
     return out
 
 
-def files(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def files(session: SessionModel) -> list[str]:
     found: dict[str, int | None] = {}
-    for arm in SessionModel.read(session).arms:
+    for arm in session.arms:
         for item in arm.script.files if arm.script else ():
             found[item.path] = item.size
     return [
@@ -174,9 +171,8 @@ def files(session: SessionModel | Mapping[str, Any]) -> list[str]:
     ]
 
 
-def data_bound(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def data_bound(model: SessionModel) -> list[str]:
     """'eager at batch_size=8: the script's own time is 62% of its step (data-bound)'."""
-    model = SessionModel.read(session)
     script = script_source(model) or _source({})
     out = []
     for name, row in _rows(model):
@@ -192,11 +188,10 @@ def data_bound(session: SessionModel | Mapping[str, Any]) -> list[str]:
 
 
 def text_lines(
-    session: SessionModel | Mapping[str, Any],
+    model: SessionModel,
     render_table: Callable[[list[str], list[list[str]]], str],
 ) -> list[str]:
     """The summary's lines for a script session (none for a model file)."""
-    model = SessionModel.read(session)
     script = script_source(model)
     if script is None:
         return []
@@ -215,9 +210,9 @@ def text_lines(
     return lines
 
 
-def accuracy_note(session: SessionModel | Mapping[str, Any]) -> str | None:
+def accuracy_note(session: SessionModel) -> str | None:
     """The method note of a script's loss parity (None: no parity ran)."""
-    acc = [r.accuracy for r in SessionModel.read(session).rows if r.accuracy and r.accuracy.parity]
+    acc = [r.accuracy for r in session.rows if r.accuracy and r.accuracy.parity]
     if not acc:
         return None
     tol = acc[0]
@@ -231,11 +226,11 @@ def accuracy_note(session: SessionModel | Mapping[str, Any]) -> str | None:
 
 
 # -- loss curves ------------------------------------------------------------------------------
-def curves(session: SessionModel | Mapping[str, Any]) -> list[tuple[str, int, Curve]]:
+def curves(session: SessionModel) -> list[tuple[str, int, Curve]]:
     """(label, phase, [(step, loss), ...]): each timed arm's first round, and the untimed parity
     runs (eager, and the arm with fallback_random) of each compiled arm."""
     out: list[tuple[str, int, Curve]] = []
-    for arm in SessionModel.read(session).arms:
+    for arm in session.arms:
         for row in arm.rows:
             curve = list(row.script.loss_curve) if row.script else []
             if curve:
@@ -349,8 +344,7 @@ def _svg(series: Sequence[tuple[str, Sequence[tuple[float, float | None]]]], esc
     return "".join(parts)
 
 
-def html_section(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def html_section(model: SessionModel, esc: Esc) -> str:
     script = script_source(model)
     if script is None:
         return ""
@@ -383,10 +377,7 @@ def html_section(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
     return "".join(parts)
 
 
-def markdown_lines(
-    session: SessionModel | Mapping[str, Any], md_text: Callable[[Any], str]
-) -> list[str]:
-    model = SessionModel.read(session)
+def markdown_lines(model: SessionModel, md_text: Callable[[Any], str]) -> list[str]:
     script = script_source(model)
     if script is None:
         return []

@@ -3,16 +3,13 @@ before each block (run/draws.py), and a script that seeds itself, which rounds c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 
 
-def seeding_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def seeding_notes(session: SessionModel) -> list[str]:
     """Plain sentences for the method notes; none for a session before rounds had seeds."""
-    seeding = SessionModel.read(session).seeding
+    seeding = session.seeding
     if seeding is None or not seeding.per_round:
         return []
     notes = [

@@ -23,24 +23,16 @@ from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections.seeding import seeding_notes
 
 
-def as_row(row: Row | Mapping[str, Any]) -> Row:
-    """The typed row of `row`: itself, or built from a session.json row (the door where a
-    caller still holding the dict enters; a bare row of a test may lack its batch size)."""
-    if isinstance(row, Row):
-        return row
-    return Row.of(str(row.get("arm") or ""), thaw({"batch_size": 0, **row}), False)
-
-
-def fmt_speedup(row: Row | Mapping[str, Any]) -> str:
+def fmt_speedup(row: Row) -> str:
     """'1.21x [1.17-1.28]' for a settled speedup; 'not settled [0.55-43.92]' for one whose
     interval is too wide to act on (analysis.stats.settled), and 'not settled (one round: no
     interval)' for a single round: the model's Speedup says it, one rule for every view."""
-    speedup = as_row(row).speedup
+    speedup = row.speedup
     return "-" if speedup is None else str(speedup)
 
 
-def fmt_accuracy(row: Row | Mapping[str, Any]) -> str:
-    acc = as_row(row).accuracy
+def fmt_accuracy(row: Row) -> str:
+    acc = row.accuracy
     return "-" if acc is None else acc.status
 
 
@@ -49,17 +41,17 @@ def _err(value: Any) -> str:
     return f"{value:.3g}" if isinstance(value, (int, float)) else "not finite"
 
 
-def accuracy_title(acc: Accuracy | Mapping[str, Any]) -> str:
+def accuracy_title(acc: Accuracy) -> str:
     """The accuracy verdict's detail: the worst tensor and why (schema 1: loss and grad norm).
     The worst tensor is kept raw (model/raw.py), and so is a schema 1 check's four figures."""
-    saved = acc.data if isinstance(acc, Accuracy) else acc
+    saved = acc.data  # schema 1's four figures, as saved
     if "worst" not in saved:
         return (
             f"loss {saved.get('loss')} vs {saved.get('baseline_loss')}; grad norm "
             f"{saved.get('grad_norm')} vs {saved.get('baseline_grad_norm')}"
         )
-    worst = saved.get("worst") or {}
-    text = saved.get("reason") or ""
+    worst = acc.worst or {}
+    text = acc.reason or ""
     if worst:
         text = (
             f"worst: {worst.get('name')} (max abs err {_err(worst.get('max_abs_err'))}, "
@@ -91,10 +83,10 @@ def _one_round(row: Row) -> bool:
     )
 
 
-def fmt_verdict(row: Row | Mapping[str, Any]) -> str:
+def fmt_verdict(row: Row) -> str:
     """'faster'; 'faster (not after Holm)' when the run's family-wise adjustment does not keep
     it; an A/A control's row: 'A/A ok' or 'A/A +4%' (flagged: the harness is biased)."""
-    r = as_row(row)
+    r = row
     if r.control_of:
         speedup = r.speedup
         if speedup and speedup.control_flagged and r.control_speedup is not None:
@@ -114,10 +106,10 @@ def _compile_seconds(value: float | None) -> str:
     return units.seconds(value, unit=False)
 
 
-def fmt_compile(row: Row | Mapping[str, Any]) -> str:
+def fmt_compile(row: Row) -> str:
     """'cold / warm' seconds; a session of schema 1 has one figure (compile_s); an arm that
     failed before a steady step: '4.67 (torch's compile timer)', the figure that stands in."""
-    cost = as_row(row).compile
+    cost = row.compile
     if cost is None:
         return units.seconds(None, unit=False)
     if cost.cold_s is None and cost.warm_s is None:
@@ -139,10 +131,10 @@ def _steps(value: float | None, ci: Interval | None = None) -> str:
     return f"{units.count(value)} [{units.short_count(ci.low)}–{high}]"
 
 
-def fmt_break_even(row: Row | Mapping[str, Any], is_baseline: bool) -> str:
+def fmt_break_even(row: Row, is_baseline: bool) -> str:
     """'14,100 [9,800–25k] / 1,200 [800–2,100]' (cold / warm, each with its interval from the
     speedup's); 'within noise' where the speedup's interval contains 1.0; 'never' if slower."""
-    r = as_row(row)
+    r = row
     cost = r.compile
     if is_baseline or cost is None or cost.first_s is None or r.speedup is None:
         return "-"  # no speedup (an arm or its baseline failed): nothing to pay back with
@@ -162,10 +154,10 @@ def fmt_break_even(row: Row | Mapping[str, Any], is_baseline: bool) -> str:
     return f"{text} / {_steps(cost.warm_break_even_steps, cost.warm_break_even)}"
 
 
-def failed_status(row: Row | Mapping[str, Any]) -> str:
+def failed_status(row: Row) -> str:
     """'error after 2 steps (first step 14.37 s)': a failed row keeps what it ran before
     failing; the steps when the worker counted them, the first step when it was timed."""
-    r = as_row(row)
+    r = row
     status = status_of(r)
     if r.status not in ("error", "oom"):
         return status
@@ -191,9 +183,9 @@ def _partial(text: str, row: Row) -> str:
     return f"{text} (partial)" if row.partial and text != "-" else text
 
 
-def training_mb(row: Row | Mapping[str, Any]) -> float | None:
+def training_mb(row: Row) -> float | None:
     """The steady training peak (schema 2); schema 1 sessions only have peak RSS/CUDA."""
-    r = as_row(row)
+    r = row
     if "steady_peak_mb" in r.data:  # schema 2 saves it, null where it was not measured
         return r.memory.steady_peak_mb
     return r.memory.peak_cuda_mb or r.memory.peak_rss_mb
@@ -301,19 +293,17 @@ COLUMN_HELP = {
 }
 
 
-def batch_size_order(session: SessionModel | Mapping[str, Any]) -> list[int]:
+def batch_size_order(model: SessionModel) -> list[int]:
     """The batch sizes in the order the run was asked for, then any others measured."""
-    model = SessionModel.read(session)
     asked = list(model.batch_sizes)
     seen = [r.batch_size for r in model.rows]
     order = [b for b in asked if b in seen]
     return order + sorted({b for b in seen if b not in order})
 
 
-def summary_rows(session: SessionModel | Mapping[str, Any]) -> list[tuple[int, Arm, Row]]:
+def summary_rows(model: SessionModel) -> list[tuple[int, Arm, Row]]:
     """(arm index, arm, row) for every Summary row: grouped by batch size, the arms side by
     side in their order within each size (the table, the app and the reports share it)."""
-    model = SessionModel.read(session)
     arms = list(enumerate(model.arms))
     return [
         (i, arm, row)
@@ -325,10 +315,10 @@ def summary_rows(session: SessionModel | Mapping[str, Any]) -> list[tuple[int, A
 
 
 def summary_results(
-    session: SessionModel | Mapping[str, Any],
+    model: SessionModel,
 ) -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
     """summary_rows as session.json holds them (a copy), for the readers still on dicts."""
-    return [(i, thaw(arm.data), thaw(row.data)) for i, arm, row in summary_rows(session)]
+    return [(i, thaw(arm.data), thaw(row.data)) for i, arm, row in summary_rows(model)]
 
 
 def _script(model: SessionModel) -> ScriptSource | None:
@@ -336,8 +326,7 @@ def _script(model: SessionModel) -> ScriptSource | None:
     return script_section.script_source(model)
 
 
-def table_rows(session: SessionModel | Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
-    model = SessionModel.read(session)
+def table_rows(model: SessionModel) -> tuple[list[str], list[list[str]]]:
     header = [
         "arm",
         "bs",
@@ -402,23 +391,22 @@ def _phase_cell(script: ScriptSource | None, row: Row, unit: str) -> str:
 def _throughput_cell(script: ScriptSource | None, row: Row) -> str:
     if script is None:
         return units.count(row.samples_per_s)
-    return units.rate(row.work_per_s)
+    return units.rate(row.script.work_per_s if row.script else None)
 
 
-def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
+def steps_text(model: SessionModel) -> str:
     """'1 first step + 5 warm-up + 50 asked per process (5 blocks of 10); measured 5,744–8,292
     per process: each block runs at least 100 ms': the steps a process really measured, and
     why a block grew, beside what was asked."""
-    model = SessionModel.read(session)
-    cfg = model.config  # the run's options as given
-    steps, blocks = cfg.get("steps"), cfg.get("blocks")
-    text = f"1 first step + {cfg.get('warmup')} warm-up + {steps} measured asked per process"
+    options = model.options
+    steps, blocks = options.steps, options.blocks
+    text = f"1 first step + {options.warmup} warm-up + {steps} measured asked per process"
     script = _script(model)
     if script:
         text = (
             f"the script's {_script_unit(script)}: " + text + " (one discarded before each block)"
         )
-    if isinstance(steps, int) and isinstance(blocks, int) and blocks > 1:
+    if steps is not None and blocks is not None and blocks > 1:
         text += f" ({blocks} blocks of about {max(1, steps // blocks)})"
     counts = [n for r in model.rows for n in r.steps_per_process]
     if not counts:
@@ -426,8 +414,8 @@ def steps_text(session: SessionModel | Mapping[str, Any]) -> str:
     low, high = min(counts), max(counts)
     measured = units.count(low) if low == high else f"{units.count(low)}–{units.count(high)}"
     text += f"; measured {measured} per process"
-    min_block = cfg.get("min_block_ms")
-    if isinstance(steps, int) and high > steps and isinstance(min_block, (int, float)):
+    min_block = options.min_block_ms
+    if steps is not None and high > steps and min_block is not None:
         text += f": each block runs at least {units.ms(min_block)}, so short steps run more of them"
     return text
 
@@ -436,15 +424,13 @@ def _script_unit(script: ScriptSource) -> str:
     return "forward calls" if script.step_on == "forward" else "optimizer steps"
 
 
-def tolerance_text(session: SessionModel | Mapping[str, Any]) -> str:
+def tolerance_text(model: SessionModel) -> str:
     """'rtol 0.0001, atol 1e-05 (the dtype's default)': the tolerance the accuracy check used,
     not the unset option ('rtol=None')."""
-    model = SessionModel.read(session)
-    cfg = model.config  # the run's options as given
     used = next(
         (r.accuracy for r in model.rows if r.accuracy and r.accuracy.rtol is not None), None
     )
-    rtol, atol = cfg.get("accuracy_rtol"), cfg.get("accuracy_atol")
+    rtol, atol = model.options.accuracy_rtol, model.options.accuracy_atol
     default = rtol is None and atol is None
     rtol = used.rtol if rtol is None and used else rtol
     atol = used.atol if atol is None and used else atol
@@ -453,10 +439,10 @@ def tolerance_text(session: SessionModel | Mapping[str, Any]) -> str:
     return f"rtol {rtol:g}, atol {atol:g}" + (" (the dtype's default)" if default else "")
 
 
-def contention_text(row: Row | Mapping[str, Any]) -> str:
+def contention_text(row: Row) -> str:
     """' (3/30 blocks contended)': blocks a neighbour slowed (the machine busy elsewhere while
     they ran, or the run's other processes busy when they began); empty when none was."""
-    r = as_row(row)
+    r = row
     if not r.blocks_contended:
         return ""
     return f" ({r.blocks_contended}/{r.blocks_measured or '?'} blocks contended)"
@@ -479,12 +465,11 @@ def _and(items: list[str]) -> str:
 def _threads_text(model: SessionModel) -> str:
     """', 2 threads per arm'; a distributed arm's processes are its ranks, which share the
     host's cores: ', 1 thread per rank (2 ranks per node)' (as the runner divides them)."""
-    cfg = model.config  # the run's options as given
-    threads = cfg.get("threads")
-    if not isinstance(threads, int) or threads < 1:
+    threads = model.options.threads
+    if threads is None or threads < 1:
         return ""
     worlds = [a.world_size or 1 for a in model.arms]
-    nproc: int = cfg["nproc"] if isinstance(cfg.get("nproc"), int) else 1
+    nproc = model.options.nproc if model.options.nproc is not None else 1
     if not any(w > 1 for w in worlds) or nproc < 1:
         return f", {threads} threads per arm"
     per_rank = threads_per_process(threads, nproc)
@@ -509,10 +494,9 @@ def _digits(fraction: float) -> int:
     return 0 if round(fraction * 100, 6).is_integer() else 1
 
 
-def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def method_notes(model: SessionModel) -> list[str]:
     """How the figures were measured, in plain sentences (the CLI, report.md and report.html)."""
-    model = SessionModel.read(session)
-    cfg = model.config  # the run's options as given
+    options = model.options
     rows = model.rows
     notes: list[str] = []
     version = model.schema_version or 1
@@ -581,7 +565,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
             "(two "
             "one-sided tests) whose difference holds after Holm's adjustment over the run's controls"
         )
-    elif cfg.get("control"):
+    elif options.control:
         notes.append(
             "A/A control: eager-control is a second eager arm; an arm whose interval contains "
             "1.0 or overlaps the control's is within noise (session schema 2's rule)"
@@ -594,7 +578,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
         tol = next((a for a in acc if a.rtol is not None), None)
         checked = next((a.checked for a in acc if a.checked), None)
         compared = _and(list(checked)) if checked else "outputs and every parameter gradient"
-        step = "inference step" if cfg.get("loop") == "inference" else "training step"
+        step = "inference step" if options.loop == "inference" else "training step"
         autocast = next((a.autocast for a in acc if a.autocast), None)
         two = next((a.steps for a in acc if a.steps), 1)
         steps_text = f"two untimed {step}s" if two == 2 else f"one untimed {step}"
@@ -615,7 +599,7 @@ def method_notes(session: SessionModel | Mapping[str, Any]) -> list[str]:
                 else ""
             )
         )
-    if cfg.get("added_arms"):
+    if options.added_arms:
         notes.append(
             "arms added by --apply-advice ran after the main rounds, not interleaved with the "
             "other arms: read their recompiles, and their timings as indicative only"

@@ -31,11 +31,11 @@ class OpMove:
     moved_ms: float
 
 
-def profiles(session: SessionModel | Mapping[str, Any]) -> list[tuple[str, int, Profile]]:
+def profiles(session: SessionModel) -> list[tuple[str, int, Profile]]:
     """(arm name, batch size, profile) for every result that has a torch.profiler pass."""
     return [
         (arm.name, r.batch_size, r.profile)
-        for arm in SessionModel.read(session).arms
+        for arm in session.arms
         for r in arm.rows
         if r.profile is not None and r.profile.top_ops
     ]
@@ -48,9 +48,8 @@ def _profile_of(model: SessionModel, arm_name: str | None, bs: int) -> Profile |
     )
 
 
-def comparable(session: SessionModel | Mapping[str, Any]) -> list[tuple[str, int]]:
+def comparable(model: SessionModel) -> list[tuple[str, int]]:
     """(compiled arm, batch size) pairs that have a profile, as has the baseline at that size."""
-    model = SessionModel.read(session)
     found = profiles(model)
     eager_sizes = {bs for name, bs, _prof in found if name == model.baseline}
     return [(name, bs) for name, bs, _prof in found if name != model.baseline and bs in eager_sizes]
@@ -81,19 +80,14 @@ def moves(model: SessionModel, arm_name: str, bs: int) -> list[OpMove]:
     return sorted(found, key=lambda m: -abs(m.moved_ms))
 
 
-def op_comparison(
-    session: SessionModel | Mapping[str, Any], arm_name: str, bs: int
-) -> list[dict[str, Any]]:
+def op_comparison(session: SessionModel, arm_name: str, bs: int) -> list[dict[str, Any]]:
     """`moves` as plain dicts (name, eager_ms, compiled_ms, moved_ms), for the window's table."""
-    return [asdict(m) for m in moves(SessionModel.read(session), arm_name, bs)]
+    return [asdict(m) for m in moves(session, arm_name, bs)]
 
 
-def comparison_problem(
-    session: SessionModel | Mapping[str, Any], arm_name: str, bs: int
-) -> str | None:
+def comparison_problem(model: SessionModel, arm_name: str, bs: int) -> str | None:
     """Why the two profiles' operator times cannot be read as time saved or added (either
     side does not describe its measured step), or None."""
-    model = SessionModel.read(session)
     for name in (model.baseline, arm_name):
         prof = _profile_of(model, name, bs)
         if prof and prof.mismatch:
@@ -116,8 +110,7 @@ def _ms(value: float | None) -> str:
     return units.ms(value, unit=False)  # the column's header says ms
 
 
-def html_section(session: SessionModel | Mapping[str, Any], esc: Esc) -> str:
-    model = SessionModel.read(session)
+def html_section(model: SessionModel, esc: Esc) -> str:
     found = profiles(model)
     if not found:
         return ""
@@ -177,9 +170,7 @@ def _comparison_html(model: SessionModel, arm_name: str, bs: int, esc: Esc) -> s
     )
 
 
-def markdown_lines(
-    session: SessionModel | Mapping[str, Any], md_text: Callable[[Any], str]
-) -> list[str]:
+def markdown_lines(session: SessionModel, md_text: Callable[[Any], str]) -> list[str]:
     """A short list: the top few operators per arm and batch size."""
     found = profiles(session)
     if not found:

@@ -23,6 +23,7 @@ def _load(worker: ScriptWorker, channel: EventChannel, cmd: dict[str, Any]) -> N
         cache_dir=cmd.get("cache_dir"),
         cache_artifacts=cmd.get("cache_artifacts"),
         threads=cmd.get("threads"),
+        cpu_check_dir=cmd.get("cpu_check_dir"),
     )
 
 

@@ -19,6 +19,7 @@ from tcprof.profiler.config import ArmSpec, RunConfig, ScriptSource
 from tcprof.profiler.worker import (
     arm_setup,
     compile_cache,
+    cpu_check,
     environment,
     lifeline,
 )
@@ -61,7 +62,11 @@ class ScriptWorker:
         cache_dir: str | None = None,
         cache_artifacts: str | None = None,
         threads: int | None = None,
+        cpu_check_dir: str | None = None,
     ) -> None:
+        """As a model file's arm loads (arm_worker.py), with the script's own model found later,
+        when it runs: cpu_check_dir, where inductor's once-per-machine CPU check keeps its
+        libraries, run here before anything compiles and before the portable artifacts land."""
         cfg = self.cfg = RunConfig.from_dict(config)
         arm = self.arm = cfg.run_arms[arm_index]
         self.threads = threads
@@ -72,12 +77,14 @@ class ScriptWorker:
         if self.reaper is None:
             self.reaper = lifeline.start_group_reaper()
         arm_setup.import_dynamo()
+        checked = None
         if arm.compiled:
             from tcprof.profiler.worker.dynamo_insight import CompileWatcher
 
             arm_setup.check_backend(arm)
             if cache_dir:
                 compile_cache.use_cache_dir(cache_dir)
+            checked = _cpu_check(arm, cache_dir, cpu_check_dir)
             if cache_artifacts:
                 self.ch.emit("cache_loaded", **compile_cache.load_artifacts(cache_artifacts))
             self.insight = Insight(self.ch, CompileWatcher(cfg.debug, self.source.path))
@@ -94,6 +101,7 @@ class ScriptWorker:
             parallel=None,
             loop={"kind": "script", "step_on": self.source.step_on},
             candidates=[],
+            **({"cpu_check": checked} if checked else {}),
         )
 
     def run(self, cmd: dict[str, Any]) -> None:
@@ -254,3 +262,15 @@ def _skipped_note(skipped: int, steps: int) -> dict[str, Any]:
         "the optimizer did not step); each is still a step, timed and with its loss"
     )
     return {"kind": "skipped_steps", "skipped": skipped, "steps": steps, "text": text}
+
+
+def _cpu_check(arm: ArmSpec, cache_dir: str | None, check_dir: str | None) -> dict[str, Any] | None:
+    """Inductor's CPU check in a tcprof cache folder, as a model file's arm runs it. The script
+    picks its own device when it runs: where CUDA is there it is taken to use it (Triton kernels,
+    no vector check); a script that keeps to the CPU there has its compile run the check, as
+    before."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if not cpu_check.wanted(arm.torch_backend, device, cache_dir, check_dir):
+        return None
+    assert cache_dir is not None and check_dir is not None
+    return cpu_check.run(check_dir, cache_dir)

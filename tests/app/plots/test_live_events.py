@@ -75,11 +75,36 @@ def test_a_saved_sessions_plots_are_laid_out_from_the_typed_model():
 
 
 def test_the_model_reads_a_runs_plan_and_old_sessions_still_open():
-    plan = SessionModel.from_json(_saved()).plan
-    assert plan is not None and (plan.warmup, plan.steps, plan.replicates) == (1, 3, 2)
+    plan = SessionModel.from_json(_saved()).options
+    assert (plan.warmup, plan.steps, plan.replicates) == (1, 3, 2)
     assert plan.script is not None and plan.script.sweep == "batch_size"
-    old = SessionModel.from_json({"arms": [], "config": {"source": {"path": "/m/net.py"}}}).plan
-    assert old is not None and (old.warmup, old.steps, old.replicates) == (0, 0, 1)
-    assert (old.device, old.script, old.model_path) == (None, None, "/m/net.py")
-    bare = SessionModel.from_json({"config": {"script": {"args": ["--x"]}}}).plan
-    assert bare is not None and bare.script == ScriptSource(path="", args=("--x",))
+    old = SessionModel.from_json({"arms": [], "config": {"source": {"path": "/m/net.py"}}}).options
+    assert (old.warmup, old.steps, old.replicates) == (None, None, None)
+    assert (old.device, old.script, old.source.path) == (None, None, "/m/net.py")
+    bare = SessionModel.from_json({"config": {"script": {"args": ["--x"]}}}).options
+    assert bare.script == ScriptSource(path="", args=("--x",))
+
+
+def test_each_record_reads_the_wire_by_the_names_the_protocol_declares():
+    from dataclasses import fields
+
+    from tcprof.app.plots import live_events
+    from tcprof.profiler.protocol.events import EVENT_FIELDS, EventType
+
+    kinds = {
+        live_events.Steps: EventType.STEPS,
+        live_events.Memory: EventType.MEMORY,
+        live_events.Compile: EventType.COMPILE,
+        live_events.BlockDone: EventType.BLOCK_DONE,
+    }
+    given = frozenset({"where", "ms", "scripted", "kind", "timer", "cost"})
+    for record, kind in kinds.items():
+        read = {name for name, _ in live_events._wire_fields(record, EVENT_FIELDS[kind], given)}
+        own = {f.name for f in fields(record)} - given
+        assert read == own, f"{record.__name__}: each field is one its kind declares"
+    late = parse({"type": "memory", "arm": 0, "step": 2, "rss_mb": "5", "cuda_alloc_mb": 1})
+    assert isinstance(late, Memory) and (late.step, late.rss_mb, late.cuda_alloc_mb) == (
+        2,
+        None,
+        1.0,
+    )

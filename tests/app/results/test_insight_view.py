@@ -161,7 +161,7 @@ def test_prewarmed_workers_are_used_and_closed_with_the_window(make_window, qtbo
     configure_fast(window, batch_sizes="8", warmup=1, steps=4)
     with qtbot.waitSignal(window.controller.runEnded, timeout=FAST_RUN_TIMEOUT_MS):
         window.start_run()
-    assert {a["pid"] for a in window.controller.session_dict()["arms"]} == ready
+    assert {a.pid for a in window.controller.session().arms} == ready
     window.close()  # the fixture checks that no worker process is left behind
 
 

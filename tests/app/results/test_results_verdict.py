@@ -7,6 +7,7 @@ from __future__ import annotations
 from tcprof.app.common.theme import error_colour, good_colour
 from tcprof.app.results.results_view import ResultsView
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections.table import COLUMN_HELP
@@ -74,7 +75,7 @@ def test_the_summary_groups_by_size_colours_speedups_and_explains_every_column(q
 
 def test_the_reports_open_with_the_same_verdict_and_memory_text():
     session = _session()
-    html, md = render_html(session), render_markdown(session)
+    html, md = render_html(SessionModel.read(session)), render_markdown(SessionModel.read(session))
     for text in (html, md):
         assert "aot_eager is 1.21× faster at bs 8, 16" in text
     assert '<ul class="verdict"><li class="good">' in html

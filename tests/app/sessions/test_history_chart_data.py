@@ -41,3 +41,10 @@ def test_chart_data_reads_as_typed_sessions_and_lines() -> None:
     assert line.warm == () and line.memory == ()
     by_name = {chart.name: line.figures(chart) for chart in CHARTS}
     assert by_name["cold"] == (3.0, 2.0) and by_name["speedup"] is line.speedup
+
+
+def test_an_entry_that_is_not_an_object_is_left_out() -> None:
+    data = ChartData.of({"sessions": ["abc", {"commit": None}], "lines": [3, {"arm": "eager"}]})
+    assert data.sessions == (ChartSession("None", "?", "?"),)
+    (line,) = data.lines
+    assert (line.arm, line.bs, line.compiled, line.speedup) == ("eager", "None", False, ())

@@ -17,6 +17,7 @@ from tcprof.app.common.theme import muted_colour
 from tcprof.app.results.compare_view import CompareDialog, direction_colour
 from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import list_sessions, synthesise_events
+from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.config.examples import example_path
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast, write_session
 from tests.support.paths import DATA
@@ -322,10 +323,14 @@ def test_measurement_options_map_to_the_config_persist_and_restore(make_window):
     window.close()
     again = make_window(background=False)
     assert again.setup.config().replicates == 4 and again.setup.config().control == "both"
-    again.setup.measurement.set_options({"replicates": "x", "threads": -3, "control": "nope"})
+    again.setup.measurement.set_options(
+        SavedSetup.of({"replicates": "x", "threads": -3, "control": "nope"})
+    )
     assert again.setup.config().replicates == 4, "malformed values are skipped"
     assert again.setup.config().control == "both"
-    again.setup.measurement.set_options({"control": True})  # a session saved before schema 3
+    again.setup.measurement.set_options(
+        SavedSetup.of({"control": True})
+    )  # a session saved before schema 3
     assert again.setup.config().control == "eager"
-    again.setup.measurement.set_options({"control": None})
+    again.setup.measurement.set_options(SavedSetup.of({"control": None}))
     assert again.setup.config().control is None

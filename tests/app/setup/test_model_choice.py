@@ -101,7 +101,7 @@ def test_a_load_error_in_the_banner_goes_once_the_model_loads(window, qtbot, tmp
         Path(path).write_text(BREAKY, encoding="utf-8")  # fixed in an editor
     _inspected(qtbot, picker, "BreakyNet")
     assert window.banner.text() == "inductor at bs 64: oom error: out of memory"
-    assert [e["kind"] for e in window.banner.errors] == ["oom"]
+    assert [e.kind for e in window.banner.errors] == ["oom"]
     window.banner.add({"kind": "syntax", "arm": 0, "message": "syntax error in broken.py"}, names)
     assert window.banner.message.toolTip().splitlines() == [
         "inductor at bs 64: oom error: out of memory",
@@ -110,10 +110,10 @@ def test_a_load_error_in_the_banner_goes_once_the_model_loads(window, qtbot, tmp
     picker.factory.setText("BreakyNet()")
     picker.factory.editingFinished.emit()  # a factory that builds: the model loads
     _inspected(qtbot, picker, "BreakyNet")
-    assert [e["kind"] for e in window.banner.errors] == ["oom"]
+    assert [e.kind for e in window.banner.errors] == ["oom"]
     window.banner.clear()
     window.banner.add({"kind": "load", "arm": 0, "message": "cannot import broken.py"}, names)
     picker.factory.setText("BreakyNet(")
     picker.factory.editingFinished.emit()  # still broken: the banner stays
     qtbot.waitUntil(lambda: not picker.inspecting, timeout=INSPECTION_MS)
-    assert window.banner.isVisible() and window.banner.errors[0]["kind"] == "load"
+    assert window.banner.isVisible() and window.banner.errors[0].kind == "load"

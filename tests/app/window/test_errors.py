@@ -188,3 +188,22 @@ def test_an_input_error_blocks_run_only_for_the_shape_it_was_found_with(make_win
     assert "fill in the Input shape field" in window.commands.run.toolTip()
     picker.input_shape.setText("10")  # typed, not yet inspected: the answer is not for it
     assert window.commands.run.isEnabled()
+
+
+def test_the_banner_keeps_each_error_as_the_models_typed_problem(qtbot):
+    from tcprof.profiler.model.figures import Problem
+
+    banner = ErrorBanner()
+    qtbot.addWidget(banner)
+    banner.add(
+        {"type": "error", "kind": "oom", "arm": 1, "batch_size": 16, "message": "m"}, ["e", "i"]
+    )
+    banner.add(Problem("load", "no such file", "m.py", 3, None), [])
+    assert [type(e) for e in banner.errors] == [Problem, Problem]
+    assert [(e.kind, e.arm, e.batch_size) for e in banner.errors] == [
+        ("oom", 1, 16),
+        ("load", None, None),
+    ]
+    assert banner.text().startswith("i at bs 16: oom error: m") and "(+1 more)" in banner.text()
+    banner.drop(("oom",))
+    assert banner.text() == "run: load error: no such file (m.py:3)"

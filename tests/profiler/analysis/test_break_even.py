@@ -6,6 +6,7 @@ import pytest
 
 from bench.break_even_coverage import TRUTH, coverage
 from tcprof.profiler.analysis.break_even import break_even
+from tests.support.typed import row_of
 
 
 def test_the_interval_widens_when_the_baselines_rounds_vary_more():
@@ -61,7 +62,7 @@ def test_no_payback_figure_where_the_speedups_interval_contains_one():
     assert row["verdict"] == "no_difference" and row["compile_cold_s"] > 0
     for key in ("break_even_steps", "break_even_cold_steps", "break_even_cold_ci"):
         assert row[key] is None, key
-    assert fmt_break_even(row, is_baseline=False) == "within noise"
+    assert fmt_break_even(row_of(row), is_baseline=False) == "within noise"
     compiled = SessionModel.from_json(doc).arms[1].rows[0]
     assert "within noise" in (payback(compiled) or "")
     assert CompileCost.of(row).break_even_steps is None

@@ -77,8 +77,8 @@ def test_a_diverging_stage_is_named_with_its_minifier_and_reproducer(tmp_path):
     assert ladder["first_divergence"] == "relu_accuracy_error_TESTING_ONLY"
     command = 'TORCHDYNAMO_REPRO_AFTER="dynamo" TORCHDYNAMO_REPRO_LEVEL=4 python reproduce.py'
     assert ladder["minifier"] == command
-    assert command in stdout and command in render_markdown(s)
-    assert 'id="ladder"' in render_html(s)
+    assert command in stdout and command in render_markdown(SessionModel.read(s))
+    assert 'id="ladder"' in render_html(SessionModel.read(s))
     assert "backend='relu_accuracy_error_TESTING_ONLY'" in (out / "reproduce.py").read_text()
 
 
@@ -111,7 +111,7 @@ def _row(bs, fell_back, status="pass"):
 
 def _verdict(session):
     return ladder_section.verdict(
-        {**session, "ladder": ladder_summary(SessionModel.from_json(session))}
+        SessionModel.read({**session, "ladder": ladder_summary(SessionModel.from_json(session))})
     )
 
 
@@ -125,9 +125,10 @@ def test_a_ladder_whose_every_stage_fell_back_says_so_not_that_they_matched():
     text = _verdict(session)
     assert "matched" not in text
     assert "Every stage fell back to eager" in text and "nothing compiled was compared" in text
-    found = ladder_section.rows({**session, "ladder": ladder})
+    model = SessionModel.read({**session, "ladder": ladder})
+    found = ladder_section.rows(model)
     assert found[1][-1] == "fell back to eager (not compared)"
-    lines = ladder_section.text_lines({**session, "ladder": ladder})
+    lines = ladder_section.text_lines(model)
     assert "Every stage fell back to eager" in lines[-1]
 
 

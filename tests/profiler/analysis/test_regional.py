@@ -114,9 +114,9 @@ def test_regional_against_whole_on_the_gpt_example(tmp_path):
     assert row["regional"] == "aot_eager(regional)" and row["whole"] == "aot_eager"
     assert isinstance(row["compile_saved_s"], float) and isinstance(row["step_ms_lost"], float)
     assert "Regional vs whole-model compile" in stdout
-    assert "Regional vs whole-model compile" in render_markdown(s)
-    assert 'id="regional"' in render_html(s)
-    code = render_reproducer(s, "aot_eager(regional)")
+    assert "Regional vs whole-model compile" in render_markdown(SessionModel.read(s))
+    assert 'id="regional"' in render_html(SessionModel.read(s))
+    code = render_reproducer(SessionModel.read(s), "aot_eager(regional)")
     assert "for block in model.get_submodule('blocks'):" in code
     printed = run_script(code, tmp_path, "--steps", "2")
     assert abs(float(LOSS.search(printed).group(1)) - regional["results"][0]["first_loss"]) < 1e-5

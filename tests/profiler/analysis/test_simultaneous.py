@@ -22,6 +22,7 @@ from tcprof.profiler.analysis.verdict import (
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.report.sections.table import fmt_break_even, fmt_verdict
 from tests.support.simulated_family import family_session, random_family
+from tests.support.typed import row_of
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -82,11 +83,15 @@ def test_verdict_colour_interval_and_payback_never_disagree():
                 "faster": GOOD,
                 "slower": BAD,
             }.get(verdict, NEUTRAL)
-            assert "not after" not in fmt_verdict(row)
+            assert "not after" not in fmt_verdict(row_of(row))
             assert row["holds_after_adjustment"] == (verdict != "no_difference")
             if verdict != "faster":
                 assert row["break_even_cold_steps"] is None and row["break_even_cold_ci"] is None
-                assert fmt_break_even(row, False) in ("within noise", "never", "never / never")
+                assert fmt_break_even(row_of(row), False) in (
+                    "within noise",
+                    "never",
+                    "never / never",
+                )
             if verdict == "faster" and tones[arm["name"]] != BAD:
                 assert tones[arm["name"]] == GOOD
     assert all(seen.values()), f"the families reach every case: {seen}"

@@ -18,8 +18,10 @@ from tcprof.profiler.analysis.verdict import (
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import COLUMN_HELP, column_key, table_rows
 from tests.support.synthetic import synthetic_session
+from tests.support.typed import row_of
 
 
 def _row(bs: int, **fields: Any) -> dict[str, Any]:
@@ -202,7 +204,7 @@ def test_speedups_are_coloured_by_their_interval():
 
 def test_summary_rows_are_grouped_by_batch_size_and_every_column_is_explained():
     session = synthetic_session(arms=(ArmSpec("eager"), ArmSpec("aot_eager")), batch_sizes=(16, 8))
-    header, rows = table_rows(session)
+    header, rows = table_rows(SessionModel.read(session))
     assert [(r[0], r[1]) for r in rows] == [
         ("eager", "16"),
         ("aot_eager", "16"),
@@ -229,7 +231,7 @@ def test_a_difference_holm_does_not_keep_is_said_so_and_not_coloured_as_a_win():
     text, tone = _only(_session(row))
     assert "1.21× faster at bs 8 [1.17–1.28] (not after Holm)" in text
     assert tone == NEUTRAL
-    header, cells = table_rows(_session(row))
+    header, cells = table_rows(SessionModel.read(_session(row)))
     (table_row,) = [r for r in cells if r[0] == "inductor"]
     assert table_row[header.index("verdict")] == "faster (not after Holm)"
     slower = {**FASTER, "speedup": 0.8, "speedup_ci": [0.7, 0.9], "verdict": "slower"}
@@ -249,4 +251,4 @@ def test_an_interval_past_two_decimals_reads_as_a_bound_not_a_figure():
         ">100",
     ]
     row = {"speedup": 2.9, "speedup_ci": [0.0003, 26577.2], "interval_covers_processes": True}
-    assert fmt_speedup(row) == "not settled [<0.01->100]", "too wide to quote its centre"
+    assert fmt_speedup(row_of(row)) == "not settled [<0.01->100]", "too wide to quote its centre"

@@ -194,7 +194,7 @@ def test_a_class_defined_in_main_is_shipped_to_the_workers(tmp_path):
         PICKLED_MODEL_FILE
     ), "inside its folder, as every path of session.json"
     assert session.arm("eager").data["model"]["input"] == "make_batch(batch_size, device)"
-    code = render_reproducer(session.to_dict(), "eager")  # its report's script reads the file
+    code = render_reproducer(session, "eager")  # its report's script reads the file
     out = run_script(code, tmp_path, "--steps", "2", "--batch-size", "4")
     assert abs(float(LOSS.search(out).group(1)) - session.row("eager", 4).data["first_loss"]) < 1e-5
 

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from tcprof.profiler.model.row import Accuracy
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import accuracy_title
+
+
+def _accuracy(saved: dict) -> Accuracy:
+    accuracy = Accuracy.of({"status": "fail", **saved})
+    assert accuracy is not None
+    return accuracy
 
 
 def test_accuracy_title_names_the_worst_tensor_and_a_non_finite_error():
     finite = {"worst": {"name": "fc.weight.grad", "max_abs_err": 0.01, "max_rel_err": 0.2}}
-    assert accuracy_title(finite) == "worst: fc.weight.grad (max abs err 0.01, max rel err 0.2)."
+    assert (
+        accuracy_title(_accuracy(finite))
+        == "worst: fc.weight.grad (max abs err 0.01, max rel err 0.2)."
+    )
     infinite = {
         "worst": {"name": "output", "max_abs_err": None, "max_rel_err": None},
         "reason": "x",
     }
-    assert accuracy_title(infinite) == (
+    assert accuracy_title(_accuracy(infinite)) == (
         "worst: output (max abs err not finite, max rel err not finite). x"
     )
 
@@ -36,7 +47,7 @@ def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms()
         "config": {"loop": "inference", "added_arms": [{"backend": "inductor"}]},
         "arms": [{"results": [row]}],
     }
-    notes = method_notes(session)
+    notes = method_notes(SessionModel.read(session))
     assert any(
         "one untimed inference step" in n
         and "output compared under autocast to torch.bfloat16" in n
@@ -45,7 +56,9 @@ def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms()
     assert any("--apply-advice ran after the main rounds" in n for n in notes)
     row["accuracy"]["checked"] = ["output", "gradients"]
     session["config"] = {}
-    assert any("output and gradients compared" in n for n in method_notes(session))
+    assert any(
+        "output and gradients compared" in n for n in method_notes(SessionModel.read(session))
+    )
 
 
 def _two_arm_session(failed: bool) -> dict:

@@ -177,7 +177,7 @@ def test_the_straggler_view_names_the_slowest_rank_and_the_spread():
 
 
 def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():
-    arm = _ranked_session()["arms"][0]
+    arm = SessionModel.from_json(_ranked_session()).arms[0]
     block = reproduce._with_parallel(arm, "runner = torch.compile(model)")
     assert "torchrun --standalone --nproc-per-node 2 reproduce.py" in block
     assert "for block in model.get_submodule('blocks'):" in block
@@ -188,9 +188,12 @@ def test_the_method_notes_give_threads_per_rank_for_distributed_arms():
     config = {"threads": 2, "nproc": 2}
     rows = [{"batch_size": 8, "replicates": 1}]  # a row as saved: its batch size
     ranked = {"config": config, "schema_version": 3, "arms": [{"world_size": 2, "results": rows}]}
-    assert ", 1 thread per rank (2 ranks per node)" in summary.method_notes(ranked)[0]
+    assert (
+        ", 1 thread per rank (2 ranks per node)"
+        in summary.method_notes(SessionModel.read(ranked))[0]
+    )
     ranked["arms"].insert(0, {"world_size": 1, "results": rows})
     assert (
         ", 2 threads per arm, 1 thread per rank of a distributed arm"
-        in (summary.method_notes(ranked)[0])
+        in (summary.method_notes(SessionModel.read(ranked))[0])
     )

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.compare import compare_sessions, method_note
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
@@ -28,9 +29,9 @@ def _v1() -> dict:
 def test_a_schema_1_session_reports_as_measured_by_the_old_method():
     data = _v1()
     assert "measured by the old method" in render_summary(data)
-    assert "measured by the old method" in render_markdown(data).lower()
-    assert "measured by the old method" in render_html(data).lower()
-    header, rows = table_rows(data)
+    assert "measured by the old method" in render_markdown(SessionModel.read(data)).lower()
+    assert "measured by the old method" in render_html(SessionModel.read(data)).lower()
+    header, rows = table_rows(SessionModel.read(data))
     (row,) = [dict(zip(header, r, strict=True)) for r in rows if r[:2] == ["aot_eager", "8"]]
     old = data["arms"][1]["results"][0]
     assert row["compile s cold/warm"] == f"{old['compile_s']:.2f}"

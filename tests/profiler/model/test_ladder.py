@@ -37,9 +37,9 @@ def test_the_ladder_is_typed_and_read_from_the_model():
     assert second.figures[0].added_ms == 1.0 and second.figures[0].compile_s == 0.5
     assert ladder.first_divergence == "aot_eager"
     raw = {"arms": [], "ladder": LADDER}
-    assert ladder_section.rows(model) == ladder_section.rows(raw)
+    assert ladder_section.rows(model) == ladder_section.rows(SessionModel.from_json(raw))
     assert ladder_section.rows(model)[1][:3] == ["aot_eager", "AOTAutograd", "8"]
-    assert ladder_section.verdict(model) == ladder_section.verdict(raw)
+    assert ladder_section.verdict(model) == ladder_section.verdict(SessionModel.from_json(raw))
     assert "TORCHDYNAMO_REPRO_AFTER=aot" in (ladder_section.verdict(model) or "")
 
 

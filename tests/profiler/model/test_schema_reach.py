@@ -140,3 +140,16 @@ def test_every_documented_row_key_is_read_or_kept_raw(read_keys: set[str]) -> No
     where = "arms[].results[]."
     missing = [k for k in documented if where + k not in read_keys and not kept_raw(where + k)]
     assert not missing, f"documented, but neither read by the model nor kept raw: {missing}"
+
+
+def test_a_key_kept_raw_is_not_typed_beneath_it(read_keys: set[str]) -> None:
+    """A key listed raw whole has no typed field reading into it (a key typed in part lists
+    only its untyped keys), but `config`: kept whole for config/model.py's RunConfig beside
+    its one typed reading, SessionModel.options."""
+    typed_beneath = {
+        raw
+        for raw in RAW
+        for key in read_keys
+        if raw != "config" and key.startswith((raw + ".", raw + "[]."))
+    }
+    assert not typed_beneath, f"listed raw in model/raw.py, yet read into: {typed_beneath}"

@@ -13,6 +13,7 @@ from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import fmt_speedup
 from tests.support.synthetic import synthetic_session
+from tests.support.typed import row_of
 
 SAVED_V1 = Path(__file__).resolve().parents[2] / "support" / "data" / "session_v1.json"
 
@@ -55,4 +56,4 @@ def test_typed_fields_carry_the_rows_figures() -> None:
 def test_a_speedup_reads_as_the_table_writes_it(row: dict[str, object]) -> None:
     doc = {"arms": [{"name": "a", "backend": "inductor", "results": [{"batch_size": 1, **row}]}]}
     speedup = SessionModel.from_json(doc).row("a", 1).speedup
-    assert speedup is not None and str(speedup) == fmt_speedup(dict(row))
+    assert speedup is not None and str(speedup) == fmt_speedup(row_of(dict(row)))

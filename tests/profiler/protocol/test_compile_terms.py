@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import (
     compile_parts,
@@ -18,6 +19,7 @@ from tcprof.profiler.protocol.event_text import describe
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections.parts import insight
+from tests.support.typed import row_of
 
 RESUME = "torch_dynamo_resume_in_forward_at_16"
 ROW = {
@@ -95,13 +97,13 @@ def test_the_reports_explain_resume_functions_and_show_the_parts():
         "recompiles": [{"batch_size": 16, "frame": RESUME, "reason": "size mismatch"}],
     }
     session = {"config": {"source": {"path": "m.py"}}, "arms": [arm]}
-    html = insight(session, esc)
+    html = insight(SessionModel.read(session), esc)
     assert "the rest of `forward` after the graph break at line 16" in html
     assert (
         "compile cost 12.46 s (torch&#x27;s compile timer 8.42 s of it) = TorchDynamo" in html
         and "other 4.04" in html
     )
-    md = render_markdown(session)
+    md = render_markdown(SessionModel.read(session))
     assert "(the rest of forward after the graph break at line 16, compiled as its own graph)" in md
 
 
@@ -135,7 +137,7 @@ def test_every_view_writes_a_compile_figure_with_the_same_digits():
     }
     second = {**row, "batch_size": 16, "compile_cold_s": 0.7}
     assert units.seconds(9.8812) == "9.88 s"
-    assert fmt_compile(row).startswith("9.88")
+    assert fmt_compile(row_of(row)).startswith("9.88")
     assert "9.88 s" in parts_text(row)
     arm = Arm.of({"name": "inductor", "results": [row, second]}, False, None)
     text = arm_verdict(arm, stopped=False).text

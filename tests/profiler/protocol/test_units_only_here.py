@@ -22,12 +22,12 @@ SPEC = re.compile(
 
 # (file under profiler/, what the line holds): numbers that are not a unit.
 ALLOWED = {
-    ("report/sections/script.py", "tol.get('atol'):g"),  # a tolerance as the user gave it
+    ("report/sections/script.py", "{tol.atol:g} + {tol.rtol:g}"),  # a tolerance as given
     ("report/sections/script.py", "{sy(y):.1f}"),  # the loss chart's pixel coordinates
     ("report/sections/script.py", "{sx(x):.1f}"),
     ("report/sections/script.py", "{y:.4g}</text>"),  # a loss value on its axis
     ("report/sections/script.py", "/ 2:.0f}"),  # pixel coordinates of the axis labels
-    ("report/sections/script.py", "{by_step[s]:.4g}"),  # loss values, not a unit
+    ("report/sections/script.py", 'return f"{value:.4g}"'),  # a loss value, not a unit
     ("report/sections/table.py", "{value:.3g}"),  # an error size between tensors, unitless
     ("report/sections/table.py", "{SETTLED_RATIO:g} times"),  # a setting, quoted as declared
     ("report/sections/table.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from tcprof.profiler.folders.files import load_session
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.artefacts import artefacts
 from tcprof.profiler.report.export import export_reports
 from tcprof.profiler.report.html import render_html
@@ -46,7 +47,7 @@ def _links(text: str, pattern: str) -> list[str]:
 def test_reports_link_each_file_relative_to_themselves_and_say_what_is_missing(tmp_path):
     folder = tmp_path / "session"
     session = _session_folder(folder)
-    found = {a.kind: a for a in artefacts(session, folder)}
+    found = {a.kind: a for a in artefacts(SessionModel.read(session), folder)}
     assert set(found) == {
         "tlparse",
         "torch_trace",
@@ -75,11 +76,11 @@ def test_reports_link_each_file_relative_to_themselves_and_say_what_is_missing(t
 
     # reports written again from the moved folder's session.json link the same files
     loaded = load_session(moved).session
-    assert {a.href for a in artefacts(loaded, moved)} == {*hrefs, None}
+    assert {a.href for a in artefacts(SessionModel.read(loaded), moved)} == {*hrefs, None}
 
 
 def test_no_files_no_section():
     session = synthetic_session()
-    assert artefacts(session) == []
-    assert 'id="files"' not in render_html(session)
-    assert "**Files**" not in render_markdown(session)
+    assert artefacts(SessionModel.read(session)) == []
+    assert 'id="files"' not in render_html(SessionModel.read(session))
+    assert "**Files**" not in render_markdown(SessionModel.read(session))

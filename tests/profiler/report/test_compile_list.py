@@ -9,6 +9,7 @@ import re
 import pytest
 
 from tcprof.profiler.analysis.verdict import verdict_lines
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections import compile_list
@@ -30,7 +31,7 @@ def _md_rows(md: str) -> list[list[str]]:
 
 
 def test_report_md_lists_each_compile_and_the_parts_add_up(session):
-    md = render_markdown(session)
+    md = render_markdown(SessionModel.read(session))
     assert "**Compile time: aot_eager**" in md
     rows = _md_rows(md)
     assert [r[0] for r in rows] == [
@@ -50,7 +51,7 @@ def test_report_md_lists_each_compile_and_the_parts_add_up(session):
 
 
 def test_report_html_lists_each_compile_and_the_parts_add_up(session):
-    page = render_html(session)
+    page = render_html(SessionModel.read(session))
     section = page[page.index('<section id="insight">') :]
     section = section[: section.index("</section>")]
     assert "Each compile at bs 8" in section

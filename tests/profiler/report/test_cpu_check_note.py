@@ -8,6 +8,7 @@ import copy
 
 import pytest
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
@@ -36,8 +37,10 @@ def test_a_check_run_in_this_session_is_named_and_left_out():
         "included: paid once per machine or fresh cache; it ran first on this machine in this "
         "run, before the cold compile)."
     )
-    assert text in render_markdown(session)
-    assert "once-per-machine CPU check, 9.80 s, not included" in render_html(session)
+    assert text in render_markdown(SessionModel.read(session))
+    assert "once-per-machine CPU check, 9.80 s, not included" in render_html(
+        SessionModel.read(session)
+    )
 
 
 def test_a_check_already_done_says_so_and_what_this_run_paid():
@@ -58,6 +61,6 @@ def test_a_failed_check_says_the_compile_holds_it():
 
 def test_sessions_without_the_check_say_nothing_of_it():
     session = eval_first_session()
-    assert "CPU check" not in render_markdown(session)
+    assert "CPU check" not in render_markdown(SessionModel.read(session))
     row = session["arms"][1]["results"][0]
     assert compile_list.cpu_check_text(row, session["arms"][1]) is None

@@ -9,6 +9,7 @@ from typing import Any
 
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
@@ -36,7 +37,7 @@ def _config(**overrides: Any) -> RunConfig:
 
 
 def _cells(session: dict[str, Any], arm: int) -> dict[str, str]:
-    header, rows = table_rows(session)
+    header, rows = table_rows(SessionModel.read(session))
     return dict(zip(header, rows[arm], strict=True))
 
 
@@ -60,11 +61,11 @@ def test_an_arm_that_fails_after_its_first_step_keeps_its_first_step_and_compile
     assert _cells(session, 0)["status"] == "ok", "the arm that ran is as it was"
     summary = render_summary(session)
     assert "error (first step 4.01 s)" in summary and "4.00 (torch's compile timer)" in summary
-    markdown = render_markdown(session)
+    markdown = render_markdown(SessionModel.read(session))
     assert (
         "| error (first step 4.01 s) |" in markdown and "4.00 (torch's compile timer)" in markdown
     )
-    html = render_html(session)
+    html = render_html(SessionModel.read(session))
     assert "error (first step 4.01 s)" in html and "4.00 (torch&#x27;s compile timer)" in html
 
 

@@ -9,11 +9,13 @@ from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.verdict import memory_title, memory_words
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections.parts import configuration
 from tcprof.profiler.report.sections.table import steps_text, table_rows, tolerance_text
 from tcprof.profiler.report.sections.top_ops import comparison_problem, html_section
+from tests.support.typed import row_of
 
 
 def test_small_memory_keeps_its_precision_and_its_unit():
@@ -82,37 +84,40 @@ def test_a_profile_far_from_the_measured_step_is_flagged_and_saves_nothing():
     assert profile_mismatch(Profile.of({"steps": 5, "top_ops": []}), 9.17) is None
     compiled = {**fine, "top_ops": [{"name": "aten::mm", "self_ms_per_step": 1.6}]}
     session = _session({**busy, "mismatch": mismatch}, compiled)
-    assert "not savings" in (comparison_problem(session, "inductor", 8) or "")
-    html = html_section(session, esc)
+    assert "not savings" in (comparison_problem(SessionModel.read(session), "inductor", 8) or "")
+    html = html_section(SessionModel.read(session), esc)
     assert "not savings" in html and 'class="num good"' not in html
-    assert comparison_problem(_session(fine, compiled), "inductor", 8) is None
-    assert 'class="num good"' in html_section(_session(fine, compiled), esc)
+    assert comparison_problem(SessionModel.read(_session(fine, compiled)), "inductor", 8) is None
+    assert 'class="num good"' in html_section(SessionModel.read(_session(fine, compiled)), esc)
 
 
 def test_the_steps_shown_are_the_steps_measured_and_why_a_block_grew():
     session = _session(None, None)
-    text = steps_text(session)
+    text = steps_text(SessionModel.read(session))
     assert "50 measured asked per process (5 blocks of about 10)" in text
     assert "measured 5,744–8,292 per process" in text and "at least 100 ms" in text
-    assert "5,744" in configuration(session, esc)
+    assert "5,744" in configuration(SessionModel.read(session), esc)
 
 
 def test_the_tolerance_shown_is_the_one_the_check_used():
     session = _session(None, None)
     session["config"].update(accuracy_rtol=None, accuracy_atol=None)
     session["arms"][1]["results"][0]["accuracy"] = {"status": "pass", "rtol": 1e-4, "atol": 1e-5}
-    assert tolerance_text(session) == "rtol 0.0001, atol 1e-05 (the dtype's default)"
-    assert "rtol=None" not in configuration(session, esc)
-    assert "rtol 0.0001" in configuration(session, esc)
+    assert (
+        tolerance_text(SessionModel.read(session))
+        == "rtol 0.0001, atol 1e-05 (the dtype's default)"
+    )
+    assert "rtol=None" not in configuration(SessionModel.read(session), esc)
+    assert "rtol 0.0001" in configuration(SessionModel.read(session), esc)
     session["config"].update(accuracy_rtol=0.01, accuracy_atol=0.001)
-    assert tolerance_text(session) == "rtol 0.01, atol 0.001"
+    assert tolerance_text(SessionModel.read(session)) == "rtol 0.01, atol 0.001"
 
 
 def test_the_summary_column_names_tensor_memory_with_units():
     session = _session(None, None)
     for arm in session["arms"]:
         arm["results"][0]["steady_peak_mb"] = 44 / 1024 / 1024
-    header, rows = table_rows(session)
+    header, rows = table_rows(SessionModel.read(session))
     assert "tensor peak" in header and "train MB" not in header
     assert rows[0][header.index("tensor peak")] == "44 B"
 
@@ -130,12 +135,12 @@ def test_a_single_round_interval_says_there_is_none_yet():
         "interval_covers_processes": False,
         "verdict": "slower",
     }
-    assert fmt_speedup(row) == "not settled (one round)"
+    assert fmt_speedup(row_of(row)) == "not settled (one round)"
     text = arm_verdict(Arm.of({"name": "inductor", "results": [row]}, False, None), False).text
     assert "one round" in text and "[0.42–0.42]" not in text
     assert "slower" not in text, "a session saved with a one-round 'slower' says no such thing"
     two = {**row, "interval_covers_processes": True, "speedup_ci": [0.40, 0.44]}
-    assert fmt_speedup(two) == "0.42× [0.40-0.44]"
+    assert fmt_speedup(row_of(two)) == "0.42× [0.40-0.44]"
 
 
 def test_the_terminal_shows_the_steps_measured_too():

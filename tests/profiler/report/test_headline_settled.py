@@ -31,7 +31,7 @@ ONE_ROUND = {0: [[1.0, 1.1, 1.05, 0.95]], 1: [[0.61, 0.67, 0.73, 0.79]]}
 
 
 def _html_summary(session: dict) -> str:
-    return html_summary(session, lambda v: str(v))
+    return html_summary(SessionModel.read(session), lambda v: str(v))
 
 
 def _views(session: dict, tmp_path) -> dict[str, str]:
@@ -43,7 +43,7 @@ def _views(session: dict, tmp_path) -> dict[str, str]:
     return {
         "terminal": render_summary(session),
         "report.html summary": _html_summary(session),
-        "report.md": render_markdown(session),
+        "report.md": render_markdown(SessionModel.read(session)),
         "api": f"{speedup} {api!r} {api.row('aot_eager', 8).verdict}",
         "compare": render_comparison(diff_sessions(session, later).rows),
         "trackers": f"{log.table}\n{log.verdict}\n{[a.verdict for a in log.arms]}",
@@ -60,7 +60,9 @@ def test_a_wide_interval_is_no_headline_in_any_view(rounds, tmp_path):
     for view, text in _views(session, tmp_path).items():
         assert figure not in text, f"{view} quotes the unsettled speedup {figure}"
         assert "not settled" in text, view
-    card = re.search(r'<div class="big[^"]*">([^<]*)</div>', render_html(session))
+    card = re.search(
+        r'<div class="big[^"]*">([^<]*)</div>', render_html(SessionModel.read(session))
+    )
     assert card is not None and card.group(1) == "not settled", "no large number on the card"
     api = tcprof.Session.from_dict(session).speedup("aot_eager", 8)
     assert api is not None and api.settled is False and str(api).startswith("not settled [")
@@ -98,7 +100,9 @@ def test_a_settled_interval_is_the_headline():
     figure = f"{row['speedup']:.2f}"
     assert f"{figure}× [" in render_summary(session)
     assert verdict_lines(session)[0].startswith(f"aot_eager is {figure}× faster at bs 8 [")
-    card = re.search(r'<div class="big[^"]*">([^<]*)</div>', render_html(session))
+    card = re.search(
+        r'<div class="big[^"]*">([^<]*)</div>', render_html(SessionModel.read(session))
+    )
     assert card is not None and card.group(1) == f"{figure}×"
     assert tcprof.Session.from_dict(session).speedup("aot_eager", 8).settled
 
@@ -111,7 +115,7 @@ def test_one_round_shows_no_95_percent_interval_anywhere(tmp_path):
     low, high = row["speedup_ci_one_process"]
     bounds = [f"{low:.2f}–{high:.2f}", f"{low:.2f}-{high:.2f}", f"{low:.2f}, {high:.2f}"]
     views = _views(session, tmp_path)
-    views["report.html"] = render_html(session)
+    views["report.html"] = render_html(SessionModel.read(session))
     for view, text in views.items():
         for written in bounds:
             assert written not in text, f"{view} shows one round's bootstrap as an interval"

@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 import pytest
 
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.data import script_json
 from tcprof.profiler.report.html import render_html
 from tests.support.synthetic import synthetic_session
@@ -69,7 +70,7 @@ def assert_self_contained(html: str) -> None:
 
 def test_real_report_is_self_contained(real_run):
     data, _ = real_run
-    html = render_html(data)
+    html = render_html(SessionModel.read(data))
     assert_self_contained(html)
     c = parse(html)
     # uPlot and the charts are inlined, with the data as JSON.
@@ -109,7 +110,7 @@ def test_hostile_strings_from_a_synthetic_session_are_escaped():
             "fatal": True,
         },
     )
-    html = render_html(data)
+    html = render_html(SessionModel.read(data))
     assert EVIL not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     c = parse(html)
@@ -162,7 +163,7 @@ def test_model_path_with_script_tag_is_escaped(evil_run):
     assert EVIL in data["config"]["source"]["path"]
     assert any(EVIL in (gb.get("file") or "") for a in data["arms"] for gb in a["graph_breaks"])
     assert any("alert(2)" in (line.get("text") or "") for line in data["logs"])
-    html = render_html(data)
+    html = render_html(SessionModel.read(data))
     assert EVIL not in html
     assert "alert(2)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -174,7 +175,7 @@ def test_reproducer_for_a_hostile_path_is_valid_python(evil_run):
     from tcprof.profiler.report.reproduce import render_reproducer
 
     data, model = evil_run
-    code = render_reproducer(data, "aot_eager")
+    code = render_reproducer(SessionModel.read(data), "aot_eager")
     namespace: dict = {}
     compile(code, "reproduce.py", "exec")
     line = next(x for x in code.splitlines() if x.startswith("MODEL_FILE = "))
@@ -194,9 +195,9 @@ def test_sparse_sessions_still_render():
              "traceback": None, "file": None, "line": None, "batch_size": None, "fatal": True})  # fmt: skip
     s.apply({"type": "run_end", "status": "failed", "wall_time": 2.0})
     for data in (s.to_dict(), s.to_dict(include_samples=False), {"arms": []}):
-        html = render_html(data)
+        html = render_html(SessionModel.read(data))
         assert_self_contained(html)
-        render_markdown(data)
-    html = render_html(s.to_dict())
+        render_markdown(SessionModel.read(data))
+    html = render_html(SessionModel.read(s.to_dict()))
     assert "unknown backend &lt;x&gt;" in html
-    assert "INPUT = None" in render_reproducer(s.to_dict())
+    assert "INPUT = None" in render_reproducer(SessionModel.read(s.to_dict()))

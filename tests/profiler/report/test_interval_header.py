@@ -56,8 +56,8 @@ def _text(view: str, session, folder: Path) -> str:
         return session_log(SessionModel.from_json(session), folder).arms[1].table
     return {
         "terminal": lambda: render_summary({**session, "environment": {}}),
-        "markdown": lambda: render_markdown(session),
-        "html": lambda: render_html(session),
+        "markdown": lambda: render_markdown(SessionModel.read(session)),
+        "html": lambda: render_html(SessionModel.read(session)),
     }[view]()
 
 
@@ -76,14 +76,14 @@ def test_the_level_is_the_one_the_intervals_were_computed_at():
     session = stopped_session()
     row = session["arms"][1]["results"][0]
     assert row["interval_level"] == pytest.approx(0.9673, abs=1e-4)
-    header, _ = table_rows(session)
+    header, _ = table_rows(SessionModel.read(session))
     assert "speedup [96.7% CI]" in header
     assert speedup_header(SessionModel.from_json(session)) == "speedup [96.7% CI]"
 
 
 def test_the_column_keeps_its_help_whatever_its_level():
     for kind, (make, _) in SESSIONS.items():
-        header, _ = table_rows(make())
+        header, _ = table_rows(SessionModel.read(make()))
         keys = [column_key(h) for h in header]
         assert SPEEDUP in keys, kind
         assert set(keys) <= set(COLUMN_HELP), set(keys) - set(COLUMN_HELP)
@@ -91,5 +91,5 @@ def test_the_column_keeps_its_help_whatever_its_level():
 
 
 def test_the_html_notes_name_the_column_as_shown(tmp_path):
-    html = render_html(edge_session())
+    html = render_html(SessionModel.read(edge_session()))
     assert "speedup [98.3% CI]: the baseline" in html

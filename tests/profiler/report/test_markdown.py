@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.markdown import md_code, md_text, render_markdown
 from tcprof.profiler.report.sections.table import table_rows
 from tests.support.synthetic import synthetic_session
@@ -28,13 +29,13 @@ def assert_table_parses(md: str, rows: int) -> None:
     lines = table_lines(md)
     assert len(lines) == 2 + rows
     widths = {len(cells(line)) for line in lines}
-    assert widths == {len(table_rows({"arms": []})[0])}, widths
+    assert widths == {len(table_rows(SessionModel.read({"arms": []}))[0])}, widths
     assert all(re.fullmatch(r"-{3}|-{3}:", c) for c in cells(lines[1]))
 
 
 def test_real_markdown_table_parses(real_run):
     data, _ = real_run
-    md = render_markdown(data)
+    md = render_markdown(SessionModel.read(data))
     assert_table_parses(md, rows=4)
     assert md.startswith("### torch.compile profile: SimpleModel() from simple.py")
     assert "torch " in md and "measured with tcprof" in md
@@ -46,7 +47,7 @@ def test_pipes_and_markup_in_cells_are_escaped():
         reason="left | right `tick`",
         batch_sizes=(8, 16),
     )
-    md = render_markdown(data)
+    md = render_markdown(SessionModel.read(data))
     assert_table_parses(md, rows=4)
     assert "a\\|b \\*c\\* \\<x\\>" in md
     assert "<x>" not in md
@@ -65,6 +66,6 @@ def test_errors_and_interrupted_status_are_stated():
                "file": None, "line": None, "batch_size": 8, "fatal": True},
     )  # fmt: skip
     data["status"] = "interrupted"
-    md = render_markdown(data)
+    md = render_markdown(SessionModel.read(data))
     assert "**Run interrupted**" in md
     assert "compile error: backend \\| failed" in md

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections.top_ops import comparable, html_section, op_comparison
 
@@ -34,18 +35,20 @@ def profiled_session() -> dict:
 
 def test_top_operators_side_by_side_with_the_time_moved():
     session = profiled_session()
-    assert comparable(session) == [("inductor", 8)], "bs 16 has no compiled profile"
-    rows = op_comparison(session, "inductor", 8)
+    assert comparable(SessionModel.read(session)) == [("inductor", 8)], (
+        "bs 16 has no compiled profile"
+    )
+    rows = op_comparison(SessionModel.read(session), "inductor", 8)
     assert [r["name"] for r in rows] == ["aten::addmm", "aten::relu", "triton_poi_fused_relu_0"]
     addmm, relu, fused = rows
     assert relu == {"name": "aten::relu", "eager_ms": 0.5, "compiled_ms": None, "moved_ms": -0.5}
     assert addmm["moved_ms"] == pytest.approx(-0.5) and fused["eager_ms"] is None
-    html = html_section(session, esc)
+    html = html_section(SessionModel.read(session), esc)
     assert "eager against inductor · bs 8" in html and "\u22120.500" in html
 
 
 def test_no_baseline_profile_nothing_to_compare():
     session = profiled_session()
     session["baseline"] = "missing"
-    assert comparable(session) == []
-    assert op_comparison(session, "inductor", 8)[0]["eager_ms"] is None
+    assert comparable(SessionModel.read(session)) == []
+    assert op_comparison(SessionModel.read(session), "inductor", 8)[0]["eager_ms"] is None

@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import chart_data, render_html
 from tcprof.profiler.report.palette import ARM_COLOURS, arm_colours
 from tests.support.synthetic import synthetic_session
@@ -71,9 +72,9 @@ def test_eager_takes_the_first_colour_wherever_it_is():
 def test_the_report_draws_with_the_same_palette():
     arms = (ArmSpec("inductor"), ArmSpec("eager"), ArmSpec("aot_eager"))
     session = synthetic_session(arms=arms)
-    colours = chart_data(session)["colours"]
+    colours = chart_data(SessionModel.read(session))["colours"]
     assert colours == [ARM_COLOURS[1], ARM_COLOURS[0], ARM_COLOURS[2]]
-    page = render_html(session)
+    page = render_html(SessionModel.read(session))
     data = json.loads(re.search(r'id="tcprof-data">(.*?)</script>', page, re.S).group(1))
     assert data["colours"] == colours
     assert "D.colours" in page and "#6e7781" not in page, "report.js keeps no palette of its own"

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import ASSETS, chart_data
 from tests.support.synthetic import synthetic_session
 
@@ -33,7 +34,7 @@ def _long_session(rounds: int = 5, steps: int = 7000, warmup: int = 2) -> dict:
 
 
 def test_every_chart_of_a_batch_size_shares_one_x_range():
-    data = chart_data(_long_session())
+    data = chart_data(SessionModel.read(_long_session()))
     bs = str(data["batch_sizes"][0])
     low, high = data["x"]["ranges"][bs]
     memory_end = max(r[0] for s in data["samples"] for r in s["memory"])
@@ -50,11 +51,11 @@ def test_steps_are_placed_as_the_worker_counts_them():
     sample = session["samples"][0]
     sample["ms"] = [1.0] * 12
     sample["blocks"] = [[0, 0, 3], [0, 1, 3], [1, 0, 3], [1, 1, 3]]
-    runs = chart_data(session)["samples"][0]["runs"]
+    runs = chart_data(SessionModel.read(session))["samples"][0]["runs"]
     # step 0 compiles, 1-2 warm up, 3 is discarded, 4-6 the first block, 7 discarded, 8-10 ...
     assert runs == [[0, 4, 0, 3], [0, 8, 3, 3], [1, 4, 6, 3], [1, 8, 9, 3]]
     sample["blocks"] = []  # a session from before blocks were recorded: after the warm-up
-    assert chart_data(session)["samples"][0]["runs"] == [[0, 3, 0, 12]]
+    assert chart_data(SessionModel.read(session))["samples"][0]["runs"] == [[0, 3, 0, 12]]
 
 
 HARNESS = r"""
@@ -107,7 +108,7 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_script_draws_every_step_chart_over_the_shared_range(tmp_path):
-    data = chart_data(_long_session())
+    data = chart_data(SessionModel.read(_long_session()))
     (tmp_path / "data.json").write_text(json.dumps(data))
     (tmp_path / "harness.js").write_text(HARNESS)
     done = subprocess.run(

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.config import ArmSpec, examples
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.reproduce import render_reproducer
 from tests.support.synthetic import synthetic_session
 
@@ -45,7 +46,7 @@ def run_script(code: str, tmp_path: Path, *args: str) -> str:
 
 def test_simple_reproducer_runs_and_matches_the_measured_loss(real_run, tmp_path):
     data, _ = real_run
-    code = render_reproducer(data)  # the first compiled arm
+    code = render_reproducer(SessionModel.read(data))  # the first compiled arm
     # pickle: only for a model tcprof.run shipped from Python (load_shipped_model)
     assert imported_modules(code) <= {"argparse", "importlib", "inspect", "logging", "sys", "time",
                                       "pathlib", "torch", "safetensors", "pickle"}  # fmt: skip
@@ -56,7 +57,7 @@ def test_simple_reproducer_runs_and_matches_the_measured_loss(real_run, tmp_path
     out = run_script(code, tmp_path, "--steps", "3")
     measured = next(r for r in data["arms"][1]["results"] if r["batch_size"] == 8)["first_loss"]
     assert abs(float(LOSS.search(out).group(1)) - measured) < 1e-5
-    eager = render_reproducer(data, "eager")
+    eager = render_reproducer(SessionModel.read(data), "eager")
     assert "runner = model" in eager and "\nrunner = torch.compile" not in eager
 
 
@@ -77,7 +78,7 @@ def test_tiny_gpt_reproducer_with_debug_settings_runs(tmp_path):
             debug={"logs": ["recompiles"], "verbose": True, "fail_on_recompile": True},
         )
     )
-    code = render_reproducer(data, "aot_eager(dynamic=False)")
+    code = render_reproducer(SessionModel.read(data), "aot_eager(dynamic=False)")
     assert "torch._logging.set_logs(recompiles=True)" in code
     assert "torch._dynamo.config.verbose = True" in code
     assert "FAIL_ON_RECOMPILE = True" in code
@@ -119,7 +120,7 @@ def test_token_model_with_hook_or_int_shape(tmp_path, how):
         source = {"path": str(model), "model": "TokenNet", "input_shape": "int:12:100"}
         info = None
     data = synthetic_session(source=source, model_info=info, arms=(ArmSpec("eager"),))
-    code = render_reproducer(data)
+    code = render_reproducer(SessionModel.read(data))
     if how == "hook":
         assert "INPUT = {'kind': 'hook'}" in code
     else:
@@ -133,7 +134,7 @@ def test_session_strings_cannot_inject_code():
         source={"path": "/m/a'b\"\nc.py", "factory": "Net(\n)"},
         arms=(ArmSpec("eager"), ArmSpec("aot_eager", label=label)),
     )
-    code = render_reproducer(data, label)
+    code = render_reproducer(SessionModel.read(data), label)
     tree = ast.parse(code)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "system"]
     assert calls == []
@@ -144,4 +145,4 @@ def test_session_strings_cannot_inject_code():
 
 def test_unknown_arm_is_a_clear_error():
     with pytest.raises(ValueError, match="no arm named 'nope'"):
-        render_reproducer(synthetic_session(), "nope")
+        render_reproducer(SessionModel.read(synthetic_session()), "nope")

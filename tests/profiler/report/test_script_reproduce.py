@@ -4,6 +4,7 @@ host with --host (and the interpreter there), and parses back into the same sett
 from __future__ import annotations
 
 from tcprof.profiler.cli.main import build_parser
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.recording.script_args import split_command
 from tcprof.profiler.report.script_reproduce import tcprof_command
@@ -31,7 +32,7 @@ def test_nproc_and_host_come_back_in_the_command_and_parse_to_the_same_run(tmp_p
     session = _session(
         str(train), nproc=2, parallel="torchrun", host="gpu-box", remote_python="~/venv/bin/python"
     )
-    command = tcprof_command(session)
+    command = tcprof_command(SessionModel.read(session))
     cut, at = command.index("--"), command.index("--nproc")
     assert at < cut and command[at : at + 6] == [
         "--nproc",
@@ -52,5 +53,7 @@ def test_nproc_and_host_come_back_in_the_command_and_parse_to_the_same_run(tmp_p
 
 
 def test_one_local_process_adds_nothing():
-    command = tcprof_command(_session("/s/train.py", nproc=1, host=None, device="cpu"))
+    command = tcprof_command(
+        SessionModel.read(_session("/s/train.py", nproc=1, host=None, device="cpu"))
+    )
     assert not {"--nproc", "--host", "--device"} & set(command)

@@ -37,11 +37,17 @@ SECTIONS = [
 def test_each_section_says_the_same_from_the_model_as_from_the_dict(session):
     model = SessionModel.from_json(session)
     for section in SECTIONS:
-        assert section(model, esc) == section(session, esc), section.__name__
-    assert table.table_rows(model) == table.table_rows(session)
-    assert table.method_notes(model) == table.method_notes(session)
+        assert section(model, esc) == section(SessionModel.from_json(session), esc), (
+            section.__name__
+        )
+    assert table.table_rows(SessionModel.read(model)) == table.table_rows(
+        SessionModel.read(session)
+    )
+    assert table.method_notes(SessionModel.read(model)) == table.method_notes(
+        SessionModel.read(session)
+    )
     assert script.text_lines(model, table.render_table) == script.text_lines(
-        session, table.render_table
+        SessionModel.from_json(session), table.render_table
     )
 
 
@@ -55,31 +61,31 @@ def test_a_scripts_figures_and_notes_are_typed_records():
     assert acc is not None and acc.parity and acc.eager_curve[2] is None
     arm = model.arm("eager").script
     assert arm is not None and arm.files[0].size == 1234 and arm.notes[0].kind == "model"
-    source = script.script_source(model)
+    source = script.script_source(SessionModel.read(model))
     assert source is not None and source.sweep == "batch_size"
     assert script.command_text(source, 8) == "python /w/train.py --bs=8"
     # a model file's session has none of them
     plain = SessionModel.from_json(synthetic_session())
     assert plain.rows[0].script is None and plain.arms[0].script is None
-    assert script.script_source(plain) is None
+    assert script.script_source(SessionModel.read(plain)) is None
 
 
 def test_the_script_section_reads_its_figures_from_the_model():
     model = SessionModel.from_json(script_session())
-    assert script.split_rows(model) == [
+    assert script.split_rows(SessionModel.read(model)) == [
         ["eager", "batch_size=8", "10.00", "2.00", "12.00", "17%", "1.25"],
         ["aot_eager", "batch_size=8", "4.00", "6.00", "10.00", "60% (data-bound)", "1.25"],
     ]
     assert script.notes(model) == ["eager: the model is Net", "aot_eager: compiled in place"]
     assert script.files(model) == ["/w/out/ckpt.pt (1,234 bytes)"]
-    assert script.data_bound(model) == [
+    assert script.data_bound(SessionModel.read(model)) == [
         "aot_eager at batch_size=8: the script's own time is 60% of its step (data-bound: "
         "compiling speeds up only the rest)"
     ]
-    labels = [label for label, _phase, _curve in script.curves(model)]
+    labels = [label for label, _phase, _curve in script.curves(SessionModel.read(model))]
     assert labels == ["eager", "aot_eager", "eager (parity run)", "aot_eager (parity run)"]
-    assert "(rtol 0.01" not in (script.accuracy_note(model) or "")
-    assert "<= 0.001 + 0.01 x" in (script.accuracy_note(model) or "")
+    assert "(rtol 0.01" not in (script.accuracy_note(SessionModel.read(model)) or "")
+    assert "<= 0.001 + 0.01 x" in (script.accuracy_note(SessionModel.read(model)) or "")
 
 
 def test_a_loss_curve_with_a_step_of_no_loss_still_makes_report_md():
@@ -87,7 +93,7 @@ def test_a_loss_curve_with_a_step_of_no_loss_still_makes_report_md():
     cell of report.md's loss table; it raised a TypeError before."""
     session = script_session()
     session["arms"][1]["results"][0]["script"]["loss_curve"][1] = [1, float("nan")]
-    lines = script.markdown_lines(session, str)
+    lines = script.markdown_lines(SessionModel.from_json(session), str)
     table = lines[lines.index("| curve | phase | 0 | 1 | 2 | 3 |") + 2 :]
     assert table[:4] == [
         "| eager | batch_size=8 | 2.1 | 1.6 |  | 1.1 |",
@@ -105,7 +111,7 @@ def test_the_rounds_seeding_is_a_typed_record():
     typed = SessionModel.from_json(session).seeding
     assert typed is not None and typed.per_round and typed.accuracy_seed == 7
     assert typed.waited_s == pytest.approx(0.75) and typed.script_own_seed is None
-    assert "(0.75 s in all)" in seeding.seeding_notes(session)[0]
+    assert "(0.75 s in all)" in seeding.seeding_notes(SessionModel.read(session))[0]
 
 
 def test_one_helper_writes_the_plain_tables():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.seeding import seeding_notes
 from tcprof.profiler.report.sections.table import method_notes
 
@@ -26,7 +27,7 @@ SEEDING = {"per_round": True, "accuracy_seed": 5, "wait_max_s": 0.05, "script_ow
 
 
 def test_the_method_notes_say_rounds_differ_in_seed_and_block_phase():
-    notes = method_notes(_session(SEEDING))
+    notes = method_notes(SessionModel.read(_session(SEEDING)))
     note = next(n for n in notes if n.startswith("rounds: each round its own seed"))
     assert "50.00 ms" in note and "0.75 s in all" in note
     assert "the accuracy check uses the run's seed (5)" in note
@@ -35,11 +36,11 @@ def test_the_method_notes_say_rounds_differ_in_seed_and_block_phase():
 
 def test_a_script_that_seeds_itself_is_said_to_vary_only_in_the_rest():
     seeding = {**SEEDING, "script_own_seed": "torch.manual_seed at train.py:12"}
-    notes = seeding_notes(_session(seeding))
+    notes = seeding_notes(SessionModel.read(_session(seeding)))
     assert notes[-1].startswith("the script sets its own seed (torch.manual_seed at train.py:12)")
     assert "not in its weights or data" in notes[-1]
 
 
 def test_an_older_session_gets_no_note():
-    assert seeding_notes(_session(None)) == []
-    assert not any(n.startswith("rounds:") for n in method_notes(_session(None)))
+    assert seeding_notes(SessionModel.read(_session(None))) == []
+    assert not any(n.startswith("rounds:") for n in method_notes(SessionModel.read(_session(None))))

@@ -52,8 +52,8 @@ def _interval(bounds: list[float]) -> str:
 def test_every_view_shows_the_simultaneous_interval_and_the_level(session, view, tmp_path):
     text = {
         "terminal": lambda: render_summary({**session, "environment": {}}),
-        "markdown": lambda: render_markdown(session),
-        "html": lambda: render_html(session),
+        "markdown": lambda: render_markdown(SessionModel.read(session)),
+        "html": lambda: render_html(SessionModel.read(session)),
         "tracker": lambda: _tracker_text(session, Path(tmp_path)),
     }[view]()
     row = session["arms"][1]["results"][0]

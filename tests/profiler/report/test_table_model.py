@@ -12,6 +12,7 @@ from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections import table
 from tests.support.synthetic import synthetic_session
+from tests.support.typed import row_of
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -25,12 +26,26 @@ def session() -> dict:
 
 def test_a_model_and_its_dict_give_the_same_table_and_notes(session: dict) -> None:
     model = SessionModel.from_json(session)
-    assert table.table_rows(model) == table.table_rows(session)
-    assert table.method_notes(model) == table.method_notes(session)
-    assert table.steps_text(model) == table.steps_text(session)
-    assert table.tolerance_text(model) == table.tolerance_text(session)
-    typed = [(i, arm.name, row.batch_size) for i, arm, row in table.summary_rows(model)]
-    raw = [(i, a["name"], r["batch_size"]) for i, a, r in table.summary_results(session)]
+    assert table.table_rows(SessionModel.read(model)) == table.table_rows(
+        SessionModel.read(session)
+    )
+    assert table.method_notes(SessionModel.read(model)) == table.method_notes(
+        SessionModel.read(session)
+    )
+    assert table.steps_text(SessionModel.read(model)) == table.steps_text(
+        SessionModel.read(session)
+    )
+    assert table.tolerance_text(SessionModel.read(model)) == table.tolerance_text(
+        SessionModel.read(session)
+    )
+    typed = [
+        (i, arm.name, row.batch_size)
+        for i, arm, row in table.summary_rows(SessionModel.read(model))
+    ]
+    raw = [
+        (i, a["name"], r["batch_size"])
+        for i, a, r in table.summary_results(SessionModel.read(session))
+    ]
     assert typed == raw
 
 
@@ -38,7 +53,9 @@ def test_the_speedup_cell_is_the_models_own_words(session: dict) -> None:
     model = SessionModel.from_json(session)
     for row in model.rows:
         expected = "-" if row.speedup is None else str(row.speedup)
-        assert table.fmt_speedup(row) == table.fmt_speedup(thaw(row.data)) == expected
+        assert (
+            table.fmt_speedup(row_of(row)) == table.fmt_speedup(row_of(thaw(row.data))) == expected
+        )
 
 
 def _row(**fields: object) -> Row:
@@ -48,15 +65,15 @@ def _row(**fields: object) -> Row:
 def test_a_failed_arms_compile_timer_is_typed() -> None:
     row = _row(status="error", compile_timer_s=4.67)
     assert row.compile is not None and row.compile.timer_s == 4.67
-    assert table.fmt_compile(row) == "4.67 (torch's compile timer)"
+    assert table.fmt_compile(row_of(row)) == "4.67 (torch's compile timer)"
 
 
 def test_contended_blocks_and_a_control_row_are_typed() -> None:
     row = _row(contended_blocks=1, unquiet_blocks=3, blocks_measured=30)
     assert (row.blocks_contended, row.blocks_measured) == (3, 30)
-    assert table.contention_text(row) == " (3/30 blocks contended)"
+    assert table.contention_text(row_of(row)) == " (3/30 blocks contended)"
     control = _row(
         aa_of="eager", speedup=1.04, aa_speedup=1.04, aa_flagged=True, aa_ci=[1.01, 1.07]
     )
     assert control.control_of == "eager"
-    assert table.fmt_verdict(control) == "A/A +4% (flagged)"
+    assert table.fmt_verdict(row_of(control)) == "A/A +4% (flagged)"

@@ -10,6 +10,7 @@ import pytest
 
 from tcprof.profiler.analysis.timeline import build_timeline
 from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections import timeline as section
@@ -50,7 +51,7 @@ def test_the_terminal_says_where_the_time_went_in_one_line() -> None:
 
 
 def test_report_html_draws_a_lane_per_process_and_the_totals() -> None:
-    page = render_html(_with_timeline())
+    page = render_html(SessionModel.read(_with_timeline()))
     assert '<section id="timeline">' in page and 'href="#timeline"' in page
     chart = page.split('<svg viewBox="0 0 720', 1)[1].split("</svg>", 1)[0]
     assert chart.count("<text") >= 3 + 5  # three lanes' labels, five ticks
@@ -60,7 +61,7 @@ def test_report_html_draws_a_lane_per_process_and_the_totals() -> None:
 
 
 def test_report_md_has_a_totals_table() -> None:
-    text = render_markdown(_with_timeline())
+    text = render_markdown(SessionModel.read(_with_timeline()))
     assert "**Where the time went**" in text
     assert "| measurement | 31.00 s | 50% |" in text
     assert "| **run** | **62.00 s** | |" in text
@@ -69,6 +70,6 @@ def test_report_md_has_a_totals_table() -> None:
 def test_a_session_from_before_the_timeline_renders_without_it() -> None:
     session = synthetic_session()
     assert "timeline" not in session
-    assert '<section id="timeline">' not in render_html(session)
-    assert "Where the time went" not in render_markdown(session)
+    assert '<section id="timeline">' not in render_html(SessionModel.read(session))
+    assert "Where the time went" not in render_markdown(SessionModel.read(session))
     assert "time:" not in render_summary(session)

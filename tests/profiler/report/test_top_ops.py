@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 
@@ -26,7 +27,7 @@ OPS = [
 
 
 def test_top_operators_are_in_the_html_and_escaped():
-    html = render_html(_session(OPS))
+    html = render_html(SessionModel.read(_session(OPS)))
     assert "Top operators (torch.profiler)" in html and 'href="#profile"' in html
     assert "aten::addmm" in html and "0.250" in html
     assert "<script>alert(1)" not in html
@@ -34,12 +35,12 @@ def test_top_operators_are_in_the_html_and_escaped():
 
 
 def test_top_operators_are_listed_in_markdown():
-    md = render_markdown(_session(OPS))
+    md = render_markdown(SessionModel.read(_session(OPS)))
     assert "**Top operators (torch.profiler, self ms per step)**" in md
     assert "- **eager** bs=8: aten::addmm 0.250" in md
     assert "<script>" not in md
 
 
 def test_no_profile_no_section():
-    assert "Top operators" not in render_html(_session(None))
-    assert "Top operators" not in render_markdown(_session(None))
+    assert "Top operators" not in render_html(SessionModel.read(_session(None)))
+    assert "Top operators" not in render_markdown(SessionModel.read(_session(None)))

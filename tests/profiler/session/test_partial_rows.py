@@ -11,6 +11,7 @@ from typing import Any
 from tcprof.profiler.analysis.verdict import verdict_lines
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.compare import comparison_cells, diff_sessions, render
 from tcprof.profiler.report.html import render_html
@@ -69,7 +70,7 @@ def test_a_row_cut_short_is_stopped_with_its_steps_and_keeps_its_numbers():
 
 def test_every_view_marks_the_partial_row():
     session = _stopped_session({0: [2.0, 2.0, 2.0, 2.0], 1: [1.0, 1.0]})
-    header, rows = table_rows(session)
+    header, rows = table_rows(SessionModel.read(session))
     cells = dict(zip(header, rows[1], strict=True))
     assert cells["status"] == "stopped at 2/4"
     assert cells["median ms"] == "1.00 (partial)"
@@ -78,8 +79,8 @@ def test_every_view_marks_the_partial_row():
     (line,) = verdict_lines(session)
     assert "bs 8 (stopped at 2/4)" in line and "partial" in line
     assert "stopped at 2/4" in render_summary(session)  # tcprof run's table
-    assert "| stopped at 2/4 |" in render_markdown(session)
-    html = render_html(session)
+    assert "| stopped at 2/4 |" in render_markdown(SessionModel.read(session))
+    html = render_html(SessionModel.read(session))
     assert "stopped at 2/4" in html and "measured 2 of the 4 steps" in html
     # the card: one round gives no figure to quote, and the cut-short size is named
     assert '<div class="big muted">not settled</div>' in html
@@ -104,7 +105,7 @@ def test_sessions_saved_before_the_partial_key_read_as_whole():
         for key in ("partial", "steps_measured", "steps_planned"):
             row.pop(key)
         row["status"] = "ok"
-    header, rows = table_rows(session)
+    header, rows = table_rows(SessionModel.read(session))
     assert [r[header.index("status")] for r in rows] == ["ok", "ok"]
     assert "partial" not in rows[1][header.index("median ms")]
     assert session_problem(session) is None

@@ -11,6 +11,7 @@ import pytest
 
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
@@ -86,9 +87,9 @@ def test_the_summary_and_both_reports_show_the_script(session):
     text = render_summary(data)
     assert "compute and the script's own time per step (medians):" in text
     assert "(data-bound)" in text and "the script wrote: " in text
-    html = render_html(data)
+    html = render_html(SessionModel.read(data))
     assert '<section id="script"><h2>Your script</h2>' in html and "<polyline" in html
-    md = render_markdown(data)
+    md = render_markdown(SessionModel.read(data))
     assert "**Your script**" in md and "| compute ms |" not in md.split("**Your script**")[0]
     assert "Loss per step (first steps):" in md
 

@@ -96,10 +96,10 @@ def test_the_views_show_tokens_per_step_and_per_second_not_bs_1(run):
     assert "tokens/s" in header and "per step" in header and "samples/s" not in header
     assert f"{ACCUM * B * T} tokens" in text and "padding counted" in text
     assert " bs " not in header and "bs 1" not in text
-    charts = chart_data(data)
+    charts = chart_data(SessionModel.read(data))
     assert charts["throughput"]["unit"] == "tokens"
     assert charts["throughput"]["work"]["aot_eager"]["1"] == ACCUM * B * T
-    html = render_html(data)
+    html = render_html(SessionModel.read(data))
     assert "tokens/s" in html and "padding counted" in html
 
 

@@ -13,6 +13,7 @@ import pytest
 from tcprof.profiler.analysis.verdict import session_notes
 from tcprof.profiler.report.sections.table import contention_text
 from tcprof.profiler.worker.quiet_room import BlockWatch
+from tests.support.typed import row_of
 
 BUSY = "import time\nend = time.time() + 30\nwhile time.time() < end: pass\n"
 
@@ -42,8 +43,8 @@ def test_a_busy_neighbour_during_a_block_is_read_as_contention():
 
 def test_a_contended_row_says_so_in_the_table_and_the_notes():
     row = {"batch_size": 8, "contended_blocks": 4, "unquiet_blocks": 1, "blocks_measured": 30}
-    assert contention_text(row) == " (4/30 blocks contended)"
-    assert contention_text({"contended_blocks": 0, "unquiet_blocks": 0}) == ""
+    assert contention_text(row_of(row)) == " (4/30 blocks contended)"
+    assert contention_text(row_of({"contended_blocks": 0, "unquiet_blocks": 0})) == ""
     notes = session_notes({"arms": [{"name": "eager", "results": [row]}]})
     assert any("eager at bs 8: 4/30" in n and "busy" in n for n in notes)
     assert not [n for n in session_notes({"arms": [{"name": "eager", "results": [{}]}]}) if n]

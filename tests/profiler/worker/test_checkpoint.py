@@ -10,6 +10,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
@@ -139,10 +140,10 @@ def test_every_arm_starts_from_the_checkpoint(tmp_path):
         after = torch.load(saved["path"], weights_only=True)
         for key, value in source.state_dict().items():
             torch.testing.assert_close(after[key], value, rtol=0, atol=1e-6)
-    assert "weights trained.pt" in render_markdown(s)
-    assert f'<th>weights</th><td class="wrap">{weights}</td>' in render_html(s)
+    assert "weights trained.pt" in render_markdown(SessionModel.read(s))
+    assert f'<th>weights</th><td class="wrap">{weights}</td>' in render_html(SessionModel.read(s))
     # The reproducer starts from the same checkpoint: its first loss is the measured one.
-    printed = run_script(render_reproducer(s, "eager"), tmp_path, "--steps", "2")
+    printed = run_script(render_reproducer(SessionModel.read(s), "eager"), tmp_path, "--steps", "2")
     measured = s["arms"][0]["results"][0]["first_loss"]
     assert abs(float(LOSS.search(printed).group(1)) - measured) < 1e-5
 

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from tcprof.profiler.cli.main import build_parser
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, loop_text
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.recording.options import config_from_options
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
@@ -186,7 +187,7 @@ def _loaded(out, arm_index: int) -> dict:
 
 
 def _check_reproducer(session: dict, tmp_path) -> str:
-    code = render_reproducer(session, "aot_eager")
+    code = render_reproducer(SessionModel.read(session), "aot_eager")
     out = run_script(code, tmp_path, "--steps", "2")
     measured = arm(session, "aot_eager")["results"][0]["first_loss"]
     assert abs(float(LOSS.search(out).group(1)) - measured) < 1e-5
@@ -217,7 +218,9 @@ def test_inference_under_bf16_autocast_with_no_4d_input(tmp_path):
     acc = compiled["accuracy"]
     assert acc["status"] == "pass" and acc["checked"] == ["output"]
     assert acc["autocast"] == "torch.bfloat16" and acc["rtol"] == 1.6e-2
-    assert "inference (eval, torch.inference_mode), bf16 autocast" in render_markdown(s)
+    assert "inference (eval, torch.inference_mode), bf16 autocast" in render_markdown(
+        SessionModel.read(s)
+    )
     code = _check_reproducer(s, tmp_path)
     assert "with torch.inference_mode(), torch.autocast(" in code and "LOOP = 'inference'" in code
 
@@ -272,5 +275,5 @@ def test_the_report_configuration_names_the_loop():
     from tcprof.profiler.report.sections.parts import configuration
 
     cfg = RunConfig(ModelSource("m.py"), amp="bf16", channels_last=True)
-    html = configuration({"config": cfg.to_dict(), "arms": []}, lambda t: str(t))
+    html = configuration(SessionModel.read({"config": cfg.to_dict(), "arms": []}), lambda t: str(t))
     assert '<th>loop</th><td class="wrap">train, bf16 autocast, channels_last</td>' in html
