@@ -359,11 +359,11 @@ class InsightView(QWidget):
         frames = {str(rc.frame) for rc in arm.recompiles}
         parts += [f"{frame_text(f)}." for f in sorted(frames) if resume_explanation(f)]
         for pair in before_after(dict(self.session.data)):
-            if arm.name in (pair["before"], pair["after"]):
+            if arm.name in (pair.before, pair.after):
                 parts.append(
-                    f"Advice applied ({pair['apply']}): {pair['after']} recompiled "
-                    f"{pair['recompiles_after']} time(s) where {pair['before']} recompiled "
-                    f"{pair['recompiles_before']} time(s)."
+                    f"Advice applied ({pair.apply}): {pair.after} recompiled "
+                    f"{pair.recompiles_after} time(s) where {pair.before} recompiled "
+                    f"{pair.recompiles_before} time(s)."
                 )
         if arm.error:
             parts.append(f"⚠ {arm.error.message}")

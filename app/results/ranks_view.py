@@ -66,7 +66,7 @@ class RanksView(QWidget):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
-        notes = [f"{e['arm']} bs {e['batch_size']}: {note}" for e in found for note in e["notes"]]
+        notes = [f"{e.arm} bs {e.batch_size}: {note}" for e in found for note in e.notes]
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
 

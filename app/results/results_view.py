@@ -199,14 +199,14 @@ class ResultsView(QTabWidget):
                 if c == 0:
                     item.setForeground(session_arm_colour(model, arm_index))
                 if column_key(header[c]) == SPEEDUP and arm_index:
-                    tone = tones.get(speedup_tone(result))
+                    tone = tones.get(speedup_tone(typed_row))
                     if tone is not None:
                         item.setForeground(tone)
                     speedup = typed_row.speedup
                     if speedup is not None and not speedup.settled:
-                        item.setToolTip(in_app_terms(f"{NOT_SETTLED}: {settle_hint(result)}"))
+                        item.setToolTip(in_app_terms(f"{NOT_SETTLED}: {settle_hint(typed_row)}"))
                 if header[c] == "memory" and arm_index:
-                    item.setToolTip(memory_title(result, model.baseline))
+                    item.setToolTip(memory_title(typed_row, model.baseline))
                 if header[c] == "accuracy" and typed_row.accuracy:
                     item.setToolTip(accuracy_title(typed_row.accuracy))
                     if text == "fail":
@@ -218,7 +218,7 @@ class ResultsView(QTabWidget):
                     if typed_row.error:
                         item.setToolTip(typed_row.error.message)
                 if text.endswith("(partial)") or (header[c] == "status" and is_partial(result)):
-                    item.setToolTip(partial_title(result))
+                    item.setToolTip(partial_title(typed_row))
                 if not item.toolTip():
                     item.setToolTip(text)  # an elided cell's whole text
                 elif item.text() != text:

@@ -261,7 +261,7 @@ class RunVariants(QObject):
             applied = before_after(self.window.controller.session_dict())
             self.window.results.setCurrentWidget(insight)
             if applied:
-                insight.arm_picker.setCurrentText(applied[-1]["after"])
+                insight.arm_picker.setCurrentText(applied[-1].after)
 
 
 CONFIRM_FIRST = "Confirm the model file in the notice above, then press Diagnose or Apply again."

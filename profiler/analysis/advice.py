@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from tcprof.profiler.analysis.advice_item import SavedAdvice
 from tcprof.profiler.analysis.grad_mode import GRAD_MODE, grad_mode_advice, where
 from tcprof.profiler.analysis.user_words import (
     BREAKING_METHODS,
@@ -117,7 +117,7 @@ def _size_advice(
     batch_dim: bool,
     dynamic: bool | None,
     run_sizes: set[int],
-) -> dict[str, Any]:
+) -> SavedAdvice:
     tensors = sorted({plain_source(m.group("tensor")) for _, m in matches})
     sizes: list[int] = []
     for _, m in matches:
@@ -182,7 +182,7 @@ def _number_words(name: str, items: list[tuple[Recompile, str]]) -> tuple[str, s
 
 def _value_advice(
     name: str, items: list[tuple[Recompile, str]], dynamic: bool | None = None
-) -> dict[str, Any]:
+) -> SavedAdvice:
     values = list(dict.fromkeys(v for _, v in items))
     hint = next(
         (m.group("hint") for rc, _ in items if (m := TORCH_HINT.search(str(rc.reason)))), None
@@ -224,20 +224,15 @@ def _number_key(name: str, rc: Recompile) -> str:
     return name
 
 
-def _recompile(value: Recompile | Mapping[str, Any]) -> Recompile:
-    return value if isinstance(value, Recompile) else Recompile.of(value)
-
-
 def recompile_advice(
-    recompiles: Sequence[Recompile | Mapping[str, Any]],
+    recompiles: Sequence[Recompile],
     batch_sizes: Sequence[int],
     dynamic: bool | None = None,
     compiles: Sequence[Sequence[Compile]] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SavedAdvice]:
     """Group recompiles by cause: batch-size guards, other shape guards, Python numbers, grad
     mode, rest. `dynamic` is the arm's torch.compile(dynamic=...): None is torch's default;
-    `compiles` each row's compiles list, where the grad-mode advice finds the other mode's call.
-    A recompile's dict as session.json holds it is read as a `Recompile`."""
+    `compiles` each row's compiles list, where the grad-mode advice finds the other mode's call."""
     batch: list[tuple[Recompile, re.Match[str]]] = []
     shape: list[tuple[Recompile, re.Match[str]]] = []
     numbers: dict[str, list[tuple[Recompile, str]]] = defaultdict(list)
@@ -245,7 +240,7 @@ def recompile_advice(
     other: dict[str, list[Recompile]] = defaultdict(list)
     grad: list[Recompile] = []
     sizes = set(batch_sizes)
-    for rc in map(_recompile, recompiles):
+    for rc in recompiles:
         reason = str(rc.reason or "")
         if GRAD_MODE in _first_line(reason):
             grad.append(rc)
@@ -262,7 +257,7 @@ def recompile_advice(
             numbers[key].append((rc, value.group("value")))
         else:
             other[_example(rc) or "no reason recorded"].append(rc)
-    out = []
+    out: list[SavedAdvice] = []
     if batch:
         out.append(_size_advice(batch, batch_dim=True, dynamic=dynamic, run_sizes=sizes))
     if shape:
@@ -284,7 +279,7 @@ def recompile_advice(
     return out
 
 
-def fallback_advice(fallbacks: Sequence[Fallback], limit: int | None) -> list[dict[str, Any]]:
+def fallback_advice(fallbacks: Sequence[Fallback], limit: int | None) -> list[SavedAdvice]:
     """The recompile limit reached: which frames and batch sizes ran eagerly from then on."""
     if not fallbacks:
         return []
@@ -316,13 +311,13 @@ def fallback_advice(fallbacks: Sequence[Fallback], limit: int | None) -> list[di
     ]
 
 
-def cudagraph_advice(skips: Sequence[CudagraphSkip], mode: str | None) -> list[dict[str, Any]]:
+def cudagraph_advice(skips: Sequence[CudagraphSkip], mode: str | None) -> list[SavedAdvice]:
     """CUDA graphs the arm's mode asked for and did not get: one piece per reason, so an arm
     that runs without its graphs says so, and where."""
     by_reason: dict[str, list[CudagraphSkip]] = defaultdict(list)
     for skip in skips:
         by_reason[skip.reason or "unknown"].append(skip)
-    out = []
+    out: list[SavedAdvice] = []
     for reason, items in by_reason.items():
         sizes = sorted({s.batch_size for s in items if s.batch_size is not None})
         cpu = "hold no CUDA tensor" in reason
@@ -353,9 +348,9 @@ def cudagraph_advice(skips: Sequence[CudagraphSkip], mode: str | None) -> list[d
 
 def library_break_advice(
     graph_breaks: Sequence[GraphBreak], user_file: str | None
-) -> list[dict[str, Any]]:
+) -> list[SavedAdvice]:
     """Graph breaks inside an installed library, not in the user's code."""
-    out = []
+    out: list[SavedAdvice] = []
     for gb in graph_breaks:
         file = gb.file or ""
         lib = LIBRARY_PATH.search(file)
@@ -378,22 +373,20 @@ def library_break_advice(
 
 
 def arm_advice(
-    arm: Arm | Mapping[str, Any],
+    arm: Arm,
     batch_sizes: Sequence[int],
     user_file: str | None,
     limit: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SavedAdvice]:
     """All advice for one arm (its recompiles, fallbacks, graph breaks and skipped CUDA graphs),
-    as session.json saves it; the arm's dict is read as an `Arm` (the session's writer hands
-    the one it is building)."""
-    typed = arm if isinstance(arm, Arm) else Arm.of(arm, False, None)
-    if typed.backend == "eager":
+    as session.json saves it (the session's writer reads the arm it is building as an `Arm`)."""
+    if arm.backend == "eager":
         return []
     return (
         recompile_advice(
-            typed.recompiles, batch_sizes, typed.dynamic, [row.compiles for row in typed.rows]
+            arm.recompiles, batch_sizes, arm.dynamic, [row.compiles for row in arm.rows]
         )
-        + fallback_advice(typed.fallbacks, limit)
-        + library_break_advice(typed.graph_breaks, user_file)
-        + cudagraph_advice(typed.cudagraph_skips, typed.mode)
+        + fallback_advice(arm.fallbacks, limit)
+        + library_break_advice(arm.graph_breaks, user_file)
+        + cudagraph_advice(arm.cudagraph_skips, arm.mode)
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from tcprof.profiler.analysis.advice_item import SavedAdvice
 from tcprof.profiler.analysis.user_words import Place
 from tcprof.profiler.model.arm import Recompile
 from tcprof.profiler.model.compiles import Compile
@@ -94,7 +95,7 @@ def _during(calls: Sequence[Call]) -> str:
 
 def grad_mode_advice(
     items: Sequence[Recompile], compiles: Sequence[Sequence[Compile]]
-) -> dict[str, Any]:
+) -> SavedAdvice:
     """Recompiles because grad mode changed: expected, compiled once per mode, and counted in
     the compile cost (`compiles`: each row's compiles list, in order). A piece of advice as
     session.json saves it (its writer's JSON)."""

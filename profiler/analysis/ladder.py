@@ -14,7 +14,6 @@ every stage fell back says so instead of "every stage matched".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.config import DYNAMO_EAGER, ArmSpec, ConfigError, arms_of
@@ -134,11 +133,11 @@ def _stage_json(stage: LadderStage) -> dict[str, Any]:
     }
 
 
-def ladder_summary(session: SessionModel | Mapping[str, Any]) -> dict[str, Any] | None:
+def ladder_summary(model: SessionModel) -> dict[str, Any] | None:
     """Per stage: what it adds over the stage before (step time, memory, compile time) and its
     accuracy; the first diverging stage and the minifier command for it. None if not a ladder.
-    As session.json saves it (`ladder`): the session's writer hands the document it builds."""
-    model = SessionModel.read(session)
+    As session.json saves it (`ladder`): the session's writer reads the document it builds
+    through the model."""
     if not model.config.get("ladder"):  # the run's options, kept raw (model/raw.py)
         return None
     arms = {a.index: a for a in model.arms}

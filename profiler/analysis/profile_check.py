@@ -10,9 +10,6 @@ not be read as savings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.protocol import units
 
@@ -20,10 +17,9 @@ TOLERANCE = 1.5  # profiled step / measured median outside [1/1.5, 1.5] is a mis
 OPS_SLACK = 1.1  # the top operators' self time may exceed the profiled step by rounding only
 
 
-def profile_mismatch(profile: Profile | Mapping[str, Any], median_ms: float | None) -> str | None:
-    """One sentence on why the profile does not describe the measured step, or None. The
-    worker's profile as it sent it (the row's writer hands that) is read as a `Profile`."""
-    typed = profile if isinstance(profile, Profile) else Profile.of(profile)
+def profile_mismatch(typed: Profile | None, median_ms: float | None) -> str | None:
+    """One sentence on why the profile does not describe the measured step, or None (the row's
+    writer reads the worker's profile as a `Profile` first)."""
     step_ms = typed.step_ms if typed is not None else None
     if typed is None or step_ms is None or step_ms <= 0:
         return None  # a session saved before profiles timed their steps

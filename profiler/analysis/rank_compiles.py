@@ -7,8 +7,8 @@ while it compiles, or its graph issues different collectives), so it is called o
 as tlparse flags diverging ranks of a multi-rank run. DDPOptimizer's splits of a graph at
 gradient bucket boundaries are counted apart: they are expected, not user graph breaks.
 
-From the ranks' own `compile`, `graph_break` and `fallback` events (first round) for the
-session's `ranks` entries; from those entries for the straggler view. No Qt, no torch.
+Over the ranks' typed figures (`Row.ranks`, which session/rank_figures.py builds from each
+rank's own events), for the straggler view. No Qt, no torch.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tcprof.profiler.model.ranks import RankFigures
-from tcprof.profiler.protocol.types import Json
 
 # The compile figures compared between ranks: each named, and read off a rank's figures.
 COMPARED: tuple[tuple[str, Callable[[RankFigures], int | None]], ...] = (
@@ -27,26 +26,6 @@ COMPARED: tuple[tuple[str, Callable[[RankFigures], int | None]], ...] = (
     ("guards", lambda r: r.guards),
     ("ddp_splits", lambda r: r.ddp_splits),
 )
-
-
-def compile_figures(events: list[Json]) -> Json:
-    """One rank's compile figures from its insight events (in the order they came)."""
-    compiles = [e for e in events if e.get("type") == "compile"]
-    guards = [c["guards"] for c in compiles if isinstance(c.get("guards"), int)]
-    subgraphs = [c["ddp_subgraphs"] for c in compiles if isinstance(c.get("ddp_subgraphs"), int)]
-    return {
-        "compile_s": sum(float(c.get("seconds") or 0.0) for c in compiles),
-        "graphs": sum(1 for c in compiles if c.get("kind") == "first"),
-        "recompiles": sum(1 for c in compiles if c.get("kind") == "recompile"),
-        "recompile_reasons": [
-            str(c.get("reason")) for c in compiles if c.get("kind") == "recompile"
-        ][:5],
-        "graph_breaks": sum(1 for e in events if e.get("type") == "graph_break"),
-        "fell_back": any(e.get("type") == "fallback" for e in events),
-        "guards": sum(guards) if guards else None,
-        "ddp_subgraphs": sum(subgraphs) if subgraphs else 0,
-        "ddp_splits": sum(n - 1 for n in subgraphs if n > 1),
-    }
 
 
 def diverged(ranks: Sequence[RankFigures]) -> list[str]:

@@ -75,11 +75,11 @@ def tradeoff(regional_row: Row, whole_row: Row) -> dict[str, Any]:
     }
 
 
-def regional_tradeoffs(session: SessionModel | Mapping[str, Any]) -> list[dict[str, Any]]:
+def regional_tradeoffs(session: SessionModel) -> list[dict[str, Any]]:
     """Per regional arm with a whole-model twin, per batch size both measured (the session's
-    writer hands the document it is building, read through the model)."""
+    writer reads the document it is building through the model)."""
     out = []
-    for regional, whole in _pairs(SessionModel.read(session)):
+    for regional, whole in _pairs(session):
         whole_rows = {r.batch_size: r for r in whole.rows}
         for row in regional.rows:
             twin = whole_rows.get(row.batch_size)
@@ -89,7 +89,8 @@ def regional_tradeoffs(session: SessionModel | Mapping[str, Any]) -> list[dict[s
 
 
 def rows(session: SessionModel | Mapping[str, Any]) -> tuple[Tradeoff, ...]:
-    """The tradeoffs the session saved (none: no regional arm beside its twin)."""
+    """The tradeoffs the session saved (none: no regional arm beside its twin); the reports'
+    sections still hand a dict."""
     return SessionModel.read(session).regional
 
 
@@ -117,7 +118,7 @@ HEADER = [
 ]
 
 
-def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def text_lines(session: SessionModel) -> list[str]:
     """For the terminal after `tcprof run`."""
     found = rows(session)
     if not found:

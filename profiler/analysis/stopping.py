@@ -42,6 +42,7 @@ from tcprof.profiler.config import (
     balanced_rounds,
     williams_period,
 )
+from tcprof.profiler.model.stopping import Stopping
 from tcprof.profiler.protocol import units
 
 MIN_ROUNDS = STOP_MIN_ROUNDS  # a run never stops before this many rounds (and only where balanced)
@@ -201,24 +202,23 @@ def record(plan: StopPlan, found: Decision) -> dict[str, object]:
     }
 
 
-def stop_text(stopping: dict[str, object] | None) -> str | None:
+def stop_text(stopping: Stopping | None) -> str | None:
     """Why a run stopped, in one line for the terminal, both reports and the window: "settled
     after 4 rounds", "precision ±3% reached after 4 rounds", "budget 1 min spent after 6
     rounds", "max rounds (8) reached"; None for a run of a fixed number of rounds."""
-    if not stopping or not stopping.get("reason"):
+    if stopping is None or not stopping.reason:
         return None
-    rounds, reason = stopping.get("rounds"), stopping.get("reason")
+    rounds, reason = stopping.rounds, stopping.reason
     after = f"after {units.count(rounds)} rounds"
-    level = units.percent(stopping.get("level"), 1)
+    level = units.percent(stopping.level, 1)
     if reason == SETTLED:
         said = f"settled {after}"
     elif reason == PRECISION:
-        given = stopping.get("precision")
-        precision = float(given) if isinstance(given, (int, float)) else 0.0
+        precision = stopping.precision or 0.0
         target = units.percent(precision, 0 if round(precision * 100, 6).is_integer() else 1)
         said = f"precision ±{target} reached {after}"
     elif reason == BUDGET:
-        said = f"budget {units.duration(stopping.get('budget_s'))} spent {after}"
+        said = f"budget {units.duration(stopping.budget_s)} spent {after}"
     else:
         said = f"max rounds ({units.count(rounds)}) reached"
     return f"{said} ({level} intervals, adjusted for stopping)"

@@ -11,10 +11,11 @@ reports and the window.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tcprof.profiler.analysis.rank_compiles import divergence_sentences
-from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
@@ -31,33 +32,49 @@ HEADER = (
 )
 
 
-def rows(session: SessionModel | Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One entry per distributed arm x batch size with per-rank medians (`ranks`: their typed
-    figures, `slowest` the slowest's); `notes` says how the ranks' compiles diverged (empty
-    when they agree or the arm is not compiled). The entries are what cells() reads; the
-    views read their `arm`, `batch_size` and `notes` beside the cells."""
+@dataclass(frozen=True)
+class Straggler:
+    """One distributed arm at one batch size: each rank's median (`medians`, rank by rank),
+    their spread in percent (None: the fastest has none), the slowest rank, the ranks' typed
+    figures, and how their compiles diverged (`notes`: empty when they agree or the arm is not
+    compiled). `size` is the batch column as cells() writes it."""
+
+    arm: str
+    batch_size: int
+    global_batch_size: int | None
+    size: str
+    medians: tuple[tuple[int, float], ...]
+    spread_pct: float | None
+    slowest: RankFigures
+    ranks: tuple[RankFigures, ...]
+    notes: tuple[str, ...]
+
+
+def rows(session: SessionModel | Mapping[str, Any]) -> list[Straggler]:
+    """One entry per distributed arm x batch size with two or more ranks that have a median:
+    what cells() reads; the views read `arm`, `batch_size` and `notes` beside the cells."""
     model = SessionModel.read(session)
-    script = thaw(model.config.get("script"))  # the run's options, kept raw (model/raw.py)
+    script = model.options.script
     out = []
     for arm in model.arms:
         for row in arm.rows:
-            ranks = [r for r in row.ranks if r.median_ms is not None]
+            ranks = tuple(r for r in row.ranks if r.median_ms is not None)
             if len(ranks) < 2:
                 continue
             slowest = max(ranks, key=_median)
             fastest = min(map(_median, ranks))
             out.append(
-                {
-                    "arm": arm.name,
-                    "batch_size": row.batch_size,
-                    "global_batch_size": row.global_batch_size,
-                    "size": _size(row, script),
-                    "medians": [(r.rank, _median(r)) for r in ranks],
-                    "spread_pct": (_median(slowest) / fastest - 1.0) * 100.0 if fastest else None,
-                    "slowest": slowest,
-                    "ranks": ranks,
-                    "notes": divergence_sentences(ranks),
-                }
+                Straggler(
+                    arm=arm.name,
+                    batch_size=row.batch_size,
+                    global_batch_size=row.global_batch_size,
+                    size=_size(row, script),
+                    medians=tuple((r.rank, _median(r)) for r in ranks),
+                    spread_pct=(_median(slowest) / fastest - 1.0) * 100.0 if fastest else None,
+                    slowest=slowest,
+                    ranks=ranks,
+                    notes=tuple(divergence_sentences(ranks)),
+                )
             )
     return out
 
@@ -67,25 +84,24 @@ def _median(rank: RankFigures) -> float:
     return rank.median_ms or 0.0
 
 
-def _size(row: Row, script: Any) -> str:
+def _size(row: Row, script: ScriptSource | None) -> str:
     """The batch column: per rank / global; a script's phase ('the script', 'seq=256'), whose
     samples per step are its own business."""
-    if isinstance(script, dict):
+    if script is not None:
         sweep = script_sweep(script)
         return f"{sweep}={row.batch_size}" if sweep else "the script"
     return f"{row.batch_size} / {row.global_batch_size}"
 
 
-def cells(entry: Mapping[str, Any]) -> list[str]:
-    slowest: RankFigures = entry["slowest"]
-    spread = entry["spread_pct"]
+def cells(entry: Straggler) -> list[str]:
+    slowest, spread = entry.slowest, entry.spread_pct
     return [
-        str(entry["arm"]),
-        entry["size"],
-        ", ".join(f"{rank}: {units.ms(ms)}" for rank, ms in entry["medians"]),
+        entry.arm,
+        entry.size,
+        ", ".join(f"{rank}: {units.ms(ms)}" for rank, ms in entry.medians),
         "-" if spread is None else units.percent(spread / 100, digits=1),
         f"rank {slowest.rank} (node {slowest.node or 0}, {slowest.host or '?'})",
-        compile_cell(entry["ranks"]),
+        compile_cell(entry.ranks),
     ]
 
 
@@ -113,7 +129,7 @@ def compile_cell(ranks: Sequence[RankFigures]) -> str:
     return "; ".join(parts)
 
 
-def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def text_lines(session: SessionModel) -> list[str]:
     """The terminal's straggler view (nothing for a run without distributed arms)."""
     found = rows(session)
     if not found:
@@ -125,5 +141,5 @@ def text_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
         out.append(f"  {arm} {size}: {medians}; spread {spread}; slowest {slowest}")
         if compiles != "-":
             out.append(f"    compile per rank: {compiles}")
-        out += [f"    ! {note}" for note in entry["notes"]]
+        out += [f"    ! {note}" for note in entry.notes]
     return out

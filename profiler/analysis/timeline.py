@@ -2,7 +2,8 @@
 passes, the waits for a quiet machine) and the run's wall time by category, from the timestamps
 its events already carry (the `t` the engine adds when it relays one).
 
-A pure function over the run's timeline marks (`fold` keeps them: `TIMELINE_TYPES`). A lane is
+A pure function over the run's timeline marks (`fold` keeps them: `TIMELINE_TYPES`, each
+event read once into a typed `Mark` by session/marks.py). A lane is
 one process: an arm in a round, or the arm's untimed accuracy process. Within a lane each mark
 ends what the process was doing and starts what the mark announces. Processes of a round run
 side by side (they load in parallel), so the run's totals are not the lanes' sums: at each
@@ -18,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tcprof.profiler.protocol.events import EventType, Phase
-from tcprof.profiler.protocol.types import Event
 
 MEASUREMENT = "measurement"
 COMPILING = "compiling"
@@ -108,36 +108,6 @@ class Mark:
     random_wait_s: float | None = None  # a block's random wait (run/draws.py)
     cpu_check_s: float | None = None  # the end of the model load (worker/cpu_check.py)
     preflight_s: float | None = None  # the check before the run's start (run/preflight.py)
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) else None
-
-
-def timeline_mark(event: Event) -> Mark | None:
-    """The small copy of an event a timeline keeps, or None for an event it does not need (the
-    one reader of the wire event here: everything after reads the typed mark)."""
-    kind, t = event.get("type"), _number(event.get("t"))
-    if kind not in TIMELINE_TYPES or t is None:
-        return None
-    if kind == EventType.STEPS and event.get("phase") != "warmup":
-        return None  # a block's steps: its block_done ends it
-    check = event.get("cpu_check") if kind == EventType.LOADED else None
-    arm, replicate, phase = event.get("arm"), event.get("replicate"), event.get("phase")
-    batch_size, cache = event.get("batch_size"), event.get("cache")
-    return Mark(
-        type=kind,
-        t=t,
-        arm=arm if isinstance(arm, int) else None,
-        replicate=replicate if isinstance(replicate, (int, str)) else None,
-        phase=phase if isinstance(phase, str) else None,
-        batch_size=batch_size if isinstance(batch_size, int) else None,
-        cache=cache if isinstance(cache, str) else None,
-        waited_s=_number(event.get("waited_s")),
-        random_wait_s=_number(event.get("random_wait_s")),
-        cpu_check_s=_number(check.get("seconds")) if isinstance(check, dict) else None,
-        preflight_s=_number(event.get("preflight_s")) if kind == EventType.RUN_START else None,
-    )
 
 
 @dataclass

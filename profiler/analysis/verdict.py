@@ -20,9 +20,9 @@ from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.rules import NOT_SETTLED as NOT_SETTLED
 from tcprof.profiler.model.rules import bound_text as bound_text
+from tcprof.profiler.model.rules import change_words
 from tcprof.profiler.model.rules import holds_after_adjustment as holds_after_adjustment
 from tcprof.profiler.model.rules import is_partial as is_partial
-from tcprof.profiler.model.rules import memory_change
 from tcprof.profiler.model.rules import memory_words as memory_words
 from tcprof.profiler.model.rules import one_round as one_round
 from tcprof.profiler.model.rules import speedup_interval as speedup_interval
@@ -44,83 +44,76 @@ from tcprof.profiler.protocol import units
 SessionOrDict = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
 
 
-def speedup_tone(row: dict[str, Any]) -> str:
+def speedup_tone(row: Row) -> str:
     """good: the whole speedup interval is above 1; bad: below 1; neutral otherwise, and
     neutral for a difference the run's family-wise adjustment does not keep (the verdict
     beside it reads "(not after Holm)" in the neutral colour too)."""
-    ci = speedup_interval(row)
-    if not ci or not holds_after_adjustment(row):
+    ci = row.speedup.interval if row.speedup else None
+    if ci is None or ci.low is None or ci.high is None or not row.holds:
         return NEUTRAL
-    if ci[0] > 1.0:
+    if ci.low > 1.0:
         return GOOD
-    if ci[1] < 1.0:
+    if ci.high < 1.0:
         return BAD
     return NEUTRAL
 
 
-def fmt_memory(row: dict[str, Any]) -> str:
+def fmt_memory(row: Row) -> str:
     """'+14%' / '−8%' / '±0%' against the baseline, '-' when not measured."""
-    change = memory_change(row)
+    change = row.memory.change
     if change is None:
         return "-"
     return units.change(change)
 
 
-def memory_title(row: dict[str, Any], baseline: str | None) -> str:
+def memory_title(row: Row, baseline: str | None) -> str:
     """The memory cell's tooltip: each memory figure named, against the baseline."""
-    words = memory_words(row, baseline or "the baseline")
-    if words is None:
+    memory = row.memory
+    if memory.change is None:
         return "not measured"
-    lines = [words]
+    lines = [change_words(memory.change, memory.rss_change, baseline or "the baseline")]
     lines.append("tensor memory: the training tensors' steady peak")
-    if row.get("peak_rss_mb") is not None:
+    if memory.peak_rss_mb is not None:
         lines.append(
-            f"process peak RSS: {units.whole_megabytes(row['peak_rss_mb'])} (includes the compiler)"
+            f"process peak RSS: {units.whole_megabytes(memory.peak_rss_mb)} (includes the compiler)"
         )
-    if row.get("compile_peak_mb") is not None:
+    if memory.compile_peak_mb is not None:
         lines.append(
-            f"peak while compiling (first step): {units.whole_megabytes(row['compile_peak_mb'])}"
+            f"peak while compiling (first step): {units.whole_megabytes(memory.compile_peak_mb)}"
         )
     return "\n".join(lines)
 
 
-def partial_title(row: dict[str, Any]) -> str:
+def partial_title(row: Row) -> str:
     """A partial figure's tooltip: why it is partial."""
     return (
-        f"partial: one process measured {row.get('steps_measured') or 0} of the "
-        f"{row.get('steps_planned') or '?'} steps asked of it before the run was cut short "
+        f"partial: one process measured {row.steps_measured or 0} of the "
+        f"{row.steps_planned or '?'} steps asked of it before the run was cut short "
         "(Stop, a timeout, a crash or an interrupted run); the figures are from the steps it had"
     )
 
 
-def mark_partial(text: str, row: dict[str, Any]) -> str:
+def mark_partial(text: str, row: Row) -> str:
     """'12.30' -> '12.30 (partial)' for a partial row's figures; '-' stays '-'."""
-    return f"{text} (partial)" if is_partial(row) and text != "-" else text
+    return f"{text} (partial)" if row.partial and text != "-" else text
 
 
 # ---- the sentences and notes of a saved session (the model makes them once) ------------------
 
 
-def _row(row: Row | Mapping[str, Any]) -> Row:
-    """The typed row of `row` (a row's dict from session.json is read as a compiled arm's)."""
-    return row if isinstance(row, Row) else Row.of("", row, False)
-
-
-def settle_hint(row: Row | Mapping[str, Any]) -> str:
+def settle_hint(row: Row) -> str:
     """Why a speedup is not settled and what would settle it (model/verdict.py)."""
-    return _settle_hint(_row(row))
+    return _settle_hint(row)
 
 
-def medians_note(
-    row: Row | Mapping[str, Any], baseline_row: Row | Mapping[str, Any] | None
-) -> str | None:
+def medians_note(row: Row, baseline_row: Row | None) -> str | None:
     """Where the medians' ratio disagrees with the speedup, why (model/verdict.py)."""
-    return _medians_note(_row(row), _row(baseline_row) if baseline_row is not None else None)
+    return _medians_note(row, baseline_row)
 
 
-def arm_verdict(arm: Arm | Mapping[str, Any], stopped: bool) -> ArmVerdict:
+def arm_verdict(arm: Arm, stopped: bool) -> ArmVerdict:
     """The sentence for one compiled arm over all its batch sizes."""
-    return _arm_verdict(arm if isinstance(arm, Arm) else Arm.of(arm, False, None), stopped)
+    return _arm_verdict(arm, stopped)
 
 
 def session_verdicts(session: SessionOrDict) -> list[ArmVerdict]:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from tcprof.profiler.cli.history_command import add_history_parser, cmd_history
 from tcprof.profiler.cli.log_to_command import add_log_to_parser, cmd_log_to, said, say
@@ -155,11 +153,11 @@ def _run_and_save(
     return exit_code(session) if ending.folder is not None else EXIT_ERROR
 
 
-def failure_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
+def failure_lines(session: SessionModel) -> list[str]:
     """Why arms failed, a line per distinct cause naming the arms it stopped ('eager,
     aot_eager: forward: … (model.py:7)'), each location once."""
     causes: dict[str, list[str]] = {}
-    for arm in SessionModel.read(session).arms:
+    for arm in session.arms:
         err = arm.error
         if err is not None:
             place = {"file": err.file, "line": err.line, "message": err.message}
@@ -172,8 +170,7 @@ def failure_lines(session: SessionModel | Mapping[str, Any]) -> list[str]:
 _RUN_ERRORS = ("crash", "stall", "rendezvous")
 
 
-def exit_code(session: SessionModel | Mapping[str, Any]) -> int:
-    model = SessionModel.read(session)
+def exit_code(model: SessionModel) -> int:
     errors = [a.error for a in model.arms if a.error]
     errors += [r.error for r in model.rows if r.error]
     errors += [e for e in model.errors if e.kind in _RUN_ERRORS]

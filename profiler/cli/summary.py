@@ -8,6 +8,7 @@ from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -47,20 +48,20 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
         parts.append(insight)
     for item in before_after(session_dict):
         parts.append(
-            f"\napplied advice ({item['apply']}): {item['before']} recompiled "
-            f"{item['recompiles_before']} time(s), {item['after']} {item['recompiles_after']} "
+            f"\napplied advice ({item.apply}): {item.before} recompiled "
+            f"{item.recompiles_before} time(s), {item.after} {item.recompiles_after} "
             "(measured after the main rounds, not interleaved with them)"
         )
     ladder = ladder_section.text_lines(model)
     if ladder:
         parts.append("\n" + "\n".join(ladder))
-    tradeoffs = regional.text_lines(session_dict)
+    tradeoffs = regional.text_lines(model)
     if tradeoffs:
         parts.append("\n" + "\n".join(tradeoffs))
-    ranks = stragglers.text_lines(session_dict)
+    ranks = stragglers.text_lines(model)
     if ranks:
         parts.append("\n" + "\n".join(ranks))
-    if model.config.get("steps"):
+    if model.options.steps:
         parts.append(f"steps: {steps_text(model)}")
     spent = summary_line(session_dict)
     if spent:
@@ -81,12 +82,11 @@ def compared_any(session: SessionModel) -> bool:
     return any(row.speedup is not None for row in session.rows)
 
 
-def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
-    model = SessionModel.read(session)
+def render_insight(model: SessionModel) -> str:
     lines: list[str] = []
     compiled = [a for a in model.arms if a.backend != "eager" and a.rows]
     if compiled:
-        script = script_section.script_of(model)
+        script = model.options.script
         per = "phase" if script else "batch size"
         lines.append(f"\nwhat TorchDynamo did per {per}:")
         width = max(len(a.name) for a in compiled)
@@ -107,7 +107,7 @@ def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
             lines.append(
                 f"  recompile at bs={rc.batch_size} ({frame_text(rc.frame)}, "
                 f"{units.seconds(rc.seconds)} by torch's compile timer): "
-                f"{plain_reason(dict(rc.data))}"
+                f"{plain_reason(rc)}"
             )
         for fb in arm.fallbacks:
             lines.append(f"  {recompile_limit_hit(fb.frame)}")
@@ -115,7 +115,7 @@ def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _phase(script: dict[str, Any] | None, batch_size: Any) -> str:
+def _phase(script: ScriptSource | None, batch_size: int) -> str:
     return script_section.phase_text(script, batch_size) if script else f"bs {batch_size}"
 
 

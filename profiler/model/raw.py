@@ -48,5 +48,4 @@ RAW: dict[str, str] = {
     "arms[].results[].speedup_ci_simultaneous": _RULE + " (Speedup.interval)",
     "arms[].results[].interval_level": _RULE + " (Speedup.level)",
     "timeline": "where the run's time went: lanes of spans for its chart, " + _VIEW,
-    "stopping": "why a run that stops when settled stopped: the method note's",
 }

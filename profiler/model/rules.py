@@ -110,9 +110,13 @@ def memory_words(row: Mapping[str, Any], baseline: str | None = None) -> str | N
     change = memory_change(row)
     if change is None:
         return None
+    return change_words(change, memory_change(row, "rss_ratio"), baseline)
+
+
+def change_words(change: float, rss: float | None, baseline: str | None = None) -> str:
+    """memory_words from the two changes themselves (a typed row's `Memory`)."""
     words = f"uses {_change_words(change, 'tensor memory')}"
     words += f" than {baseline}" if baseline else ""
-    rss = memory_change(row, "rss_ratio")
     if rss is not None and abs(rss - change) >= RSS_NOTICE:
         words += f", its process {_change_words(rss, 'peak RSS')}"
         words += " (the compiler and its code)" if rss > change else ""

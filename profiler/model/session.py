@@ -28,6 +28,7 @@ from tcprof.profiler.model.regional import Tradeoff
 from tcprof.profiler.model.row import Row, Speedup
 from tcprof.profiler.model.seeding import Seeding
 from tcprof.profiler.model.series import series_of
+from tcprof.profiler.model.stopping import Stopping
 from tcprof.profiler.model.verdict import session_verdicts
 
 Model = TypeVar("Model", bound="SessionModel")
@@ -63,6 +64,8 @@ class SessionModel:
     regional: tuple[Tradeoff, ...] = ()  # regional arms against their whole-model twins
 
     seeding: Seeding | None = None  # how its rounds were seeded (model/seeding.py)
+
+    stopping: Stopping | None = None  # why a run that stops when settled stopped
 
     @classmethod
     def from_json(
@@ -106,6 +109,7 @@ class SessionModel:
             options=options,
             regional=tuple(Tradeoff.of(r) for r in items(plain.get("regional"))),
             seeding=Seeding.of(plain),
+            stopping=Stopping.of(plain.get("stopping")),
         )
 
     @classmethod

@@ -377,7 +377,7 @@ RESULT = Fields(
                     "steps": INT,
                     "steady_peak_mb": NUM,
                     "compile_cold_s": NUM,
-                    "compile_s": NUM,  # a compiled arm's: rank_compiles.compile_figures
+                    "compile_s": NUM,  # a compiled arm's: session/rank_figures.py
                     "graphs": INT,
                     "recompiles": INT,
                     "recompile_reasons": TEXTS,

@@ -96,8 +96,21 @@ def apply_advice(
     return applied
 
 
-def before_after(session: dict[str, Any]) -> list[dict[str, Any]]:
-    """For each applied advice: recompiles of the arm advised and of its fixed twin."""
+@dataclasses.dataclass(frozen=True)
+class AppliedAdvice:
+    """One applied advice (`apply`, the arm option tried): the arm advised (`before`) and its
+    fixed twin (`after`), and how often each recompiled."""
+
+    before: str
+    after: str
+    apply: str | None
+    recompiles_before: int
+    recompiles_after: int
+
+
+def before_after(session: dict[str, Any]) -> list[AppliedAdvice]:
+    """For each applied advice: recompiles of the arm advised and of its fixed twin (read from
+    the session.json this module's follow-up wrote, for the terminal and the window)."""
     arms = {a.get("index"): a for a in session.get("arms") or []}
     out = []
     for item in (session.get("config") or {}).get("applied_advice") or []:
@@ -105,12 +118,12 @@ def before_after(session: dict[str, Any]) -> list[dict[str, Any]]:
         if before is None or after is None:
             continue
         out.append(
-            {
-                "before": before.get("name"),
-                "after": after.get("name"),
-                "apply": item.get("apply"),
-                "recompiles_before": len(before.get("recompiles") or []),
-                "recompiles_after": len(after.get("recompiles") or []),
-            }
+            AppliedAdvice(
+                before=str(before.get("name")),
+                after=str(after.get("name")),
+                apply=item.get("apply"),
+                recompiles_before=len(before.get("recompiles") or []),
+                recompiles_after=len(after.get("recompiles") or []),
+            )
         )
     return out

@@ -7,14 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.analysis.advice import arm_advice
-from tcprof.profiler.analysis.comparisons import apply_comparisons
+from tcprof.profiler.analysis.advice_item import SavedAdvice
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.regional import regional_tradeoffs
 from tcprof.profiler.analysis.schedule import schedule_summary
 from tcprof.profiler.analysis.stopping import level_of
 from tcprof.profiler.analysis.timeline import build_timeline
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.series import series_of
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.events import jsonsafe
+from tcprof.profiler.session.family import apply_comparisons
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
 from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
 from tcprof.profiler.session.script_rows import script_arm
@@ -90,11 +93,14 @@ def arm_environment(arm: ArmRecord) -> dict[str, Any] | None:
     return {k: env.get(k) for k in ARM_ENVIRONMENT} if env else None
 
 
-def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[dict[str, Any]]:
+def arm_advice_of(session: SessionRecord, arm: dict[str, Any]) -> list[SavedAdvice]:
     """Recompile advice from what the arm recorded (see profiler.advice)."""
     source = (session.config or {}).get("source") or {}
     limits = [f.get("limit") for f in arm.get("fallbacks") or [] if f.get("limit")]
-    return arm_advice(arm, session.batch_sizes(), source.get("path"), limits[0] if limits else None)
+    typed = Arm.of(arm, False, None)  # the arm being written, read as the model reads it
+    return arm_advice(
+        typed, session.batch_sizes(), source.get("path"), limits[0] if limits else None
+    )
 
 
 def samples(session: SessionRecord) -> list[dict[str, Any]]:
@@ -141,10 +147,9 @@ def session_document(session: SessionRecord, include_samples: bool = True) -> di
     # (5%, or less where it stopped when settled: analysis/stopping.py)
     run_alpha = 1.0 - level_of(session.config or {})
     out["comparisons"] = apply_comparisons(out["arms"], out["baseline"], run_alpha)
-    out["regional"] = regional_tradeoffs(out)
-    out["ladder"] = ladder_summary(
-        out
-    )  # None unless the arms are the backend ladder  # [] unless a regional arm has a whole twin
+    built = SessionModel.from_json(out)  # the document so far, as its readers will read it
+    out["regional"] = regional_tradeoffs(built)  # [] unless a regional arm has a whole twin
+    out["ladder"] = ladder_summary(built)  # None unless the arms are the backend ladder
     if include_samples:
         out["samples"] = samples(session)
         out["logs"] = session.logs

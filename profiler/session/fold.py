@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tcprof.profiler.analysis.timeline import timeline_mark
 from tcprof.profiler.protocol.events import EventType
+from tcprof.profiler.session.marks import timeline_mark
 from tcprof.profiler.session.records import (
     ACCURACY_PASS,
     MAX_LOG_LINES,

@@ -15,11 +15,12 @@ import numpy as np
 from tcprof.profiler.analysis import stats, stopping
 from tcprof.profiler.analysis.break_even import break_even
 from tcprof.profiler.analysis.profile_check import profile_mismatch
-from tcprof.profiler.analysis.rank_compiles import compile_figures
 from tcprof.profiler.config import CUDAGRAPH_WARMUP, controls_of, records_cudagraphs
+from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.rules import FAMILY_ALPHA
 from tcprof.profiler.protocol.types import Json
 from tcprof.profiler.session.family import family_level
+from tcprof.profiler.session.rank_figures import compile_figures
 from tcprof.profiler.session.script_rows import script_row, work_figures
 
 if TYPE_CHECKING:
@@ -627,7 +628,7 @@ def _checked_profile(res: BatchResult) -> Json | None:
         return res.profile
     blocks = list(res.processes().values())
     median = stats.median_of_medians(blocks) if blocks else None
-    return {**res.profile, "mismatch": profile_mismatch(res.profile, median)}
+    return {**res.profile, "mismatch": profile_mismatch(Profile.of(res.profile), median)}
 
 
 def _compile_breakdown(res: BatchResult) -> dict[str, Any]:

@@ -163,10 +163,9 @@ def arm_params(session: SessionModel, arm: Arm, model: str) -> dict[str, Param]:
     return {**session_params(session, model), **flat_params(own, "arm.")}
 
 
-def step_series(session: SessionModel | Mapping[str, Any]) -> dict[str, list[StepSeries]]:
+def step_series(model: SessionModel) -> dict[str, list[StepSeries]]:
     """Per arm name, one series per batch size, from steps.csv's rows (the file's one
     definition, profiler/folders/steps_csv.py)."""
-    model = SessionModel.read(session)
     rows_of = {(r.arm, r.batch_size): r for r in model.rows}
     grouped: dict[tuple[str, int], list[list[Any]]] = {}
     for row in steps_rows(model.to_dict()):
@@ -276,7 +275,7 @@ def compile_markers(arm: Arm) -> list[CompileMarker]:
     for rc in arm.recompiles:
         if rc.batch_size is not None and rc.step is not None:
             where = short_where(rc.file, rc.line)
-            reason = plain_reason(dict(rc.data)) or "no reason given"
+            reason = plain_reason(rc) or "no reason given"
             line = f"recompile ({_seconds(rc.seconds)}) at {where}: {reason}"
             texts.setdefault((rc.batch_size, rc.step), []).append(md_text(line))
     return [
@@ -290,9 +289,8 @@ def _arm_verdict(session: SessionModel, arm: Arm) -> str:
     return arm.verdict or ""
 
 
-def session_log(session: SessionModel | Mapping[str, Any], folder: Path) -> SessionLog:
+def session_log(model: SessionModel, folder: Path) -> SessionLog:
     """Everything a tracker logs of the session saved in `folder`."""
-    model = SessionModel.read(session)
     header, rows = table_rows(model)
     label = model_label(model)
     series = step_series(model)

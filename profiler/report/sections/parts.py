@@ -89,8 +89,8 @@ def _compile_card(results: Sequence[Row]) -> str:
 
 
 def _tone(row: Row) -> str:
-    """The speedup's colour (analysis.verdict.speedup_tone, which reads session.json's row)."""
-    return speedup_tone(thaw(row.data))
+    """The speedup's colour (analysis.verdict.speedup_tone)."""
+    return speedup_tone(row)
 
 
 def _cards(model: SessionModel, esc: Esc) -> str:
@@ -173,19 +173,18 @@ def summary_body(model: SessionModel, esc: Esc) -> str:
     body = []
     for cells, (arm_index, r) in zip(rows, typed, strict=False):
         tds = []
-        saved = thaw(r.data)  # for analysis.verdict's titles, which read session.json's row
         for h, cell in zip(header, cells, strict=False):
             cls = "num" if h in NUMERIC_COLUMNS else ""
             title = ""
             if cell.endswith("(partial)") or (h == "status" and r.partial):
-                title = partial_title(saved)  # its figures are from fewer steps than asked
+                title = partial_title(r)  # its figures are from fewer steps than asked
             if h == "status" and r.status != "ok":
                 cls = "bad"
             elif column_key(h) == SPEEDUP and arm_index:
                 tone = _tone(r)
                 cls = "" if tone == NEUTRAL else tone
             elif h == "memory" and arm_index:
-                title = memory_title(saved, model.baseline)
+                title = memory_title(r, model.baseline)
             elif h == "accuracy" and cell == "fail" and r.accuracy:
                 cls, title = "bad", accuracy_title(r.accuracy)
             elif h == "accuracy" and cell == "pass":

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tcprof.profiler.analysis.stragglers import HEADER, cells
+from tcprof.profiler.analysis.stragglers import HEADER, Straggler, cells
 from tcprof.profiler.analysis.stragglers import rows as rows  # the report asks: any rows?
 from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 
@@ -27,9 +27,7 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     if not found:
         return ""
     notes = "".join(
-        f'<p class="note"><strong>{esc(_note(r, n))}</strong></p>'
-        for r in found
-        for n in r["notes"]
+        f'<p class="note"><strong>{esc(_note(r, n))}</strong></p>' for r in found for n in r.notes
     )
     return (
         '<section id="ranks"><h2>Ranks</h2>'
@@ -49,9 +47,9 @@ def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) 
         "",
         *table_markdown(HEADER, map(cells, found), md_text),
     ]
-    notes = [f"- **{md_text(_note(r, n))}**" for r in found for n in r["notes"]]
+    notes = [f"- **{md_text(_note(r, n))}**" for r in found for n in r.notes]
     return [*out, "", *notes, *([""] if notes else [])]
 
 
-def _note(entry: dict[str, Any], note: str) -> str:
-    return f"{entry['arm']} bs {entry['batch_size']}: {note}"
+def _note(entry: Straggler, note: str) -> str:
+    return f"{entry.arm} bs {entry.batch_size}: {note}"

@@ -510,7 +510,7 @@ def method_notes(model: SessionModel) -> list[str]:
     reps = max((r.replicates for r in rows), default=0)
     methods = {r.speedup.method for r in rows if r.speedup} - {None}
     threads = _threads_text(model)
-    stopped = stopping.stop_text(model.data.get("stopping"))  # raw: the method note's own
+    stopped = stopping.stop_text(model.stopping)
     level = float((model.data.get("stopping") or {}).get("level") or 0.95)
     if reps >= 2 and version >= 3:
         notes.append(

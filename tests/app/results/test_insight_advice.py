@@ -5,6 +5,7 @@ from __future__ import annotations
 from tcprof.app.common.table_text import table_text
 from tcprof.app.results.insight_view import InsightView
 from tcprof.profiler.analysis.advice import recompile_advice
+from tcprof.profiler.model.arm import Recompile
 
 REASONS = [
     "0/0: tensor 'args[0]' size mismatch at index 0. expected 8, actual 16",
@@ -19,7 +20,7 @@ def test_the_advice_tab_lists_causes_and_fixes(qtbot):
         "backend": "inductor",
         "results": [],
         "recompiles": recompiles,
-        "advice": recompile_advice(recompiles, [8, 16, 32]),
+        "advice": recompile_advice([Recompile.of(r) for r in recompiles], [8, 16, 32]),
     }
     view = InsightView()
     qtbot.addWidget(view)

@@ -57,7 +57,7 @@ def test_a_rows_figures_read_the_same_in_every_view(qtbot, tmp_path: Path):
         "the terminal": render_summary(session),
         "report.md": render_markdown(SessionModel.read(session)),
         "report.html": html.unescape(render_html(SessionModel.read(session))),
-        "the trackers' table": session_log(session, tmp_path).table,
+        "the trackers' table": session_log(SessionModel.read(session), tmp_path).table,
     }
     for name, text in views.items():
         missing = [figure for figure in expected if figure not in text]

@@ -12,7 +12,7 @@ from tcprof.profiler.analysis.advice import (
     recompile_advice,
 )
 from tcprof.profiler.folders.files import iter_events
-from tcprof.profiler.model.arm import Fallback, GraphBreak
+from tcprof.profiler.model.arm import Arm, Fallback, GraphBreak, Recompile
 from tcprof.profiler.session.fold import SessionFold
 from tests.support.cli import FAST, MODELS, run_cli
 from tests.support.synthetic import eval_first_session
@@ -33,6 +33,15 @@ FLOAT_ARG = (
 )
 
 
+def _advice(recompiles, *args, **kwargs):
+    """The advice of recompiles given as session.json holds them, read as the model does."""
+    return recompile_advice([Recompile.of(r) for r in recompiles], *args, **kwargs)
+
+
+def _arm(arm):
+    return Arm.of(arm, False, None)
+
+
 def _rc(reason, bs=16):
     return {"reason": reason, "batch_size": bs, "frame": "forward", "file": "m.py", "line": 10}
 
@@ -50,15 +59,13 @@ def test_a_training_recompile_for_grad_mode_names_the_evaluation_it_followed():
     assert advice["evidence"]["calls"] == ["/scripts/eval_first.py:30"]
     assert "wrap the call at /scripts/eval_first.py:30 in `with torch.compiler" in advice["fix"]
     # a session saved before the compiles were listed names what it can
-    (bare,) = recompile_advice(
-        [{**_rc("0/0: GLOBAL_STATE changed: grad_mode "), "grad_mode": True}], [16]
-    )
+    (bare,) = _advice([{**_rc("0/0: GLOBAL_STATE changed: grad_mode "), "grad_mode": True}], [16])
     assert "under torch.no_grad() and for training with gradients, and" in bare["message"]
     assert "wrap it in" in bare["fix"]
 
 
 def test_batch_size_guards_become_one_advice_that_tcprof_can_apply():
-    (advice,) = recompile_advice([_rc(SIZE_8_16), _rc(SIZE_16_32, 32)], [8, 16, 32])
+    (advice,) = _advice([_rc(SIZE_8_16), _rc(SIZE_16_32, 32)], [8, 16, 32])
     assert advice["kind"] == "batch_size_guard"
     assert advice["apply"] == "mark_dynamic=0"
     assert "the batch dimension (0) of args[0] changed size (8 → 16 → 32)" in advice["message"]
@@ -67,15 +74,13 @@ def test_batch_size_guards_become_one_advice_that_tcprof_can_apply():
 
 
 def test_another_dimension_is_a_shape_guard_the_user_fixes():
-    (advice,) = recompile_advice([_rc(SEQ_LEN)], [8])
+    (advice,) = _advice([_rc(SEQ_LEN)], [8])
     assert advice["kind"] == "shape_guard" and advice["apply"] is None
     assert "dimension 1" in advice["message"] and "mark_dynamic(x, 1)" in advice["fix"]
 
 
 def test_python_numbers_are_named_with_their_values_and_torchs_hint():
-    advice = recompile_advice(
-        [_rc(STEP_INT), _rc(STEP_INT.replace("== 1", "== 2")), _rc(FLOAT_ARG)], [4]
-    )
+    advice = _advice([_rc(STEP_INT), _rc(STEP_INT.replace("== 1", "== 2")), _rc(FLOAT_ARG)], [4])
     by_name = {a["evidence"]["examples"][0].split(" ==")[0]: a for a in advice}
     step = by_name["self.step"]
     assert step["kind"] == "python_number"
@@ -107,7 +112,9 @@ def test_a_graph_break_inside_a_library_names_the_library():
 
 
 def test_eager_arms_get_no_advice():
-    assert arm_advice({"backend": "eager", "recompiles": [_rc(SIZE_8_16)]}, [8, 16], None) == []
+    assert (
+        arm_advice(_arm({"backend": "eager", "recompiles": [_rc(SIZE_8_16)]}), [8, 16], None) == []
+    )
 
 
 COUNTER_MODEL = """
@@ -196,7 +203,7 @@ def _text(advice):
 
 def test_an_item_result_is_named_by_the_users_expression_never_by_stack0():
     values = [STACK_GUARD, STACK_GUARD.replace("-2.4685003757476807", "0.5")]
-    (advice,) = recompile_advice([_resume_rc(r) for r in values], [4])
+    (advice,) = _advice([_resume_rc(r) for r in values], [4])
     text = _text(advice)
     assert "___stack" not in text
     assert "x.sum().item()" in advice["message"] and "item_break_model.py:14" in advice["message"]
@@ -206,7 +213,7 @@ def test_an_item_result_is_named_by_the_users_expression_never_by_stack0():
 
 
 def test_an_item_result_from_a_file_not_here_still_has_no_internal_name():
-    (advice,) = recompile_advice([_resume_rc(STACK_GUARD, "/elsewhere/model.py")], [4])
+    (advice,) = _advice([_resume_rc(STACK_GUARD, "/elsewhere/model.py")], [4])
     assert "___stack" not in _text(advice)
     assert "where the graph broke (model.py:14)" in advice["message"]
 
@@ -218,7 +225,7 @@ def test_guard_sources_and_helpers_are_said_as_the_user_writes_them():
         "0/3: L['self']._modules['d'].training == True",
         "0/4: L['self']._modules['d'].training == False",
     ]
-    advice = recompile_advice([_rc(r) for r in reasons], [16])
+    advice = _advice([_rc(r) for r in reasons], [16])
     text = " ".join(_text(a) for a in advice)
     assert "___" not in text and "L['" not in text and "_modules" not in text
     assert "self.act is the same object" in text and "'b' not in self.cfg" in text
@@ -242,22 +249,22 @@ def _size_rcs():
 def test_under_dynamic_none_the_second_size_compiles_dynamic_not_each_size():
     # the arm's options decide (dynamic absent or None: torch's default)
     arm = {"backend": "aot_eager", "options": {"dynamic": None}, "recompiles": _size_rcs()}
-    (advice,) = arm_advice(arm, [4, 8, 16], None)
+    (advice,) = arm_advice(_arm(arm), [4, 8, 16], None)
     assert "each new size compiled again" not in advice["message"]
     assert "under dynamic=None" in advice["message"]
     assert "the second size compiled once more with the dimension dynamic" in advice["message"]
     assert "later sizes reuse that graph" in advice["message"]
     assert "mark_dynamic(x, 0)" in advice["fix"] and advice["apply"] == "mark_dynamic=0"
-    assert recompile_advice(_size_rcs(), [4, 8, 16])[0]["message"] == advice["message"]
+    assert _advice(_size_rcs(), [4, 8, 16])[0]["message"] == advice["message"]
 
 
 def test_under_dynamic_false_each_new_size_compiles_and_under_true_it_was_specialized():
     static = {"backend": "aot_eager", "options": {"dynamic": False}, "recompiles": _size_rcs()}
-    (advice,) = arm_advice(static, [4, 8, 16], None)
+    (advice,) = arm_advice(_arm(static), [4, 8, 16], None)
     assert "with dynamic=False each new size compiled again" in advice["message"]
     assert "dynamic=True" in advice["fix"] and advice["apply"] == "mark_dynamic=0"
     dynamic = {**static, "options": {"dynamic": True}}
-    (advice,) = arm_advice(dynamic, [1, 4, 8], None)
+    (advice,) = arm_advice(_arm(dynamic), [1, 4, 8], None)
     assert "although dynamic=True" in advice["message"] and "specialized" in advice["message"]
     assert "this run has size 1" in advice["message"]
     assert "each new size compiled again" not in advice["message"] and advice["apply"] is None

@@ -110,14 +110,16 @@ def _row(bs, fell_back, status="pass"):
 
 
 def _verdict(session):
-    return ladder_section.verdict(SessionModel.read({**session, "ladder": ladder_summary(session)}))
+    return ladder_section.verdict(
+        SessionModel.read({**session, "ladder": ladder_summary(SessionModel.from_json(session))})
+    )
 
 
 def test_a_ladder_whose_every_stage_fell_back_says_so_not_that_they_matched():
     session = _ladder_session(
         {DYNAMO_EAGER: [_row(4, True)], "aot_eager": [_row(4, True), _row(8, True)]}
     )
-    ladder = ladder_summary(session)
+    ladder = ladder_summary(SessionModel.from_json(session))
     assert [st["accuracy"] for st in ladder["stages"]] == ["baseline", "fell back", "fell back"]
     assert ladder["all_fell_back"] and ladder["first_divergence"] is None
     text = _verdict(session)
@@ -134,17 +136,17 @@ def test_a_stage_that_fell_back_is_named_apart_from_those_that_matched():
     session = _ladder_session(
         {DYNAMO_EAGER: [_row(4, False)], "aot_eager": [_row(4, True)], "inductor": [_row(4, False)]}
     )
-    assert not ladder_summary(session)["all_fell_back"]
+    assert not ladder_summary(SessionModel.from_json(session))["all_fell_back"]
     text = _verdict(session)
     assert not text.startswith("Every stage matched")
     assert "aot_eager fell back to eager and compared nothing compiled" in text
     # a stage that fell back at one batch size only: the other compared, that one did not
     partly = _ladder_session({"aot_eager": [_row(4, False), _row(8, True)]})
-    assert ladder_summary(partly)["stages"][1]["accuracy"] == "pass"
+    assert ladder_summary(SessionModel.from_json(partly))["stages"][1]["accuracy"] == "pass"
     assert "aot_eager fell back to eager at batch size(s) 8" in _verdict(partly)
     # and a divergence at a stage that ran eagerly is eager against eager, not the compiler's
     noisy = _ladder_session({"aot_eager": [_row(4, True, status="fail")]})
-    assert ladder_summary(noisy)["first_divergence"] is None
+    assert ladder_summary(SessionModel.from_json(noisy))["first_divergence"] is None
 
 
 def test_a_ladder_with_nothing_fallen_back_still_matches():
@@ -172,7 +174,7 @@ def _unchecked(bs):
 
 def test_a_ladder_run_without_the_accuracy_check_says_so_not_that_it_matched():
     session = _ladder_session({DYNAMO_EAGER: [_unchecked(4)], "aot_eager": [_unchecked(4)]})
-    stages = ladder_summary(session)["stages"]
+    stages = ladder_summary(SessionModel.from_json(session))["stages"]
     assert [st["accuracy"] for st in stages] == ["baseline", "not checked", "not checked"]
     text = _verdict(session)
     assert "matched" not in text and "not checked (--no-accuracy)" in text

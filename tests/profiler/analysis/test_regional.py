@@ -93,7 +93,7 @@ def test_only_twins_are_paired():
         {"index": 0, "name": "inductor", "results": [{"batch_size": 8}]},
         {"index": 1, "name": "aot_eager(regional)", "results": [{"batch_size": 8}]},
     ]
-    assert regional_tradeoffs({"config": config, "arms": arms}) == []
+    assert regional_tradeoffs(SessionModel.from_json({"config": config, "arms": arms})) == []
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_interval,
     speedup_tone,
 )
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.report.sections.table import fmt_break_even, fmt_verdict
 from tests.support.simulated_family import family_session, random_family
 from tests.support.typed import row_of
@@ -78,7 +79,10 @@ def test_verdict_colour_interval_and_payback_never_disagree():
             seen["95_only"] += (plain[0] > 1 or plain[1] < 1) and low <= 1 <= high
             assert (verdict == "faster") == (low > 1.0)
             assert (verdict == "slower") == (high < 1.0)
-            assert speedup_tone(row) == {"faster": GOOD, "slower": BAD}.get(verdict, NEUTRAL)
+            assert speedup_tone(Row.of(arm["name"], row, False)) == {
+                "faster": GOOD,
+                "slower": BAD,
+            }.get(verdict, NEUTRAL)
             assert "not after" not in fmt_verdict(row_of(row))
             assert row["holds_after_adjustment"] == (verdict != "no_difference")
             if verdict != "faster":

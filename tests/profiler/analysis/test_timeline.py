@@ -18,12 +18,12 @@ from tcprof.profiler.analysis.timeline import (
     STARTUP,
     WAITING,
     build_timeline,
-    timeline_mark,
     totals_line,
 )
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.session.marks import timeline_mark
 from tests.support import fake_worker
 from tests.support.fake_worker import ArmScript, FakeWorkers
 

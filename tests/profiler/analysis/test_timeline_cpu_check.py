@@ -10,8 +10,8 @@ from tcprof.profiler.analysis.timeline import (
     CPU_CHECK,
     STARTUP,
     build_timeline,
-    timeline_mark,
 )
+from tcprof.profiler.session.marks import timeline_mark
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -14,12 +14,12 @@ from tcprof.profiler.analysis.timeline import (
     PREFLIGHT,
     STARTUP,
     build_timeline,
-    timeline_mark,
 )
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.run.recorded import RecordedRun
 from tcprof.profiler.run.runner import Runner
+from tcprof.profiler.session.marks import timeline_mark
 from tests.support.fake_worker import FakeWorkers
 
 pytestmark = pytest.mark.timeout(30)

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from tcprof.profiler.analysis import regional, stragglers
+from tcprof.profiler.analysis import regional, stopping, stragglers
 from tcprof.profiler.analysis.advice import arm_advice, cudagraph_advice
 from tcprof.profiler.analysis.ladder import ladder_summary
 from tcprof.profiler.analysis.profile_check import profile_mismatch
-from tcprof.profiler.analysis.timeline import Mark, build_timeline, timeline_mark
+from tcprof.profiler.analysis.timeline import Mark, build_timeline
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.session.marks import timeline_mark
 from tests.support.synthetic import eval_first_session
 
 pytestmark = pytest.mark.timeout(30)
@@ -30,7 +32,9 @@ def test_the_advice_of_a_typed_arm_is_the_advice_its_session_saved():
         (False, "evaluation", "/scripts/eval_first.py", 30),
     ]
     sizes = [int(b) for b in saved["config"]["batch_sizes"]]
-    assert arm_advice(arm, sizes, None) == arm_advice(saved["arms"][1], sizes, None)
+    assert arm_advice(arm, sizes, None) == arm_advice(
+        Arm.of(saved["arms"][1], False, None), sizes, None
+    )
     assert [a["message"] for a in arm_advice(arm, sizes, None)] == [a.message for a in arm.advice]
 
 
@@ -49,7 +53,7 @@ def test_skipped_cuda_graphs_are_typed_and_advised_per_reason():
     assert [(s.batch_size, s.count, s.line) for s in skips] == [(8, 3, 4), (16, None, None)]
     (advice,) = cudagraph_advice(skips, model.arms[1].mode)
     assert advice["evidence"] == {"batch_sizes": [8, 16], "where": ["m.py:4"], "skips": 4}
-    assert advice == arm_advice(arm, [8, 16], None)[0]
+    assert advice == arm_advice(model.arms[1], [8, 16], None)[0]
 
 
 def _ranked_session() -> dict:
@@ -75,10 +79,10 @@ def test_the_straggler_view_reads_the_rows_typed_ranks():
     slow = model.arms[0].rows[0].ranks[1]
     assert (slow.rank, slow.host, slow.recompile_reasons) == (1, "b", ("tensor 'x' size mismatch",))
     (entry,) = stragglers.rows(model)
-    assert entry["slowest"] == slow and entry["spread_pct"] == pytest.approx(25.0)
-    assert entry["notes"][0].startswith("rank 1 recompiled (tensor 'x' size mismatch)")
+    assert entry.slowest == slow and entry.spread_pct == pytest.approx(25.0)
+    assert entry.notes[0].startswith("rank 1 recompiled (tensor 'x' size mismatch)")
     assert stragglers.cells(entry)[4] == "rank 1 (node 1, b)"
-    assert stragglers.text_lines(model) == stragglers.text_lines(session)
+    assert stragglers.text_lines(model)[1].startswith("  inductor bs 4 / 8: 0: ")
 
 
 def _regional_session() -> dict:
@@ -101,9 +105,8 @@ def _regional_session() -> dict:
 def test_regional_tradeoffs_are_made_from_the_model_and_read_back_typed():
     session = _regional_session()
     made = regional.regional_tradeoffs(SessionModel.from_json(session))
-    assert made == regional.regional_tradeoffs(session)
     assert made[0]["verdict"] == "regional for shorter runs" and made[0]["break_even_steps"] == 8001
-    (saved,) = regional.rows({**session, "regional": made})
+    (saved,) = regional.rows(SessionModel.from_json({**session, "regional": made}))
     assert (saved.regional, saved.whole, saved.compile_saved_s) == (
         "inductor(regional)",
         "inductor",
@@ -126,10 +129,9 @@ def test_the_ladder_summary_reads_a_model_as_it_reads_the_dict():
         ],
     }
     summary = ladder_summary(SessionModel.from_json(session))
-    assert summary == ladder_summary(session)
     assert summary is not None and summary["first_divergence"] == "inductor"
     assert summary["stages"][2]["per_batch_size"][0]["added_ms"] == 1.0
-    assert ladder_summary({"config": {}, "arms": session["arms"]}) is None
+    assert ladder_summary(SessionModel.from_json({"config": {}, "arms": session["arms"]})) is None
 
 
 def test_the_profile_check_reads_a_typed_profile():
@@ -137,7 +139,7 @@ def test_the_profile_check_reads_a_typed_profile():
     typed = Profile.of(busy)
     assert typed is not None
     said = profile_mismatch(typed, 9.0)
-    assert said == profile_mismatch(busy, 9.0) and "busy" in (said or "")
+    assert said == profile_mismatch(Profile.of(busy), 9.0) and "busy" in (said or "")
 
 
 def test_a_timeline_mark_is_typed_once_at_the_edge():
@@ -151,3 +153,24 @@ def test_a_timeline_mark_is_typed_once_at_the_edge():
         ["eager"],
     )["lanes"]
     assert [s["what"] for s in lanes[0]["spans"]] == ["process start"]
+
+
+def test_why_a_run_stopped_is_read_from_the_models_typed_stopping():
+    saved = {
+        "arms": [{"name": "eager", "results": []}],
+        "stopping": {
+            "reason": "precision",
+            "rounds": 6,
+            "looks": [4, 6],
+            "level": 0.967,
+            "precision": 0.025,
+            "budget_s": None,
+        },
+    }
+    model = SessionModel.from_json(saved)
+    assert model.stopping is not None and model.stopping.looks == (4, 6)
+    assert stopping.stop_text(model.stopping) == (
+        "precision ±2.5% reached after 6 rounds (96.7% intervals, adjusted for stopping)"
+    )
+    assert SessionModel.from_json({"arms": []}).stopping is None, "a fixed run has none"
+    assert stopping.stop_text(None) is None

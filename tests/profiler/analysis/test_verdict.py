@@ -17,6 +17,7 @@ from tcprof.profiler.analysis.verdict import (
 )
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import COLUMN_HELP, column_key, table_rows
 from tests.support.synthetic import synthetic_session
@@ -178,20 +179,26 @@ def test_several_sizes_are_summarised_in_one_line_and_partial_runs_say_so():
     assert len(session_verdicts(_session(*rows))) == 1, "the baseline has no verdict"
 
 
+def _typed(**fields: Any) -> Row:
+    return Row.of("inductor", _row(8, **fields), False)
+
+
 def test_memory_reads_as_a_signed_change_with_the_direction_spelled_out():
-    more, less = {"memory_ratio": 1 / 1.14}, {"memory_ratio": 1 / 0.92}
+    more, less = _typed(memory_ratio=1 / 1.14), _typed(memory_ratio=1 / 0.92)
     assert fmt_memory(more) == "+14%" and fmt_memory(less) == "−8%"
-    assert fmt_memory({}) == "-" and fmt_memory({"memory_ratio": float("nan")}) == "-"
+    assert fmt_memory(_typed()) == "-" and fmt_memory(_typed(memory_ratio=float("nan"))) == "-"
     assert memory_title(more, "eager").startswith("uses 14% more tensor memory than eager")
     assert memory_title(less, "eager").startswith("uses 8% less tensor memory than eager")
 
 
 def test_speedups_are_coloured_by_their_interval():
-    assert speedup_tone({"speedup_ci": [1.1, 1.3]}) == GOOD
-    assert speedup_tone({"speedup_ci": [0.7, 0.9]}) == BAD
-    assert speedup_tone({"speedup_ci": [0.9, 1.1]}) == NEUTRAL
-    assert speedup_tone({}) == NEUTRAL
-    unkept = {"speedup_ci": [0.31, 0.70], "verdict": "slower", "holds_after_adjustment": False}
+    assert speedup_tone(_typed(speedup=1.2, speedup_ci=[1.1, 1.3])) == GOOD
+    assert speedup_tone(_typed(speedup=0.8, speedup_ci=[0.7, 0.9])) == BAD
+    assert speedup_tone(_typed(speedup=1.0, speedup_ci=[0.9, 1.1])) == NEUTRAL
+    assert speedup_tone(_typed()) == NEUTRAL
+    unkept = _typed(
+        speedup=0.5, speedup_ci=[0.31, 0.70], verdict="slower", holds_after_adjustment=False
+    )
     assert speedup_tone(unkept) == NEUTRAL, "Holm does not keep it: not coloured as a loss"
 
 

@@ -17,6 +17,7 @@ from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
 from tcprof.profiler.distributed.node_follower import follow
 from tcprof.profiler.distributed.node_launch import NodeLaunch, fingerprint
 from tcprof.profiler.distributed.node_leader import NodeLeader, NodesError
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.run.runner import Runner
 
 pytestmark = pytest.mark.timeout(30)
@@ -126,7 +127,7 @@ def test_a_run_whose_other_nodes_never_join_ends_with_that_error(tmp_path):
     (error,) = session.errors
     assert error["kind"] == "rendezvous" and "node(s) 1 did not join" in error["message"]
     assert session.status == "completed_with_errors"
-    assert exit_code(session.to_dict()) == EXIT_ERROR
+    assert exit_code(SessionModel.from_json(session.to_dict())) == EXIT_ERROR
 
 
 def test_the_window_runs_node_0_only(tmp_path):

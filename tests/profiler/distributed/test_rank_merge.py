@@ -12,6 +12,7 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report import reproduce
 from tcprof.profiler.report.sections import stragglers as straggler_section
 from tcprof.profiler.report.sections import table as summary
+from tcprof.profiler.session.rank_figures import compile_figures
 
 
 def _merger() -> tuple[RankMerger, list[dict]]:
@@ -57,7 +58,7 @@ def _compiled_ranks(reasons: dict[int, str]) -> list[dict]:
         events[0]["ddp_subgraphs"] = 3
         if rank in reasons:
             events.append({"type": "compile", "kind": "recompile", "reason": reasons[rank]})
-        figures = rank_compiles.compile_figures(events)
+        figures = compile_figures(events)
         out.append({"rank": rank, "median_ms": 10.0 + rank, **figures})
     return out
 
@@ -85,7 +86,7 @@ def test_a_rank_that_recompiles_while_the_others_do_not_is_called_out():
     )
     assert rest == []  # the recompile count is the only difference: said once
     session = {"arms": [{"name": "inductor", "results": [{"batch_size": 4, "ranks": ranks}]}]}
-    lines = stragglers.text_lines(session)
+    lines = stragglers.text_lines(SessionModel.from_json(session))
     assert lines[-1] == f"    ! {said}"
     assert f"inductor bs 4: {said}" in "\n".join(straggler_section.markdown_lines(session, str))
 
@@ -160,14 +161,19 @@ def _ranked_session() -> dict:
 
 
 def test_the_straggler_view_names_the_slowest_rank_and_the_spread():
-    (line,) = stragglers.text_lines(_ranked_session())[1:]
+    (line,) = stragglers.text_lines(SessionModel.from_json(_ranked_session()))[1:]
     assert line == (
         "  aot_eager bs 16 / 32: 0: 10.00 ms, 1: 12.50 ms; spread 25.0%; slowest rank 1 (node 0, h)"
     )
     assert "| rank 1 (node 0, h) |" in "\n".join(
         straggler_section.markdown_lines(_ranked_session(), str)
     )
-    assert stragglers.text_lines({"arms": [{"name": "eager", "results": [{"ranks": None}]}]}) == []
+    assert (
+        stragglers.text_lines(
+            SessionModel.from_json({"arms": [{"name": "eager", "results": [{"ranks": None}]}]})
+        )
+        == []
+    )
 
 
 def test_the_reproducer_of_a_distributed_arm_wraps_as_its_ranks_did():

@@ -7,6 +7,7 @@ import os
 
 from tcprof.profiler.analysis import stragglers
 from tcprof.profiler.distributed.rank_merge import RankMerger
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.worker.script import driver as script_driver
 
 
@@ -79,11 +80,13 @@ def test_the_straggler_view_names_a_scripts_phase_not_a_batch():
     ]
     row = {"batch_size": 8, "global_batch_size": None, "ranks": ranks}
     session = {"config": {"script": {"sweep": None}}, "arms": [{"name": "eager", "results": [row]}]}
-    (line,) = stragglers.text_lines(session)[1:]
+    (line,) = stragglers.text_lines(SessionModel.from_json(session))[1:]
     assert line.startswith(
         "  eager (the script): 0: 10.00 ms, 1: 12.00 ms; spread 20.0%; slowest rank 1"
     )
     session["config"]["script"]["sweep"] = "seq"
     assert stragglers.cells(stragglers.rows(session)[0])[1] == "seq=8"
     model_file = {"arms": [{"name": "eager", "results": [{**row, "global_batch_size": 16}]}]}
-    assert stragglers.text_lines(model_file)[1].startswith("  eager bs 8 / 16: 0: 10.00 ms")
+    assert stragglers.text_lines(SessionModel.from_json(model_file))[1].startswith(
+        "  eager bs 8 / 16: 0: 10.00 ms"
+    )

@@ -17,6 +17,7 @@ from tcprof.profiler.analysis.verdict import (
     settle_hint,
     verdict_lines,
 )
+from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tests.support.synthetic import synthetic_session
@@ -44,12 +45,13 @@ def test_the_doors_take_the_model_and_say_what_the_dict_says():
     assert verdict_lines(model) == verdict_lines(doc) == list(model.verdicts)
     assert model.arms[1].verdict == model.verdicts[0]
     compiled = model.arms[1]
-    assert arm_verdict(compiled, False) == arm_verdict(doc["arms"][1], False)
+    assert arm_verdict(compiled, False) == arm_verdict(Arm.of(doc["arms"][1], False, None), False)
     row, base = compiled.rows[0], model.arms[0].rows[0]
-    assert settle_hint(row) == settle_hint(doc["arms"][1]["results"][0])
+    raw_row = Row.of("", doc["arms"][1]["results"][0], False)
+    assert settle_hint(row) == settle_hint(raw_row)
     assert "(5/12 blocks ran contended)" in settle_hint(row)
-    raw_base = doc["arms"][0]["results"][0]
-    assert medians_note(row, base) == medians_note(doc["arms"][1]["results"][0], raw_base)
+    raw_base = Row.of("", doc["arms"][0]["results"][0], False)
+    assert medians_note(row, base) == medians_note(raw_row, raw_base)
 
 
 def test_a_rows_reading_for_the_sentence_is_typed():

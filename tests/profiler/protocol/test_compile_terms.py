@@ -121,6 +121,7 @@ def test_the_lazy_backward_compile_is_a_part_of_its_own_and_no_part_is_negative(
 
 def test_every_view_writes_a_compile_figure_with_the_same_digits():
     from tcprof.profiler.analysis.verdict import arm_verdict
+    from tcprof.profiler.model.arm import Arm
     from tcprof.profiler.model.row import Row
     from tcprof.profiler.report.sections.parts import _compile_card
     from tcprof.profiler.report.sections.table import fmt_compile
@@ -138,7 +139,8 @@ def test_every_view_writes_a_compile_figure_with_the_same_digits():
     assert units.seconds(9.8812) == "9.88 s"
     assert fmt_compile(row_of(row)).startswith("9.88")
     assert "9.88 s" in parts_text(row)
-    text = arm_verdict({"name": "inductor", "results": [row, second]}, stopped=False).text
+    arm = Arm.of({"name": "inductor", "results": [row, second]}, False, None)
+    text = arm_verdict(arm, stopped=False).text
     assert "its 9.88 s compile" in text, text
     # the report's card quotes each batch size's figure, never a sum the table does not show
     card = _compile_card([Row.of("inductor", r, False) for r in (row, second)])

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from tcprof.profiler.analysis.profile_check import profile_mismatch
 from tcprof.profiler.analysis.verdict import memory_title, memory_words
+from tcprof.profiler.model.profile import Profile
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
@@ -33,7 +35,8 @@ def test_the_verdict_names_tensor_memory_and_the_rss_the_plot_shows():
     assert words.startswith("uses the same tensor memory")
     assert "20% more peak RSS" in words and "compiler" in words
     assert "uses the same memory" not in words
-    title = memory_title({**row, "compile_peak_mb": 447.0}, "eager")
+    typed = Row.of("inductor", {**row, "batch_size": 8, "compile_peak_mb": 447.0}, False)
+    title = memory_title(typed, "eager")
     assert "process peak RSS: 361 MB" in title and "compiling (first step): 447 MB" in title
     # where RSS tells the same story, it is not repeated
     assert memory_words({"memory_ratio": 1 / 1.14, "rss_ratio": 1 / 1.15}) == (
@@ -68,17 +71,17 @@ def test_a_profile_far_from_the_measured_step_is_flagged_and_saves_nothing():
         "quiet": False,
         "top_ops": [{"name": "aten::mm", "self_ms_per_step": 218.25}],
     }
-    mismatch = profile_mismatch(busy, 9.17)
+    mismatch = profile_mismatch(Profile.of(busy), 9.17)
     assert mismatch and "230 ms" in mismatch and "9.17 ms" in mismatch
     assert "busy" in mismatch
     fine = {**busy, "step_ms": 9.5, "quiet": True, "top_ops": [{"self_ms_per_step": 4.0}]}
-    assert profile_mismatch(fine, 9.17) is None
+    assert profile_mismatch(Profile.of(fine), 9.17) is None
     # its operators cannot take longer than its own steps
     assert "exceeds its own step" in (
-        profile_mismatch({**fine, "top_ops": [{"self_ms_per_step": 20.0}]}, 9.17) or ""
+        profile_mismatch(Profile.of({**fine, "top_ops": [{"self_ms_per_step": 20.0}]}), 9.17) or ""
     )
     # a session saved before profiles timed their steps is not judged
-    assert profile_mismatch({"steps": 5, "top_ops": []}, 9.17) is None
+    assert profile_mismatch(Profile.of({"steps": 5, "top_ops": []}), 9.17) is None
     compiled = {**fine, "top_ops": [{"name": "aten::mm", "self_ms_per_step": 1.6}]}
     session = _session({**busy, "mismatch": mismatch}, compiled)
     assert "not savings" in (comparison_problem(SessionModel.read(session), "inductor", 8) or "")
@@ -121,6 +124,7 @@ def test_the_summary_column_names_tensor_memory_with_units():
 
 def test_a_single_round_interval_says_there_is_none_yet():
     from tcprof.profiler.analysis.verdict import arm_verdict
+    from tcprof.profiler.model.arm import Arm
     from tcprof.profiler.report.sections.table import fmt_speedup
 
     row = {
@@ -132,7 +136,7 @@ def test_a_single_round_interval_says_there_is_none_yet():
         "verdict": "slower",
     }
     assert fmt_speedup(row_of(row)) == "not settled (one round)"
-    text = arm_verdict({"name": "inductor", "results": [row]}, stopped=False).text
+    text = arm_verdict(Arm.of({"name": "inductor", "results": [row]}, False, None), False).text
     assert "one round" in text and "[0.42–0.42]" not in text
     assert "slower" not in text, "a session saved with a one-round 'slower' says no such thing"
     two = {**row, "interval_covers_processes": True, "speedup_ci": [0.40, 0.44]}
@@ -147,6 +151,7 @@ def test_the_terminal_shows_the_steps_measured_too():
 
 def test_recompile_reasons_in_every_table_are_in_the_users_words():
     from tcprof.profiler.cli.summary import render_insight
+    from tcprof.profiler.model.session import SessionModel
 
     record = {
         "batch_size": 16,
@@ -156,5 +161,6 @@ def test_recompile_reasons_in_every_table_are_in_the_users_words():
         "step": 0,
     }
     arm = {"name": "inductor", "backend": "inductor", "results": [], "recompiles": [record]}
-    text = render_insight({"arms": [{"name": "eager", "backend": "eager", "results": []}, arm]})
+    eager = {"name": "eager", "backend": "eager", "results": []}
+    text = render_insight(SessionModel.from_json({"arms": [eager, arm]}))
     assert "tensor 'x' size mismatch" in text and "L['" not in text

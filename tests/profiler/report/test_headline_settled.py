@@ -38,7 +38,7 @@ def _views(session: dict, tmp_path) -> dict[str, str]:
     """Every text view of a session, as a user or a tool reads it."""
     api = tcprof.Session.from_dict(session)
     speedup = api.speedup("aot_eager", 8)
-    log = session_log(session, tmp_path)
+    log = session_log(SessionModel.from_json(session), tmp_path)
     later = {**session, "started_at": session["started_at"] + 100}
     return {
         "terminal": render_summary(session),
@@ -66,7 +66,7 @@ def test_a_wide_interval_is_no_headline_in_any_view(rounds, tmp_path):
     assert card is not None and card.group(1) == "not settled", "no large number on the card"
     api = tcprof.Session.from_dict(session).speedup("aot_eager", 8)
     assert api is not None and api.settled is False and str(api).startswith("not settled [")
-    headline = session_log(session, tmp_path).arms[1].headline
+    headline = session_log(SessionModel.from_json(session), tmp_path).arms[1].headline
     assert "speedup" not in headline and headline["speedup_ci_low"] == {8: pytest.approx(low)}
     notes = " ".join(session_notes(session))
     assert "more rounds (--replicates) or steps would settle it, or a quieter machine" in notes

@@ -53,7 +53,7 @@ SESSIONS["old"] = (old_session, "95%")
 
 def _text(view: str, session, folder: Path) -> str:
     if view == "tracker":
-        return session_log(session, folder).arms[1].table
+        return session_log(SessionModel.from_json(session), folder).arms[1].table
     return {
         "terminal": lambda: render_summary({**session, "environment": {}}),
         "markdown": lambda: render_markdown(SessionModel.read(session)),

@@ -38,7 +38,7 @@ def test_the_edge_case_is_noise_with_the_interval_that_says_so(session):
 
 
 def _tracker_text(session, folder: Path) -> str:
-    log = session_log(session, folder)
+    log = session_log(SessionModel.from_json(session), folder)
     low = log.arms[1].headline["speedup_ci_low"][8]
     assert low == session["arms"][1]["results"][0]["speedup_ci_simultaneous"][0]
     return f"{log.table}\n{log.verdict}"

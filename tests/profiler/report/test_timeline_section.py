@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from tcprof.profiler.analysis.timeline import build_timeline, timeline_mark
+from tcprof.profiler.analysis.timeline import build_timeline
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.sections import timeline as section
+from tcprof.profiler.session.marks import timeline_mark
 from tests.support.synthetic import synthetic_session
 
 pytestmark = pytest.mark.timeout(30)

@@ -11,6 +11,7 @@ import pytest
 from tcprof.profiler.analysis import stopping
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.model.stopping import Stopping
 from tcprof.profiler.run.runner import Runner
 from tests.support.fake_worker import ArmScript, FakeWorkers
 
@@ -56,7 +57,7 @@ def test_a_settled_answer_stops_at_the_first_balanced_point_of_3_rounds_or_more(
     stop = data["stopping"]
     assert stop["reason"] == stopping.SETTLED and stop["rounds"] == 4
     assert stop["looks"] == [4, 8] and 0.96 < stop["level"] < 0.975
-    assert stopping.stop_text(stop).startswith("settled after 4 rounds")
+    assert stopping.stop_text(Stopping.of(stop)).startswith("settled after 4 rounds")
 
 
 def test_three_arms_stop_at_six_rounds():
@@ -81,7 +82,7 @@ def test_the_budget_stops_it_at_a_balanced_point():
     data = _run(config, fakes, clock=lambda: next(clock))
     assert _rounds(data) == 4
     assert data["stopping"]["reason"] == stopping.BUDGET
-    assert "budget" in stopping.stop_text(data["stopping"])
+    assert "budget" in stopping.stop_text(SessionModel.from_json(data).stopping)
 
 
 def test_an_explicit_replicates_keeps_its_fixed_rounds():
@@ -99,7 +100,7 @@ def test_the_stop_reason_is_one_line_in_the_terminal_and_both_reports():
 
     fakes = FakeWorkers({0: ArmScript(step_ms=10.0), 1: ArmScript(step_ms=4.0)})
     data = _run(_config(), fakes)
-    line = stopping.stop_text(data["stopping"])
+    line = stopping.stop_text(SessionModel.from_json(data).stopping)
     assert line and line.startswith("settled after 4 rounds (97.0% intervals")
     assert f"rounds: {line}" in render_summary(data)
     assert f"Rounds: {line}." in render_markdown(SessionModel.read(data))

@@ -146,5 +146,5 @@ def test_the_trackers_steps_count_the_samples_the_script_gave_its_model(run):
     from tcprof.profiler.trackers.content import step_series
 
     cfg, per_arm, _ = run
-    series = step_series(_fold(cfg, per_arm))["aot_eager"][0]
+    series = step_series(SessionModel.from_json(_fold(cfg, per_arm)))["aot_eager"][0]
     assert series.throughput == pytest.approx([ACCUM * B * 1000.0 / m for m in series.ms])

@@ -14,6 +14,7 @@ import pytest
 
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.folders.steps_csv import STEPS_HEADER, steps_rows
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.trackers import log_session
 from tcprof.profiler.trackers.content import session_log
 from tests.support.synthetic import synthetic_session
@@ -130,7 +131,7 @@ def test_one_run_per_arm_grouped_by_the_session(logged):
 def test_the_configuration_as_config(logged):
     session, folder, _lines, runs, _dirs = logged
     config = session["config"]
-    log = session_log(session, folder)
+    log = session_log(SessionModel.from_json(session), folder)
     for arm, arm_log in zip(session["arms"], log.arms, strict=True):
         got = runs[arm["name"]][1]["config"]
         assert got["steps"] == config["steps"] == 4
