@@ -165,10 +165,10 @@ class ResultsView(QTabWidget):
         self.code.show_session(model, session)
         self.profile.show_session(model, session)
         self.weights.show_session(model)
-        self.ranks.show_session(session)
-        self.setTabVisible(self.indexOf(self.script), self.script.show_session(session))
+        self.ranks.show_session(model)
+        self.setTabVisible(self.indexOf(self.script), self.script.show_session(model))
         self.setTabVisible(self.indexOf(self.timeline), self.timeline.show_session(session))
-        note = summary_note(session)
+        note = summary_note(model)
         self.script_note.setText(note)
         self.script_note.setVisible(bool(note))
 
