@@ -160,10 +160,10 @@ class ResultsView(QTabWidget):
     def show_model(self, model: SessionModel, session: dict[str, Any]) -> None:
         """Every tab from the model (`session`: the same session as a dict)."""
         self.verdict.show_session(model)
-        self._show_summary(model, session)
+        self._show_summary(model)
         self.insight.show_session(model)
         self.code.show_session(model, session)
-        self.profile.show_session(model, session)
+        self.profile.show_session(model)
         self.weights.show_session(model)
         self.ranks.show_session(model)
         self.setTabVisible(self.indexOf(self.script), self.script.show_session(model))
@@ -172,7 +172,7 @@ class ResultsView(QTabWidget):
         self.script_note.setText(note)
         self.script_note.setVisible(bool(note))
 
-    def _show_summary(self, model: SessionModel, session: dict[str, Any]) -> None:
+    def _show_summary(self, model: SessionModel) -> None:
         header, rows = table_rows(model)
         self.summary.setSortingEnabled(False)
         self.summary.clear()

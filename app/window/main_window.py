@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.background import BackgroundCalls, Failure
 from tcprof.app.common.notice_bar import NoticeBar
 from tcprof.app.common.settings import Preferences
 from tcprof.app.plots.plots_slot import PlotsSlot
@@ -303,15 +303,15 @@ class MainWindow(QMainWindow):
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     # -- environment ----------------------------------------------------------------------------
-    def _on_environment(self, env: dict[str, Any]) -> None:
-        """The probe's answer (a worker's hello, as it came), or why it failed."""
-        if "error" in env:
-            self.status.label.setText(f"Could not probe torch: {env['error'].get('message')}")
+    def _on_environment(self, probed: Environment | Failure) -> None:
+        """The probe's answer (a worker's hello, typed), or why it failed."""
+        if isinstance(probed, Failure):
+            self.status.label.setText(f"Could not probe torch: {probed.message}")
             return
-        probed = self.environment = Environment.of(env)
+        self.environment = probed
         if self.pool is not None:  # after the start-up probes, so they do not compete
             self.pool.fill()
-        self.setup.set_environment(env)
+        self.setup.set_environment(probed)
         if not self.sessions.saved:  # a saved session shows the environment it ran in
             self.results.show_environment(probed)
         saved = self.prefs.setup().get("device")
