@@ -10,7 +10,6 @@ newer session is "after" whichever order the two were picked in.
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import set_header_tip, table_text
 from tcprof.app.common.theme import error_colour, good_colour, muted_colour
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.compare import (
     HEADER,
     column_directions,
@@ -62,8 +62,8 @@ def direction_colour(direction: str) -> QColor:
 class CompareDialog(QDialog):
     def __init__(
         self,
-        first: dict[str, Any],
-        second: dict[str, Any],
+        first: SessionModel,
+        second: SessionModel,
         first_label: str,
         second_label: str,
         parent: QWidget | None = None,

@@ -98,7 +98,6 @@ class ProfileView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = SessionModel.read({"arms": []})
-        self._plain: dict[str, Any] = {"arms": []}  # the same, for the reports' helpers
         self.note = QLabel(EMPTY)
         self.note.setWordWrap(True)
         self.arm_filter = QComboBox()
@@ -161,15 +160,9 @@ class ProfileView(QWidget):
         self._trace: str | None = None
         self.show_session({"arms": []})
 
-    def show_session(
-        self, session: SessionModel | Mapping[str, Any], plain: dict[str, Any] | None = None
-    ) -> None:
-        """Fill both views; `plain`: the same session as session.json's dict, when the caller
-        has it (the reports' top-ops helpers still read one)."""
-        model = SessionModel.read(session)
-        if plain is None:
-            plain = session if isinstance(session, dict) else model.to_dict()
-        self.session, self._plain = model, plain
+    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
+        """Fill both views from the session's model."""
+        model = self.session = SessionModel.read(session)
         rows = profile_rows(model)
         _refill(self.arm_filter, "all arms", list(dict.fromkeys(name for _i, name, *_ in rows)))
         _refill(

@@ -7,8 +7,6 @@ distributed arm says so.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -21,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.theme import error_colour
 from tcprof.profiler.analysis.stragglers import HEADER, cells, rows
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.stragglers import EXPLAIN
 
 NONE_TEXT = (
@@ -50,9 +49,9 @@ class RanksView(QWidget):
         layout.addWidget(self.explain)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.notes)
-        self.show_session({"arms": []})
+        self.show_session(SessionModel.from_json({}))
 
-    def show_session(self, session: dict[str, Any]) -> None:
+    def show_session(self, session: SessionModel) -> None:
         found = rows(session)
         self.explain.setText(EXPLAIN if found else NONE_TEXT)
         self.table.setVisible(bool(found))

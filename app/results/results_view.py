@@ -50,6 +50,7 @@ from tcprof.profiler.analysis.verdict import (
     settle_hint,
     speedup_tone,
 )
+from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import (
@@ -63,20 +64,27 @@ from tcprof.profiler.report.sections.table import (
     table_rows,
 )
 
-ENV_KEYS = (
-    ("torch", "torch"),
-    ("python", "Python"),
-    ("platform", "platform"),
-    ("device", "device"),
-    ("device_name", "device name"),
-    ("cpu", "CPU"),
-    ("cpu_count", "CPU cores"),
-    ("torch_threads", "torch threads (torch.get_num_threads)"),
-    ("cuda", "CUDA"),
-    ("cuda_available", "CUDA available"),
-    ("gpu", "GPU"),
-    ("devices", "devices"),
-)
+
+def environment_rows(env: Environment) -> list[tuple[str, str]]:
+    """The Environment tab's rows, (label, text), for each field the worker's hello gave."""
+    values: tuple[tuple[str, object], ...] = (
+        ("torch", env.torch),
+        ("Python", env.python),
+        ("platform", env.platform),
+        ("device", env.device),
+        ("device name", env.device_name),
+        ("CPU", env.cpu),
+        ("CPU cores", env.cpu_count),
+        ("torch threads (torch.get_num_threads)", env.torch_threads),
+        ("CUDA", env.cuda),
+        ("CUDA available", env.cuda_available),
+        ("devices", env.devices),
+    )
+    return [
+        (label, ", ".join(map(str, v)) if isinstance(v, tuple) else str(v))
+        for label, v in values
+        if v not in (None, "", ())
+    ]
 
 
 def _table(columns: int) -> QTableWidget:
@@ -152,19 +160,19 @@ class ResultsView(QTabWidget):
     def show_model(self, model: SessionModel, session: dict[str, Any]) -> None:
         """Every tab from the model (`session`: the same session as a dict)."""
         self.verdict.show_session(model)
-        self._show_summary(model, session)
+        self._show_summary(model)
         self.insight.show_session(model)
         self.code.show_session(model, session)
-        self.profile.show_session(model, session)
+        self.profile.show_session(model)
         self.weights.show_session(model)
-        self.ranks.show_session(session)
-        self.setTabVisible(self.indexOf(self.script), self.script.show_session(session))
+        self.ranks.show_session(model)
+        self.setTabVisible(self.indexOf(self.script), self.script.show_session(model))
         self.setTabVisible(self.indexOf(self.timeline), self.timeline.show_session(session))
-        note = summary_note(session)
+        note = summary_note(model)
         self.script_note.setText(note)
         self.script_note.setVisible(bool(note))
 
-    def _show_summary(self, model: SessionModel, session: dict[str, Any]) -> None:
+    def _show_summary(self, model: SessionModel) -> None:
         header, rows = table_rows(model)
         self.summary.setSortingEnabled(False)
         self.summary.clear()
@@ -235,19 +243,16 @@ class ResultsView(QTabWidget):
         """The table's text (tests and exports read it)."""
         return table_text(self.summary)
 
-    def show_environment(self, env: dict[str, Any] | None) -> None:
-        env = env or {}
-        keys = [(k, label) for k, label in ENV_KEYS if env.get(k) not in (None, "")]
-        self.environment.setRowCount(len(keys) + 1)
-        for r, (key, label) in enumerate(keys):
-            value = env[key]
-            if isinstance(value, list):
-                value = ", ".join(map(str, value))
+    def show_environment(self, env: Environment | None) -> None:
+        """The worker's environment (None: not known yet, its backends still being detected)."""
+        rows = environment_rows(env) if env is not None else []
+        self.environment.setRowCount(len(rows) + 1)
+        for r, (label, text) in enumerate(rows):
             self.environment.setItem(r, 0, QTableWidgetItem(label))
-            self.environment.setItem(r, 1, QTableWidgetItem(str(value)))
-        backends = env.get("backends") or []
-        self.environment.setItem(len(keys), 0, QTableWidgetItem("compile backends"))
+            self.environment.setItem(r, 1, QTableWidgetItem(text))
+        backends = env.backends if env is not None else ()
+        self.environment.setItem(len(rows), 0, QTableWidgetItem("compile backends"))
         self.environment.setItem(
-            len(keys), 1, QTableWidgetItem(", ".join(backends) if backends else "(detecting…)")
+            len(rows), 1, QTableWidgetItem(", ".join(backends) if backends else "(detecting…)")
         )
         self.environment.resizeColumnToContents(0)

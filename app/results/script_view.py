@@ -9,7 +9,6 @@ the same session dict; a model file's session has no such tab (the results view 
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -57,9 +56,8 @@ class ScriptView(QWidget):
             layout.addWidget(w)
         layout.addWidget(self.after, 1)
 
-    def show_session(self, session: dict[str, Any]) -> bool:
-        """Fill the tab from a session dict; False (and empty) for a model file's session."""
-        model = SessionModel.read(session)
+    def show_session(self, model: SessionModel) -> bool:
+        """Fill the tab from a session; False (and empty) for a model file's session."""
         script = script_section.script_of(model)
         if script is None:
             self.command.clear()
@@ -99,19 +97,18 @@ class ScriptView(QWidget):
         return True
 
 
-def summary_note(session: dict[str, Any]) -> str:
+def summary_note(model: SessionModel) -> str:
     """The Summary tab's lines for a script's session: what each compiled arm compiled and
     where (once, not per phase), and whether the script is data-bound ("" for a model
     file's)."""
-    model = SessionModel.read(session)
     if script_section.script_of(model) is None:
         return ""
     lines = [
-        f"{arm.get('name')}: {note.get('text')}"
-        for arm in session.get("arms") or []
-        if arm.get("index") != 0
-        for note in (arm.get("script") or {}).get("notes") or []
-        if note.get("kind") in COMPILE_NOTES
+        f"{arm.name}: {note.text}"
+        for arm in model.arms
+        if arm.index != 0 and arm.script is not None
+        for note in arm.script.notes
+        if note.kind in COMPILE_NOTES
     ]
     lines = list(dict.fromkeys([*lines, *script_section.data_bound(model)]))
     return "\n".join(lines) + (

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tcprof.profiler.config import RunConfig
+from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:  # numpy-backed modules load on the first run, not at start-up
@@ -53,7 +54,7 @@ class RunController(QObject):
         self.thread: ProfilerThread | None = None  # type: ignore[assignment]
         self.config: RunConfig | None = None
         self.summary: dict[str, Any] | None = None
-        self.environment: dict[str, Any] | None = None
+        self.environment: Environment | None = None  # the first worker's hello, typed
         self.data: LiveData | None = None
         self.session_dir: Path | None = None
         self.status: str | None = None
@@ -153,7 +154,7 @@ class RunController(QObject):
                 if self.data is not None:  # the markers' share of each compile cost, live
                     self.data.apply(event)
             elif kind == "hello" and self.environment is None:
-                self.environment = {k: v for k, v in event.items() if k not in ("type", "arm", "t")}
+                self.environment = Environment.of(event)
             elif self.data is not None:
                 self.data.apply(event)
         self.eventsArrived.emit(events)
@@ -175,7 +176,8 @@ class RunController(QObject):
         status = "failed" if thread.crash else (thread.summary or {}).get("status", "failed")
         if thread.summary is not None:
             self.summary = thread.summary
-            self.environment = thread.summary.get("environment") or self.environment
+            saved = SessionModel.from_json(thread.summary)  # its environment, arms or none
+            self.environment = saved.runtime if saved.environment else self.environment
         self.save_error = thread.save_error
         self.store_warning = thread.store_warning  # the team store could not take it: one line
         self.session_dir = thread.session_dir  # elsewhere when its own folder could not be written
@@ -183,12 +185,8 @@ class RunController(QObject):
         self.status = status
         self.runEnded.emit(status)
 
-    def session_dict(self) -> dict[str, Any]:
-        """The live summary as the worker's message holds it (session.json's dict), for the
-        readers that still take the dict; `session()` is its typed model."""
-        return self.summary if self.summary and self.summary.get("arms") else {"arms": []}
-
     def session(self) -> SessionModel:
         """The live summary as the typed session model (no arms before the first batch size
-        ends), read once from the message each time it is asked for."""
-        return SessionModel.from_json(self.session_dict(), self.session_dir)
+        ends), read once from the message (session.json's dict) each time it is asked for."""
+        summary = self.summary if self.summary and self.summary.get("arms") else {"arms": []}
+        return SessionModel.from_json(summary, self.session_dir)

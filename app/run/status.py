@@ -22,7 +22,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from tcprof.profiler.analysis.stopping import stop_text
-from tcprof.profiler.model.stopping import Stopping
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import phase_text, phase_words
 from tcprof.profiler.run.estimate import Estimate
@@ -130,10 +130,10 @@ class RunStatus(QWidget):
             self.progress.setRange(0, max(1, m.total))
             self.progress.setValue(min(m.done, m.total))
 
-    def finish_run(self, status: str, session: dict[str, Any], folder: object = None) -> None:
+    def finish_run(self, status: str, session: SessionModel, folder: object = None) -> None:
         """The line a finished run leaves: how it ended, why it stopped where it stopped when
         settled (analysis/stopping.py), where it was saved."""
-        stopped = stop_text(Stopping.of(session.get("stopping")))
+        stopped = stop_text(session.stopping)
         why = f" · {stopped}" if stopped else ""
         where = f" · saved in {folder}" if folder else ""
         self.finish(f"Run {status.replace('_', ' ')}{why}{where}")

@@ -2,7 +2,7 @@
 recover.
 
 The window shows one session at a time: the run that just ended, or a saved one the user
-opened. This object keeps track of which (its dict and its folder) and does the work on it,
+opened. This object keeps track of which (its typed model and its folder) and does the work on it,
 the slow parts (exporting reports, logging to TensorBoard or MLflow, recovering crashed sessions
 at start-up) off the GUI thread.
 It never touches the window's parts: it tells whoever listens through its signals, so it is
@@ -23,6 +23,8 @@ from tcprof.app.common.background import BackgroundCalls, Failure, failure_of
 from tcprof.app.results.compare_view import CompareDialog
 from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import SESSION, SessionLoadError, load_session
+from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.session import SessionModel
 
 EXPORT_FORMATS = ("html", "md", "csv", "json")
 
@@ -51,14 +53,15 @@ class RecoveryDone:
     text: str
 
 
-def _export(source: dict[str, Any] | Path, out_dir: Path) -> Exported:
-    """Runs on a background thread: read the full session (samples included) and export."""
+def _export(source: SessionModel | Path, out_dir: Path) -> Exported:
+    """Runs on a background thread: read the full session (samples included) and export
+    (session.json is written from its dict, the file's own form)."""
     from tcprof.profiler.folders.files import read_session
     from tcprof.profiler.report.export import export_reports
 
-    if isinstance(source, Path):
-        source = read_session(source)  # its artefact paths found under its folder
-    paths = export_reports(source, out_dir, EXPORT_FORMATS)
+    # a saved file's artefact paths are found under its folder
+    plain = read_session(source) if isinstance(source, Path) else source.to_dict()
+    paths = export_reports(plain, out_dir, EXPORT_FORMATS)
     return Exported(tuple(str(p) for p in paths), str(out_dir))
 
 
@@ -99,9 +102,9 @@ class SessionActions(QObject):
         """parent (the window) is only the parent of the dialogs this object opens."""
         super().__init__(parent)
         self.calls = BackgroundCalls(self)
-        self.session: dict[str, Any] | None = None  # what the window shows
+        self.session: SessionModel | None = None  # what the window shows
         self.folder: Path | None = None  # where it is saved
-        self.full: dict[str, Any] | None = None  # the full dict, when loaded from disk
+        self.full: SessionModel | None = None  # the full session, when loaded from disk
         self.saved = False  # True when the window shows a re-opened session
         self.run_in_progress = False
         self.exporting = False
@@ -117,9 +120,9 @@ class SessionActions(QObject):
 
     # -- the session the window shows ----------------------------------------------------------
     def has_session(self) -> bool:
-        return bool(self.session and self.session.get("arms"))
+        return bool(self.session and self.session.arms)
 
-    def _set_shown(self, session: dict[str, Any] | None, folder: Path | None, saved: bool) -> None:
+    def _set_shown(self, session: SessionModel | None, folder: Path | None, saved: bool) -> None:
         self.session, self.folder, self.saved = session, folder, saved
         self.full = session if saved else None
         if self.dialog is not None:
@@ -130,7 +133,7 @@ class SessionActions(QObject):
         self.run_in_progress = True
         self._set_shown(None, None, saved=False)
 
-    def on_run_ended(self, session: dict[str, Any], folder: Path | None) -> None:
+    def on_run_ended(self, session: SessionModel, folder: Path | None) -> None:
         self.run_in_progress = False
         self._set_shown(session, folder, saved=False)
 
@@ -148,9 +151,10 @@ class SessionActions(QObject):
             return False
         finally:
             QGuiApplication.restoreOverrideCursor()
-        self._set_shown(loaded.session, loaded.folder, saved=True)
+        model = SessionModel.from_json(loaded.session, loaded.folder)
+        self._set_shown(model, loaded.folder, saved=True)
         self.sessionOpened.emit(loaded)
-        self.setupRestored.emit(dict(loaded.session.get("config") or {}))
+        self.setupRestored.emit(thaw(model.config))
         return True
 
     # -- the Sessions list and Compare ---------------------------------------------------------
@@ -169,7 +173,7 @@ class SessionActions(QObject):
 
     def compare_with(self, other_path: str | Path) -> CompareDialog | None:
         """Compare a saved session with the one the window shows (the newer is "after")."""
-        if not self.has_session():
+        if self.session is None or not self.has_session():
             return None
         try:
             other = load_session(other_path)
@@ -177,7 +181,8 @@ class SessionActions(QObject):
             self.problem.emit({"kind": "compare", "message": str(exc)})
             return None
         shown = f"{self.folder.name if self.folder else 'current run'} (in the window)"
-        return self._show_comparison(other.session, self.session or {}, other.folder.name, shown)
+        other_model = SessionModel.from_json(other.session, other.folder)
+        return self._show_comparison(other_model, self.session, other.folder.name, shown)
 
     def compare_pair(self, first: str | Path, second: str | Path) -> CompareDialog | None:
         """Compare any two saved sessions (the newer is "after")."""
@@ -186,10 +191,12 @@ class SessionActions(QObject):
         except SessionLoadError as exc:
             self.problem.emit({"kind": "compare", "message": str(exc)})
             return None
-        return self._show_comparison(a.session, b.session, a.folder.name, b.folder.name)
+        first_model = SessionModel.from_json(a.session, a.folder)
+        second_model = SessionModel.from_json(b.session, b.folder)
+        return self._show_comparison(first_model, second_model, a.folder.name, b.folder.name)
 
     def _show_comparison(
-        self, first: dict[str, Any], second: dict[str, Any], first_label: str, second_label: str
+        self, first: SessionModel, second: SessionModel, first_label: str, second_label: str
     ) -> CompareDialog:
         self.compare_dialog = CompareDialog(
             first, second, first_label, second_label, self._dialog_parent()
@@ -203,7 +210,7 @@ class SessionActions(QObject):
             self.folder = Path(new)
 
     # -- export --------------------------------------------------------------------------------
-    def _export_source(self) -> dict[str, Any] | Path | None:
+    def _export_source(self) -> SessionModel | Path | None:
         if self.full is not None:
             return self.full
         if self.folder is not None and (self.folder / SESSION).is_file():

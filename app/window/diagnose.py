@@ -258,7 +258,7 @@ class RunVariants(QObject):
             self.window.results.setCurrentWidget(insight)
             insight.show_ladder()
         elif variant is apply_advice_config:
-            applied = before_after(self.window.controller.session_dict())
+            applied = before_after(self.window.controller.session().to_dict())
             self.window.results.setCurrentWidget(insight)
             if applied:
                 insight.arm_picker.setCurrentText(applied[-1].after)

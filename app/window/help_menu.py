@@ -11,7 +11,6 @@ import platform
 import re
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, QUrl, qVersion
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.window.environment_probe import cached_environment
+from tcprof.profiler.model.context import Environment
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the source checkout, when run from one
 DOCS_MISSING = (
@@ -98,9 +98,9 @@ def _package_version(name: str) -> str:
         return "not installed"
 
 
-def versions(environment: dict[str, Any] | None) -> list[tuple[str, str]]:
+def versions(environment: Environment | None) -> list[tuple[str, str]]:
     """(what, version) for About; torch's from a probe's answer, if there was one."""
-    torch = (environment or {}).get("torch")
+    torch = environment.torch if environment is not None else None
     return [
         ("tcprof", tcprof_version()),
         ("Python", platform.python_version()),

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tcprof.app.common.background import BackgroundCalls
+from tcprof.app.common.background import BackgroundCalls, Failure
 from tcprof.app.common.notice_bar import NoticeBar
 from tcprof.app.common.settings import Preferences
 from tcprof.app.plots.plots_slot import PlotsSlot
@@ -57,6 +57,7 @@ from tcprof.profiler.config import ConfigError
 from tcprof.profiler.config.examples import list_examples
 from tcprof.profiler.folders.home import sessions_dir
 from tcprof.profiler.model.context import Environment
+from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:  # numpy-backed: loaded with the first run or opened session
     from tcprof.app.plots.live_plots import LivePlots
@@ -106,7 +107,7 @@ class MainWindow(QMainWindow):
             self.pool = WorkerPool(size=2)
             runner_factory = functools.partial(Runner, pool=self.pool)
         self.controller = RunController(runner_factory, self)
-        self.environment: dict[str, Any] | None = None
+        self.environment: Environment | None = None  # the probe's answer, typed
         self.setup = SetupPanel(self.background)
         self.banner = ErrorBanner()
         self.notice = NoticeBar()
@@ -302,18 +303,17 @@ class MainWindow(QMainWindow):
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     # -- environment ----------------------------------------------------------------------------
-    def _on_environment(self, env: dict[str, Any]) -> None:
-        """The probe's answer (a worker's hello, as it came), or why it failed."""
-        if "error" in env:
-            self.status.label.setText(f"Could not probe torch: {env['error'].get('message')}")
+    def _on_environment(self, probed: Environment | Failure) -> None:
+        """The probe's answer (a worker's hello, typed), or why it failed."""
+        if isinstance(probed, Failure):
+            self.status.label.setText(f"Could not probe torch: {probed.message}")
             return
-        self.environment = env
-        probed = Environment.of(env)
+        self.environment = probed
         if self.pool is not None:  # after the start-up probes, so they do not compete
             self.pool.fill()
-        self.setup.set_environment(env)
+        self.setup.set_environment(probed)
         if not self.sessions.saved:  # a saved session shows the environment it ran in
-            self.results.show_environment(env)
+            self.results.show_environment(probed)
         saved = self.prefs.setup().get("device")
         if isinstance(saved, str) and saved in probed.devices:
             self.setup.device.setCurrentText(saved)
@@ -339,7 +339,7 @@ class MainWindow(QMainWindow):
         plots = self.ensure_plots()
         self.controller.start(config)
         self.sessions.on_run_started()
-        self.display.show({"arms": []}, None)
+        self.display.show(SessionModel.from_json({}), None)
         assert self.controller.data is not None  # start() made it, even for a refused run
         plots.start(self.controller.data)
         self.results.logs.start(names)

@@ -7,7 +7,6 @@ trackers, recovered."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,7 +16,7 @@ from PySide6.QtWidgets import QStatusBar
 
 from tcprof.app.window.title import session_date
 from tcprof.profiler.folders.files import REPORT_HTML
-from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ class Window(Protocol):
     controller: RunController
     sessions: SessionActions
     run_estimate: RunEstimate
-    environment: dict[str, Any] | None
+    environment: Environment | None  # the probe's, typed
     pool: Any
 
     @property
@@ -65,19 +64,18 @@ class SessionDisplay:
 
     def show(
         self,
-        session: SessionModel | Mapping[str, Any],
+        session: SessionModel,
         folder: Path | None,
         recorded: list[dict[str, Any]] | None = None,
     ) -> None:
         """Show one session in every part (recorded: a saved session's events, replayed)."""
         window = self.window
-        if recorded is not None:  # read into the model once, for the plots and the tabs
-            model = SessionModel.read(session)
-            self._replay(model, recorded)
-            window.results.show_session(model)
-            window.results.show_environment(thaw(model.environment))
+        if recorded is not None:  # the plots and logs fed from its events
+            self._replay(session, recorded)
+        window.results.show_session(session)
+        if recorded is not None:
+            window.results.show_environment(session.runtime)
         else:
-            window.results.show_session(session)
             window.results.show_environment(window.environment or window.controller.environment)
         window._update_title()
         window._update_actions()
@@ -121,11 +119,11 @@ class SessionDisplay:
             if kind == "error":
                 window.banner.add(e, names)
             elif kind == "hello" and window.environment is None:
-                window.results.show_environment(e)
+                window.results.show_environment(Environment.of(e))
             elif kind == "bs_done":
                 refresh = True
         if refresh:
-            window.results.show_session(window.controller.session_dict())
+            window.results.show_session(window.controller.session())
 
     def on_run_ended(self, status: str) -> None:
         window = self.window
@@ -133,7 +131,7 @@ class SessionDisplay:
             window.plots.stop()
         if window.pool is not None:
             window.pool.fill()
-        session = window.controller.session_dict()
+        session = window.controller.session()
         folder = window.controller.session_dir
         window.sessions.on_run_ended(session, folder)
         self.show(session, folder)

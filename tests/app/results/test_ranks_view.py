@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tcprof.app.results.ranks_view import NONE_TEXT, RanksView
 from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.model.session import SessionModel
 
 
 def _session(recompiles_of_rank_1: int) -> dict:
@@ -32,7 +33,7 @@ def _session(recompiles_of_rank_1: int) -> dict:
 def test_the_ranks_tab_names_the_slowest_rank_and_a_rank_that_recompiled_alone(qtbot):
     view = RanksView()
     qtbot.addWidget(view)
-    view.show_session(_session(1))
+    view.show_session(SessionModel.from_json(_session(1)))
     assert view.has_ranks()
     assert view.table.item(0, 4).text() == "rank 1 (node 1, node1)"
     assert "1 DDP bucket split" in view.table.item(0, 5).text()
@@ -40,9 +41,9 @@ def test_the_ranks_tab_names_the_slowest_rank_and_a_rank_that_recompiled_alone(q
         "inductor bs 16: rank 1 recompiled (tensor 'x' size mismatch at index 0) while the "
         "others did not: the classic cause of a hang or slowdown in distributed compile"
     )
-    view.show_session(_session(0))
+    view.show_session(SessionModel.from_json(_session(0)))
     assert view.notes.isHidden()
-    view.show_session({"arms": []})
+    view.show_session(SessionModel.from_json({}))
     assert view.explain.text() == NONE_TEXT and not view.has_ranks()
 
 

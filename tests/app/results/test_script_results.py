@@ -9,6 +9,7 @@ import pytest
 
 from tcprof.app.results.results_view import ResultsView
 from tcprof.app.results.script_view import summary_note
+from tcprof.profiler.model.session import SessionModel
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -70,7 +71,7 @@ def results(qtbot):
 
 def test_a_scripts_session_says_what_was_compiled_where_and_its_own_time(results):
     session = _session()
-    note = summary_note(session)
+    note = summary_note(SessionModel.from_json(session))
     assert note.splitlines()[0] == f"aot_eager: {IN_PLACE}"  # once, and not the eager arm's
     assert note.count(IN_PLACE) == 1 and "data-bound" in note
     results.show_session(session)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tcprof.app.run.run_controller import RunController
+from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.session import SessionModel
 
 pytestmark = pytest.mark.timeout(30)
@@ -18,3 +19,21 @@ def test_the_live_summary_is_the_typed_model(qtbot):
     session = controller.session()
     assert [(a.name, a.pid) for a in session.arms] == [("eager", 7)]
     assert session.status == "running"
+
+
+def test_the_first_hello_is_kept_as_the_typed_environment(qtbot):
+    """The controller keeps the worker's hello as `Environment`, what the tab reads."""
+    controller = RunController()
+
+    class Thread:  # what _drain asks of the profiler thread
+        def take_events(self):
+            return [
+                {"type": "hello", "arm": 0, "t": 1.0, "torch": "2.5.1", "devices": ["cpu"]},
+                {"type": "hello", "arm": 1, "t": 1.1, "torch": "other"},
+            ]
+
+    controller.thread = Thread()
+    controller._drain()
+    controller.thread = None
+    assert isinstance(controller.environment, Environment)
+    assert (controller.environment.torch, controller.environment.devices) == ("2.5.1", ("cpu",))

@@ -10,6 +10,7 @@ from tcprof.app.results.log_panel import LogPanel
 from tcprof.app.run.estimate import RunEstimate
 from tcprof.app.run.status import RunStatus
 from tcprof.profiler.config import ArmSpec, ConfigError, ModelSource, RunConfig, ScriptSource
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.run.estimate import Prices, estimate
 
@@ -189,10 +190,11 @@ def test_a_finished_run_says_why_it_stopped(qtbot):
     status = RunStatus()
     qtbot.addWidget(status)
     stopping = {"reason": "budget", "rounds": 6, "looks": [4, 8], "level": 0.9696}
-    status.finish_run("completed", {"stopping": {**stopping, "budget_s": 60.0}}, "/s/run")
+    session = SessionModel.from_json({"stopping": {**stopping, "budget_s": 60.0}})
+    status.finish_run("completed", session, "/s/run")
     assert status.label.text() == (
         "Run completed · budget 1 min spent after 6 rounds (97.0% intervals, adjusted for "
         "stopping) · saved in /s/run"
     )
-    status.finish_run("completed_with_errors", {"stopping": None})
+    status.finish_run("completed_with_errors", SessionModel.from_json({"stopping": None}))
     assert status.label.text() == "Run completed with errors"

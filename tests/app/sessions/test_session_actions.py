@@ -12,6 +12,7 @@ import pytest
 
 from tcprof.app.sessions.actions import SessionActions
 from tcprof.app.sessions.store import LoadedSession
+from tcprof.profiler.model.session import SessionModel
 from tests.app.conftest import write_session
 
 EXPORTED = {"report.html", "report.md", "steps.csv", "session.json", "reproduce.py"}
@@ -42,7 +43,8 @@ def test_opening_a_session_shows_it_and_offers_its_setup_back(actions, qtbot, tm
     assert restored.args == [session["config"]]
     assert restored.args[0]["blocks"] == 3 and restored.args[0]["sequential"] is True
     assert actions.has_session() and actions.saved
-    assert (actions.session, actions.folder) == (session, tmp_path / "saved")
+    shown = SessionModel.from_json(session, tmp_path / "saved")
+    assert (actions.session, actions.folder) == (shown, tmp_path / "saved")
     assert actions.can_export()
 
 
@@ -68,8 +70,8 @@ def test_a_run_replaces_the_session_shown_and_nothing_opens_meanwhile(actions, q
     with qtbot.assertNotEmitted(actions.sessionOpened):
         assert not actions.open_session(tmp_path / "saved")
     run = write_session(tmp_path / "run", 2.0)
-    actions.on_run_ended(run, tmp_path / "run")
-    assert actions.session == run and actions.folder == tmp_path / "run"
+    actions.on_run_ended(SessionModel.from_json(run), tmp_path / "run")
+    assert actions.session == SessionModel.from_json(run) and actions.folder == tmp_path / "run"
     assert not actions.saved and actions.full is None
     assert actions.can_export(), "a run's session.json is exported from its folder"
     assert actions.open_session(tmp_path / "saved"), "the run has ended"

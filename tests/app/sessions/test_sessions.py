@@ -19,6 +19,7 @@ from tcprof.app.sessions.dialog import SessionsDialog
 from tcprof.app.sessions.store import list_sessions, synthesise_events
 from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.model.session import SessionModel
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast, write_session
 from tests.support.paths import DATA
 
@@ -198,7 +199,9 @@ def test_compare_view_shows_direction_with_colour(qtbot, tmp_path):
         row["process_medians_ms"] = [m / 2 for m in row["process_medians_ms"]]
     for arm in after["arms"]:
         arm["results"][0]["peak_rss_mb"] = 150.0  # more memory
-    dialog = CompareDialog(before, after, "before", "after")
+    dialog = CompareDialog(
+        SessionModel.from_json(before), SessionModel.from_json(after), "before", "after"
+    )
     qtbot.addWidget(dialog)
     rows = dialog.rows()
     assert [(r[0], r[1], r[4], r[11]) for r in rows] == [
@@ -216,7 +219,9 @@ def test_compare_view_of_sessions_sharing_nothing_says_so_in_a_neutral_colour(qt
     after = copy.deepcopy(before)
     for arm in after["arms"]:
         arm["name"] += "-renamed"
-    dialog = CompareDialog(before, after, "before", "after")
+    dialog = CompareDialog(
+        SessionModel.from_json(before), SessionModel.from_json(after), "before", "after"
+    )
     qtbot.addWidget(dialog)
     assert dialog.rows() == []
     assert dialog.outcome.text().startswith("Nothing was compared")

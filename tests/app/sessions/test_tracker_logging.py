@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QToolButton
 
 from tcprof.app.sessions.actions import SessionActions
 from tcprof.app.sessions.tracker_dialog import TrackerDialog
+from tcprof.profiler.model.session import SessionModel
 from tests.app.conftest import write_session
 from tests.support.tensorboard_read import accumulator, series
 
@@ -51,7 +52,8 @@ def test_logging_to_tensorboard_in_the_background(actions, shown, qtbot, tmp_pat
     assert warnings == []
     assert changes == [True, False] and actions.can_log()
     medians = series(accumulator(runs / "aot_eager"), "headline/median_ms")
-    assert medians == {8: pytest.approx(actions.session["arms"][1]["results"][0]["median_ms"])}
+    assert actions.session is not None
+    assert medians == {8: pytest.approx(actions.session.arms[1].rows[0].median_ms)}
 
 
 @pytest.mark.serial  # a deadline of seconds: the GUI thread's longest pause
@@ -95,7 +97,8 @@ def test_a_bad_choice_is_a_problem(actions, shown, qtbot):
 
 def test_nothing_to_log_without_a_saved_session(actions, tmp_path):
     assert not actions.can_log() and not actions.log_to(["tensorboard"])
-    actions.on_run_ended({"arms": [{"name": "eager", "results": []}]}, tmp_path / "unsaved")
+    unsaved = SessionModel.from_json({"arms": [{"name": "eager", "results": []}]})
+    actions.on_run_ended(unsaved, tmp_path / "unsaved")
     assert not actions.can_log()  # no session.json in its folder
 
 

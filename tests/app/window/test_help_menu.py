@@ -9,6 +9,7 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget
 
 import tcprof.app.window.help_menu as help_menu
+from tcprof.profiler.model.context import Environment
 
 
 def _help_actions(window):
@@ -56,7 +57,9 @@ def test_help_lists_shortcuts_how_to_read_docs_and_about(make_window, monkeypatc
     assert "docs/ folder" in dialog.findChild(QLabel).text()
     dialog.close()
 
-    monkeypatch.setattr(help_menu, "cached_environment", lambda: {"torch": "2.13.0+cpu"})
+    monkeypatch.setattr(
+        help_menu, "cached_environment", lambda: Environment.of({"torch": "2.13.0+cpu"})
+    )
     dialog = _shown_dialog(window, actions["About tcprof"])
     text = dialog.findChild(QLabel).text()
     for version in (platform.python_version(), pyside_version, qVersion(), "2.13.0+cpu"):
