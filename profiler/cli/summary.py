@@ -8,6 +8,7 @@ from typing import Any
 
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
+from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -115,7 +116,7 @@ def render_insight(session: SessionModel | Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _phase(script: dict[str, Any] | None, batch_size: Any) -> str:
+def _phase(script: ScriptSource | None, batch_size: Any) -> str:
     return script_section.phase_text(script, batch_size) if script else f"bs {batch_size}"
 
 

@@ -24,7 +24,7 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import COMPILE_COST, frame_label
 from tcprof.profiler.report.data import short_where
-from tcprof.profiler.report.sections.script import phase_text, script_source
+from tcprof.profiler.report.sections.script import phase_text, script_of
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
 TOTAL = f"total: the {COMPILE_COST}"
@@ -241,7 +241,7 @@ def case_text(row: Row, arm: Arm | None = None) -> str | None:
 
 def heading(session: SessionModel, row: Row) -> str:
     """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
-    script = script_source(session)
+    script = script_of(session)
     bs = row.batch_size
     if script is None:
         return f"Each compile at bs {bs}"
