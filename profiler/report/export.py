@@ -29,6 +29,7 @@ from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
 
+
 @dataclass(frozen=True)
 class Exported:
     """A session to write: its model, which the reports read, and session.json's document as
