@@ -85,7 +85,7 @@ def series(
 def flagged_at(entries: list[dict[str, Any]]) -> list[int]:
     """The indices of the sessions where the history's rule names a change."""
     history = build_history(entries, "sim")
-    return [entries.index(c.after) for c in history.changes]
+    return [history.entries.index(c.after) for c in history.changes]
 
 
 def measure(

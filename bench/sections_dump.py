@@ -61,9 +61,7 @@ def dump(session):
             + "\n".join(stragglers.markdown_lines(session, md))
         ),
         "compile_md": lambda: [
-            compile_list.markdown_lines(model, r, md, a)
-            for a in session.get("arms") or []
-            for r in a.get("results") or []
+            compile_list.markdown_lines(model, r, md, a) for a in model.arms for r in a.rows
         ],
         "timeline": lambda: [
             tl.html_section(session, esc),

@@ -47,6 +47,7 @@ from tcprof.app.results.insight_tables import (
 from tcprof.app.results.ladder_view import LadderView
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.json_values import thaw
+from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.compile_terms import (
     frame_text,
@@ -317,7 +318,7 @@ class InsightView(QWidget):
             results[selected[0].row()] if selected and selected[0].row() < len(results) else None
         )
         row: dict[str, Any] = thaw(chosen.data) if chosen else {}
-        self._show_compiles(row, thaw(arm.data) if arm else {})
+        self._show_compiles(chosen, arm)
         text = parts_text(row)
         bs = chosen.batch_size if chosen else None
         self.parts.setToolTip(f"other: {other_help(row)}" if text else "")
@@ -330,11 +331,11 @@ class InsightView(QWidget):
             else ""
         )
 
-    def _show_compiles(self, row: dict[str, Any], arm: dict[str, Any]) -> None:
+    def _show_compiles(self, row: Row | None, arm: Arm | None) -> None:
         """Each compile of the batch size selected, the total that is its compile cost, and
         where they ran in words, with the first step's check; hidden where none is listed."""
-        cells = compile_list.rows(row, arm)
-        tips = compile_list.tips(row, arm)
+        cells = compile_list.rows(row, arm) if row else []
+        tips = compile_list.tips(row, arm) if row else []
         fill(
             self.compiles,
             [[(c, tips[i] if i < len(tips) else None) for c in r] for i, r in enumerate(cells)],

@@ -10,11 +10,15 @@ changes) and left out of every series. The index is a cache: deleting it costs o
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.folders.files import SESSION_JSON, SessionLoadError, read_session
 from tcprof.profiler.folders.outputs import atomic_write_text
+from tcprof.profiler.model.json_values import items
+from tcprof.profiler.model.row import Row
 
 INDEX_JSON = "history-index.json"
 INDEX_VERSION = 1
@@ -139,3 +143,78 @@ def load_index(sessions: str | Path, write: bool = True) -> list[dict[str, Any]]
 
 def _number(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+@dataclass(frozen=True)
+class IndexArm:
+    """An arm of an index entry: its torch and machine, and its rows read by the model (the index
+    keeps each row's headline fields as session.json has them), by batch size."""
+
+    name: str | None
+    torch: str | None
+    device_name: str | None
+    rows: Mapping[int, Row]
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One session's index entry read once, so that a history reads attributes, not keys."""
+
+    folder: str | None
+    series: str | None
+    series_text: str | None
+    series_file: str | None
+    started_at: Any  # as saved: a history dates only a finite number
+    short: str | None
+    dirty: bool
+    torch: str | None
+    device_name: str | None
+    baseline: str | None  # the saved baseline, else the first arm
+    arms: tuple[IndexArm, ...]
+
+    @classmethod
+    def of(cls, entry: Mapping[str, Any]) -> IndexEntry:
+        saved = items(entry.get("arms"))
+        first = saved[0].get("name") if saved else None
+        baseline = _text(entry.get("baseline") or first)
+        return cls(
+            folder=_text(entry.get("folder")),
+            series=_text(entry.get("series")),
+            series_text=_text(entry.get("series_text")),
+            series_file=_text(entry.get("series_file")),
+            started_at=entry.get("started_at"),
+            short=_text(entry.get("short")),
+            dirty=bool(entry.get("dirty")),
+            torch=_text(entry.get("torch")),
+            device_name=_text(entry.get("device_name")),
+            baseline=baseline,
+            arms=tuple(_index_arm(a, baseline) for a in saved),
+        )
+
+    @classmethod
+    def read(cls, entry: IndexEntry | Mapping[str, Any]) -> IndexEntry:
+        """The door where an index entry's dict may still enter a reader."""
+        return entry if isinstance(entry, IndexEntry) else cls.of(entry)
+
+    def arm(self, name: str) -> IndexArm | None:
+        return next((a for a in self.arms if a.name == name), None)
+
+    def rows(self, arm: str) -> Mapping[int, Row]:
+        found = self.arm(arm)
+        return found.rows if found else {}
+
+
+def _index_arm(arm: Mapping[str, Any], baseline: str | None) -> IndexArm:
+    name = _text(arm.get("name"))
+    sized = [r for r in items(arm.get("results")) if isinstance(r.get("batch_size"), int)]
+    rows = (Row.of(name or "", r, name == baseline) for r in sized)
+    return IndexArm(
+        name=name,
+        torch=_text(arm.get("torch")),
+        device_name=_text(arm.get("device_name")),
+        rows={row.batch_size: row for row in rows},
+    )
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value else None

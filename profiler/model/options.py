@@ -25,6 +25,11 @@ def _count(value: Any) -> int | None:
     return int(number) if number is not None else None
 
 
+def _number(value: Any) -> float | int | None:
+    """A JSON number as saved (600 stays 600, 600.0 stays 600.0); anything else None."""
+    return value if as_float(value) is not None else None
+
+
 @dataclass(frozen=True)
 class Source:
     """The model file and what in it builds the model (a class, or a factory expression)."""
@@ -72,6 +77,7 @@ class DebugFlags:
     verbose: bool
     suppress_errors: bool
     fail_on_recompile: bool
+    given: bool = True  # False: the session saved no debug settings (shown as not said)
 
     @classmethod
     def of(cls, value: Any) -> DebugFlags:
@@ -81,6 +87,7 @@ class DebugFlags:
             bool(debug.get("verbose")),
             bool(debug.get("suppress_errors")),
             bool(debug.get("fail_on_recompile")),
+            bool(debug),
         )
 
 
@@ -117,6 +124,8 @@ class RunOptions:
     accuracy_atol: float | None = None
     control: bool = False  # an A/A control arm was asked for
     added_arms: int = 0  # arms added by --apply-advice after the main rounds
+    sequential: bool = False  # each arm's blocks in turn, not interleaved
+    timeout_s: float | int | None = None  # a worker's time limit as saved (None: none)
 
     @classmethod
     def of(cls, value: Any) -> RunOptions:
@@ -152,4 +161,6 @@ class RunOptions:
             accuracy_atol=as_float(config.get("accuracy_atol")),
             control=bool(config.get("control")),
             added_arms=len(config.get("added_arms") or ()),
+            sequential=bool(config.get("sequential")),
+            timeout_s=_number(config.get("timeout_s")),
         )

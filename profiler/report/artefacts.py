@@ -31,9 +31,6 @@ KIND_TEXT = {
 ORDER = list(KIND_TEXT)
 
 
-Session = SessionModel
-
-
 @dataclass(frozen=True)
 class File:
     """A file the session wrote: its arm, kind and kind in words, batch size (None: the
@@ -62,7 +59,7 @@ def _written(arm: Arm) -> list[tuple[str | None, str | None, int | None]]:
     return files + [("torch_profiler_trace", path, bs) for bs, path in traces]
 
 
-def artefacts(model: Session, folder: str | Path | None = None) -> list[File]:
+def artefacts(model: SessionModel, folder: str | Path | None = None) -> list[File]:
     """One entry per file, by kind, then in the arms' order, then by batch size."""
     base = _report_folder(model, folder)
     found: dict[str, File] = {}
@@ -102,7 +99,7 @@ def _name(path: str) -> str:
     return Path(path).name if Path(path).name != "index.html" else Path(path).parent.name
 
 
-def html_section(session: Session, esc: Esc, folder: str | Path | None) -> str:
+def html_section(session: SessionModel, esc: Esc, folder: str | Path | None) -> str:
     found = artefacts(session, folder)
     if not found:
         return ""
@@ -131,7 +128,7 @@ def html_section(session: Session, esc: Esc, folder: str | Path | None) -> str:
 
 
 def markdown_lines(
-    session: Session, md_text: Callable[[Any], str], folder: str | Path | None
+    session: SessionModel, md_text: Callable[[Any], str], folder: str | Path | None
 ) -> list[str]:
     found = artefacts(session, folder)
     if not found:

@@ -1,4 +1,5 @@
-"""Write the reports of a session dict to a folder, each file atomically.
+"""Write the reports of a session (its model, or session.json's dict) to a folder, each file
+atomically.
 
 Every file is rendered in memory first and then renamed into place, so an error (or a crash)
 while exporting leaves the previous good file where it was, never a half-written one. session.json
@@ -7,7 +8,8 @@ and steps.csv are rendered by profiler/folders/files.py, the engine's own writer
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,22 +23,39 @@ from tcprof.profiler.folders.files import (
 )
 from tcprof.profiler.folders.outputs import atomic_write_text
 from tcprof.profiler.folders.steps_csv import steps_csv_text
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
 
-# A renderer turns a session dict into the text of a file written into a folder (session.json
-# stores its paths relative to that folder, the reports link the session's files relative to it):
-# session.json and steps.csv are written from the dict as given, the reports read its model.
-Renderer = Callable[[dict[str, Any], Path], str]
+
+@dataclass(frozen=True)
+class Exported:
+    """A session to write: its model, which the reports read, and session.json's document as
+    given, from which session.json and steps.csv are written (the file's own writer's JSON)."""
+
+    model: SessionModel
+    document: dict[str, Any]
+
+    @classmethod
+    def of(cls, session: SessionModel | Mapping[str, Any]) -> Exported:
+        if isinstance(session, SessionModel):
+            return cls(session, session.to_dict())
+        document = session if isinstance(session, dict) else thaw(session)
+        return cls(SessionModel.from_json(session), document)
+
+
+# A renderer turns a session into the text of a file written into a folder (session.json
+# stores its paths relative to that folder, the reports link the session's files relative to it).
+Renderer = Callable[[Exported, Path], str]
 
 # format -> (file name, renderer). "html" also writes reproduce.py (the report shows it).
 FORMATS: dict[str, tuple[str, Renderer]] = {
-    "html": (REPORT_HTML, lambda session, folder: render_html(SessionModel.read(session), folder)),
-    "md": (REPORT_MD, lambda session, folder: render_markdown(SessionModel.read(session), folder)),
-    "csv": (STEPS_CSV, lambda session, _folder: steps_csv_text(session)),
-    "json": (SESSION_JSON, session_json_text),
+    "html": (REPORT_HTML, lambda session, folder: render_html(session.model, folder)),
+    "md": (REPORT_MD, lambda session, folder: render_markdown(session.model, folder)),
+    "csv": (STEPS_CSV, lambda session, _folder: steps_csv_text(session.document)),
+    "json": (SESSION_JSON, lambda session, folder: session_json_text(session.document, folder)),
 }
 REPORT_FORMATS = ("html", "md")  # what a run adds to the session files it writes itself
 
@@ -67,7 +86,7 @@ def parse_formats(text: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def export_reports(
-    session_dict: dict[str, Any],
+    session: SessionModel | Mapping[str, Any],
     out_dir: str | Path,
     formats: Iterable[str] = ("html", "md", "csv", "json"),
 ) -> list[Path]:
@@ -76,15 +95,16 @@ def export_reports(
     All files are rendered before the first one is written, so a renderer that raises leaves
     every existing file untouched."""
     chosen = parse_formats(list(formats))
+    exported = Exported.of(session)
     out = Path(out_dir)
     rendered: list[tuple[Path, str]] = []
     for fmt in chosen:
         if fmt == "py":
             continue
         name, render = FORMATS[fmt]
-        rendered.append((out / name, render(session_dict, out)))
-    if session_dict.get("arms"):
-        rendered.append((out / REPRODUCER, render_reproducer(SessionModel.read(session_dict))))
+        rendered.append((out / name, render(exported, out)))
+    if exported.model.arms:
+        rendered.append((out / REPRODUCER, render_reproducer(exported.model)))
     for path, text in rendered:
         atomic_write_text(path, text)
         _readable(path)

@@ -19,12 +19,13 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.analysis.spread_rule import NORMAL_MAD, spread_critical
-from tcprof.profiler.model.json_values import items
+from tcprof.profiler.folders.index import IndexEntry
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.changes import (
@@ -52,9 +53,9 @@ class Change:
     """One flagged change: an arm's speedup at a batch size, from one session to the next."""
 
     arm: str
-    batch_size: Any
-    before: dict[str, Any]  # index entries
-    after: dict[str, Any]
+    batch_size: int
+    before: IndexEntry
+    after: IndexEntry
     row_before: Row
     row_after: Row
     direction: str
@@ -75,7 +76,7 @@ class Change:
 class History:
     key: str
     text: str
-    entries: list[dict[str, Any]]
+    entries: list[IndexEntry]
     arms: list[str]
     baseline: str | None
     changes: list[Change] = field(default_factory=list)
@@ -85,12 +86,20 @@ class History:
 # ---- picking a series ------------------------------------------------------------------------
 
 
-def series_counts(entries: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+Entries = Sequence[IndexEntry | Mapping[str, Any]]  # the index's entries, typed or as loaded
+
+
+def _typed(entries: Entries) -> list[IndexEntry]:
+    return [IndexEntry.read(e) for e in entries]
+
+
+def series_counts(entries: Entries) -> list[tuple[str, str, int]]:
     """(key, text, sessions) of every series found, the largest first."""
-    counts: dict[str, list[Any]] = {}
-    for e in entries:
-        if e.get("series"):
-            counts.setdefault(e["series"], [e.get("series_text") or e["series"], 0])[1] += 1
+    counts: dict[str, tuple[str, int]] = {}
+    for e in _typed(entries):
+        if e.series:
+            text, n = counts.get(e.series, (e.series_text or e.series, 0))
+            counts[e.series] = (text, n + 1)
     return sorted(((k, t, n) for k, (t, n) in counts.items()), key=lambda x: (-x[2], x[1]))
 
 
@@ -105,53 +114,38 @@ def matches(series_file: str | None, target: str) -> bool:
     return any(x == y or x.endswith("/" + y) for x, y in ((b_abs, a), (a, b.lstrip("./"))))
 
 
-def series_for(entries: list[dict[str, Any]], target: str) -> list[str]:
+def series_for(entries: Entries, target: str) -> list[str]:
     """The keys of the series whose file is `target`, the largest first."""
-    keys = {e["series"] for e in entries if e.get("series") and matches(e["series_file"], target)}
-    return [k for k, _t, _n in series_counts(entries) if k in keys]
+    typed = _typed(entries)
+    keys = {e.series for e in typed if e.series and matches(e.series_file, target)}
+    return [k for k, _t, _n in series_counts(typed) if k in keys]
 
 
 # ---- a series and its changes ----------------------------------------------------------------
 
 
-def _rows(entry: dict[str, Any], arm: str) -> dict[int, Row]:
-    """An arm's rows in an index entry, read by the model (the index keeps each row's headline
-    fields as session.json has them), by batch size."""
-    baseline = arm == _baseline(entry)
-    for a in entry.get("arms") or []:
-        if a.get("name") == arm:
-            saved = [r for r in items(a.get("results")) if isinstance(r.get("batch_size"), int)]
-            return {row.batch_size: row for row in (Row.of(arm, r, baseline) for r in saved)}
-    return {}
-
-
-def _baseline(entry: dict[str, Any]) -> str | None:
-    arms = entry.get("arms") or []
-    return entry.get("baseline") or (arms[0].get("name") if arms else None)
-
-
-def build_history(entries: list[dict[str, Any]], key: str) -> History:
+def build_history(entries: Entries, key: str) -> History:
     """The sessions of series `key`, oldest first, and the changes between them."""
-    mine = [e for e in entries if e.get("series") == key]
+    mine = [e for e in _typed(entries) if e.series == key]
     arms: list[str] = []
     for e in mine:
-        arms += [a["name"] for a in e.get("arms") or [] if a.get("name") not in arms]
-    baseline = _baseline(mine[-1]) if mine else None
-    text = (mine[-1].get("series_text") if mine else None) or key
+        arms += [a.name for a in e.arms if a.name is not None and a.name not in arms]
+    baseline = mine[-1].baseline if mine else None
+    text = (mine[-1].series_text if mine else None) or key
     history = History(key, text, mine, arms, baseline)
     for arm in arms:
         if arm == baseline:
             continue
-        sizes = sorted({bs for e in mine for bs in _rows(e, arm)}, key=str)
+        sizes = sorted({bs for e in mine for bs in e.rows(arm)}, key=str)
         for bs in sizes:
             history.changes += _arm_changes(mine, arm, bs, history.notes)
     history.changes.sort(key=lambda c: mine.index(c.after))
     return history
 
 
-def _log(entry: dict[str, Any], arm: str, bs: int) -> tuple[float, float, int] | None:
-    row = _rows(entry, arm).get(bs)
-    base = _rows(entry, _baseline(entry) or "").get(bs)
+def _log(entry: IndexEntry, arm: str, bs: int) -> tuple[float, float, int] | None:
+    row = entry.rows(arm).get(bs)
+    base = entry.rows(entry.baseline or "").get(bs)
     return log_speedup(row, base) if row else None
 
 
@@ -171,9 +165,7 @@ def spread_z(sessions: int) -> float:
     return spread_critical(sessions, FAMILY_ERROR)
 
 
-def _arm_changes(
-    entries: list[dict[str, Any]], arm: str, bs: int, notes: list[str]
-) -> list[Change]:
+def _arm_changes(entries: list[IndexEntry], arm: str, bs: int, notes: list[str]) -> list[Change]:
     measured = [(e, _log(e, arm, bs)) for e in entries]
     pairs = [(e, m) for e, m in measured if m is not None]
     spread = series_spread([m[0] for _e, m in pairs])
@@ -191,7 +183,7 @@ def _arm_changes(
         delta = ma[0] - mb[0]
         if spread is not None and abs(delta) <= spread_z(len(pairs)) * spread:
             continue
-        rb, ra = _rows(eb, arm)[bs], _rows(ea, arm)[bs]
+        rb, ra = eb.rows(arm)[bs], ea.rows(arm)[bs]
         out.append(Change(arm, bs, eb, ea, rb, ra, direction, delta, spread))
     return out
 
@@ -203,33 +195,31 @@ def speedup_text(row: Row) -> str:
     return fmt_speedup(row)
 
 
-def commit_text(entry: dict[str, Any]) -> str:
+def commit_text(entry: IndexEntry | Mapping[str, Any]) -> str:
     """'3f2a1c9', '3f2a1c9+' when the tree was dirty, or the session's folder without a commit."""
-    short = entry.get("short")
-    if not short:
-        return f"session {entry.get('folder')}"
-    return f"{short}+" if entry.get("dirty") else str(short)
+    e = IndexEntry.read(entry)
+    if not e.short:
+        return f"session {e.folder}"
+    return f"{e.short}+" if e.dirty else e.short
 
 
-def _arm_torch(entry: dict[str, Any], arm: str) -> str | None:
-    for a in entry.get("arms") or []:
-        if a.get("name") == arm and a.get("torch"):
-            return str(a["torch"])
-    return entry.get("torch")
+def _arm_torch(entry: IndexEntry, arm: str) -> str | None:
+    found = entry.arm(arm)
+    return found.torch if found and found.torch else entry.torch
 
 
-def beside(before: dict[str, Any], after: dict[str, Any], arm: str) -> str:
+def beside(before: IndexEntry, after: IndexEntry, arm: str) -> str:
     """What else changed between two sessions: torch (the arm's own) and the machine."""
     tb, ta = _arm_torch(before, arm), _arm_torch(after, arm)
     words = [f"torch {tb} → {ta}" if tb != ta else "torch unchanged"]
-    db, da = before.get("device_name"), after.get("device_name")
+    db, da = before.device_name, after.device_name
     if db != da:
         words.append(f"machine changed: {db or '?'} → {da or '?'}")
     return "; ".join(words)
 
 
-def date_text(entry: dict[str, Any]) -> str:
-    started = entry.get("started_at")
+def date_text(entry: IndexEntry | Mapping[str, Any]) -> str:
+    started = IndexEntry.read(entry).started_at
     if not isinstance(started, (int, float)) or not math.isfinite(started):
         return "?"
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
@@ -269,10 +259,10 @@ def table_cells(history: History) -> tuple[list[str], list[list[str]]]:
     header += [f"{a} memory" for a in history.arms]
     rows = []
     for e in history.entries:
-        sizes = sorted({bs for a in history.arms for bs in _rows(e, a)}, key=str)
+        sizes = sorted({bs for a in history.arms for bs in e.rows(a)}, key=str)
         for bs in sizes:
-            by_arm = {a: _rows(e, a).get(bs) for a in history.arms}
-            cells = [date_text(e), commit_text(e), str(e.get("torch") or "-"), str(bs)]
+            by_arm = {a: e.rows(a).get(bs) for a in history.arms}
+            cells = [date_text(e), commit_text(e), e.torch or "-", str(bs)]
             cells += [units.ms(r.median_ms if r else None, unit=False) for r in by_arm.values()]
             for a in compiled:
                 r = by_arm[a]
@@ -303,7 +293,7 @@ def render_text(history: History) -> str:
     return "\n".join(lines)
 
 
-def render_list(entries: list[dict[str, Any]]) -> str:
+def render_list(entries: Entries) -> str:
     counts = series_counts(entries)
     rows = [[k, str(n), t] for k, t, n in counts]
     return render_table(["series", "sessions", "what"], rows)
@@ -312,17 +302,17 @@ def render_list(entries: list[dict[str, Any]]) -> str:
 # ---- the HTML page ---------------------------------------------------------------------------
 
 
-def chart_data(history: History) -> dict[str, Any]:
+def chart_data(history: History) -> dict[str, Any]:  # the page's JSON and the window's charts
     """Per session: its label and hover text; per arm and batch size: each figure's points."""
     sessions = [
-        {"commit": commit_text(e), "torch": e.get("torch") or "-", "date": date_text(e)}
+        {"commit": commit_text(e), "torch": e.torch or "-", "date": date_text(e)}
         for e in history.entries
     ]
     lines = []
     for arm in history.arms:
-        sizes = sorted({bs for e in history.entries for bs in _rows(e, arm)}, key=str)
+        sizes = sorted({bs for e in history.entries for bs in e.rows(arm)}, key=str)
         for bs in sizes:
-            rows = [_rows(e, arm).get(bs) for e in history.entries]
+            rows = [e.rows(arm).get(bs) for e in history.entries]
             speedups = [r.speedup if r else None for r in rows]
             ci = [s.interval if s else None for s in speedups]
             lines.append(

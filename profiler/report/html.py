@@ -10,6 +10,7 @@ from __future__ import annotations
 import html as _html
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +54,42 @@ def _resource(path: Path) -> str:
 STEP_AXIS = "step within the batch size (as the worker counts: 0 the first step)"
 
 
-def _step_runs(sample: Mapping[str, Any], warmup: int) -> list[list[int]]:
+@dataclass(frozen=True)
+class StepSample:
+    """One arm and batch size's step samples for the charts, read once from session.json's
+    `samples` (raw arrays, model/raw.py): the times as saved and where each block is drawn."""
+
+    arm: Any
+    batch_size: Any
+    warmup_ms: Any  # the arrays as saved
+    ms: Any
+    memory: Any
+    runs: list[list[int]]
+
+    @classmethod
+    def of(cls, sample: Mapping[str, Any], warmup: int) -> StepSample:
+        ms, warmup_ms = sample.get("ms") or [], sample.get("warmup_ms") or []
+        runs = _step_runs(ms, sample.get("blocks") or [], len(warmup_ms), warmup)
+        memory = sample.get("memory") or []
+        return cls(sample.get("arm"), sample.get("batch_size"), warmup_ms, ms, memory, runs)
+
+    def json(self) -> dict[str, Any]:  # the page's chart data
+        return {
+            "arm": self.arm,
+            "batch_size": self.batch_size,
+            "warmup_ms": self.warmup_ms,
+            "ms": self.ms,
+            "runs": self.runs,
+            "memory": self.memory,
+        }
+
+
+def _step_runs(ms: Any, blocks: Any, warmup_steps: int, warmup: int) -> list[list[int]]:
     """Where each measured step is drawn: [round, x of its first step, index in `ms`, count]
     per block. x counts steps as the worker does, as memory readings and markers do: 0 the
     first (compiling) step, 1..warmup the warm-up, then per block one discarded step and the
-    block's steps. Without `blocks` (older sessions), the steps follow the warm-up."""
-    ms = sample.get("ms") or []
-    blocks = sample.get("blocks") or []
+    block's steps. Without `blocks` (older sessions), the steps follow the `warmup_steps`
+    recorded."""
     runs: list[list[int]] = []
     index = 0
     x_of: dict[int, int] = {}  # each round's next step
@@ -77,21 +107,21 @@ def _step_runs(sample: Mapping[str, Any], warmup: int) -> list[list[int]]:
         x_of[rep] = x0 + n
         index += n
     if not runs and ms:
-        runs.append([0, 1 + len(sample.get("warmup_ms") or []), 0, len(ms)])
+        runs.append([0, 1 + warmup_steps, 0, len(ms)])
     return runs
 
 
-def _x_ranges(samples: list[dict[str, Any]]) -> dict[str, list[int]]:
+def _x_ranges(samples: list[StepSample]) -> dict[str, list[int]]:
     """One x range per batch size, shared by every chart of it (step time, throughput,
     memory) in every round: from the first step to the last step or memory reading of any arm,
     so the charts end at the same x."""
     ends: dict[str, int] = {}
     for s in samples:
-        key = str(s["batch_size"])
-        last = len(s["warmup_ms"])
-        for _rep, x0, _i, n in s["runs"]:
+        key = str(s.batch_size)
+        last = len(s.warmup_ms)
+        for _rep, x0, _i, n in s.runs:
             last = max(last, x0 + n - 1)
-        for reading in s["memory"]:
+        for reading in s.memory:
             if reading and isinstance(reading[0], (int, float)):
                 last = max(last, int(reading[0]))
         ends[key] = max(ends.get(key, 0), last)
@@ -107,24 +137,14 @@ def chart_data(model: SessionModel) -> dict[str, Any]:
 def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]:
     """chart_data of a session read both ways: its step samples are raw arrays (model/raw.py)."""
     warmup = model.options.warmup or 0
-    samples = [
-        {
-            "arm": s.get("arm"),
-            "batch_size": s.get("batch_size"),
-            "warmup_ms": s.get("warmup_ms") or [],
-            "ms": s.get("ms") or [],
-            "runs": _step_runs(s, warmup),
-            "memory": s.get("memory") or [],
-        }
-        for s in plain.get("samples") or []
-    ]
-    rounds = max([1] + [r[0] + 1 for s in samples for r in s["runs"]])
+    samples = [StepSample.of(s, warmup) for s in plain.get("samples") or []]
+    rounds = max([1] + [r[0] + 1 for s in samples for r in s.runs])
     order = list(model.options.batch_sizes)
-    seen = {s["batch_size"] for s in samples} | {r.batch_size for r in model.rows}
+    seen = {s.batch_size for s in samples} | {r.batch_size for r in model.rows}
     batch_sizes = [b for b in order if b in seen] + sorted(
         b for b in seen if b not in order and isinstance(b, int)
     )
-    cuda = any(m[2] is not None for s in samples for m in s["memory"] if len(m) > 2)
+    cuda = any(m[2] is not None for s in samples for m in s.memory if len(m) > 2)
     summary = [
         {
             "arm": r.arm,
@@ -140,7 +160,7 @@ def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]
         "colours": arm_colours([is_eager(a.backend) for a in model.arms]),
         "batch_sizes": batch_sizes,
         "warmup": warmup,
-        "samples": samples,
+        "samples": [s.json() for s in samples],
         "x": {"label": STEP_AXIS, "ranges": _x_ranges(samples)},
         "rounds": rounds,
         "summary": summary,

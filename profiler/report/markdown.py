@@ -59,7 +59,8 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(md_cell(h) for h in header) + " |"]
     lines.append("|" + "|".join("---:" if h in NUMERIC_COLUMNS else "---" for h in header) + "|")
     for row in rows:
-        cells = [md_cell(c) for c in row] + [" "] * (len(header) - len(row))
+        blank = (" " for _ in range(len(header) - len(row)))  # a short row's empty cells
+        cells = [*(md_cell(c) for c in row), *blank]
         lines.append("| " + " | ".join(cells[: len(header)]) + " |")
     return "\n".join(lines)
 

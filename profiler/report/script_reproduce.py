@@ -18,7 +18,6 @@ _OPTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-Session = SessionModel
 NO_SCRIPT = ScriptSource(path="")
 
 
@@ -27,7 +26,7 @@ def _arm_text(arm: Arm) -> str:
     return arm.backend + (":" + ",".join(parts) if parts else "")
 
 
-def tcprof_command(model: Session) -> list[str]:
+def tcprof_command(model: SessionModel) -> list[str]:
     options = model.options
     script = options.script or NO_SCRIPT
     arms = [a for a in model.arms if not a.name.endswith("control")]
@@ -54,7 +53,7 @@ def tcprof_command(model: Session) -> list[str]:
     return [*command, "--", script.python or "python", *target, *script.args]
 
 
-def render(model: Session) -> str:
+def render(model: SessionModel) -> str:
     cwd = (model.options.script.cwd if model.options.script else None) or "."
     command = tcprof_command(model)
     shown = " ".join(repr(w) if " " in w or ";" in w else w for w in command)

@@ -11,7 +11,7 @@ sessions saved before these were recorded have none, and nothing is listed for t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from tcprof.profiler.analysis.user_words import plain_reason
@@ -24,7 +24,7 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.compile_terms import COMPILE_COST, frame_label
 from tcprof.profiler.report.data import short_where
-from tcprof.profiler.report.sections.script import phase_text, script_source
+from tcprof.profiler.report.sections.script import phase_text, script_of
 
 HEADER = ["when", "triggered by", "frame", "s", "share"]
 TOTAL = f"total: the {COMPILE_COST}"
@@ -35,20 +35,6 @@ WHEN_HELP = (
     "(steps counted from 0, the first step, as in Recompiles); in an evaluation: between "
     "steps, under torch.no_grad() or with the model in eval mode"
 )
-
-
-def _row(row: Row | Mapping[str, Any]) -> Row:
-    """The typed row of `row` (the window still hands its dict; a test's may lack its size)."""
-    if isinstance(row, Row):
-        return row
-    return Row.of(str(row.get("arm") or ""), thaw({"batch_size": 0, **row}), False)
-
-
-def _arm(arm: Arm | Mapping[str, Any] | None) -> Arm | None:
-    """The typed arm of `arm` (the window still hands its dict)."""
-    if arm is None or isinstance(arm, Arm):
-        return arm
-    return Arm.of(thaw(arm), False, None)
 
 
 def compiles(row: Row) -> list[Compile]:
@@ -111,14 +97,11 @@ def _extra(row: Row) -> float | None:
     return extra if extra is not None and extra >= 0.005 else None
 
 
-def rows(
-    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
-) -> list[list[str]]:
+def rows(row: Row, arm: Arm | None = None) -> list[list[str]]:
     """The table's cells: one row per compile, the total (the compile cost) and, when the first
     step paid more than compiling, that part of its own (`arm`: the row's arm, whose mode says
     whether that part recorded CUDA graphs). Empty without a list."""
-    typed, typed_arm = _row(row), _arm(arm)
-    listed = typed.compiles
+    listed = row.compiles
     if not listed:
         return []
     out = [
@@ -133,26 +116,23 @@ def rows(
     ]
     total = sum(c.seconds or 0.0 for c in listed)
     out.append([TOTAL, f"{len(listed)} compile(s)", "", units.seconds(total, unit=False), "100%"])
-    extra = _extra(typed)
+    extra = _extra(row)
     if extra is not None:
-        out.append([EXTRA, extra_words(typed, typed_arm), "", units.seconds(extra, unit=False), ""])
+        out.append([EXTRA, extra_words(row, arm), "", units.seconds(extra, unit=False), ""])
     return out
 
 
-def tips(
-    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
-) -> list[str | None]:
+def tips(row: Row, arm: Arm | None = None) -> list[str | None]:
     """Per row of `rows`, what a hover says: the guard that failed, the frame's place."""
-    typed, typed_arm = _row(row), _arm(arm)
     out: list[str | None] = []
-    for c in typed.compiles:
+    for c in row.compiles:
         reason = plain_reason(thaw(c.data))
         where = f"{c.frame} at {short_where(c.file, c.line)}"
         out.append(f"{where}; recompiled because {reason}" if reason else where)
     if out:
         out.append(f"the {COMPILE_COST}: the sum of the compiles above")
-        if len(rows(typed)) > len(out):
-            out.append(extra_help(typed, typed_arm))
+        if len(rows(row)) > len(out):
+            out.append(extra_help(row, arm))
     return out
 
 
@@ -173,21 +153,18 @@ def check_text(row: Row) -> str | None:
 CPU_CHECK = "inductor's once-per-machine CPU check"
 
 
-def cpu_check_text(
-    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
-) -> str | None:
+def cpu_check_text(row: Row | None, arm: Arm | None = None) -> str | None:
     """'Cold compile 3.21 s (inductor's once-per-machine CPU check, 9.80 s, not included: paid
     once per machine or fresh cache; ...)': the check ran before compiling (worker/cpu_check.py)
     and is in no compile figure. None where the arm's processes did not run it (older sessions,
     another backend or device, the user's caches)."""
-    typed_arm = _arm(arm)
-    check = typed_arm.cpu_check if typed_arm is not None else None
+    check = arm.cpu_check if arm is not None else None
     if check is None:
         return None
     if check.error:
         return f"{CPU_CHECK} could not run before compiling ({check.error}): the compiles hold it."
     first, own = check.first_s, check.seconds
-    cost = _row(row).compile
+    cost = row.compile if row else None
     cold = cost.cold_s if cost is not None else None
     head = f"Cold compile {units.seconds(cold)}" if cold is not None else "The compile figures"
     if check.built:
@@ -203,11 +180,11 @@ def cpu_check_text(
     )
 
 
-def notes(row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None) -> list[str]:
+def notes(row: Row | None, arm: Arm | None = None) -> list[str]:
     """The sentences under the list: where the compiles ran, the first step's check, the CPU
-    check left out."""
-    typed, typed_arm = _row(row), _arm(arm)
-    texts = (case_text(typed, typed_arm), check_text(typed), cpu_check_text(typed, typed_arm))
+    check left out (said of an arm without a row too)."""
+    said = (case_text(row, arm), check_text(row)) if row else ()
+    texts = (*said, cpu_check_text(row, arm))
     return [t for t in texts if t]
 
 
@@ -225,14 +202,11 @@ def _count(n: int) -> str:
     return f"{n} compile{'s' if n != 1 else ''} ran"
 
 
-def case_text(
-    row: Row | Mapping[str, Any], arm: Arm | Mapping[str, Any] | None = None
-) -> str | None:
+def case_text(row: Row, arm: Arm | None = None) -> str | None:
     """Where this batch size's compiles ran and how each is counted: '1 compile ran before
     training (an evaluation at eval_first.py:30), counted in the cost and left out of
     start-up; ...'. None without a list."""
-    typed, typed_arm = _row(row), _arm(arm)
-    listed = list(typed.compiles)
+    listed = list(row.compiles)
     if not listed:
         return None
     before = [c for c in listed if c.when == "before_training"]
@@ -251,24 +225,24 @@ def case_text(
         )
     if in_steps:
         parts.append(f"{_count(len(in_steps))} inside training steps")
-    cost = typed.compile
+    cost = row.compile
     figure = (cost.cold_s if cost.cold_s is not None else cost.first_s) if cost else None
     text = "; ".join(parts)
     if figure is not None:
         text += f". The {COMPILE_COST}, {units.seconds(figure)}, is the time all of them took"
-    extra = _extra(typed)
+    extra = _extra(row)
     if extra is not None:
         text += (
             f"; beyond compiling, the first step paid {units.seconds(extra)} "
-            f"({extra_words(typed, typed_arm)}): a part of its own, counted in break-even"
+            f"({extra_words(row, arm)}): a part of its own, counted in break-even"
         )
     return text[0].upper() + text[1:] + "."
 
 
-def heading(session: SessionModel, row: Row | Mapping[str, Any]) -> str:
+def heading(session: SessionModel, row: Row) -> str:
     """'Each compile at bs 8'; a script's: 'Each compile at batch_size=8', or 'Each compile'."""
-    script = script_source(session)
-    bs = _row(row).batch_size
+    script = script_of(session)
+    bs = row.batch_size
     if script is None:
         return f"Each compile at bs {bs}"
     return f"Each compile at {phase_text(script, bs)}" if script.sweep else "Each compile"
@@ -276,12 +250,11 @@ def heading(session: SessionModel, row: Row | Mapping[str, Any]) -> str:
 
 def html(
     session: SessionModel,
-    row: Row | Mapping[str, Any],
+    row: Row,
     esc: Callable[[Any], str],
-    arm: Arm | Mapping[str, Any] | None = None,
+    arm: Arm | None = None,
 ) -> str:
     """report.html's list of one batch size's compiles (of `arm`), its sentence and its check."""
-    row, arm = _row(row), _arm(arm)
     cells = rows(row, arm)
     if not cells:
         return ""
@@ -308,12 +281,11 @@ def html(
 
 def markdown_lines(
     session: SessionModel,
-    row: Row | Mapping[str, Any],
+    row: Row,
     md_text: Callable[[Any], str],
-    arm: Arm | Mapping[str, Any] | None = None,
+    arm: Arm | None = None,
 ) -> list[str]:
     """report.md's list of one batch size's compiles (of `arm`), its sentence and its check."""
-    row, arm = _row(row), _arm(arm)
     cells = rows(row, arm)
     if not cells:
         return []

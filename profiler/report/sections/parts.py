@@ -289,10 +289,11 @@ def insight(model: SessionModel, esc: Esc) -> str:
     parts = ['<section id="insight"><h2>Graph breaks &amp; recompiles</h2>']
     any_found = False
     for arm in model.arms:
-        saved = [thaw(r.data) for r in arm.rows]  # compile_terms reads session.json's rows
+        # compile_terms reads session.json's rows
+        saved = [(r.batch_size, thaw(r.data)) for r in arm.rows]
         costs = [
-            f"bs {r.get('batch_size')}: {parts_text(r) or 'no split: ' + str(split_problem(r))}"
-            for r in saved
+            f"bs {bs}: {parts_text(r) or 'no split: ' + str(split_problem(r))}"
+            for bs, r in saved
             if parts_text(r) or split_problem(r)
         ]
         listed = [block for r in arm.rows if (block := compile_list.html(model, r, esc, arm))]
@@ -385,34 +386,35 @@ def _arm_options(arm: Arm) -> list[str]:
 
 
 def configuration(model: SessionModel, esc: Esc) -> str:
-    cfg = thaw(model.config)  # the run's options as given (model/raw.py)
+    cfg = thaw(model.config)  # config/wording.py words the options as given (model/raw.py)
     src, options = model.options.source, model.options
-    dbg = cfg.get("debug") or {}
-    # what the worker loaded, shown as given (model/raw.py)
-    loaded = as_map(next((m for a in model.arms if (m := a.data.get("model"))), None))
+    dbg = options.debug
+    # what the worker loaded (the first arm that says)
+    loaded = next((a.loaded for a in model.arms if a.loaded), None)
     items = [
         ("model file", src.path),
-        ("model", src.factory or src.model or loaded.get("model")),
-        ("parameters", units.count(loaded["params"]) if loaded.get("params") else None),
-        ("input", src.input_shape or loaded.get("input")),
+        ("model", src.factory or src.model or (loaded.model if loaded else None)),
+        ("parameters", units.count(loaded.params) if loaded and loaded.params else None),
+        ("input", src.input_shape or (loaded.input if loaded else None)),
         ("weights", options.weights or "the seed's initial weights"),
-        ("batch sizes", cfg.get("batch_sizes")),
+        ("batch sizes", options.batch_sizes),
         ("steps", steps_text(model)),
         (
             "blocks",
-            f"{cfg.get('blocks')} ({'sequential' if cfg.get('sequential') else 'interleaved'})",
+            f"{options.blocks} ({'sequential' if options.sequential else 'interleaved'})",
         ),
         ("device", options.device),
         ("ran on", where_text(cfg)),
         ("loop", loop_text(cfg)),
-        ("optimizer", f"{cfg.get('optimizer')} lr={cfg.get('lr')}"),
+        ("optimizer", f"{options.optimizer} lr={options.lr}"),
         ("seed", options.seed),
         ("accuracy tolerance", tolerance_text(model)),
-        ("debug logs", dbg.get("logs")),
-        ("dynamo verbose", dbg.get("verbose")),
-        ("suppress_errors", dbg.get("suppress_errors")),
-        ("fail_on_recompile", dbg.get("fail_on_recompile")),
-        ("timeout s", cfg.get("timeout_s")),
+        ("debug logs", dbg.logs),
+        # a session without debug settings says nothing of them
+        ("dynamo verbose", dbg.verbose if dbg.given else None),
+        ("suppress_errors", dbg.suppress_errors if dbg.given else None),
+        ("fail_on_recompile", dbg.fail_on_recompile if dbg.given else None),
+        ("timeout s", options.timeout_s),
     ]
     arm_rows = "".join(
         f'<tr><td>{esc(a.name)}</td><td class="mono">{esc(a.backend)}</td>'

@@ -7,11 +7,10 @@ wrote. A session of a model file has no such part."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tcprof.profiler.config.script import ScriptSource
-from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -30,42 +29,26 @@ EXPLAIN = (
 )
 
 
-def script_of(session: SessionModel) -> dict[str, Any] | None:
-    """The script's options as session.json holds them (None: a model file's session), a copy,
-    for the callers still on dicts; `script_source` is their typed record."""
-    config = session.config if isinstance(session, SessionModel) else session.get("config")
-    script = (config or {}).get("script")
-    return thaw(script) if isinstance(script, Mapping) else None
-
-
-def _source(script: Mapping[str, Any]) -> ScriptSource:
-    """The typed options of a script's dict (an old or hand-made one may lack its path)."""
-    return ScriptSource.from_dict({"path": "", **thaw(script)})
-
-
-def script_source(session: SessionModel) -> ScriptSource | None:
+def script_of(session: SessionModel) -> ScriptSource | None:
     """The script's options, typed (None: a model file's session)."""
-    script = script_of(session)
-    return _source(script) if script is not None else None
+    return session.options.script
 
 
-def command_text(script: ScriptSource | Mapping[str, Any], value: Any = None) -> str:
+def command_text(script: ScriptSource, value: Any = None) -> str:
     """The command as typed, the sweep's placeholder filled with `value` (KeyError: a script's
     options with neither a path nor a module)."""
-    source = script if isinstance(script, ScriptSource) else _source(script)
-    if not (source.module or source.path):
+    if not (script.module or script.path):
         raise KeyError("path")
-    target = ["-m", source.module] if source.module else [source.path]
-    args = [str(a) for a in source.args]
-    if source.sweep and value is not None:
-        args = [a.replace("{" + str(source.sweep) + "}", str(value)) for a in args]
-    return " ".join([str(source.python or "python"), *target, *args])
+    target = ["-m", script.module] if script.module else [script.path]
+    args = [str(a) for a in script.args]
+    if script.sweep and value is not None:
+        args = [a.replace("{" + str(script.sweep) + "}", str(value)) for a in args]
+    return " ".join([str(script.python or "python"), *target, *args])
 
 
-def phase_text(script: ScriptSource | Mapping[str, Any], batch_size: Any) -> str:
+def phase_text(script: ScriptSource, batch_size: Any) -> str:
     """'batch_size=8' for a sweep's phase; 'the script' for a script without one."""
-    sweep = (script if isinstance(script, ScriptSource) else _source(script)).sweep
-    return f"{sweep}={batch_size}" if sweep else "the script"
+    return f"{script.sweep}={batch_size}" if script.sweep else "the script"
 
 
 def _rows(model: SessionModel) -> list[tuple[str, Row]]:
@@ -76,7 +59,7 @@ def _rows(model: SessionModel) -> list[tuple[str, Row]]:
 def work_unit(model: SessionModel) -> str:
     """What a script's throughput counts: its `--unit`, else what its rows measured (tokens
     where its model was given token ids, else samples, else steps)."""
-    script = script_source(model)
+    script = script_of(model)
     if script is not None and script.unit:
         return str(script.unit)
     for _name, row in _rows(model):
@@ -95,7 +78,7 @@ def work_text(row: Row, unit: str) -> str:
 def work_lines(model: SessionModel) -> list[str]:
     """How the script's throughput was counted, with each phase's work per step: 'throughput
     in tokens/s: 2,048 tokens per step (...; padding counted)'."""
-    script = script_source(model)
+    script = script_of(model)
     if script is None:
         return []
     unit = work_unit(model)
@@ -129,7 +112,7 @@ def _ms(value: float | None) -> str:
 
 
 def split_rows(model: SessionModel) -> list[list[str]]:
-    script = script_source(model) or _source({})
+    script = script_of(model) or ScriptSource(path="")
     out = []
     for name, row in _rows(model):
         fig = row.script
@@ -173,7 +156,7 @@ def files(session: SessionModel) -> list[str]:
 
 def data_bound(model: SessionModel) -> list[str]:
     """'eager at batch_size=8: the script's own time is 62% of its step (data-bound)'."""
-    script = script_source(model) or _source({})
+    script = script_of(model) or ScriptSource(path="")
     out = []
     for name, row in _rows(model):
         fig = row.script
@@ -192,7 +175,7 @@ def text_lines(
     render_table: Callable[[list[str], list[list[str]]], str],
 ) -> list[str]:
     """The summary's lines for a script session (none for a model file)."""
-    script = script_source(model)
+    script = script_of(model)
     if script is None:
         return []
     lines = [f"script: {command_text(script)}"]
@@ -345,7 +328,7 @@ def _svg(series: Sequence[tuple[str, Sequence[tuple[float, float | None]]]], esc
 
 
 def html_section(model: SessionModel, esc: Esc) -> str:
-    script = script_source(model)
+    script = script_of(model)
     if script is None:
         return ""
     parts = [
@@ -378,7 +361,7 @@ def html_section(model: SessionModel, esc: Esc) -> str:
 
 
 def markdown_lines(model: SessionModel, md_text: Callable[[Any], str]) -> list[str]:
-    script = script_source(model)
+    script = script_of(model)
     if script is None:
         return []
     out = ["**Your script**", "", f"`{command_text(script)}`", ""]

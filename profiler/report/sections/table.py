@@ -323,7 +323,7 @@ def summary_results(
 
 def _script(model: SessionModel) -> ScriptSource | None:
     """The script's options (None: a model file's session)."""
-    return script_section.script_source(model)
+    return script_section.script_of(model)
 
 
 def table_rows(model: SessionModel) -> tuple[list[str], list[list[str]]]:

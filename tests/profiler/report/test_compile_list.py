@@ -73,15 +73,19 @@ def test_the_verdict_quotes_the_cost_break_even_is_computed_from(session):
 
 
 def test_the_part_beyond_compiling_is_cuda_graph_recording_only_where_the_mode_records_them():
-    row = eval_first_session()["arms"][1]["results"][0]
-    skip = {"batch_size": row["batch_size"], "reason": "graph inputs hold no CUDA tensor"}
-    for arm, recorded in [
+    saved = eval_first_session()["arms"][1]
+    row = SessionModel.from_json(eval_first_session()).arms[1].rows[0]
+    skip = {"batch_size": row.batch_size, "reason": "graph inputs hold no CUDA tensor"}
+    for options, recorded in [
         ({"options": {}}, False),  # mode=default: no CUDA graphs
         ({"options": {"mode": "max-autotune-no-cudagraphs"}}, False),
         ({"options": {"mode": "reduce-overhead"}, "cudagraph_skips": [skip]}, False),  # a CPU run
         ({"options": {"mode": "reduce-overhead"}}, True),
         ({"options": {"mode": "max-autotune"}}, True),
     ]:
+        arm = SessionModel.from_json(
+            {"arms": [{"name": "eager", "backend": "eager"}, {**saved, **options}]}
+        ).arms[1]
         extra = compile_list.rows(row, arm)[-1]
         case = compile_list.case_text(row, arm) or ""
         assert extra[0] == compile_list.EXTRA

@@ -229,3 +229,18 @@ def test_unknown_format_is_rejected(tmp_path):
     with pytest.raises(export.UnknownFormat, match="unknown format 'docx'"):
         export_reports(synthetic_session(), tmp_path, formats=("html", "docx"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_session_model_exports_the_same_files_as_its_dict(tmp_path):
+    """The window hands the model it shows: every file is the one its session.json gives."""
+    from tcprof.profiler.model.session import SessionModel
+
+    session = synthetic_session()
+    written = export_reports(session, tmp_path / "dict", ["html", "md", "csv", "json"])
+    again = export_reports(
+        SessionModel.from_json(session), tmp_path / "model", ["html", "md", "csv", "json"]
+    )
+    assert [p.name for p in written] == [p.name for p in again]
+    assert "reproduce.py" in [p.name for p in again]
+    for a, b in zip(written, again, strict=True):
+        assert a.read_text() == b.read_text(), a.name

@@ -61,13 +61,13 @@ def test_a_scripts_figures_and_notes_are_typed_records():
     assert acc is not None and acc.parity and acc.eager_curve[2] is None
     arm = model.arm("eager").script
     assert arm is not None and arm.files[0].size == 1234 and arm.notes[0].kind == "model"
-    source = script.script_source(SessionModel.read(model))
+    source = script.script_of(SessionModel.read(model))
     assert source is not None and source.sweep == "batch_size"
     assert script.command_text(source, 8) == "python /w/train.py --bs=8"
     # a model file's session has none of them
     plain = SessionModel.from_json(synthetic_session())
     assert plain.rows[0].script is None and plain.arms[0].script is None
-    assert script.script_source(SessionModel.read(plain)) is None
+    assert script.script_of(SessionModel.read(plain)) is None
 
 
 def test_the_script_section_reads_its_figures_from_the_model():
