@@ -141,7 +141,9 @@ from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
 from tests.support.synthetic import synthetic_session
 data = synthetic_session()
-render_html(data); render_markdown(data); render_reproducer(data)
+from tcprof.profiler.model.session import SessionModel
+model = SessionModel.from_json(data)
+render_html(model); render_markdown(model); render_reproducer(model)
 import pathlib
 from tcprof.profiler.trackers import log_session
 folder = pathlib.Path(sys.argv[1])
