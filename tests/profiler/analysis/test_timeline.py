@@ -65,6 +65,10 @@ def _fake_run(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], list[dic
     return session.to_dict(), events
 
 
+# In the serial pass: twice in a loaded parallel pass (three pytest processes on two cores) the
+# baseline's first lane had no "blocks" span; alone, and under three parallel copies, it passes.
+# Left to find: whether the engine's relay times reorder a process's phases under load.
+@pytest.mark.serial
 def test_a_fake_run_has_a_lane_per_process_and_totals_that_add_up_to_its_wall_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
