@@ -8,13 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _whole(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+from tcprof.profiler.model.json_values import as_int, as_str
 
 
 @dataclass(frozen=True)
@@ -31,8 +25,8 @@ class Candidate:
     def of(cls, value: Mapping[str, Any]) -> Candidate:
         return cls(
             name=str(value.get("name")),
-            kind=_text(value.get("kind")),
-            signature=_text(value.get("signature")),
+            kind=as_str(value.get("kind")),
+            signature=as_str(value.get("signature")),
             zero_arg=value.get("zero_arg") is True,
         )
 
@@ -56,14 +50,14 @@ class InspectionError:
         if not isinstance(value, Mapping) or not value:
             return None
         return cls(
-            kind=_text(value.get("kind")),
-            message=_text(value.get("message")),
-            stage=_text(value.get("stage")),
-            file=_text(value.get("file")),
-            line=_whole(value.get("line")),
+            kind=as_str(value.get("kind")),
+            message=as_str(value.get("message")),
+            stage=as_str(value.get("stage")),
+            file=as_str(value.get("file")),
+            line=as_int(value.get("line")),
             needs_arguments=bool(value.get("needs_arguments")),
-            cause=_text(value.get("cause")),
-            traceback=_text(value.get("traceback")),
+            cause=as_str(value.get("cause")),
+            traceback=as_str(value.get("traceback")),
         )
 
 
@@ -88,9 +82,9 @@ class Inspection:
         return cls(
             answered=bool(answer),
             candidates=tuple(Candidate.of(c) for c in candidates if isinstance(c, Mapping)),
-            chosen=_text(answer.get("chosen")),
-            params=_whole(answer.get("params")),
-            input=_text(answer.get("input")),
+            chosen=as_str(answer.get("chosen")),
+            params=as_int(answer.get("params")),
+            input=as_str(answer.get("input")),
             error=InspectionError.of(answer.get("error")),
             probe=probe if isinstance(probe, Mapping) else None,
         )
