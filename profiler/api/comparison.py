@@ -63,11 +63,15 @@ def _side(value: SessionLike) -> tuple[SessionModel, str]:
     return SessionModel.from_json(read_session(path)), label
 
 
-def compare(a: SessionLike, b: SessionLike) -> Comparison:
+def compare(
+    a: SessionLike, b: SessionLike, margin: float = report_compare.DRIFT_MARGIN
+) -> Comparison:
     """Two sessions (Session objects, folders or session.json files) in either order: the
-    newer is "after". ValueError when a path is not a session or nothing is compared."""
+    newer is "after"; a change counts where its interval lies wholly beyond `margin` (0.05:
+    ±5%, the drift two sittings of the same code show). ValueError when a path is not a
+    session, nothing is compared, or the margin is not a fraction from 0 to under 1."""
     (da, la), (db, lb) = _side(a), _side(b)
-    result = report_compare.diff_sessions(da, db)
+    result = report_compare.diff_sessions(da, db, margin)
     if result.compared_nothing:
         raise ValueError(report_compare.NOTHING_COMPARED)
     before, after = (lb, la) if result.swapped else (la, lb)

@@ -63,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmp_.add_argument("before", help="a session folder, session.json or store name (either order)")
     cmp_.add_argument("after", nargs="?", help="the other session (none with --against-latest)")
+    cmp_.add_argument(
+        "--margin",
+        type=_margin_percent,
+        default=None,
+        metavar="PCT",
+        help="a change counts where its whole 95%% interval lies beyond +-PCT%% (default 5: "
+        "two sittings of the same code differ by more than either's interval; 0 judges by the "
+        "intervals alone)",
+    )
     add_store_compare_options(cmp_)
     add_log_to_parser(sub)
     add_history_parser(sub)
@@ -214,14 +223,26 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _margin_percent(text: str) -> float:
+    """--margin 5 is 5%: a number from 0 to under 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < 100:
+        raise argparse.ArgumentTypeError(f"a percentage from 0 to under 100, not {text}")
+    return value / 100
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     """Exit 1 when a step time or a speedup got worse beyond noise (a CI job can gate on it),
     0 otherwise, 2 when a session cannot be read or the sessions share nothing to compare."""
-    from tcprof.profiler.report.compare import NOTHING_COMPARED, compare_saved
+    from tcprof.profiler.report.compare import DRIFT_MARGIN, NOTHING_COMPARED, compare_saved
     from tcprof.profiler.team_store.address import StoreError
 
     try:
-        text, comparison = compare_saved(*compared_paths(args))
+        margin = DRIFT_MARGIN if args.margin is None else args.margin
+        text, comparison = compare_saved(*compared_paths(args), margin=margin)
     except NoBaseline as exc:  # a series' first session on the branch: nothing to gate on yet
         print(f"tcprof: warning: {exc}", file=sys.stderr)
         return EXIT_OK

@@ -20,6 +20,10 @@ from tcprof.profiler.report.sections.table import training_mb
 from tcprof.profiler.session.records import METHOD_SCHEMA
 
 MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged
+# A change counts only where its whole 95% interval lies beyond this margin: two sittings of the
+# same code on one machine differ by more than either's interval (the between-run spread of a
+# speedup measured 3.2% sd, docs/benchmarks.md), and a gate that fails on that fails at random.
+DRIFT_MARGIN = 0.05
 BETTER, WORSE, UNCHANGED, NA = "better", "worse", "unchanged", "n/a"
 
 Bounds = tuple[float, float]  # an interval of a change, both ends finite
@@ -108,12 +112,13 @@ def _mean_log(values: list[float]) -> float:
     return sum(math.log(v) for v in values) / len(values)
 
 
-def time_direction(interval: Bounds | None) -> str:
+def time_direction(interval: Bounds | None, margin: float = 0.0) -> str:
+    """Slower steps are worse; changed only when the whole interval lies beyond `margin`."""
     if interval is None:
         return NA
-    if interval[0] > 0:
+    if interval[0] > margin:
         return WORSE  # slower steps
-    if interval[1] < 0:
+    if interval[1] < -margin:
         return BETTER
     return UNCHANGED
 
@@ -144,13 +149,14 @@ def speedup_change(
     return math.expm1(after[0] - before[0]), _change(before, after)
 
 
-def speedup_direction(interval: Bounds | None) -> str:
-    """A higher speedup is better; changed only when the interval excludes no change."""
+def speedup_direction(interval: Bounds | None, margin: float = 0.0) -> str:
+    """A higher speedup is better; changed only when the whole interval lies beyond `margin`
+    (0: when it excludes no change)."""
     if interval is None:
         return NA
-    if interval[0] > 0:
+    if interval[0] > margin:
         return BETTER
-    if interval[1] < 0:
+    if interval[1] < -margin:
         return WORSE
     return UNCHANGED
 
@@ -178,9 +184,11 @@ def compare_row(
     after: Row,
     same_method: bool,
     baselines: tuple[Row | None, Row | None] = (None, None),
+    margin: float = DRIFT_MARGIN,
 ) -> ComparedRow:
     """One arm at one batch size, before and after (`baselines`: each session's baseline row
-    at that batch size, for speedups saved without their standard error)."""
+    at that batch size, for speedups saved without their standard error; `margin`: the change
+    a direction needs beyond its interval, DRIFT_MARGIN)."""
     change, interval = None, None
     if before.median_ms and after.median_ms:
         change, interval = time_change(before, after)
@@ -196,14 +204,14 @@ def compare_row(
         median_ms_after=after.median_ms,
         time_change=change,
         time_change_ci=_bounds(interval),
-        time_direction=time_direction(interval),
+        time_direction=time_direction(interval, margin),
         speedup_before=_value(before.speedup),
         speedup_after=_value(after.speedup),
         speedup_ci_before=_interval(before.speedup),
         speedup_ci_after=_interval(after.speedup),
         speedup_change=s_change if same_method else None,
         speedup_change_ci=_bounds(s_interval) if same_method else None,
-        speedup_direction=speedup_direction(s_interval) if same_method else NA,
+        speedup_direction=speedup_direction(s_interval, margin) if same_method else NA,
         compile_cold_before=_cold(before),
         compile_cold_after=_cold(after),
         compile_warm_before=before.compile.warm_s if before.compile else None,
@@ -239,7 +247,9 @@ def _cold(row: Row) -> float | None:
     return cost.first_s if cost.cold_s is None else cost.cold_s
 
 
-def compare_sessions(before: SessionLike, after: SessionLike) -> list[ComparedRow]:
+def compare_sessions(
+    before: SessionLike, after: SessionLike, margin: float = DRIFT_MARGIN
+) -> list[ComparedRow]:
     """Every arm (by label) and batch size the two sessions share, in before's order."""
     first, second = SessionModel.read(before), SessionModel.read(after)
     rows = []
@@ -255,7 +265,7 @@ def compare_sessions(before: SessionLike, after: SessionLike) -> list[ComparedRo
             o = other_rows.get(r.batch_size)
             if o is not None:
                 pair = (base_b.get(r.batch_size), base_a.get(r.batch_size))
-                rows.append(compare_row(arm.name, r, o, same_method, pair))
+                rows.append(compare_row(arm.name, r, o, same_method, pair, margin))
     return rows
 
 

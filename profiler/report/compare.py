@@ -34,6 +34,7 @@ from tcprof.profiler.protocol import units
 
 # The changes themselves (report/changes.py), named here too for compare's readers.
 from tcprof.profiler.report.changes import BETTER as BETTER
+from tcprof.profiler.report.changes import DRIFT_MARGIN as DRIFT_MARGIN
 from tcprof.profiler.report.changes import NA as NA
 from tcprof.profiler.report.changes import UNCHANGED as UNCHANGED
 from tcprof.profiler.report.changes import WORSE as WORSE
@@ -163,6 +164,7 @@ class SessionDiff:
     rows: list[ComparedRow]
     warnings: list[str] = field(default_factory=list)
     swapped: bool = False
+    margin: float = DRIFT_MARGIN
 
     @property
     def compared_nothing(self) -> bool:
@@ -184,13 +186,16 @@ class SessionDiff:
         return out
 
 
-def diff_sessions(a: SessionLike, b: SessionLike) -> SessionDiff:
-    """Two sessions in either order: the newer is "after"."""
+def diff_sessions(a: SessionLike, b: SessionLike, margin: float = DRIFT_MARGIN) -> SessionDiff:
+    """Two sessions in either order: the newer is "after"; a change counts where its interval
+    lies wholly beyond `margin` (changes.DRIFT_MARGIN)."""
+    if not 0 <= margin < 1:
+        raise ValueError(f"the margin is a fraction from 0 to under 1, not {margin}")
     first, second = SessionModel.read(a), SessionModel.read(b)
     before, after = newest_last(first, second)
-    rows = compare_sessions(before, after)
+    rows = compare_sessions(before, after, margin)
     warnings = comparison_warnings(before, after) + machine_warnings(before, after, rows)
-    return SessionDiff(before, after, rows, warnings, swapped=before is not first)
+    return SessionDiff(before, after, rows, warnings, swapped=before is not first, margin=margin)
 
 
 def machine_warnings(
@@ -321,7 +326,9 @@ def render(comparison: SessionDiff, before_label: str, after_label: str) -> str:
         "time: the change in step time (geometric mean of the process medians), its 95% "
         "interval a Welch t interval from both sessions' rounds; speedup: the change in the "
         "paired speedup, its interval from the two sessions' paired log speedups with their "
-        "combined standard error (they share no rounds), Welch t; one round has no interval",
+        "combined standard error (they share no rounds), Welch t; one round has no interval; "
+        f"a change counts where its whole interval lies beyond {_margin(comparison.margin)} "
+        "(two sittings of the same code differ by more than either's interval)",
     ]
     lines += [f"warning: {w}" for w in comparison.warnings]
     lines.append(outcome_text(comparison))
@@ -339,12 +346,18 @@ def outcome_text(comparison: SessionDiff) -> str:
     return "worse beyond noise: " + "; ".join(worse) if worse else "nothing got worse beyond noise"
 
 
-def compare_saved(first: str | Path, second: str | Path) -> tuple[str, SessionDiff]:
+def _margin(margin: float) -> str:
+    return f"\u00b1{margin * 100:g}%"
+
+
+def compare_saved(
+    first: str | Path, second: str | Path, margin: float = DRIFT_MARGIN
+) -> tuple[str, SessionDiff]:
     """Two saved sessions (folders, session.json or events.jsonl files) in either order: the
     comparison as text, and the comparison itself (its regressions decide an exit code).
 
     Raises SessionLoadError when either cannot be read."""
-    comparison = diff_sessions(read_session(first), read_session(second))
+    comparison = diff_sessions(read_session(first), read_session(second), margin)
     labels = (_label(first), _label(second))
     before, after = labels[::-1] if comparison.swapped else labels
     return render(comparison, before, after), comparison

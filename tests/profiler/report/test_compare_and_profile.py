@@ -4,9 +4,16 @@ import copy
 import json
 import math
 
+import pytest
+
 from tcprof.profiler.cli.main import main
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.compare import compare_sessions, diff_sessions, render_comparison
+from tcprof.profiler.report.compare import (
+    compare_sessions,
+    diff_sessions,
+    render,
+    render_comparison,
+)
 from tests.support.cli import arm, run_cli
 
 
@@ -83,13 +90,54 @@ def test_a_speedup_change_is_judged_by_the_difference_of_paired_log_speedups():
     assert same.rows[1].speedup_direction == "unchanged" and not same.regressions
     # the two 95% intervals overlap ([1.39-1.62] and [1.25-1.46]), yet the change is real:
     # the difference's own interval decides, not whether two intervals overlap
-    overlapping = diff_sessions(before, _with_speedup(1.35, 2.0)).rows[1]
+    overlapping = diff_sessions(before, _with_speedup(1.35, 2.0), margin=0.0).rows[1]
     assert overlapping.speedup_ci_after.high > overlapping.speedup_ci_before.low
     assert overlapping.speedup_direction == "worse"
     after = _with_speedup(1.5, 2.0)
     after["arms"][1]["results"][0]["compile_cold_s"] = 2.4
     text = render_comparison(diff_sessions(before, after).rows)
     assert "12.50 → 2.40" in text, "compile time is compared"
+
+
+def test_a_change_counts_only_beyond_the_margin_two_sittings_drift_by():
+    """Two sittings of the same code moved a step time +1.9% [+1.3% +2.6%] and a CI gate
+    failed: a change counts where its whole interval lies beyond the margin (5% by default)."""
+    tight = _session(10.0, processes=[10.0, 10.01, 9.99])
+    drifted = _session(10.2, processes=[10.2, 10.21, 10.19], started=2.0)
+    row = diff_sessions(tight, drifted).rows[0]
+    assert row.time_change_ci.low > 0, "beyond noise, within the drift"
+    assert row.time_direction == "unchanged"
+    assert diff_sessions(tight, drifted, margin=0.0).rows[0].time_direction == "worse"
+    slower = _session(10.8, processes=[10.8, 10.81, 10.79], started=2.0)
+    assert diff_sessions(tight, slower).rows[0].time_direction == "worse", "beyond 5%"
+    faster = _session(9.3, processes=[9.3, 9.31, 9.29], started=2.0)
+    assert diff_sessions(tight, faster).rows[0].time_direction == "better"
+    before = _with_speedup(1.5, 1.0, se=0.005)
+    assert diff_sessions(before, _with_speedup(1.45, 2.0, se=0.005)).rows[1].speedup_direction == (
+        "unchanged"
+    )
+    assert diff_sessions(before, _with_speedup(1.3, 2.0, se=0.005)).rows[1].speedup_direction == (
+        "worse"
+    )
+    text = render(diff_sessions(tight, drifted, margin=0.02), "a", "b")
+    assert "lies beyond \u00b12%" in text
+
+
+def test_compare_refuses_a_margin_that_is_not_a_percentage(tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_session(10.0, started=1.0, processes=[10.0, 10.01, 9.99])))
+    b.write_text(json.dumps(_session(10.2, started=2.0, processes=[10.2, 10.21, 10.19])))
+    assert main(["compare", str(a), str(b)]) == 0, "+2% is within the default 5% margin"
+    assert "lies beyond \u00b15%" in capsys.readouterr().out
+    assert main(["compare", str(a), str(b), "--margin", "0"]) == 1, "the intervals alone"
+    capsys.readouterr()
+    for bad in ("-1", "100", "five"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["compare", str(a), str(b), "--margin", bad])
+        assert exit_.value.code == 2
+        assert "--margin" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="the margin is a fraction"):
+        diff_sessions(_session(1.0), _session(1.0, started=2.0), margin=1.5)
 
 
 def test_a_single_round_session_has_no_interval_in_compare():
