@@ -119,6 +119,29 @@ def contention_note(arms: Sequence[Arm], script: Any) -> str | None:
     return script_words(text, script) if script else text
 
 
+def machine_speed_note(arms: Sequence[Arm]) -> str | None:
+    """'the machine's own speed moved during 7 of 40 blocks (a fixed product read 120-260 us
+    over the run) ...': what no interval of one run can see coming, named where it happened."""
+    rows = [r for arm in arms for r in arm.rows]
+    moved = sum(r.blocks_unsteady for r in rows)
+    readings = [r.reference_us for r in rows if r.reference_us is not None]
+    if not readings:
+        return None
+    fastest = min(low for low, _high in readings)
+    slowest = max(high for _low, high in readings)
+    if not moved and slowest <= fastest * 1.3:
+        return None
+    blocks = sum(r.blocks_measured or 0 for r in rows)
+    during = f"during {moved} of {blocks} blocks" if moved else "between blocks"
+    return (
+        f"the machine's own speed moved {during} (a fixed matrix product took "
+        f"{units.count(fastest)}-{units.count(slowest)} us over the run): a host busy elsewhere "
+        "or a changing clock, which the run's own processes cannot cause; the rounds sample it, "
+        "so the intervals are wider than the model's own noise, and another run may land "
+        "elsewhere within them"
+    )
+
+
 def session_notes(
     arms: Sequence[Arm],
     baseline: str | None,
@@ -130,5 +153,6 @@ def session_notes(
     adjustment kept), flagged controls, and an unbalanced schedule."""
     notes = [comparisons_text(comparisons), *control_notes(arms), schedule_note]
     notes.append(contention_note(arms, script))
+    notes.append(machine_speed_note(arms))
     notes += headline_notes(arms, baseline, script)
     return [n for n in notes if n]

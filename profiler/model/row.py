@@ -38,6 +38,14 @@ from tcprof.profiler.model.script import ScriptFigures, curve
 from tcprof.profiler.protocol import units
 
 
+def _span(value: Any) -> tuple[float, float] | None:
+    """[low, high] as saved: two finite numbers, or None."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    low, high = _float(value[0]), _float(value[1])
+    return (low, high) if low is not None and high is not None else None
+
+
 def _ints(value: Any) -> tuple[int, ...]:
     return tuple(i for i in map(_int, value or ()) if i is not None)
 
@@ -250,6 +258,9 @@ class Row:
     ranks: tuple[RankFigures, ...] = ()  # a distributed arm's ranks, each its own figures
     script: ScriptFigures | None = None  # a script's own figures (model/script.py)
     compile_check: CompileCheck | None = None  # the first step's events against its excess
+    blocks_unsteady: int = 0  # blocks during which the machine's own speed moved
+    # the fastest and slowest reading of the machine's own speed over the blocks (us)
+    reference_us: tuple[float, float] | None = None
 
     @classmethod
     def of(cls, arm: str, row: Mapping[str, Any], baseline: bool) -> Row:
@@ -308,6 +319,8 @@ class Row:
             ranks=tuple(RankFigures.of(r) for r in items(row.get("ranks"))),
             script=ScriptFigures.of(row.get("script")),
             compile_check=CompileCheck.of(row.get("compile_check")),
+            blocks_unsteady=_int(row.get("unsteady_blocks")) or 0,
+            reference_us=_span(row.get("reference_us")),
         )
 
     @property

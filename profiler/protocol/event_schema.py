@@ -231,6 +231,8 @@ EVENTS: dict[str, Fields] = {
         random_wait_s=NUM,
         busy_elsewhere=NUM,
         contended=FLAG,
+        reference_us=NUM,
+        reference_after_us=NUM,
     ),
     "bs_done": _event(
         BsDoneEvent,

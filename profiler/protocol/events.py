@@ -343,6 +343,8 @@ class BlockDoneEvent(Relayed, total=False):
     random_wait_s: float  # the engine's random wait before the block (untimed)
     busy_elsewhere: float  # cores the rest of the machine kept busy, on average, meanwhile
     contended: bool  # busy_elsewhere beyond what CPU-time ticks could misread (quiet_room)
+    reference_us: float  # the machine's own speed before the block: a fixed product's time
+    reference_after_us: float  # ... and after it (worker/machine_speed.py)
 
 
 class BsDoneEvent(Relayed, total=False):

@@ -330,6 +330,8 @@ RESULT = Fields(
         "unquiet_blocks": INT,
         "contended_blocks": INT,
         "blocks_measured": INT,
+        "unsteady_blocks": INT,
+        "reference_us": ListOf(Number(null=False), length=2),
         "compile_breakdown": Fields(
             {
                 "compiles": INT,

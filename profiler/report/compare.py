@@ -347,7 +347,8 @@ def outcome_text(comparison: SessionDiff) -> str:
 
 
 def _margin(margin: float) -> str:
-    return f"\u00b1{margin * 100:g}%"
+    whole = round(margin * 100, 6).is_integer()
+    return "\u00b1" + units.percent(margin, digits=0 if whole else 1)
 
 
 def compare_saved(

@@ -19,6 +19,7 @@ from tcprof.profiler.config import CUDAGRAPH_WARMUP, controls_of, records_cudagr
 from tcprof.profiler.model.profile import Profile
 from tcprof.profiler.model.rules import FAMILY_ALPHA
 from tcprof.profiler.protocol.types import Json
+from tcprof.profiler.session import machine_speed
 from tcprof.profiler.session.family import family_level
 from tcprof.profiler.session.rank_figures import compile_figures
 from tcprof.profiler.session.script_rows import script_row, work_figures
@@ -125,6 +126,10 @@ class ResultRow:
     # torch's compile events in the first step against its wall-clock excess: the residual
     compile_check: dict[str, float] | None = None
     first_step_extra_s: float | None = None  # what the first step paid beyond compiling
+    # blocks during which the machine's own speed moved (session/machine_speed.py), and the
+    # fastest and slowest reading of its speed over the row's blocks (us of a fixed product)
+    unsteady_blocks: int = 0
+    reference_us: list[float] | None = None
 
     def to_dict(self) -> Json:
         """The row as session.json holds it (readers of saved sessions read these dicts)."""
@@ -187,6 +192,8 @@ def build_row(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> Resul
         unquiet_blocks=sum(1 for b in res.blocks if b.get("quiet") is False),
         contended_blocks=sum(1 for b in res.blocks if b.get("contended") is True),
         blocks_measured=len(res.blocks),
+        unsteady_blocks=sum(1 for b in res.blocks if machine_speed.moved(b)),
+        reference_us=machine_speed.reading_range(res.blocks),
         compile_breakdown=_compile_breakdown(res) if compiled else None,
         profile=_checked_profile(res),
         world_size=arm.world_size,

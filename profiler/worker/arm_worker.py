@@ -19,6 +19,7 @@ from tcprof.profiler.worker import (
     environment,
     errors,
     inputs,
+    machine_speed,
     model_source,
     quiet_room,
     step_loop,
@@ -237,6 +238,7 @@ class ArmWorker(UntimedPasses):
         own_job = distributed.own_job_pids() if self.parallel else ()
         quiet, waited_s = quiet_room.wait_for_quiet(peers or [], exclude=own_job)
         quiet_room.random_wait(wait_s)
+        speed_before = machine_speed.reference_us()
         self._run(batch_size, 1, "discard")
         gc.freeze()
         gc.disable()
@@ -257,6 +259,7 @@ class ArmWorker(UntimedPasses):
         finally:
             gc.enable()
         elsewhere, contended = watch.read()
+        speed_after = machine_speed.reference_us()
         self.ch.emit(
             "block_done",
             batch_size=batch_size,
@@ -267,6 +270,8 @@ class ArmWorker(UntimedPasses):
             random_wait_s=round(float(wait_s or 0.0), 4),
             busy_elsewhere=round(elsewhere, 3),
             contended=contended,
+            reference_us=round(speed_before, 1),
+            reference_after_us=round(speed_after, 1),
         )
 
     def finish(self, batch_size: int, detail: bool = True, peers: list[int] | None = None) -> None:
