@@ -134,11 +134,11 @@ def machine_speed_note(arms: Sequence[Arm]) -> str | None:
     blocks = sum(r.blocks_measured or 0 for r in rows)
     during = f"during {moved} of {blocks} blocks" if moved else "between blocks"
     return (
-        f"the machine's own speed moved {during} (a fixed matrix product took "
-        f"{units.count(fastest)}-{units.count(slowest)} us over the run): a host busy elsewhere "
-        "or a changing clock, which the run's own processes cannot cause; the rounds sample it, "
-        "so the intervals are wider than the model's own noise, and another run may land "
-        "elsewhere within them"
+        f"the machine's own speed moved {during} (a fixed matrix product, timed before and "
+        f"after each block, took {units.count(fastest)}-{units.count(slowest)} us over the "
+        "run): other programs competing for the cores, a host busy elsewhere or a changing "
+        "clock; the rounds sample it, so the intervals are wider than the model's own noise, "
+        "and another run may land elsewhere within them"
     )
 
 

@@ -1,5 +1,5 @@
 """The machine's own speed, read before and after each timed block: a fixed matrix product
-timed a few times (about 1 ms in all, untimed for the block).
+timed a few times (about 2 ms in all, outside the block).
 
 The quiet room sees the run's own processes and the machine's CPU time; what it cannot see is a
 machine whose speed moves under it (a virtual machine whose host is busy elsewhere, a core's
@@ -16,7 +16,8 @@ import time
 
 import torch
 
-SIZE = 128  # a product of this size takes about 0.1 ms on one core
+SIZE = 256  # a product of this size takes about 0.2 ms on one core of this machine
+WARM = 2  # products untimed first: the caches and the clock after the block's wait or steps
 REPEATS = 7
 
 _operands: tuple[torch.Tensor, torch.Tensor] | None = None
@@ -33,6 +34,8 @@ def reference_us() -> float:
             torch.randn(SIZE, SIZE, generator=generator),
         )
     a, b = _operands
+    for _ in range(WARM):
+        torch.mm(a, b)
     times = []
     for _ in range(REPEATS):
         start = time.perf_counter_ns()

@@ -75,7 +75,7 @@ def _arms(*arms):
 def test_the_session_names_a_machine_whose_speed_moved():
     moved = machine_speed_note(_arms(("eager", 3, [120.0, 260.0]), ("inductor", 4, [125, 255])))
     assert moved is not None
-    assert "during 7 of 40 blocks" in moved and "120-260 us" in moved
+    assert "during 7 of 40 blocks" in moved and "took 120-260 us" in moved
     between = machine_speed_note(_arms(("eager", 0, [150.0, 240.0])))
     assert between is not None and "between blocks" in between
     assert machine_speed_note(_arms(("eager", 0, [200.0, 213.0]))) is None, "a steady machine"
