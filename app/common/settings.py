@@ -33,6 +33,41 @@ class TrackerChoice:
     wandb_project: str = ""
 
 
+@dataclass(frozen=True)
+class PlotChoices:
+    """The live plots' choices as last saved, each None where none of its type was: the x
+    axis, the smoothing weight, the log step-time axis, the middle plot's for a script's run
+    and for a model file's (plots/plot_choices.py judges the values)."""
+
+    x_axis: str | None = None
+    smoothing: float | None = None
+    log_y: bool | None = None
+    middle_script: str | None = None
+    middle_model: str | None = None
+
+    @classmethod
+    def of(cls, raw: object) -> PlotChoices:
+        """The raw edge: the saved JSON, each value taken only with its declared type."""
+        if not isinstance(raw, dict):
+            return cls()
+        fields = dataclasses.fields(cls)
+        return cls(**{f.name: raw[f.name] for f in fields if _fits(raw.get(f.name), f.type)})
+
+
+# a declared type (as `from __future__ import annotations` spells it) and what may fill it
+_KINDS: dict[object, tuple[type, ...]] = {
+    "str | None": (str,),
+    "float | None": (int, float),
+    "bool | None": (bool,),
+}
+
+
+def _fits(value: object, declared: object) -> bool:
+    """Whether a saved value has the declared type (a bool is no number)."""
+    kinds = _KINDS[declared]
+    return isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
+
+
 def qsettings() -> QSettings:
     return QSettings(
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION
@@ -92,12 +127,13 @@ class Preferences:
         self._s.setValue("summary_hidden_columns", json.dumps(columns))
 
     # -- the plots' choices (x axis, smoothing, log y) -----------------------------------------
-    def plot_choices(self) -> dict[str, Any]:
-        value = self._get_json("plot_choices", {})
-        return value if isinstance(value, dict) else {}
+    def plot_choices(self) -> PlotChoices:
+        return PlotChoices.of(self._get_json("plot_choices", {}))
 
-    def set_plot_choices(self, choices: dict[str, Any]) -> None:
-        self._s.setValue("plot_choices", json.dumps(choices))
+    def set_plot_choices(self, choices: PlotChoices) -> None:
+        """Only the choices made: one never made is read back as never made."""
+        kept = {k: v for k, v in dataclasses.asdict(choices).items() if v is not None}
+        self._s.setValue("plot_choices", json.dumps(kept))
 
     # -- recent hosts (--host) -------------------------------------------------------------------
     def recent_hosts(self) -> list[str]:

@@ -8,6 +8,7 @@ x-axis mode since renamed, a weight out of range) is ignored, never an error."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from tcprof.app.common.settings import Preferences
@@ -45,28 +46,27 @@ class _Chooser(Protocol):
 
 def restore(plots: _Chooser) -> None:
     saved = Preferences().plot_choices()
-    mode = saved.get("x_axis")
-    if isinstance(mode, str) and mode in MODES:
-        plots.set_x_axis(mode)
-    weight = saved.get("smoothing")
-    if isinstance(weight, (int, float)) and not isinstance(weight, bool):
-        if 0.0 <= weight <= MAX_WEIGHT:
-            plots.set_smoothing(float(weight))
-    log = saved.get("log_y")
-    if isinstance(log, bool):
-        plots.set_log_y(log)
+    if saved.x_axis is not None and saved.x_axis in MODES:
+        plots.set_x_axis(saved.x_axis)
+    if saved.smoothing is not None and 0.0 <= saved.smoothing <= MAX_WEIGHT:
+        plots.set_smoothing(float(saved.smoothing))
+    if saved.log_y is not None:
+        plots.set_log_y(saved.log_y)
 
 
 def remember(plots: _Chooser) -> None:
     prefs = Preferences()
-    chosen = {"x_axis": plots.x_mode(), "smoothing": plots.smoothing, "log_y": plots.log_y}
-    prefs.set_plot_choices({**prefs.plot_choices(), **chosen})
+    chosen = replace(
+        prefs.plot_choices(), x_axis=plots.x_mode(), smoothing=plots.smoothing, log_y=plots.log_y
+    )
+    prefs.set_plot_choices(chosen)
 
 
 def middle_for(script: bool) -> str:
     """The middle plot's last choice for a script's run (default: its loss) or a model
     file's (throughput)."""
-    saved = Preferences().plot_choices().get("middle_script" if script else "middle_model")
+    choices = Preferences().plot_choices()
+    saved = choices.middle_script if script else choices.middle_model
     if saved in MIDDLE_TITLES and (script or saved not in SCRIPT_ONLY):
         return str(saved)
     return LOSS if script else THROUGHPUT
@@ -75,5 +75,7 @@ def middle_for(script: bool) -> str:
 def remember_middle(script: bool, key: str) -> None:
     prefs = Preferences()
     choices = prefs.plot_choices()
-    choices["middle_script" if script else "middle_model"] = key
-    prefs.set_plot_choices(choices)
+    if script:
+        prefs.set_plot_choices(replace(choices, middle_script=key))
+    else:
+        prefs.set_plot_choices(replace(choices, middle_model=key))

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QToolBar, QWidget
 
 from tcprof.profiler.config import ConfigError, RunConfig
+from tcprof.profiler.process.inspected import Inspection
 from tcprof.profiler.run.estimate import Estimate, Prices, estimate, history_prices
 
 REFRESH_MS = 500
@@ -28,17 +28,22 @@ def model_key(config: RunConfig) -> ModelKey:
     return (source.path, source.model, source.factory)
 
 
+def config_prices(config: RunConfig) -> Prices:
+    """The earlier sessions of the config's model, in the sessions folder, as prices."""
+    return history_prices(config.to_dict())
+
+
 class RunEstimate(QLabel):
     def __init__(
         self,
         config: Callable[[], RunConfig],
-        read_prices: Callable[[dict[str, Any]], Prices] = history_prices,
+        read_prices: Callable[[RunConfig], Prices] = config_prices,
         parent: QWidget | None = None,
-        probe: Callable[[], dict[str, Any] | None] = lambda: None,
+        probe: Callable[[], Inspection | None] = lambda: None,
     ) -> None:
         """config: the setup's RunConfig (ConfigError while it is invalid); read_prices: the
         model's earlier sessions as prices (tests give their own sessions folder); probe: the
-        inspection's step probe of the chosen model, which prices what history cannot."""
+        chosen model's inspection, whose step probe prices what history cannot."""
         super().__init__(parent)
         self._probe = probe
         self.setObjectName("run_estimate")
@@ -49,7 +54,7 @@ class RunEstimate(QLabel):
         self._pending: tuple[ModelKey, Future[Prices]] | None = None
         self._prices: dict[ModelKey, Prices] = {}
         self._shown: RunConfig | None = None
-        self._shown_probe: dict[str, Any] | None = None
+        self._shown_inspection: Inspection | None = None
         self.current: Estimate | None = None
         self._action: QAction | None = None  # its place in the toolbar, once put there
         self._closed = False
@@ -68,10 +73,13 @@ class RunEstimate(QLabel):
     def for_config(self, config: RunConfig) -> Estimate:
         """The estimate of a run about to start (guesses if its history is still being read)."""
         prices = self._prices.get(model_key(config)) or Prices()
-        return estimate(config.to_dict(), self._priced(prices))
+        return estimate(config.to_dict(), self._priced(prices, self._probe()))
 
-    def _priced(self, prices: Prices) -> Prices:
-        return prices.with_probe(self._probe())
+    @staticmethod
+    def _priced(prices: Prices, inspection: Inspection | None) -> Prices:
+        """The prices with the inspection's step probe (as the worker sent it), if any."""
+        probe = inspection.probe if inspection is not None else None
+        return prices.with_probe(dict(probe) if probe is not None else None)
 
     def refresh(self) -> None:
         """Recompute when the setup or the model's history changed."""
@@ -87,10 +95,12 @@ class RunEstimate(QLabel):
             prices = self._prices.get(key)
         if prices is None:
             return  # the history is being read; the next tick shows it
-        probe = self._probe()
-        if (config, probe) != (self._shown, self._shown_probe) or self.current is None:
-            est = estimate(config.to_dict(), prices.with_probe(probe))
-            self._shown_probe = probe
+        inspection = self._probe()
+        # an inspection is read once per answer: a new one is a new object
+        new = inspection is not self._shown_inspection
+        if new or config != self._shown or self.current is None:
+            est = estimate(config.to_dict(), self._priced(prices, inspection))
+            self._shown_inspection = inspection
             self._show(config, est.text(), est)
 
     def _load(self, key: ModelKey, config: RunConfig) -> None:
@@ -107,7 +117,7 @@ class RunEstimate(QLabel):
                 return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-estimate")
-        self._pending = (key, self._pool.submit(self._read_prices, config.to_dict()))
+        self._pending = (key, self._pool.submit(self._read_prices, config))
 
     def _show(self, config: RunConfig | None, text: str, est: Estimate | None = None) -> None:
         self._shown, self.current = config, est

@@ -3,11 +3,9 @@ accuracy tolerances, the timeout, …), kept when a saved session's setup is put
 
 A session made with `tcprof run --blocks 3 --sequential` must run with those settings when it
 is opened and Run is pressed, not silently with the defaults. So they are carried into the next
-`RunConfig`, and shown as one line under the panel's fields with a button that clears them.
-
-The Distributed group (distributed_options.py), when given, rides along: its fields are the
-panel's, but they reach the config, the saved state and a restore through these settings, so
-the panel wires one object for both.
+`RunConfig`, and shown as one line under the panel's fields with a button that clears them,
+with the saved numbers that did not fit the panel's own fields. They are the one part of the
+setup kept as the saved JSON: RunConfig checks them when the run is built.
 """
 
 from __future__ import annotations
@@ -19,12 +17,12 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from tcprof.app.setup.distributed_options import DEFAULTS, DistributedOptions
-from tcprof.app.setup.saved_setup import SavedSetup, fits
+from tcprof.app.setup.saved_setup import fits
 from tcprof.profiler.config import RunConfig
 
 
-def _default(field: dataclasses.Field[Any]) -> Any:
+def run_default(field: dataclasses.Field[Any]) -> Any:
+    """A RunConfig field's declared default (MISSING for the source)."""
     if field.default is not dataclasses.MISSING:
         return field.default
     if field.default_factory is not dataclasses.MISSING:
@@ -42,14 +40,8 @@ class CarriedSettings(QWidget):
 
     changed = Signal()
 
-    def __init__(
-        self,
-        keys: tuple[str, ...],
-        distributed: DistributedOptions | None = None,
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, keys: tuple[str, ...], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.distributed = distributed
         fields = {f.name: f for f in dataclasses.fields(RunConfig)}
         self.fields = {key: fields[key] for key in keys}
         self._options: dict[str, Any] = {}
@@ -72,31 +64,21 @@ class CarriedSettings(QWidget):
             "field for, e.g. --blocks, --sequential, --min-block-ms, --rtol/--atol, --timeout.\n"
             "Run uses them, so the run repeats the saved one."
         )
-        if distributed is not None:
-            distributed.changed.connect(self.changed)
         self._refresh()
 
     def options(self) -> dict[str, Any]:
-        """RunConfig keyword arguments (only those that differ from the defaults), the
-        Distributed group's included."""
-        group = self.distributed.options() if self.distributed is not None else {}
-        group = {key: value for key, value in group.items() if value != DEFAULTS[key]}
-        return {**group, **self._options}
+        """RunConfig keyword arguments (only those that differ from the defaults)."""
+        return dict(self._options)
 
-    def set_options(
-        self, state: dict[str, Any], adjusted: Sequence[str] = (), saved: SavedSetup | None = None
-    ) -> None:
+    def set_options(self, state: dict[str, Any], adjusted: Sequence[str] = ()) -> None:
         """Keep the state's non-default values of these fields (values of the wrong type are
         skipped); `adjusted` names fields whose value did not fit the panel's own field. The
         fields carried are any RunConfig has and the panel has not, so they stay the saved
-        JSON; the Distributed group reads `saved` (the same state, typed)."""
-        if self.distributed is not None:
-            typed = saved if saved is not None else SavedSetup.of(state)
-            adjusted = [*adjusted, *self.distributed.set_options(typed)]
+        JSON."""
         self._options = {
             key: state[key]
             for key, field in self.fields.items()
-            if key in state and state[key] != _default(field) and fits(field, state[key])
+            if key in state and state[key] != run_default(field) and fits(field, state[key])
         }
         self._adjusted = list(adjusted)
         self._refresh()

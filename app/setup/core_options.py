@@ -1,16 +1,16 @@
 """The setup panel's core fields: the model, the arms, the Run box's fields and the Debug box.
 
-A sub-editor like the others (`CORE_KEYS`, `options()`, `set_options()`), but its widgets sit in
+A sub-editor like the others (`CORE_KEYS`, `held()`, `set_options()`), but its widgets sit in
 four of the panel's boxes, so it is an object that owns them and the panel lays them out. And
-what a run takes differs from what is saved: `options()` parses the batch sizes (ConfigError
-for those or for the model) while `state()` keeps them as typed, so that a restored setup shows
-what the user wrote.
+what a run takes differs from what is saved: `checked()` parses the batch sizes (ConfigError
+for those or for the model) while `CoreFields` keeps them as typed, so that a restored setup
+shows what the user wrote.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -35,20 +35,6 @@ from tcprof.profiler.config import (
 )
 from tcprof.profiler.model.context import Environment
 
-CORE_KEYS = (
-    "source",
-    "arms",
-    "batch_sizes",
-    "warmup",
-    "steps",
-    "device",
-    "optimizer",
-    "lr",
-    "seed",
-    "debug",
-    "save_weights",
-    "profile_steps",
-)
 DEFAULT_BATCH_SIZES = "32, 64"
 WEIGHT_FORMATS = (("off", None), ("safetensors", "safetensors"), ("pt", "pt"))
 WEIGHTS_TIP = (
@@ -99,32 +85,25 @@ class CoreFields:
     save_weights: str | None
     profile_steps: int
 
-    def run_options(self, batch_sizes: object) -> dict[str, Any]:
-        """RunConfig keyword arguments with these batch sizes; an empty device is the CPU."""
-        return dict(
-            source=self.source,
-            arms=self.arms,
-            batch_sizes=batch_sizes,
-            warmup=self.warmup,
-            steps=self.steps,
-            optimizer=self.optimizer,
-            lr=self.lr,
-            seed=self.seed,
-            device=self.device or "cpu",
-            debug=self.debug,
-            save_weights=self.save_weights,
-            profile_steps=self.profile_steps,
-        )
-
     def to_json(self) -> dict[str, Any]:
         """As the saved setup keeps it (`CoreOptions.set_options` reads it back)."""
         return {
-            **self.run_options(self.batch_sizes),
-            "device": self.device,
             "source": self.source.to_dict(),
             "arms": [a.to_dict() for a in self.arms],
+            "batch_sizes": self.batch_sizes,
+            "warmup": self.warmup,
+            "steps": self.steps,
+            "optimizer": self.optimizer,
+            "lr": self.lr,
+            "seed": self.seed,
+            "device": self.device,
             "debug": self.debug.to_dict(),
+            "save_weights": self.save_weights,
+            "profile_steps": self.profile_steps,
         }
+
+
+CORE_KEYS = tuple(f.name for f in fields(CoreFields))
 
 
 class CoreOptions(QObject):
@@ -250,22 +229,14 @@ class CoreOptions(QObject):
             profile_steps=self.profile_steps.value(),
         )
 
-    def options(self, check_model: bool = True) -> dict[str, Any]:
-        """RunConfig keyword arguments; ConfigError (with a readable message) if the model or
-        the batch sizes are invalid. check_model=False (a script runs, not the model file):
-        the model is not checked and the batch sizes stay as typed (the script's arguments
-        may not take them)."""
-        model_problem = self.model.error() if check_model else None
+    def checked(self) -> tuple[CoreFields, tuple[int, ...]]:
+        """The fields and the batch sizes parsed; ConfigError (with a readable message) if the
+        model or the batch sizes are invalid."""
+        model_problem = self.model.error()
         if model_problem:
             raise ConfigError(model_problem)
         held = self.held()
-        if not check_model:
-            return held.run_options(held.batch_sizes)
-        return held.run_options(parse_batch_sizes(held.batch_sizes))
-
-    def state(self) -> dict[str, Any]:
-        """What `set_options` takes back, in JSON: the batch sizes as typed."""
-        return self.held().to_json()
+        return held, parse_batch_sizes(held.batch_sizes)
 
     def set_options(self, saved: SavedSetup, trust_model: bool = False) -> list[str]:
         """Apply a saved setup (`state()`, or a session's RunConfig.to_dict()); anything

@@ -6,7 +6,7 @@ in its tooltip; the panel takes them through the carried settings (carried_setti
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, fields
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,15 +24,21 @@ from tcprof.app.setup.bounds import hold_to_bound
 from tcprof.app.setup.saved_setup import Saved, SavedSetup
 from tcprof.profiler.config import DEFAULT_RDZV_TIMEOUT_S, PARALLEL
 
-DISTRIBUTED_KEYS = ("nproc", "parallel", "nnodes", "node_rank", "rdzv_endpoint", "rdzv_timeout_s")
-DEFAULTS: dict[str, Any] = {
-    "nproc": 1,
-    "parallel": "none",
-    "nnodes": 1,
-    "node_rank": 0,
-    "rdzv_endpoint": None,
-    "rdzv_timeout_s": DEFAULT_RDZV_TIMEOUT_S,
-}
+
+@dataclass(frozen=True)
+class DistributedFields:
+    """What the group holds: RunConfig's fields of the same names, in its types."""
+
+    nproc: int
+    parallel: str
+    nnodes: int
+    node_rank: int
+    rdzv_endpoint: str | None
+    rdzv_timeout_s: float
+
+
+DISTRIBUTED_KEYS = tuple(f.name for f in fields(DistributedFields))
+DEFAULTS = DistributedFields(1, "none", 1, 0, None, DEFAULT_RDZV_TIMEOUT_S)
 NPROC_TIP = (
     "RunConfig.nproc (--nproc): ranks per node of a distributed arm, started by torchrun\n"
     "(gloo on cpu, nccl on cuda with one device per rank). The batch size is per rank;\n"
@@ -109,16 +115,16 @@ class DistributedOptions(QWidget):
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self.body.setVisible(shown)
 
-    def options(self) -> dict[str, Any]:
-        """RunConfig keyword arguments."""
-        return {
-            "nproc": self.nproc.value(),
-            "parallel": self.parallel.currentText(),
-            "nnodes": self.nnodes.value(),
-            "node_rank": self.node_rank.value(),
-            "rdzv_endpoint": self.endpoint.text().strip() or None,
-            "rdzv_timeout_s": float(self.timeout.value()),
-        }
+    def options(self) -> DistributedFields:
+        """The fields as they are."""
+        return DistributedFields(
+            nproc=self.nproc.value(),
+            parallel=self.parallel.currentText(),
+            nnodes=self.nnodes.value(),
+            node_rank=self.node_rank.value(),
+            rdzv_endpoint=self.endpoint.text().strip() or None,
+            rdzv_timeout_s=float(self.timeout.value()),
+        )
 
     def set_options(self, saved: SavedSetup) -> list[str]:
         """Apply saved options (a state without them runs on one process: the defaults);

@@ -7,8 +7,6 @@ remembered once the user has entered it. Anything ssh accepts goes (user@name, a
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QWidget
 
@@ -57,9 +55,6 @@ class HostField(QComboBox):
         self.addItems(recent)
         self.setCurrentText(host)
         self.blockSignals(False)
-
-    def options(self) -> dict[str, Any]:
-        return {"host": self.host()}
 
     def set_options(self, saved: SavedSetup) -> None:
         self.setCurrentText(saved.host.value or "")

@@ -4,7 +4,7 @@ step. Each option maps to a RunConfig field, named in its tooltip."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, fields
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QWidget
@@ -13,8 +13,20 @@ from tcprof.app.setup.narrow import wrapping
 from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.config import AMP_DTYPES, LOOPS
 
-LOOP_KEYS = ("loop", "amp", "channels_last", "compile_optimizer")
 AMP_OFF = "off (fp32)"
+
+
+@dataclass(frozen=True)
+class LoopFields:
+    """What the Loop box holds: RunConfig's fields of the same names, in its types."""
+
+    loop: str
+    amp: str | None
+    channels_last: bool
+    compile_optimizer: bool
+
+
+LOOP_KEYS = tuple(f.name for f in fields(LoopFields))
 
 LOOP_TIP = (
     "RunConfig.loop (--loop):\n"
@@ -72,15 +84,15 @@ class LoopOptions(QWidget):
         for box in (self.channels_last, self.compile_optimizer):
             box.toggled.connect(self.changed)
 
-    def options(self) -> dict[str, Any]:
-        """RunConfig keyword arguments."""
+    def options(self) -> LoopFields:
+        """The fields as they are."""
         amp = self.amp.currentText()
-        return {
-            "loop": self.loop.currentText(),
-            "amp": None if amp == AMP_OFF else amp,
-            "channels_last": self.channels_last.isChecked(),
-            "compile_optimizer": self.compile_optimizer.isChecked(),
-        }
+        return LoopFields(
+            loop=self.loop.currentText(),
+            amp=None if amp == AMP_OFF else amp,
+            channels_last=self.channels_last.isChecked(),
+            compile_optimizer=self.compile_optimizer.isChecked(),
+        )
 
     def set_options(self, saved: SavedSetup) -> None:
         """Apply saved options; anything malformed is skipped. A state without these keys (a

@@ -4,7 +4,7 @@ tooltip."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, fields
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -27,23 +27,31 @@ from tcprof.profiler.config import (
     resolve_threads,
 )
 
-MEASUREMENT_KEYS = (
-    "replicates",
-    "stop_early",
-    "budget_s",
-    "control",
-    "threads",
-    "warm_cache",
-    "accuracy",
-    "stall_timeout_s",
-    "apply_advice",
-)
 CONTROL_CHOICES = (  # the combo's text, RunConfig.control
     ("none", None),
     ("eager twin", "eager"),
     ("compiled twin", "compiled"),
     ("both twins", "both"),
 )
+
+
+@dataclass(frozen=True)
+class MeasurementFields:
+    """What the Measurement box holds: RunConfig's fields of the same names, in its types;
+    `replicates` None at auto (SetupPanel.config's rule)."""
+
+    replicates: int | None
+    stop_early: bool
+    budget_s: float | None
+    control: str | None
+    threads: int | None
+    warm_cache: bool
+    accuracy: bool
+    stall_timeout_s: float | None
+    apply_advice: bool
+
+
+MEASUREMENT_KEYS = tuple(f.name for f in fields(MeasurementFields))
 START_REPLICATES = 0  # auto: the rounds that balance the arms chosen (SetupPanel.config)
 MAX_STALL_TIMEOUT_S = 7 * 24 * 3600.0
 MAX_BUDGET_S = 24 * 3600.0
@@ -159,19 +167,20 @@ class MeasurementOptions(QWidget):
         """The Budget stops a run of auto Replicates only: off with a number of rounds."""
         self.budget.setEnabled(self.replicates.value() == 0)
 
-    def options(self) -> dict[str, Any]:
-        """RunConfig keyword arguments."""
-        return {
-            "replicates": self.rounds(),  # auto: SetupPanel.config's rule
-            "stop_early": self.replicates.value() == 0,
-            "budget_s": self.budget.value() or None,
-            "control": self.control.currentData(),
-            "threads": self.threads.value() or None,
-            "warm_cache": self.warm_cache.isChecked(),
-            "accuracy": self.accuracy.isChecked(),
-            "stall_timeout_s": self.stall_timeout.value() or None,
-            "apply_advice": self.apply_advice.isChecked(),
-        }
+    def options(self) -> MeasurementFields:
+        """The fields as they are."""
+        control = self.control.currentData()
+        return MeasurementFields(
+            replicates=self.rounds(),  # auto: SetupPanel.config's rule
+            stop_early=self.replicates.value() == 0,
+            budget_s=self.budget.value() or None,
+            control=control if isinstance(control, str) else None,
+            threads=self.threads.value() or None,
+            warm_cache=self.warm_cache.isChecked(),
+            accuracy=self.accuracy.isChecked(),
+            stall_timeout_s=self.stall_timeout.value() or None,
+            apply_advice=self.apply_advice.isChecked(),
+        )
 
     def rounds(self) -> int | None:
         """The Replicates field's rounds; None at auto."""

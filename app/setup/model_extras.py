@@ -6,8 +6,8 @@ tooltip; an empty field is the default (fresh weights; the largest nn.ModuleList
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QWidget
@@ -15,7 +15,16 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, 
 from tcprof.app.setup.saved_setup import SavedSetup
 from tcprof.profiler.config import WEIGHT_SUFFIXES
 
-EXTRA_KEYS = ("weights", "block_module")
+
+@dataclass(frozen=True)
+class ExtrasFields:
+    """What the two fields hold: RunConfig's fields of the same names; None for an empty one."""
+
+    weights: str | None
+    block_module: str | None
+
+
+EXTRA_KEYS = tuple(f.name for f in fields(ExtrasFields))
 
 WEIGHTS_TIP = (
     "RunConfig.weights (--weights): a checkpoint loaded into the model before the run, so every\n"
@@ -69,12 +78,12 @@ class ModelExtras(QWidget):
         if path:
             self.weights.setText(path)
 
-    def options(self) -> dict[str, Any]:
-        """RunConfig keyword arguments: None for an empty field."""
-        return {
-            "weights": self.weights.text().strip() or None,
-            "block_module": self.block_module.text().strip() or None,
-        }
+    def options(self) -> ExtrasFields:
+        """The fields as they are: None for an empty one."""
+        return ExtrasFields(
+            weights=self.weights.text().strip() or None,
+            block_module=self.block_module.text().strip() or None,
+        )
 
     def set_options(self, saved: SavedSetup) -> None:
         """Apply saved options; a value that is not text is skipped."""

@@ -20,7 +20,6 @@ and confirms. Until then the file is neither imported nor watched.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -38,64 +37,16 @@ from PySide6.QtWidgets import (
 )
 
 from tcprof.app.common.background import BackgroundCalls
-from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import error_colour, muted_colour
+from tcprof.app.setup.model_answer import build_problem, cached, error_line, keep, path_label
 from tcprof.app.setup.model_watch import ModelFileWatch
 from tcprof.app.setup.narrow import text_wide, wrapping
 from tcprof.profiler.config import ConfigError, ModelSource, parse_input_shape
-from tcprof.profiler.config.examples import example_for
-from tcprof.profiler.process.inspected import Inspection, InspectionError
+from tcprof.profiler.process.inspected import Inspection
 from tcprof.profiler.process.inspection import inspect_model
 
 RELOADED_MESSAGE_MS = 10_000
 SHAPE_PLACEHOLDER = "inferred"
-NEEDS_ARGUMENTS_FIX = (
-    "give a factory in the Factory field, or default values for the constructor's arguments"
-)
-
-
-def build_problem(error: InspectionError | Mapping[str, object] | None) -> str | None:
-    """Why an inspected model cannot be built or given inputs, in the window's terms; None if
-    it can be (or the error is not one a run would meet building it). `error`: the answer's,
-    typed, or as the worker sent it."""
-    if not isinstance(error, InspectionError):
-        error = InspectionError.of(error)
-    if error is None or error.stage not in ("build", "input"):
-        return None
-    if error.stage == "input":
-        return f"the model's inputs cannot be made: {in_app_terms(str(error.message))}"
-    file, line = error.file, error.line
-    where = f" ({Path(file).name}, line {line})" if file and line else ""
-    if error.needs_arguments:
-        return f"{error.cause or error.message}{where}: {NEEDS_ARGUMENTS_FIX}"
-    return f"the model cannot be built: {in_app_terms(str(error.message))}{where}"
-
-
-def error_line(error: InspectionError) -> str:
-    """'syntax error in model.py, line 3: …' : the error's kind, then its message in the
-    window's terms, the kind said once (the worker's message may already start with it)."""
-    kind = error.kind or ""
-    message = in_app_terms(error.message or "").strip()
-    if kind and message.lower().startswith(f"{kind.lower()} error"):
-        return message
-    return f"{kind} error: {message}" if kind else message
-
-
-def path_label(path: str) -> str:
-    """A built-in example by its title, any other file by its name."""
-    example = example_for(path)
-    return f"{example.title} ({Path(path).name})" if example else Path(path).name
-
-
-_CACHE: dict[tuple[object, ...], dict[str, Any]] = {}
-
-
-def _cache_key(source: ModelSource) -> tuple[object, ...]:
-    try:
-        mtime = os.stat(source.path).st_mtime_ns
-    except OSError:
-        mtime = None
-    return (source.path, mtime, source.model, source.factory, source.input_shape)
 
 
 class ModelPicker(QWidget):
@@ -110,10 +61,7 @@ class ModelPicker(QWidget):
         super().__init__(parent)
         self._background = background
         self._generation = 0
-        # the last inspection answer: as the worker sent it (the window's other parts read
-        # it), and typed, as this box reads it
-        self.info: dict[str, Any] | None = None
-        self.inspection: Inspection | None = None
+        self.inspection: Inspection | None = None  # the last answer, read once
         self.inspecting = False
         self.trusted = False  # whether the current file may be inspected (see the module doc)
         self._reloading = False  # the inspection under way is for a change on disk
@@ -236,7 +184,7 @@ class ModelPicker(QWidget):
         self.input_shape.setText(shape)
         self.input_shape.setPlaceholderText(SHAPE_PLACEHOLDER)  # the last file's is not this one's
         self.summary.clear()
-        self.info = self.inspection = None
+        self.inspection = None
         self.trusted = trusted
         self._reloading = False
         self.watch.stop()
@@ -282,24 +230,22 @@ class ModelPicker(QWidget):
             input_shape=self._inspected_shape or None,
         )
         if not os.path.isfile(path):
-            self._show_answer(
-                generation, {"error": {"kind": "load", "message": f"no such file: {path}"}}
-            )
+            missing = {"error": {"kind": "load", "message": f"no such file: {path}"}}
+            self._show_answer(generation, Inspection.of(missing))
             return
-        cached = _CACHE.get(_cache_key(source))
-        if cached is not None or self._background is None:
-            self._show_answer(generation, cached or {})
+        kept = cached(source)
+        if kept is not None or self._background is None:
+            self._show_answer(generation, kept or Inspection.of({}))
             return
         self.inspecting = True
         self.summary.setStyleSheet(f"color: {muted_colour()}")
         self.summary.setText("inspecting in a worker process…")
         self.changed.emit()
 
-        def done(answer: dict[str, Any]) -> None:
-            error = Inspection.of(answer).error
-            if error is None or error.kind in ("syntax", "load"):
-                _CACHE[_cache_key(source)] = answer
-            self._show_answer(generation, answer)
+        def done(answer: dict[str, Any]) -> None:  # the worker's model_info, read once here
+            inspection = Inspection.of(answer)
+            keep(source, inspection)
+            self._show_answer(generation, inspection)
 
         # the step probe prices the run estimate of a model never run before
         self._background.submit(partial(inspect_model, probe=True), done, source)
@@ -310,7 +256,7 @@ class ModelPicker(QWidget):
 
     def _inspect_new_shape(self) -> None:
         """The inspection builds the inputs a run will: a new shape is inspected again."""
-        if self.info is not None and self._valid_shape() != self._inspected_shape:
+        if self.inspection is not None and self._valid_shape() != self._inspected_shape:
             self._inspect()
 
     def _on_changed_on_disk(self, path: str) -> None:
@@ -318,12 +264,11 @@ class ModelPicker(QWidget):
             self._reloading = True
             self._inspect()
 
-    def _show_answer(self, generation: int, answer: dict[str, Any]) -> None:
+    def _show_answer(self, generation: int, inspection: Inspection) -> None:
         if generation != self._generation:
             return  # an answer for an earlier choice
         self.inspecting = False
-        self.info = answer
-        inspection = self.inspection = Inspection.of(answer)
+        self.inspection = inspection
         if self.trusted and os.path.isfile(self.current_path()):
             self.watch.watch(self.current_path())
         chosen = self.candidate.currentData()

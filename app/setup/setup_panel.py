@@ -3,9 +3,10 @@
 It produces the engine's `RunConfig` and nothing else; the GUI adds no second way to run a
 model. Invalid input is shown next to its field and reported through `validityChanged`, which
 the window uses to enable Run; building the config never raises into Qt. The fields belong to
-sub-editors, each with `options()` / `set_options()` and the RunConfig fields it holds (the
-model, arms and Run box: core_options.py), so the config, the saved state and `restore` list
-sub-editors, not fields. `restore` puts a setup back (the last one at start-up, or an opened
+sub-editors, each with `options()` (its typed record) / `set_options()` and the RunConfig
+fields it holds (the model, arms and Run box: core_options.py); the records make the config and
+the saved state in one place (setup_values.py), so the panel and `restore` list sub-editors,
+not fields. `restore` puts a setup back (the last one at start-up, or an opened
 session's config) with every RunConfig field: those without a field here are carried and shown
 (see carried_settings.py). A training script (script_options.py) takes the model file's place
 in the Model box; the fields it cannot take are disabled, saying why (script_mode.py), and one
@@ -25,7 +26,7 @@ from tcprof.app.common.background import BackgroundCalls
 from tcprof.app.common.field_names import in_app_terms
 from tcprof.app.common.theme import error_colour
 from tcprof.app.setup.carried_settings import CarriedSettings
-from tcprof.app.setup.core_options import CORE_KEYS, CoreOptions, not_fitting
+from tcprof.app.setup.core_options import CORE_KEYS, CoreFields, CoreOptions, not_fitting
 from tcprof.app.setup.distributed_options import DISTRIBUTED_KEYS, DistributedOptions
 from tcprof.app.setup.host_field import HOST_KEYS, HostField
 from tcprof.app.setup.loop_options import LOOP_KEYS, LoopOptions
@@ -35,11 +36,12 @@ from tcprof.app.setup.narrow import wrapping
 from tcprof.app.setup.saved_setup import Saved, SavedSetup
 from tcprof.app.setup.script_mode import OWN_REASONS, ScriptMode
 from tcprof.app.setup.script_options import ScriptOptions
+from tcprof.app.setup.setup_values import SetupValues
 from tcprof.app.setup.wheel_guard import guard_wheel
-from tcprof.profiler.analysis import stopping
 from tcprof.profiler.config import ConfigError, ModelSource, RunConfig
 from tcprof.profiler.config.script import NOT_FOR_SCRIPTS, TORCHRUN
 from tcprof.profiler.model.context import Environment
+from tcprof.profiler.process.inspected import Inspection
 
 # The RunConfig fields this panel has a field for; every other one is carried from a restored
 # setup, except the artifacts folder, which each run gets anew.
@@ -111,10 +113,10 @@ class SetupPanel(QWidget):
         debug_box = QGroupBox("Debug")
         QVBoxLayout(debug_box).addWidget(self.debug)
 
-        self.distributed = DistributedOptions()  # its settings reach the config with the carried
-        self.carried = CarriedSettings(CARRIED_FIELDS, self.distributed)
-        # The sub-editors whose options() are also what is saved (the core's are not), but the
-        # carried settings, which take the others' misfits and so come last.
+        self.distributed = DistributedOptions()
+        self.carried = CarriedSettings(CARRIED_FIELDS)
+        # The sub-editors a saved setup is put back into alike (the core, the Distributed group
+        # and the carried settings, which take the others' misfits, are restored apart).
         self._editors = (self.measurement, self.loop, self.extras, self.host)
 
         self.problem = QLabel()
@@ -137,7 +139,7 @@ class SetupPanel(QWidget):
             layout.addWidget(box)
         layout.addStretch(1)
 
-        for editor in (core, *self._editors, self.carried, self.script):
+        for editor in (core, *self._editors, self.distributed, self.carried, self.script):
             editor.changed.connect(self.revalidate)
         self.script.modelRequested.connect(self.script.clear)
         self.model.fileChosen.connect(lambda _path: self.script.clear())
@@ -198,25 +200,35 @@ class SetupPanel(QWidget):
         The run controller puts the run's session folder in it. A script's run is built as
         `tcprof run [options] -- python SCRIPT ARGS` builds it (script_options.py)."""
         if not self.script.active():
-            return _built({**self.core.options(), **self._options()}, self._auto())
-        held = self.core.held()
-        script, phases = self.script.run_fields(held.batch_sizes)
-        core = held.run_options(phases)
-        core.update(script=script, source=ModelSource(path=script.path))
-        options = {**core, **self._options()}
-        for field in self.script_mode.disabled():
-            options.pop(field, None)  # disabled, saying why: the run takes the default
-        return _built(options, self._auto())
+            core, batch_sizes = self.core.checked()
+            return self.values(core).config(core.source, batch_sizes, auto=self._auto())
+        values = self.values(self.core.held())
+        script, phases = self.script.run_fields(values.core.batch_sizes)
+        # the fields disabled, saying why: the run takes their defaults
+        values = values.for_script(self.script_mode.disabled())
+        source = ModelSource(path=script.path)
+        return values.config(source, phases, script, auto=self._auto())
+
+    def values(self, core: CoreFields | None = None) -> SetupValues:
+        """The fields as they are (`core`: the core's, when already read)."""
+        return SetupValues(
+            core=core if core is not None else self.core.held(),
+            measurement=self.measurement.options(),
+            loop=self.loop.options(),
+            extras=self.extras.options(),
+            host=self.host.host(),
+            distributed=self.distributed.options(),
+            carried=self.carried.options(),
+        )
 
     def _auto(self) -> bool:
-        """Replicates at auto: the run stops when settled (`_built`)."""
+        """Replicates at auto: the run stops when settled (`SetupValues.config`)."""
         return self.measurement.rounds() is None
 
-    def step_probe(self) -> dict[str, Any] | None:
-        """The model's priced step (the run estimate's); none for a script (never inspected)."""
-        inspection = None if self.script.active() else self.model.inspection
-        probe = inspection.probe if inspection is not None else None
-        return dict(probe) if probe is not None else None
+    def inspection(self) -> Inspection | None:
+        """The model's inspection, whose step probe prices the run estimate; none for a script
+        (never inspected)."""
+        return None if self.script.active() else self.model.inspection
 
     def source_path(self) -> str:
         """The file a run runs: the script, or the model file."""
@@ -234,13 +246,6 @@ class SetupPanel(QWidget):
         uses = not active or self.script.uses_batch_sizes()
         self.batch_sizes.setEnabled(uses)
         self.batch_sizes.setToolTip(self._batch_tip if uses else BATCH_SIZES_TIP)
-
-    def _options(self) -> dict[str, Any]:
-        """The RunConfig keyword arguments of all but the core fields, as they are saved too."""
-        options: dict[str, Any] = {}
-        for editor in (*self._editors, self.carried):
-            options.update(editor.options())
-        return options
 
     # -- a script's session ---------------------------------------------------------------------
     def _take_script(self, saved: SavedSetup, trusted: bool) -> SavedSetup:
@@ -265,7 +270,7 @@ class SetupPanel(QWidget):
     def state(self) -> dict[str, Any]:
         """What `restore` takes back: the fields (batch sizes as typed) and the carried ones,
         and whether the model was trusted (read back only from the user's own preferences)."""
-        state = {**self.core.state(), MODEL_TRUSTED: self.model.trusted, **self._options()}
+        state = {MODEL_TRUSTED: self.model.trusted, **self.values().to_json()}
         if self.script.active():
             state.update(script=self.script.state(), **{MODEL_TRUSTED: self.script.trusted})
             state["model_file_trusted"] = self.model.trusted
@@ -295,16 +300,6 @@ class SetupPanel(QWidget):
             ("threads", saved.threads, held.threads.value() or None),
             ("stall_timeout_s", saved.stall_timeout_s, held.stall_timeout.value() or None),
         )
-        self.carried.set_options(state, adjusted, saved)
+        adjusted += self.distributed.set_options(saved)
+        self.carried.set_options(state, adjusted)
         self.revalidate()
-
-
-def _built(options: dict[str, Any], auto: bool) -> RunConfig:
-    """The RunConfig of the fields (RunConfig's keyword arguments); Replicates at `auto` stops
-    when the answer is settled, at most at the last look for the arms chosen, controls
-    included (as `tcprof run` without --replicates does: analysis/stopping.py); with a number
-    of rounds the Budget is unused."""
-    if not auto:
-        return RunConfig(**{**options, "budget_s": None})
-    config = RunConfig(**{k: v for k, v in options.items() if k != "replicates"})
-    return dataclasses.replace(config, replicates=stopping.looks(len(config.run_arms))[-1])

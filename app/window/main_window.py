@@ -120,7 +120,7 @@ class MainWindow(QMainWindow):
         self.display = SessionDisplay(self)  # what it shows of a session, and a run's events
         self.commands = make_actions(self)
         self.scripts = ScriptOpening(self)  # Open script…, a dropped .py: script or model?
-        self.run_estimate = RunEstimate(self.setup.config, probe=self.setup.step_probe)
+        self.run_estimate = RunEstimate(self.setup.config, probe=self.setup.inspection)
         self.run_estimate.place_after(self.commands.toolbar, self.commands.stop)
         self.close_guard = CloseGuard(self, lambda: self.controller.running, self.status.activity)
         self._connect()
@@ -266,8 +266,9 @@ class MainWindow(QMainWindow):
     def _on_model_inspected(self) -> None:
         """The model loads now (fixed on disk, another factory, another file): an error
         saying it could not be loaded is no longer so."""
-        info = self.setup.model.info
-        if info and not info.get("error") and not self.controller.running:
+        inspection = self.setup.model.inspection
+        loads = inspection is not None and inspection.answered and inspection.error is None
+        if loads and not self.controller.running:
             self.banner.drop(MODEL_LOAD_ERRORS)
 
     def _on_model_changed(self) -> None:

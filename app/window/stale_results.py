@@ -16,21 +16,32 @@ into the panel right after it is shown, is what is recorded).
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
+from tcprof.app.setup.core_options import CoreFields
+from tcprof.profiler.config import ArmSpec, ModelSource
+
 STALE_TEXT = "Results of the previous setup — press Run to measure this one"
 
 
-def setup_fingerprint(state: dict[str, Any]) -> str:
-    """The parts of a setup panel state that decide what is measured."""
-    parts = {k: state.get(k) for k in ("source", "arms")}
-    batch_sizes = str(state.get("batch_sizes") or "")
-    parts["batch_sizes"] = [b.strip() for b in batch_sizes.split(",") if b.strip()]
-    return json.dumps(parts, sort_keys=True, default=str)
+@dataclass(frozen=True)
+class Fingerprint:
+    """The parts of a setup that decide what is measured: the batch sizes as typed, each
+    size's words without the spaces around them."""
+
+    source: ModelSource
+    arms: tuple[ArmSpec, ...]
+    batch_sizes: tuple[str, ...]
+
+
+def setup_fingerprint(core: CoreFields) -> Fingerprint:
+    """What the setup panel's core fields (`SetupPanel.core.held()`) measure."""
+    sizes = tuple(b.strip() for b in core.batch_sizes.split(",") if b.strip())
+    return Fingerprint(core.source, core.arms, sizes)
 
 
 class StaleResults(QObject):
@@ -40,7 +51,7 @@ class StaleResults(QObject):
         self.notice = notice
         self.results = results
         self.plots: Any = None
-        self.shown: str | None = None  # the fingerprint of what the plots and tables show
+        self.shown: Fingerprint | None = None  # the fingerprint of what the plots and tables show
         self.stale = False
         notice.setText(STALE_TEXT)
         notice.setStyleSheet(
@@ -58,12 +69,12 @@ class StaleResults(QObject):
 
     def record(self) -> None:
         """What is shown now matches the setup in the panel."""
-        self.shown = setup_fingerprint(self.setup.state())
+        self.shown = setup_fingerprint(self.setup.core.held())
         self._mark(False)
 
     def check(self) -> None:
         if self.shown is not None:
-            self._mark(setup_fingerprint(self.setup.state()) != self.shown)
+            self._mark(setup_fingerprint(self.setup.core.held()) != self.shown)
 
     def _mark(self, stale: bool) -> None:
         if stale == self.stale:

@@ -370,7 +370,7 @@ def test_a_compile_marker_says_its_duration_and_its_share_of_the_compile_cost(pl
 
 
 def test_the_plots_choices_survive_a_restart(qtbot):
-    from tcprof.app.common.settings import Preferences
+    from tcprof.app.common.settings import qsettings
     from tcprof.app.plots.live_plots import LivePlots
 
     first = LivePlots()
@@ -384,7 +384,7 @@ def test_the_plots_choices_survive_a_restart(qtbot):
     assert (again.x_mode(), again.smoothing, again.log_y) == (WALL, 0.6, True)
     assert again.controls.mode() == WALL and again.controls.log_y.isChecked()
     # what a later version does not know is ignored, not an error
-    Preferences().set_plot_choices({"x_axis": "gone", "smoothing": 7, "log_y": "yes"})
+    qsettings().setValue("plot_choices", '{"x_axis": "gone", "smoothing": 7, "log_y": "yes"}')
     third = LivePlots()
     qtbot.addWidget(third)
     assert (third.x_mode(), third.smoothing, third.log_y) == (SECTION, 0.0, False)

@@ -12,12 +12,12 @@ from tcprof.profiler.config.examples import example_path
 def test_entered_hosts_are_remembered_newest_first(qtbot):
     field = HostField()
     qtbot.addWidget(field)
-    assert field.options() == {"host": None}  # empty: this machine
+    assert field.host() is None  # empty: this machine
     for host in ("gpu-a", "me@gpu-b", "gpu-a"):
         field.setCurrentText(f"  {host} ")
         field.lineEdit().editingFinished.emit()
     assert Preferences().recent_hosts() == ["gpu-a", "me@gpu-b"]
-    assert field.options() == {"host": "gpu-a"}
+    assert field.host() == "gpu-a"
     again = HostField()  # a later window offers them
     qtbot.addWidget(again)
     assert [again.itemText(i) for i in range(again.count())] == ["gpu-a", "me@gpu-b"]

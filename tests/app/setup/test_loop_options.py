@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcprof.app.setup.loop_options import AMP_OFF
+from tcprof.app.setup.loop_options import AMP_OFF, LoopFields
 from tcprof.app.setup.setup_panel import CARRIED_FIELDS, SetupPanel
 from tcprof.profiler.config.examples import example_path
 
@@ -60,21 +60,16 @@ def test_a_restored_session_puts_the_loop_back_and_an_older_one_resets_it(panel)
     saved = panel.config().to_dict()
     again = SetupPanel(None)
     again.restore(saved)
-    assert again.loop.options() == {
-        "loop": "inference",
-        "amp": "fp16",
-        "channels_last": True,
-        "compile_optimizer": False,
-    }
+    assert again.loop.options() == LoopFields("inference", "fp16", True, False)
     again.restore(panel.state())  # the panel's own saved state too
-    assert again.loop.options()["amp"] == "fp16"
+    assert again.loop.options().amp == "fp16"
     older = {k: v for k, v in saved.items() if k not in ("loop", "amp", "channels_last")}
     again.restore(older)  # a session from before loop kinds ran fp32 training
-    assert again.loop.options()["loop"] == "train"
+    assert again.loop.options().loop == "train"
     assert again.loop.amp.currentText() == AMP_OFF
     again.restore(saved)
     again.restore({**saved, "amp": "fp8", "channels_last": "yes"})  # malformed: skipped
-    assert again.loop.options()["amp"] == "fp16" and again.loop.channels_last.isChecked()
+    assert again.loop.options().amp == "fp16" and again.loop.channels_last.isChecked()
     again.deleteLater()
 
 

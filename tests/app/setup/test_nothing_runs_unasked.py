@@ -109,7 +109,7 @@ def test_an_opened_session_runs_nothing_until_the_user_confirms(make_window, qtb
         window.notice.buttons[0].click()
         assert window.setup.model.inspecting, "confirmed: the model is inspected first"
     assert hostile.imported.exists() and hostile.evaluated.exists()
-    assert window.setup.model.info.get("params") == 5, "the inspection answered"
+    assert window.setup.model.inspection.params == 5, "the inspection answered"
     assert ended.args == ["completed"]
     assert window.commands.run.text() == RUN_TEXT
     assert window.setup.config().stall_timeout_s == 60.0
@@ -165,7 +165,7 @@ def test_restoring_a_setup_fills_the_panel_as_text_and_trust_comes_from_the_call
         MODEL_TRUSTED: True,  # a session file may claim anything: not read from the state
     }
     panel.restore(config)
-    assert panel.model.needs_trust() and panel.model.info is None
+    assert panel.model.needs_trust() and panel.model.inspection is None
     assert panel.state()[MODEL_TRUSTED] is False
     assert panel.config().source.factory == hostile.factory
     panel.restore(config, trust_model=True)

@@ -180,10 +180,13 @@ def test_inspection_errors_read_in_the_windows_terms():
 
 
 def test_an_input_error_blocks_run_only_for_the_shape_it_was_found_with(make_window):
+    from tcprof.profiler.process.inspected import Inspection
+
     window = make_window(background=False)
     picker = window.setup.model
     error = {"kind": "load", "stage": "input", "message": "cannot infer; pass --input-shape"}
-    picker._show_answer(picker._generation, {"error": error})  # the worker's answer
+    answer = Inspection.of({"error": error})  # the worker's answer, read once
+    picker._show_answer(picker._generation, answer)
     assert not window.commands.run.isEnabled()
     assert "fill in the Input shape field" in window.commands.run.toolTip()
     picker.input_shape.setText("10")  # typed, not yet inspected: the answer is not for it
