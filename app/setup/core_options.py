@@ -24,6 +24,7 @@ from tcprof.app.setup.bounds import hold_to_bound
 from tcprof.app.setup.debug_options import DebugOptionsBox
 from tcprof.app.setup.model_picker import ModelPicker
 from tcprof.app.setup.saved_setup import Saved, SavedSetup
+from tcprof.profiler.config import DEFAULT_BATCH_SIZES as BATCH_SIZES
 from tcprof.profiler.config import (
     MIN_BLOCK_MS,
     OPTIMIZERS,
@@ -35,7 +36,9 @@ from tcprof.profiler.config import (
 )
 from tcprof.profiler.model.context import Environment
 
-DEFAULT_BATCH_SIZES = "32, 64"
+# the command line's and tcprof.run's default, declared once in RunConfig: the window ran the
+# built-in example at two batch sizes where `tcprof run --example simple` ran one (issue 42)
+DEFAULT_BATCH_SIZES = ", ".join(str(b) for b in BATCH_SIZES)
 WEIGHT_FORMATS = (("off", None), ("safetensors", "safetensors"), ("pt", "pt"))
 WEIGHTS_TIP = (
     "RunConfig.save_weights: after the run, each arm's trained state_dict is saved to\n"

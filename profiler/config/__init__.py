@@ -24,6 +24,7 @@ from tcprof.profiler.config.choices import (
     DEBUG_PRESET_BACKEND,
     DEBUG_PRESET_LOGS,
     DEBUG_PRESET_TEXT,
+    DEFAULT_BATCH_SIZES,
     DEFAULT_PRECISION,
     DEFAULT_RDZV_TIMEOUT_S,
     DEFAULT_REMOTE_PYTHON,
@@ -81,6 +82,7 @@ from tcprof.profiler.config.wording import (
 )
 
 __all__ = [
+    "DEFAULT_BATCH_SIZES",
     "DYNAMO_EAGER",
     "CONTROL_LABEL",
     "CONTROL_SUFFIX",

@@ -33,6 +33,7 @@ def balanced_rounds(n_arms: int, minimum: int = DEFAULT_REPLICATES) -> int:
 
 
 MIN_BLOCK_MS = 100.0
+DEFAULT_BATCH_SIZES = (32,)  # every door's: the command line, tcprof.run and the window
 DEFAULT_REMOTE_PYTHON = "python3"
 DEFAULT_STALL_TIMEOUT_S = 120.0  # see docs/methodology.md, "Stalls"
 DEFAULT_RDZV_TIMEOUT_S = 300.0  # how long the nodes of a distributed arm wait for each other

@@ -17,6 +17,7 @@ from tcprof.profiler.config.choices import (
     CONTROLS,
     CUDAGRAPH_MODES,
     CUDAGRAPH_WARMUP,
+    DEFAULT_BATCH_SIZES,
     DEFAULT_PRECISION,
     DEFAULT_RDZV_TIMEOUT_S,
     DEFAULT_REMOTE_PYTHON,
@@ -152,7 +153,7 @@ class DebugOptions:
 class RunConfig:
     source: ModelSource
     arms: tuple[ArmSpec, ...] = (ArmSpec("eager"), ArmSpec("inductor"))
-    batch_sizes: tuple[int, ...] = (32,)
+    batch_sizes: tuple[int, ...] = DEFAULT_BATCH_SIZES
     warmup: int = 5
     steps: int = 50
     blocks: int = 5  # measured steps are split into this many interleaved blocks per arm

@@ -22,6 +22,7 @@ from tcprof.profiler.config import (
     CONTROL_LABEL,
     CONTROL_SUFFIX,
     CONTROLS,
+    DEFAULT_BATCH_SIZES,
     DEFAULT_PRECISION,
     DEFAULT_RDZV_TIMEOUT_S,
     DEFAULT_REMOTE_PYTHON,
@@ -200,7 +201,12 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "the arm's backend, as PyTorch's compiled-optimizer recipe does); train only",
     ),
     # how steps are measured: batch sizes, warm-up, blocks, rounds, the A/A control
-    _value("--batch-sizes", LOOP, "comma-separated, e.g. 32,64,128", default="32"),
+    _value(
+        "--batch-sizes",
+        LOOP,
+        "comma-separated, e.g. 32,64,128",
+        default=",".join(str(b) for b in DEFAULT_BATCH_SIZES),
+    ),
     _value(
         "--warmup",
         LOOP,
