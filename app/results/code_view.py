@@ -8,9 +8,6 @@ debug settings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -57,18 +54,12 @@ class CodeView(QWidget):
         layout.addLayout(top)
         layout.addWidget(note)
         layout.addWidget(self.text, 1)
-        self._session = SessionModel.read({"arms": []})
-        self._plain: dict[str, Any] | None = None
+        self._session = SessionModel.from_json({"arms": []})
         self.show_session(self._session)
 
-    def show_session(
-        self, session: SessionModel | Mapping[str, Any], plain: dict[str, Any] | None = None
-    ) -> None:
-        """Offer the session's arms; the first compiled arm is chosen (as in reproduce.py).
-        `plain`: the same session as session.json's dict, when the caller has it (the
-        reproducer still reads one)."""
-        self._session = SessionModel.read(session)
-        self._plain = plain if plain is not None or not isinstance(session, dict) else session
+    def show_session(self, session: SessionModel) -> None:
+        """Offer the session's arms; the first compiled arm is chosen (as in reproduce.py)."""
+        self._session = session
         names = [a.name for a in self._session.arms]
         compiled = [a.name for a in self._session.arms if a.compiled]
         self.arm.blockSignals(True)

@@ -170,10 +170,10 @@ def _where(entry: GraphBreak | Recompile) -> str:
     return f"{Path(entry.file).name}:{entry.line}" if entry.file else "?"
 
 
-def _plain(record: Row | Recompile) -> dict[str, Any]:
-    """The record's session.json dict, for the engine's helpers that still read one."""
-    plain: dict[str, Any] = thaw(record.data)
-    return plain
+def saved_row(row: Row) -> dict[str, Any]:
+    """The row as session.json holds it: what protocol/compile_terms.py's helpers (the compile
+    cost's parts) read, the one place the tab hands them a dict."""
+    return dict(thaw(row.data))
 
 
 def matrix_item(arm: Arm, row: Row | None, bs: int) -> QTableWidgetItem:
@@ -182,7 +182,7 @@ def matrix_item(arm: Arm, row: Row | None, bs: int) -> QTableWidgetItem:
     if row is None:
         return item("error" if arm.error else "-")
     status = "error" if row.status in ("error", "oom") else row.compile_status or "-"
-    reasons = [plain_reason(_plain(rc)) or "?" for rc in arm.recompiles if rc.batch_size == bs]
+    reasons = [plain_reason(rc) or "?" for rc in arm.recompiles if rc.batch_size == bs]
     tip = "\n".join(reasons) if reasons else None
     if status == "error" and row.error:
         tip = row.error.message
@@ -217,13 +217,13 @@ def recompile_cells(rc: Recompile) -> list[Cell]:
         (frame_label(frame), frame_text(frame) if resume_explanation(frame) else None),
         (_where(rc), None),
         (_secs(rc.seconds), None),
-        (plain_reason(_plain(rc)), f"torch's words: {rc.reason}"),
+        (plain_reason(rc), f"torch's words: {rc.reason}"),
     ]
 
 
 def compile_time_cells(row: Row) -> list[Cell]:
     """One batch size's compile times; the parts add up to cold s; a missing figure says why."""
-    plain = _plain(row)
+    plain = saved_row(row)
     cost = row.compile
     missing = cost.missing if cost else {}
     cold, portable, warm = (missing.get(k) for k in ("cold", "portable", "warm"))

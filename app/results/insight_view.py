@@ -10,9 +10,6 @@ below; a table with nothing to list says so in words. The tables are built in in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -42,11 +39,11 @@ from tcprof.app.results.insight_tables import (
     make_table,
     matrix_item,
     recompile_cells,
+    saved_row,
     set_header_tips,
 )
 from tcprof.app.results.ladder_view import LadderView
 from tcprof.profiler.model.arm import Arm
-from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.compile_terms import (
@@ -87,7 +84,7 @@ class InsightView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = SessionModel.read({"arms": []})
+        self.session = SessionModel.from_json({"arms": []})
         self._sizes: list[int] = []  # the matrix's batch-size columns
         self.matrix = make_table(["arm"])
         self.matrix.setToolTip(
@@ -203,13 +200,13 @@ class InsightView(QWidget):
         self._show_arm()
 
     # -- filling ------------------------------------------------------------------------------
-    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
-        model = self.session = SessionModel.read(session)
+    def show_session(self, model: SessionModel) -> None:
+        self.session = model
         sizes = list(model.batch_sizes or sorted({row.batch_size for row in model.rows}))
         self._show_matrix(model.arms, sizes)
         self._offer_compiled_arms(model.arms)
         self._show_arm()
-        self.ladder.show_session(dict(model.data))
+        self.ladder.show_session(model)
 
     def show_ladder(self) -> None:
         """Bring the Ladder sub-tab forward (after a Diagnose run)."""
@@ -317,7 +314,7 @@ class InsightView(QWidget):
         chosen = (
             results[selected[0].row()] if selected and selected[0].row() < len(results) else None
         )
-        row: dict[str, Any] = thaw(chosen.data) if chosen else {}
+        row = saved_row(chosen) if chosen else {}
         self._show_compiles(chosen, arm)
         text = parts_text(row)
         bs = chosen.batch_size if chosen else None

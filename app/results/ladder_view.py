@@ -7,8 +7,6 @@ sentence are the reports' own (profiler/report/sections/ladder.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -39,10 +37,10 @@ class LadderView(QWidget):
     def table_rows(self) -> list[list[str]]:
         return table_text(self.table)
 
-    def show_session(self, session: dict[str, Any]) -> bool:
+    def show_session(self, session: SessionModel) -> bool:
         """Fill from the session; False when it holds no ladder."""
-        found = rows(SessionModel.read(session))
+        found = rows(session)
         fill(self.table, [[(cell, None) for cell in row] for row in found])
         self.table.setVisible(bool(found))
-        self.verdict.setText(verdict(SessionModel.read(session)) or EMPTY if found else EMPTY)
+        self.verdict.setText(verdict(session) or EMPTY if found else EMPTY)
         return bool(found)

@@ -10,7 +10,7 @@ it wrote is one click away.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +31,16 @@ from PySide6.QtWidgets import (
 
 from tcprof.app.common.table_text import table_text
 from tcprof.app.common.theme import error_colour, good_colour, session_arm_colour
-from tcprof.profiler.model.json_values import thaw
-from tcprof.profiler.model.profile import TopOp
+from tcprof.profiler.model.profile import Profile, TopOp
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.top_ops import (
     comparable,
     comparison_problem,
-    op_comparison,
+    moves,
     profile_note,
 )
 
+NO_PROFILE = Profile(None, None, (), None, None, None)
 HEADER = ["arm", "bs", "operator", "calls/step", "self ms/step", "total ms/step"]
 ALL = None
 NO_PAIR = (
@@ -97,7 +97,7 @@ def _refill(
 class ProfileView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = SessionModel.read({"arms": []})
+        self.session = SessionModel.from_json({"arms": []})
         self.note = QLabel(EMPTY)
         self.note.setWordWrap(True)
         self.arm_filter = QComboBox()
@@ -158,11 +158,11 @@ class ProfileView(QWidget):
         layout.addLayout(heading)
         layout.addWidget(self.views, 1)
         self._trace: str | None = None
-        self.show_session({"arms": []})
+        self.show_session(self.session)
 
-    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
+    def show_session(self, model: SessionModel) -> None:
         """Fill both views from the session's model."""
-        model = self.session = SessionModel.read(session)
+        self.session = model
         rows = profile_rows(model)
         _refill(self.arm_filter, "all arms", list(dict.fromkeys(name for _i, name, *_ in rows)))
         _refill(
@@ -233,7 +233,7 @@ class ProfileView(QWidget):
 
     def _fill_comparison(self) -> None:
         pair = self.pair.currentData()
-        found = op_comparison(self.session, *pair) if pair else []
+        found = moves(self.session, *pair) if pair else []
         problem = comparison_problem(self.session, *pair) if pair else None
         self.comparison_note.setText(f"{problem}." if problem and found else NO_PAIR)
         self.comparison_note.setStyleSheet(f"color: {error_colour()};" if problem else "")
@@ -245,12 +245,12 @@ class ProfileView(QWidget):
                 ["operator", f"{baseline} ms/step", f"{pair[0]} ms/step", "moved ms"]
             )
         self.comparison.setRowCount(len(found))
-        for r, row in enumerate(found):
-            moved = row["moved_ms"]
+        for r, move in enumerate(found):
+            moved = move.moved_ms
             cells = [
-                row["name"],
-                _num(row["eager_ms"]),
-                _num(row["compiled_ms"]),
+                move.name,
+                _num(move.eager_ms),
+                _num(move.compiled_ms),
                 f"{moved:+.3f}",
             ]
             for c, text in enumerate(cells):
@@ -260,13 +260,11 @@ class ProfileView(QWidget):
                 self.comparison.setItem(r, c, item)
         self.comparison.resizeColumnsToContents()
 
-    def _profile(self, arm_index: int, bs: Any) -> dict[str, Any]:
-        """The row's profile as saved, for the reports' note on it."""
+    def _profile(self, arm_index: int, bs: int) -> Profile:
+        """The row's profile, for the reports' note on it (an empty one where it has none)."""
         arms = self.session.arms
         rows = arms[arm_index].rows if arm_index < len(arms) else ()
-        row = next((r for r in rows if r.batch_size == bs), None)
-        plain: dict[str, Any] = thaw(row.data.get("profile") or {}) if row else {}
-        return plain
+        return next((r.profile for r in rows if r.batch_size == bs and r.profile), NO_PROFILE)
 
     def rows(self) -> list[list[str]]:
         return table_text(self.table)

@@ -11,9 +11,6 @@ to the digit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -148,21 +145,15 @@ class ResultsView(QTabWidget):
         self.addTab(self.script, SCRIPT_TITLE)
         self.timeline = TimelineView()  # where the run's time went
         self.addTab(self.timeline, "Timeline")
-        self.show_session({"arms": []})
+        self.show_session(SessionModel.from_json({"arms": []}))
 
-    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
-        """Fill every session tab from one session ({"arms": []} empties them), read into the
-        model once; the engine's helpers that still read a dict get session.json's."""
-        model = SessionModel.read(session)
-        plain = session if isinstance(session, dict) else model.to_dict()
-        self.show_model(model, plain)
-
-    def show_model(self, model: SessionModel, session: dict[str, Any]) -> None:
-        """Every tab from the model (`session`: the same session as a dict)."""
+    def show_session(self, model: SessionModel) -> None:
+        """Fill every session tab from the session's model (one with no arms empties them)."""
+        session = model.to_dict()  # session.json's dict: what the Timeline tab reads still
         self.verdict.show_session(model)
         self._show_summary(model)
         self.insight.show_session(model)
-        self.code.show_session(model, session)
+        self.code.show_session(model)
         self.profile.show_session(model)
         self.weights.show_session(model)
         self.ranks.show_session(model)

@@ -3,9 +3,7 @@ verified, with the reason tcprof saves a plain state_dict instead of the compile
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QDesktopServices
@@ -61,10 +59,10 @@ class WeightsView(QWidget):
         layout.addWidget(self.open_folder)
         layout.addWidget(why)
         self._folder: str | None = None
-        self.show_session({"arms": []})
+        self.show_session(SessionModel.from_json({"arms": []}))
 
-    def show_session(self, session: SessionModel | Mapping[str, Any]) -> None:
-        rows = weight_rows(SessionModel.read(session))
+    def show_session(self, session: SessionModel) -> None:
+        rows = weight_rows(session)
         self.table.setRowCount(len(rows))
         for r, (name, art) in enumerate(rows):
             verified = art.verified

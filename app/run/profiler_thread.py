@@ -32,6 +32,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from tcprof.profiler.config import RunConfig
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.types import Event, Listener
 from tcprof.profiler.recording.entry import Recording
 from tcprof.profiler.run.recorded import RunnerFactory
@@ -80,7 +81,7 @@ class ProfilerThread(QThread):
         self.session_dir = self.recording.folder if self.recording else None
         self.config = self.recording.config if self.recording else config
         self.session: Any = None
-        self.summary: dict[str, Any] | None = None
+        self.summary: SessionModel | None = None  # the session as the run left it, read once
         self.save_error: str | None = None
         self.store_warning: str | None = None  # the team store (TCPROF_STORE) could not take it
         self.crash: Event | None = None
@@ -112,7 +113,11 @@ class ProfilerThread(QThread):
             return None
 
     def _save(self) -> None:
-        self.summary = self._summarize()
+        summary = self._summarize()
+        try:  # read into the model here, off the GUI thread; never into Qt's thread code
+            self.summary = SessionModel.from_json(summary) if summary is not None else None
+        except Exception:
+            self.summary = None
         if self.recording is None:
             return
         try:

@@ -3,11 +3,12 @@
 The controller owns the ProfilerThread and what lives as long as a run: the session folder
 (the thread writes events.jsonl live, and session.json and steps.csv when the run ends or is
 stopped), the latest summary (session.json's dict, computed on the thread whenever a batch size
-finishes) and the LiveData buffers the plots pull from. Widgets subscribe to its signals; none
-of them touches the thread. When no session folder can be made (an unwritable TCPROF_HOME),
-the run ends at once as failed and `save_error` says why. The folder is chosen, and filled
-at the end with the session's files and reports, by the engine's one recorded run
-(profiler/recording/entry.py), as for `tcprof run`.
+finishes, read into the session model once as it arrives) and the LiveData buffers the plots
+pull from. Widgets subscribe to its signals; none of them touches the thread. When no session
+folder can be made (an unwritable TCPROF_HOME), the run ends at once as failed and
+`save_error` says why. The folder is chosen, and filled at the end with the session's files
+and reports, by the engine's one recorded run (profiler/recording/entry.py), as for
+`tcprof run`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -53,7 +54,7 @@ class RunController(QObject):
         # Renaming it touches app/run/, which issue 40's one recorded run is rewriting.
         self.thread: ProfilerThread | None = None  # type: ignore[assignment]
         self.config: RunConfig | None = None
-        self.summary: dict[str, Any] | None = None
+        self.summary: SessionModel | None = None
         self.environment: Environment | None = None  # the first worker's hello, typed
         self.data: LiveData | None = None
         self.session_dir: Path | None = None
@@ -150,7 +151,7 @@ class RunController(QObject):
         for event in events:
             kind = event.get("type")
             if kind == "summary":
-                self.summary = event["session"]
+                self.summary = SessionModel.from_json(event["session"])  # the wire's dict
                 if self.data is not None:  # the markers' share of each compile cost, live
                     self.data.apply(event)
             elif kind == "hello" and self.environment is None:
@@ -173,10 +174,10 @@ class RunController(QObject):
         self.thread = None
         thread.eventsReady.disconnect(self._on_events_ready)
         thread.finished.disconnect(self._on_thread_finished)
-        status = "failed" if thread.crash else (thread.summary or {}).get("status", "failed")
-        if thread.summary is not None:
-            self.summary = thread.summary
-            saved = SessionModel.from_json(thread.summary)  # its environment, arms or none
+        saved = thread.summary  # read into the model on the thread: its environment, arms or none
+        status = "failed" if thread.crash or saved is None else saved.status
+        if saved is not None:
+            self.summary = saved
             self.environment = saved.runtime if saved.environment else self.environment
         self.save_error = thread.save_error
         self.store_warning = thread.store_warning  # the team store could not take it: one line
@@ -187,6 +188,7 @@ class RunController(QObject):
 
     def session(self) -> SessionModel:
         """The live summary as the typed session model (no arms before the first batch size
-        ends), read once from the message (session.json's dict) each time it is asked for."""
-        summary = self.summary if self.summary and self.summary.get("arms") else {"arms": []}
-        return SessionModel.from_json(summary, self.session_dir)
+        ends), with the folder it is saved in."""
+        if self.summary is None or not self.summary.arms:
+            return SessionModel.from_json({"arms": []}, self.session_dir)
+        return dataclasses.replace(self.summary, path=self.session_dir)

@@ -88,7 +88,7 @@ def _recover(min_age_s: float | None) -> RecoveryDone:
 
 
 class SessionActions(QObject):
-    sessionOpened = Signal(object)  # LoadedSession: show it
+    sessionOpened = Signal(object, object)  # LoadedSession and its model, read once: show it
     setupRestored = Signal(dict)  # the opened session's config: put it back in the setup panel
     problem = Signal(dict)  # {"kind": "open" | "compare" | "export", "message": ...}
     message = Signal(str)  # a line for the status bar
@@ -153,7 +153,7 @@ class SessionActions(QObject):
             QGuiApplication.restoreOverrideCursor()
         model = SessionModel.from_json(loaded.session, loaded.folder)
         self._set_shown(model, loaded.folder, saved=True)
-        self.sessionOpened.emit(loaded)
+        self.sessionOpened.emit(loaded, model)
         self.setupRestored.emit(thaw(model.config))
         return True
 

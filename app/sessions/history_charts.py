@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from tcprof.app.common.theme import arm_qcolours, configure_pyqtgraph
@@ -178,7 +179,7 @@ class HistoryCharts(QWidget):
             plot.setXRange(-0.5, max(0.5, len(self.sessions) - 0.5), padding=0)
 
     @staticmethod
-    def _key_html(data: ChartData, colours: dict[str, Any]) -> str:
+    def _key_html(data: ChartData, colours: dict[str, QColor]) -> str:
         """One legend for the five charts, above them: each line's symbol and name in colour."""
         names: list[str] = []
         seen: dict[str, int] = {}

@@ -31,19 +31,9 @@ from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.protocol.event_text import place_text
 
 
-def problem(error: Problem | Mapping[str, Any]) -> Problem:
-    """An `error` event (or a session's error) read once into the model's typed record."""
-    if isinstance(error, Problem):
-        return error
-    read = Problem.of(error)
-    assert read is not None, "a mapping always reads as a Problem"
-    return read
-
-
-def one_line(error: Problem | Mapping[str, Any], arm_names: list[str]) -> str:
+def one_line(error: Problem, arm_names: list[str]) -> str:
     """'inductor at bs 16: oom error: …': who, where, the kind said once (a worker's message
     may start with it already: 'syntax error in model.py, line 3: …')."""
-    error = problem(error)
     arm = error.arm
     who = arm_names[arm] if arm is not None and 0 <= arm < len(arm_names) else "run"
     bs = f" at bs {error.batch_size}" if error.batch_size is not None else ""
@@ -116,10 +106,13 @@ class ErrorBanner(QFrame):
         self.hide()
 
     def add(self, error: Problem | Mapping[str, Any], arm_names: list[str]) -> None:
-        """Show `error`: an `error` event off the wire, or the window's own, read once."""
-        error = problem(error)
-        self.errors.append(error)
-        self._lines.append(one_line(error, arm_names))
+        """Show `error`: the window's own, or an `error` event off the wire (raw JSON), read
+        here once into the model's typed record."""
+        read = error if isinstance(error, Problem) else Problem.of(error)
+        if read is None:  # never: a mapping always reads as a Problem
+            return
+        self.errors.append(read)
+        self._lines.append(one_line(read, arm_names))
         self._show_lines()
         self.show()
 

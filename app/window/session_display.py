@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QStatusBar
 from tcprof.app.window.title import session_date
 from tcprof.profiler.folders.files import REPORT_HTML
 from tcprof.profiler.model.context import Environment
+from tcprof.profiler.model.figures import Problem
 from tcprof.profiler.model.session import SessionModel
 
 if TYPE_CHECKING:
@@ -95,9 +96,9 @@ class SessionDisplay:
         window.results.logs.start(names)
         window.results.logs.add_events(events)
 
-    def opened(self, loaded: LoadedSession) -> None:
-        """A saved session opened: shown, and the status line says which."""
-        model = SessionModel.read(loaded.session)
+    def opened(self, loaded: LoadedSession, model: SessionModel) -> None:
+        """A saved session opened (`model`: its session, read once by the Sessions' actions):
+        shown, and the status line says which."""
         self.show(model, loaded.folder, loaded.events)
         status = model.status.replace("_", " ")
         self.window.status.finish(
@@ -138,7 +139,7 @@ class SessionDisplay:
         window.status.finish_run(status, session, folder)
         window.run_estimate.run_ended()
         if window.controller.save_error:
-            window.banner.add({"kind": "save", "message": window.controller.save_error}, [])
+            window.banner.add(Problem("save", window.controller.save_error, None, None, None), [])
         if window.controller.store_warning:  # saved locally first: nothing is lost
             window.notice.show_notice(f"Warning: {window.controller.store_warning}")
 

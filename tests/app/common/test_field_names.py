@@ -9,6 +9,7 @@ import pytest
 
 from tcprof.app.common.field_names import FLAG_FIELDS, FOREIGN_FLAGS, in_app_terms
 from tcprof.app.window.error_banner import ErrorBanner, one_line
+from tcprof.profiler.model.figures import Problem
 from tests.support.paths import ROOT
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*[a-z]")
@@ -97,7 +98,7 @@ def test_the_banner_names_fields_not_flags(qtbot):
         "message": 'M() needs arguments; pass a factory expression, e.g. --factory "M(...)"',
         "arm": 0,
     }
-    assert "--factory" not in one_line(error, ["eager"])
+    assert "--factory" not in one_line(Problem.of(error), ["eager"])
     banner = ErrorBanner()
     qtbot.addWidget(banner)
     banner.add(error, ["eager"])
@@ -123,6 +124,6 @@ def test_a_scripts_errors_name_no_flag_in_the_banner(how, steps, step_on, tmp_pa
     path.write_text("")
     cfg = script_config(path, step_on=step_on)
     error = script_error(ScriptEnd(how), cfg, 1, steps, in_step=False, compiled=False)
-    line = one_line({**error, "arm": 0}, ["eager"])
+    line = one_line(Problem.of({**error, "arm": 0}), ["eager"])
     assert line.startswith("eager") and not FLAG.search(line), line
     assert any(field in line for field in ("Step on field", "Steps field", "No-step timeout"))

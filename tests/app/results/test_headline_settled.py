@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tcprof
 from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.model.session import SessionModel
 from tests.profiler.report.test_headline_settled import FASTER_WIDE, ONE_ROUND, WIDE
 from tests.support.synthetic import synthetic_session
 
@@ -21,7 +22,7 @@ def test_the_window_shows_an_unsettled_speedup_as_not_settled(qtbot):
     for rounds in (WIDE, FASTER_WIDE):
         session = synthetic_session(rounds=rounds)
         figure = f"{session['arms'][1]['results'][0]['speedup']:.2f}"
-        view.show_session(session)
+        view.show_session(SessionModel.from_json(session))
         cell = _speedup_cell(view)
         assert cell.text().startswith("not settled ["), cell.text()
         assert "would settle it" in cell.toolTip()
@@ -35,7 +36,7 @@ def test_the_window_and_the_api_agree_on_one_round(qtbot):
     session = synthetic_session(rounds=ONE_ROUND)
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     assert _speedup_cell(view).text() == "not settled (one round)"
     assert "no interval yet" in view.verdict.lines()[0]
     assert tcprof.Session.from_dict(session).speedup("aot_eager", 8).interval is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tcprof.profiler.model.session import SessionModel
 from tests.support.synthetic import EVAL_FIRST_COMPILES, eval_first_session, synthetic_session
 
 
@@ -29,7 +30,7 @@ def view(qtbot):
 def test_each_compile_is_listed_with_when_what_and_a_total_equal_to_the_cost(view):
     session = eval_first_session()
     row = session["arms"][1]["results"][0]
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     view.details.setCurrentWidget(view.times_page)
     cells = _cells(view.compiles)
     assert [r[0] for r in cells] == [
@@ -74,7 +75,7 @@ def test_a_session_saved_before_compiles_were_listed_shows_none(view):
     for arm in session["arms"]:
         for row in arm["results"]:
             row.pop("compiles_list", None), row.pop("compile_check", None)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     view.details.setCurrentWidget(view.times_page)
     assert view.compiles.rowCount() == 0 and not view.compiles.isVisibleTo(view)
     assert view.compile_case.text() == "" and not view.compile_case.isVisibleTo(view)

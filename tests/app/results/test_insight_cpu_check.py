@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tcprof.profiler.model.session import SessionModel
 from tests.support.synthetic import eval_first_session
 
 pytestmark = pytest.mark.timeout(60)
@@ -17,7 +18,7 @@ def test_the_compile_time_tab_names_the_cpu_check_left_out(qtbot):
     qtbot.addWidget(view)
     session = eval_first_session()
     session["arms"][1]["model"]["cpu_check"] = {"seconds": 9.8, "built": True, "first_s": 9.8}
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     view.details.setCurrentWidget(view.times_page)
     assert (
         "(inductor's once-per-machine CPU check, 9.80 s, not included: paid once per machine or "

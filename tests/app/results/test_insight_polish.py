@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from tcprof.app.common.table_text import table_text
 from tcprof.app.results.insight_tables import PART_COLUMNS, TIMES_HEADER
 from tcprof.app.results.insight_view import NO_ADVICE, NO_BREAKS, NO_RECOMPILES, InsightView
+from tcprof.profiler.model.session import SessionModel
 
 RESUME = "torch_dynamo_resume_in_forward_at_16"
 
@@ -40,7 +41,7 @@ def _session():
 def view(qtbot):
     widget = InsightView()
     qtbot.addWidget(widget)
-    widget.show_session(_session())
+    widget.show_session(SessionModel.from_json(_session()))
     return widget
 
 
@@ -64,7 +65,7 @@ def test_empty_tables_say_there_is_nothing(view):
     assert not view.times_page.showing_note()
     view.arm_picker.setCurrentText("inductor(dynamic=False)")
     assert not view.recompiles_page.showing_note() and not view.advice_page.showing_note()
-    view.show_session({"arms": []})
+    view.show_session(SessionModel.from_json({"arms": []}))
     assert view.breaks_page.note.text() == "No session yet."
 
 
@@ -117,7 +118,7 @@ def test_the_ladder_tab_shows_a_diagnose_run(view):
         "first_divergence": "aot_eager",
         "minifier": "TORCHDYNAMO_REPRO_AFTER=dynamo python reproduce.py",
     }  # fmt: skip
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     rows = table_text(view.ladder.table)
     assert [r[0] for r in rows] == ["eager", "aot_eager"] and rows[1][4] == "+0.500"
     assert "first stage to diverge from eager is aot_eager" in view.ladder.verdict.text()
@@ -130,7 +131,7 @@ def test_an_applied_advice_reads_as_before_and_after(view):
     fixed = _arm("inductor(dynamic=False) + mark_dynamic=0")
     session["arms"] = [{**a, "index": i} for i, a in enumerate([*session["arms"], fixed])]
     session["config"]["applied_advice"] = [{"arm": 3, "from_arm": 2, "apply": "mark_dynamic=0"}]
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     view.arm_picker.setCurrentText("inductor(dynamic=False) + mark_dynamic=0")
     assert (
         "Advice applied (mark_dynamic=0): inductor(dynamic=False) + mark_dynamic=0 recompiled "

@@ -7,6 +7,7 @@ import pytest
 
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.model.session import SessionModel
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, configure_fast
 
 
@@ -81,7 +82,7 @@ def test_insight_tables_from_a_session_dict(qtbot, tmp_path):
     ]}  # fmt: skip
     view = InsightView()
     qtbot.addWidget(view)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
 
     def cells(table):
         return [
@@ -108,7 +109,7 @@ def test_insight_tables_from_a_session_dict(qtbot, tmp_path):
     assert view.times.item(0, 5).toolTip() == "one round: no warm compile"
     assert times[1][:3] == ["16", "recompiled", "-"]
 
-    view.show_session({"arms": [session["arms"][0]]})  # no compiled arm
+    view.show_session(SessionModel.from_json({"arms": [session["arms"][0]]}))  # no compiled arm
     assert view.summary.text() == "No compiled arm in this session."
     assert view.breaks.rowCount() == view.recompiles.rowCount() == view.times.rowCount() == 0
 

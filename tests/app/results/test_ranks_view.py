@@ -50,6 +50,6 @@ def test_the_ranks_tab_names_the_slowest_rank_and_a_rank_that_recompiled_alone(q
 def test_the_results_hold_a_ranks_tab(qtbot):
     results = ResultsView()
     qtbot.addWidget(results)
-    results.show_session(_session(1))
+    results.show_session(SessionModel.from_json(_session(1)))
     assert results.tabText(results.indexOf(results.ranks)) == "Ranks"
     assert results.ranks.has_ranks()

@@ -31,7 +31,7 @@ def _session() -> dict:
 def test_the_verdict_sits_above_the_summary_in_colour(qtbot):
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(_session())
+    view.show_session(SessionModel.from_json(_session()))
     lines = view.verdict.lines()
     assert len(lines) == 2, "one line per compiled arm, its sizes summarised"
     assert lines[0].startswith("aot_eager is 1.21× faster at bs 8, 16")
@@ -39,14 +39,14 @@ def test_the_verdict_sits_above_the_summary_in_colour(qtbot):
     text = view.verdict.label.text()
     assert good_colour() in text.split("aot_eager")[0] and error_colour() in text
     assert view.verdict.isVisibleTo(view)
-    view.show_session({"arms": []})
+    view.show_session(SessionModel.from_json({"arms": []}))
     assert not view.verdict.isVisibleTo(view), "no verdict without a session"
 
 
 def test_the_summary_groups_by_size_colours_speedups_and_explains_every_column(qtbot):
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(_session())
+    view.show_session(SessionModel.from_json(_session()))
     rows = view.rows()
     assert [(r[0], r[1]) for r in rows] == [
         ("eager", "8"),
@@ -89,7 +89,7 @@ def test_an_arm_keeps_its_plot_colour_in_the_summary_when_eager_is_not_first(qtb
     session = synthetic_session(arms=(ArmSpec("aot_eager"), ArmSpec("eager")))
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     colours = {
         view.summary.item(r, 0).text(): view.summary.item(r, 0).foreground().color().name()
         for r in range(view.summary.rowCount())
@@ -107,7 +107,7 @@ def test_the_summarys_notes_name_the_windows_fields_not_cli_flags(qtbot):
         for r in arm["results"]:
             r["process_medians_ms"] = [r.get("median_ms") or 1.0]
     session["config"]["replicates"] = 1
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     tip = view.summary.toolTip()
     assert "--replicates" not in tip
     assert "the Replicates field" in tip, tip
@@ -126,7 +126,7 @@ def test_the_summarys_important_columns_fit_at_1280_px_and_the_rest_can_be_chose
         for r in arm["results"]:
             r.update(contended_blocks=3, blocks_measured=30)
     session["arms"][1]["results"][0]["interval_covers_processes"] = False
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     header = view.header()
     shown = [c for c in range(len(header)) if not view.summary.isColumnHidden(c)]
     for name in ("memory", "accuracy", "recompiles", "breaks", "speedup [95% CI]"):
@@ -141,7 +141,7 @@ def test_the_summarys_important_columns_fit_at_1280_px_and_the_rest_can_be_chose
     assert not view.summary.isColumnHidden(p90)
     again = ResultsView()
     qtbot.addWidget(again)
-    again.show_session(session)
+    again.show_session(SessionModel.from_json(session))
     assert not again.summary.isColumnHidden(p90)
     # an elided cell keeps its whole text in its tooltip
     status = header.index("status")
@@ -158,7 +158,7 @@ def test_a_failed_arms_row_keeps_its_first_step_and_compile(qtbot):
     failed["error"] = {"kind": "runtime", "message": "the script raised", "steps_run": 2}
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     header = view.header()
     row = dict(zip(header, view.rows()[1], strict=True))
     assert row["status"] == "error after 2 steps (first step 14.37 s)"

@@ -74,7 +74,7 @@ def test_a_scripts_session_says_what_was_compiled_where_and_its_own_time(results
     note = summary_note(SessionModel.from_json(session))
     assert note.splitlines()[0] == f"aot_eager: {IN_PLACE}"  # once, and not the eager arm's
     assert note.count(IN_PLACE) == 1 and "data-bound" in note
-    results.show_session(session)
+    results.show_session(SessionModel.from_json(session))
     assert results.script_note.text() == note and not results.script_note.isHidden()
     tab = results.script
     assert results.isTabVisible(results.indexOf(tab))
@@ -85,12 +85,14 @@ def test_a_scripts_session_says_what_was_compiled_where_and_its_own_time(results
     assert cells[0] == ["eager", "batch_size=8", "2.00", "0.500"]
     assert cells[2][:2] == ["aot_eager", "batch_size=8"] and cells[2][3] == "3.00"
     assert "The script wrote: /w/out/ckpt.pt (1,234 bytes)" in tab.after.toPlainText()
-    results.show_session({"arms": [], "config": {"source": {"path": "/w/model.py"}}})
+    results.show_session(
+        SessionModel.from_json({"arms": [], "config": {"source": {"path": "/w/model.py"}}})
+    )
     assert not results.isTabVisible(results.indexOf(tab)) and results.script_note.isHidden()
 
 
 def test_a_failed_arms_verdict_names_the_windows_fields(results):
-    results.show_session(_session(failed=True))
+    results.show_session(SessionModel.from_json(_session(failed=True)))
     text = results.verdict.label.text()
     assert "forward in the Step on field" in text and "--step-on" not in text
 
@@ -108,7 +110,7 @@ def test_a_scripts_summary_counts_its_own_unit_with_no_batch_size_of_one(results
         )
         row["script"]["work_per_s"] = row["script"]["tokens_per_s"] = 2048 * 1000 / 2.0
         arm["results"] = [row]
-    results.show_session(session)
+    results.show_session(SessionModel.from_json(session))
     header = results.columns.labels()  # whole, however narrow the table (elided titles)
     assert "tokens/s" in header and "per step" in header
     assert "bs" not in header and "samples/s" not in header

@@ -9,6 +9,7 @@ import pytest
 
 from tcprof.app.common.theme import good_colour
 from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import COLUMN_HELP, SPEEDUP, bound_text
 from tests.support.edge_family import edge_session
 
@@ -19,7 +20,7 @@ def test_the_window_agrees_with_the_simultaneous_interval(qtbot):
     session = edge_session()
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     row = session["arms"][1]["results"][0]
     low, high = row["speedup_ci_simultaneous"]
     lines = view.verdict.lines()

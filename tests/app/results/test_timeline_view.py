@@ -9,6 +9,7 @@ import pytest
 
 from tcprof.app.results.results_view import ResultsView
 from tcprof.app.results.timeline_view import EMPTY, TimelineView
+from tcprof.profiler.model.session import SessionModel
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -58,8 +59,8 @@ def test_the_timeline_tab_draws_each_process_and_says_the_totals(qtbot):
 def test_a_session_without_a_timeline_hides_the_tab(qtbot):
     results = ResultsView()
     qtbot.addWidget(results)
-    results.show_session(_session())
+    results.show_session(SessionModel.from_json(_session()))
     assert results.isTabVisible(results.indexOf(results.timeline))
-    results.show_session({"arms": []})  # an old session: no timeline
+    results.show_session(SessionModel.from_json({"arms": []}))  # an old session: no timeline
     assert not results.isTabVisible(results.indexOf(results.timeline))
     assert results.timeline.totals.text() == EMPTY

@@ -48,7 +48,7 @@ def test_a_rows_figures_read_the_same_in_every_view(qtbot, tmp_path: Path):
 
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_session(session)
+    view.show_session(SessionModel.from_json(session))
     (window_row,) = [r for r in view.rows() if r[0] == "aot_eager"]
     window = " | ".join(window_row)
 

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from tcprof.app.results.weights_view import EMPTY, WeightsView
+from tcprof.profiler.model.session import SessionModel
 
 
 def test_weights_rows_from_a_session(qtbot) -> None:
     view = WeightsView()
     qtbot.addWidget(view)
     assert view.note.text() == EMPTY and view.table.rowCount() == 0
-    view.show_session({"arms": [
+    view.show_session(SessionModel.from_json({"arms": [
         {"name": "eager", "backend": "eager", "results": [], "artifacts": [
             {"kind": "weights", "path": "/s/weights/eager.safetensors", "tensors": 4,
              "verified": True},
             {"kind": "trace", "path": "/s/trace.json"}]},
         {"name": "inductor", "backend": "inductor", "results": [], "artifacts": [
             {"kind": "weights", "path": "/s/weights/inductor.pt", "format": "pt"}]},
-    ]})  # fmt: skip
+    ]}))  # fmt: skip
     cells = [
         [view.table.item(r, c).text() for c in range(view.table.columnCount())]
         for r in range(view.table.rowCount())

@@ -18,6 +18,7 @@ from tcprof.app.window.main_window import INSPECT_AND_RUN_TEXT, RUN_TEXT
 from tcprof.app.window.title import TITLE, window_title
 from tcprof.profiler.cli import main as cli
 from tcprof.profiler.config.examples import example_path
+from tcprof.profiler.model.session import SessionModel
 from tests.app.conftest import FAST_RUN_TIMEOUT_MS, write_model, write_session
 
 STARTED_AT = 1_700_000_000.0
@@ -224,7 +225,7 @@ def test_the_title_names_what_is_open(make_window, hostile, tmp_path):
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(STARTED_AT))
     assert window_title("") == TITLE
     assert window_title("/a/b/simple.py") == f"simple.py — {TITLE}"
-    assert window_title("/a/simple.py", {"started_at": "?"}) == (
+    assert window_title("/a/simple.py", SessionModel.from_json({"started_at": "?"})) == (
         f"unknown model — session of unknown date — {TITLE}"
     )
     window = make_window(background=False)
