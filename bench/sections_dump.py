@@ -29,7 +29,7 @@ def md(x):
 
 def dump(session):
     out = {}
-    model = SessionModel.read(session)  # the sections' door; analysis's rows still take the dict
+    model = SessionModel.read(session)  # the sections' door; the ranks' section takes the dict
     fns = {
         "summary": lambda: parts.summary(model, esc),
         "insight": lambda: parts.insight(model, esc),
@@ -54,7 +54,7 @@ def dump(session):
         "steps_text": lambda: table.steps_text(model),
         "seeding": lambda: seeding.seeding_notes(model),
         "regional": lambda: (
-            regional.html_section(session, esc) + "\n".join(regional.markdown_lines(session, md))
+            regional.html_section(model, esc) + "\n".join(regional.markdown_lines(model, md))
         ),
         "stragglers": lambda: (
             stragglers.html_section(session, esc)
@@ -64,9 +64,9 @@ def dump(session):
             compile_list.markdown_lines(model, r, md, a) for a in model.arms for r in a.rows
         ],
         "timeline": lambda: [
-            tl.html_section(session, esc),
-            tl.markdown_lines(session, md),
-            tl.summary_line(session),
+            tl.html_section(model, esc),
+            tl.markdown_lines(model, md),
+            tl.summary_line(model),
         ],
     }
     for name, fn in fns.items():

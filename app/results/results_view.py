@@ -158,7 +158,7 @@ class ResultsView(QTabWidget):
         self.weights.show_session(model)
         self.ranks.show_session(model)
         self.setTabVisible(self.indexOf(self.script), self.script.show_session(model))
-        self.setTabVisible(self.indexOf(self.timeline), self.timeline.show_session(session))
+        self.setTabVisible(self.indexOf(self.timeline), self.timeline.show_session(model))
         note = summary_note(model)
         self.script_note.setText(note)
         self.script_note.setVisible(bool(note))

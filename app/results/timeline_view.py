@@ -1,16 +1,17 @@
 """The "Timeline" tab: where the run's time went (session.json's `timeline`), one lane per
-process drawn with QPainter in the reports' category colours, and the totals line. A session
-from before the timeline says it has none."""
+process drawn with QPainter in the reports' category colours, and the totals line, from the
+session model's typed `Timeline` (model/timeline.py). A session from before the timeline says it
+has none."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tcprof.profiler.analysis.timeline import CATEGORIES
+from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.model.timeline import Lane, Timeline
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.palette import CATEGORY_COLOURS
 from tcprof.profiler.report.sections.timeline import lane_label, summary_line, timeline_of
@@ -24,12 +25,12 @@ class TimelineChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.lanes: list[dict[str, Any]] = []
+        self.lanes: tuple[Lane, ...] = ()
         self.wall = 0.0
 
-    def show_timeline(self, timeline: dict[str, Any] | None) -> None:
-        self.lanes = list((timeline or {}).get("lanes") or [])
-        self.wall = units.number((timeline or {}).get("wall_s")) or 0.0
+    def show_timeline(self, timeline: Timeline | None) -> None:
+        self.lanes = timeline.lanes if timeline is not None else ()
+        self.wall = units.number(timeline.wall_s if timeline is not None else None) or 0.0
         self.setMinimumHeight(len(self.lanes) * (LANE_H + GAP) + 24)
         self.update()
 
@@ -39,12 +40,12 @@ class TimelineChart(QWidget):
         out = []
         for i, lane in enumerate(self.lanes):
             y = 4 + i * (LANE_H + GAP)
-            for span in lane.get("spans") or []:
-                start = units.number(span.get("start")) or 0.0
-                end = units.number(span.get("end")) or start
+            for span in lane.spans:
+                start = units.number(span.start) or 0.0
+                end = units.number(span.end) or start
                 x0 = LABEL_W + start / self.wall * width if self.wall else LABEL_W
                 x1 = LABEL_W + end / self.wall * width if self.wall else LABEL_W
-                out.append((QRectF(x0, y, max(x1 - x0, 0.5), LANE_H), str(span.get("category"))))
+                out.append((QRectF(x0, y, max(x1 - x0, 0.5), LANE_H), str(span.category)))
         return out
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -80,7 +81,7 @@ class TimelineView(QWidget):
         layout.addWidget(self.legend)
         layout.addStretch(1)
 
-    def show_session(self, session: dict[str, Any]) -> bool:
+    def show_session(self, session: SessionModel) -> bool:
         """Fill the tab; whether the session has a timeline (the tab is shown only then)."""
         timeline = timeline_of(session)
         self.totals.setText(summary_line(session) or EMPTY)

@@ -9,7 +9,6 @@ faster steps have repaid its longer compile. The pairs are arms that differ only
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, arms_of
@@ -88,10 +87,9 @@ def regional_tradeoffs(session: SessionModel) -> list[dict[str, Any]]:
     return out
 
 
-def rows(session: SessionModel | Mapping[str, Any]) -> tuple[Tradeoff, ...]:
-    """The tradeoffs the session saved (none: no regional arm beside its twin); the reports'
-    sections still hand a dict."""
-    return SessionModel.read(session).regional
+def rows(session: SessionModel) -> tuple[Tradeoff, ...]:
+    """The tradeoffs the session saved (none: no regional arm beside its twin)."""
+    return session.regional
 
 
 def cells(row: Tradeoff) -> list[str]:

@@ -14,10 +14,11 @@ processes, between rounds, the reports). The totals therefore add up to the run'
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tcprof.profiler.model.timeline import Timeline
 from tcprof.profiler.protocol.events import EventType, Phase
 
 MEASUREMENT = "measurement"
@@ -345,9 +346,10 @@ def _gaps(lanes: Iterable[_Lane], end: float) -> float:
     return max(0.0, end - covered)
 
 
-def totals_line(timeline: Mapping[str, Any] | None) -> list[tuple[str, float]]:
+def totals_line(timeline: Timeline | None) -> list[tuple[str, float]]:
     """The totals worth a word, largest first (the summaries write them through units), from
-    session.json's `timeline` (kept raw: model/raw.py)."""
-    totals = (timeline or {}).get("totals") or {}
-    pairs = [(c, float(totals.get(c) or 0.0)) for c in CATEGORIES]
+    the timeline the session saved (model/timeline.py)."""
+    if timeline is None:
+        return []
+    pairs = [(c, timeline.total(c)) for c in CATEGORIES]
     return sorted((p for p in pairs if p[1] >= 0.5), key=lambda p: -p[1])

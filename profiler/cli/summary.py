@@ -63,7 +63,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
         parts.append("\n" + "\n".join(ranks))
     if model.options.steps:
         parts.append(f"steps: {steps_text(model)}")
-    spent = summary_line(session_dict)
+    spent = summary_line(model)
     if spent:
         parts.append(f"time: {spent}")
     parts += [

@@ -47,5 +47,4 @@ RAW: dict[str, str] = {
     "arms[].results[].accuracy.worst": "the worst tensor (Accuracy.worst, a mapping)",
     "arms[].results[].speedup_ci_simultaneous": _RULE + " (Speedup.interval)",
     "arms[].results[].interval_level": _RULE + " (Speedup.level)",
-    "timeline": "where the run's time went: lanes of spans for its chart, " + _VIEW,
 }

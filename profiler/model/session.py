@@ -29,6 +29,7 @@ from tcprof.profiler.model.row import Row, Speedup
 from tcprof.profiler.model.seeding import Seeding
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.stopping import Stopping
+from tcprof.profiler.model.timeline import Timeline
 from tcprof.profiler.model.verdict import session_verdicts
 
 Model = TypeVar("Model", bound="SessionModel")
@@ -66,6 +67,8 @@ class SessionModel:
     seeding: Seeding | None = None  # how its rounds were seeded (model/seeding.py)
 
     stopping: Stopping | None = None  # why a run that stops when settled stopped
+
+    timeline: Timeline | None = None  # where the run's time went (model/timeline.py)
 
     @classmethod
     def from_json(
@@ -110,6 +113,7 @@ class SessionModel:
             regional=tuple(Tradeoff.of(r) for r in items(plain.get("regional"))),
             seeding=Seeding.of(plain),
             stopping=Stopping.of(plain.get("stopping")),
+            timeline=Timeline.of(plain.get("timeline")),
         )
 
     @classmethod

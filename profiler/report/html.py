@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config.resources import resource_path
+from tcprof.profiler.model.json_values import items, thaw
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report import artefacts
@@ -130,14 +131,11 @@ def _x_ranges(samples: list[StepSample]) -> dict[str, list[int]]:
 
 def chart_data(model: SessionModel) -> dict[str, Any]:
     """The compact data the charts draw from. Every step-based chart of a batch size draws
-    against one x axis (`x`): the worker's step count, over one range per batch size."""
-    return _chart_data(model, model.to_dict())
-
-
-def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]:
-    """chart_data of a session read both ways: its step samples are raw arrays (model/raw.py)."""
+    against one x axis (`x`): the worker's step count, over one range per batch size. The step
+    samples are raw arrays (model/raw.py), copied as saved: the rest of the session is not."""
     warmup = model.options.warmup or 0
-    samples = [StepSample.of(s, warmup) for s in plain.get("samples") or []]
+    saved = thaw(model.data.get("samples"))
+    samples = [StepSample.of(s, warmup) for s in items(saved)]
     rounds = max([1] + [r[0] + 1 for s in samples for r in s.runs])
     order = list(model.options.batch_sizes)
     seen = {s.batch_size for s in samples} | {r.batch_size for r in model.rows}
@@ -166,7 +164,7 @@ def _chart_data(model: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]
         "summary": summary,
         "markers": _markers(model),
         "cuda": cuda,
-        "throughput": _throughput(model, plain),
+        "throughput": _throughput(model),
     }
 
 
@@ -184,7 +182,7 @@ def _markers(session: SessionModel) -> list[dict[str, Any]]:
     return markers
 
 
-def _throughput(session: SessionModel, plain: Mapping[str, Any]) -> dict[str, Any]:
+def _throughput(session: SessionModel) -> dict[str, Any]:
     """What the throughput charts count: a model file's samples (its batch size per step); a
     script's own unit, with each row's measured work per step (its phases are not batches:
     `phase` names what they are, None for a script without a sweep)."""
@@ -198,7 +196,7 @@ def _throughput(session: SessionModel, plain: Mapping[str, Any]) -> dict[str, An
     return {"unit": script_section.work_unit(session), "work": work, "phase": script.sweep}
 
 
-def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = None) -> str:
+def _header(session: SessionModel, folder: Any = None) -> str:
     env = session.runtime
     status = session.status
     started = session.started_at
@@ -225,9 +223,9 @@ def _header(session: SessionModel, session_dict: dict[str, Any], folder: Any = N
             ("charts", "Charts"),
             ("insight", "Graph breaks &amp; recompiles"),
             *([("ladder", "Backend ladder")] if ladder_section.rows(session) else []),
-            *([("regional", "Regional compile")] if regional_section.rows(session_dict) else []),
-            *([("ranks", "Ranks")] if straggler_section.rows(session_dict) else []),
-            *([("timeline", "Time")] if timeline_section.timeline_of(session_dict) else []),
+            *([("regional", "Regional compile")] if regional_section.rows(session) else []),
+            *([("ranks", "Ranks")] if straggler_section.rows(session) else []),
+            *([("timeline", "Time")] if timeline_section.timeline_of(session) else []),
             ("errors", "Errors"),
             ("configuration", "Configuration"),
             ("environment", "Environment"),
@@ -270,7 +268,7 @@ def _charts() -> str:
     )
 
 
-def _document(title: str, body: str, model: SessionModel, plain: Mapping[str, Any]) -> str:
+def _document(title: str, body: str, model: SessionModel) -> str:
     """A page with report.html's styles, its chart data and scripts, around `body`."""
     css = _resource(VENDOR / "uPlot.min.css") + "\n" + _resource(ASSETS / "report.css")
     js_lib = _resource(VENDOR / "uPlot.iife.min.js")
@@ -283,7 +281,7 @@ def _document(title: str, body: str, model: SessionModel, plain: Mapping[str, An
         '<meta name="generator" content="tcprof">\n'
         f"<title>{esc(title)}</title>\n"
         f"<style>\n{css}\n</style>\n</head>\n<body>\n{body}\n"
-        f'<script type="application/json" id="tcprof-data">{script_json(_chart_data(model, plain))}'
+        f'<script type="application/json" id="tcprof-data">{script_json(chart_data(model))}'
         "</script>\n"
         f"<script>\n{js_lib}\n</script>\n"
         f"<script>\n{js_app}\n</script>\n"
@@ -297,7 +295,7 @@ def render_summary_page(model: SessionModel) -> str:
         f'<main><section id="summary">{sections.verdict_list(model, esc)}'
         f"{sections.summary_body(model, esc)}</section>{_charts()}</main>"
     )
-    return _document(f"tcprof: {model_label(model)}", body, model, model.to_dict())
+    return _document(f"tcprof: {model_label(model)}", body, model)
 
 
 def render_html(model: SessionModel, folder: Any = None) -> str:
@@ -305,7 +303,6 @@ def render_html(model: SessionModel, folder: Any = None) -> str:
     session's files are relative to it; None: the session's own folder)."""
     from tcprof.profiler.report.reproduce import render_reproducer
 
-    session_dict = model.to_dict()  # analysis's regional and rank rows, the timeline: raw
     codes = []
     for arm in model.arms:
         try:
@@ -314,16 +311,16 @@ def render_html(model: SessionModel, folder: Any = None) -> str:
             codes.append((arm.name, f"# could not generate the script: {exc}\n"))
     body = "\n".join(
         [
-            _header(model, session_dict, folder),
+            _header(model, folder),
             "<main>",
             sections.summary(model, esc),
             script_section.html_section(model, esc),
             _charts(),
             sections.insight(model, esc),
             ladder_section.html_section(model, esc),
-            regional_section.html_section(session_dict, esc),
-            straggler_section.html_section(session_dict, esc),
-            timeline_section.html_section(session_dict, esc),
+            regional_section.html_section(model, esc),
+            straggler_section.html_section(model.to_dict(), esc),  # its section reads the dict
+            timeline_section.html_section(model, esc),
             sections.errors(model, esc),
             sections.configuration(model, esc),
             sections.environment(model, esc),
@@ -335,4 +332,4 @@ def render_html(model: SessionModel, folder: Any = None) -> str:
             sections.footer(model, esc),
         ]
     )
-    return _document(f"tcprof report: {model_label(model)}", body, model, session_dict)
+    return _document(f"tcprof report: {model_label(model)}", body, model)

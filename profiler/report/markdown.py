@@ -143,7 +143,6 @@ def _environment_line(session: SessionModel) -> str:
 
 def render_markdown(model: SessionModel, folder: Any = None) -> str:
     """report.md; `folder` is where it is written (links are relative to it)."""
-    session_dict = model.to_dict()  # analysis's regional and rank rows, the timeline: raw
     header, rows = table_rows(model)
     out = [f"### torch.compile profile: {md_text(model_label(model))}", ""]
     provenance = provenance_line(model)
@@ -177,9 +176,9 @@ def render_markdown(model: SessionModel, folder: Any = None) -> str:
         out += ["**Graph breaks and recompiles**", "", *insight, ""]
     out += _compiles(model)
     out += ladder_section.markdown_lines(model, md_text)
-    out += regional_section.markdown_lines(session_dict, md_text)
-    out += straggler_section.markdown_lines(session_dict, md_text)
-    out += timeline_section.markdown_lines(session_dict, md_text)
+    out += regional_section.markdown_lines(model, md_text)
+    out += straggler_section.markdown_lines(model.to_dict(), md_text)  # its section reads the dict
+    out += timeline_section.markdown_lines(model, md_text)
     out += top_ops.markdown_lines(model, md_text)
     out += artefacts.markdown_lines(model, md_text, folder)
     errors = _errors(model)

@@ -1,4 +1,5 @@
-"""The "Regional vs whole-model compile" part of the reports, from session['regional'].
+"""The "Regional vs whole-model compile" part of the reports, from the session model's
+`regional` tradeoffs (model/regional.py).
 
 Only sessions with a `regional=true` arm beside its whole-model twin have it; the reports
 leave the section out otherwise.
@@ -11,6 +12,7 @@ from typing import Any
 
 from tcprof.profiler.analysis.regional import HEADER, cells
 from tcprof.profiler.analysis.regional import rows as rows  # the report asks: any rows?
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 
 Esc = Callable[[Any], str]
@@ -21,8 +23,8 @@ EXPLAIN = (
 )
 
 
-def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
-    found = rows(session_dict)
+def html_section(session: SessionModel, esc: Esc) -> str:
+    found = rows(session)
     if not found:
         return ""
     return (
@@ -32,8 +34,8 @@ def html_section(session_dict: dict[str, Any], esc: Esc) -> str:
     )
 
 
-def markdown_lines(session_dict: dict[str, Any], md_text: Callable[[Any], str]) -> list[str]:
-    found = rows(session_dict)
+def markdown_lines(session: SessionModel, md_text: Callable[[Any], str]) -> list[str]:
+    found = rows(session)
     if not found:
         return []
     out = ["**Regional vs whole-model compile**", ""]

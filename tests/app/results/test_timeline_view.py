@@ -39,7 +39,7 @@ def test_the_timeline_tab_draws_each_process_and_says_the_totals(qtbot):
     view = TimelineView()
     qtbot.addWidget(view)
     view.resize(530, 200)
-    assert view.show_session(_session())
+    assert view.show_session(SessionModel.read(_session()))
     assert view.totals.text() == "10 s: 4 s measuring, 3 s compiling, 2 s start-up, 1 s other"
     rects = view.chart.span_rects()
     assert [c for _, c in rects] == [

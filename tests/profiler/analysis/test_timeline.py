@@ -21,6 +21,7 @@ from tcprof.profiler.analysis.timeline import (
     totals_line,
 )
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
+from tcprof.profiler.model.timeline import Timeline
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.run.runner import Runner
 from tcprof.profiler.session.marks import timeline_mark
@@ -156,10 +157,10 @@ def test_totals_match_a_run_whose_answer_is_known_by_construction() -> None:
     assert totals[OTHER] == pytest.approx(0.5 + 0.5 + 0.5 + 0.25 + 1.0 + 2.0 + 2.0)
     assert sum(totals.values()) == pytest.approx(20.0)
     assert timeline["gaps_s"] == pytest.approx(0.5 + 0.5 + 2.0 + 2.0)
-    assert [c for c, _ in totals_line(timeline)][:3] == [OTHER, COMPILING, MEASUREMENT]
+    assert [c for c, _ in totals_line(Timeline.of(timeline))][:3] == [OTHER, COMPILING, MEASUREMENT]
 
 
 def test_a_session_without_its_marks_has_no_timeline_and_a_missing_one_reads_as_nothing() -> None:
     assert totals_line(None) == []
-    assert totals_line({}) == []
+    assert totals_line(Timeline.of({})) == []
     assert build_timeline([], [])["lanes"] == []

@@ -129,9 +129,10 @@ def test_one_helper_writes_the_plain_tables():
     session["regional"] = [
         {"regional": "inductor (regional)", "whole": "inductor", "batch_size": 8}
     ]
-    found = regional_section.rows(session)
+    model = SessionModel.read(session)
+    found = regional_section.rows(model)
     expected = table_html(regional_section.HEADER, map(regional_section.cells, found), esc)
-    assert expected in regional_section.html_section(session, esc)
+    assert expected in regional_section.html_section(model, esc)
 
 
 def test_the_compile_lists_checks_are_typed_records():

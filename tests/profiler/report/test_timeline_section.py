@@ -44,7 +44,7 @@ def _with_timeline() -> dict[str, Any]:
 
 def test_the_terminal_says_where_the_time_went_in_one_line() -> None:
     session = _with_timeline()
-    assert section.summary_line(session) == (
+    assert section.summary_line(SessionModel.read(session)) == (
         "1 min 2 s: 31 s measuring, 14 s compiling, 9 s start-up, 6 s accuracy, 2 s other"
     )
     assert "time: 1 min 2 s: 31 s measuring" in render_summary(session)
