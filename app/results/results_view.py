@@ -149,7 +149,6 @@ class ResultsView(QTabWidget):
 
     def show_session(self, model: SessionModel) -> None:
         """Fill every session tab from the session's model (one with no arms empties them)."""
-        session = model.to_dict()  # session.json's dict: what the Timeline tab reads still
         self.verdict.show_session(model)
         self._show_summary(model)
         self.insight.show_session(model)
