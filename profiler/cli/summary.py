@@ -3,9 +3,6 @@ TorchDynamo did per arm with its advice."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tcprof.profiler.analysis import regional, stragglers
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config.script import ScriptSource
@@ -22,8 +19,8 @@ from tcprof.profiler.report.sections.timeline import summary_line
 from tcprof.profiler.run.apply_advice import before_after
 
 
-def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
-    model = SessionModel.read(session)
+def render_summary(model: SessionModel) -> str:
+    """The summary of a session read into the model (a dict: `SessionModel.from_json` first)."""
     session_dict = model.to_dict()  # for the sections that still read session.json's dict
     header, rows = table_rows(model)
     provenance = provenance_line(model)
