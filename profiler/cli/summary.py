@@ -4,6 +4,7 @@ TorchDynamo did per arm with its advice."""
 from __future__ import annotations
 
 from tcprof.profiler.analysis import regional, stragglers
+from tcprof.profiler.analysis.schedule import SavedSchedule
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
@@ -31,7 +32,7 @@ def render_summary(model: SessionModel) -> str:
     notes = list(model.notes)
     compared = compared_any(model)
     if not compared:  # no round measured a comparison: its order is no one's concern
-        notes = [n for n in notes if n != (session_dict.get("schedule") or {}).get("note")]
+        notes = [n for n in notes if n != SavedSchedule.of(model.data.get("schedule")).note]
     if notes:
         parts.append("\n".join(f"  note: {line}" for line in notes))
     for arm in model.arms:
