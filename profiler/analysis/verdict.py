@@ -114,9 +114,7 @@ def arm_verdict(arm: Arm, stopped: bool) -> ArmVerdict:
 def session_verdicts(session: SessionModel) -> list[ArmVerdict]:
     """One verdict per compiled arm (the baseline, other eager arms and the A/A controls
     have none), with the tone each is coloured in."""
-    return _session_verdicts(
-        session.arms, session.baseline, session.status, session.config.get("script")
-    )
+    return _session_verdicts(session.arms, session.baseline, session.status, session.options.script)
 
 
 def session_notes(session: SessionModel) -> list[str]:

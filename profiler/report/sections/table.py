@@ -511,7 +511,7 @@ def method_notes(model: SessionModel) -> list[str]:
     methods = {r.speedup.method for r in rows if r.speedup} - {None}
     threads = _threads_text(model)
     stopped = stopping.stop_text(model.stopping)
-    level = float((model.data.get("stopping") or {}).get("level") or 0.95)
+    level = (model.stopping.level if model.stopping else None) or 0.95
     if reps >= 2 and version >= 3:
         notes.append(
             f"speedup: the geometric mean over {reps} rounds of fresh processes{threads} of each "
