@@ -20,6 +20,7 @@ from typing import Any
 
 from tcprof.profiler.analysis.verdict import session_notes, session_verdicts
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tests.support.paths import DATA
 from tests.support.synthetic import synthetic_session
 
@@ -125,12 +126,12 @@ def main() -> int:
     for i, doc in enumerate(docs):
         before = [(v.arm, v.text, v.tone) for v in old.session_verdicts(copy.deepcopy(doc))]
         before_notes = old.session_notes(copy.deepcopy(doc))
-        after = [(v.arm, v.text, v.tone) for v in session_verdicts(doc)]
-        after_notes = session_notes(doc)
+        after = [(v.arm, v.text, v.tone) for v in session_verdicts(SessionModel.read(doc))]
+        after_notes = session_notes(SessionModel.read(doc))
         if before != after or before_notes != after_notes:
             differ += 1
             print(f"session {i} differs:\n  {before}\n  {after}\n  {before_notes}\n  {after_notes}")
-    sentences = sum(len(session_verdicts(d)) for d in docs)
+    sentences = sum(len(session_verdicts(SessionModel.read(d))) for d in docs)
     print(f"{len(docs)} sessions, {sentences} verdict sentences: {differ} differ")
     return 1 if differ else 0
 

@@ -3,7 +3,8 @@
 Kept free of Qt so it is cheap to test and so the plots can pull from it on a timer instead of
 redrawing per event. Only the GUI thread touches it (RunController applies drained events, the
 plots read), so it needs no lock. Each point has three coordinates (series.py): its place in
-"all batch sizes in a row", its step within its section, its wall-clock time.
+"all batch sizes in a row", its step within its section, its wall-clock time; where those are
+is the layout's (section_layout.py), which `LiveData` extends.
 
 Events of the untimed accuracy pass are not plotted. Compiles become markers and contended
 blocks spans (marks.py); `phase` events say which arm waits on a compile (`waits`).
@@ -31,6 +32,7 @@ from tcprof.app.plots.live_events import (
     parse,
 )
 from tcprof.app.plots.marks import Contended, Marker, compile_marker, marker_text
+from tcprof.app.plots.section_layout import SectionLayout
 from tcprof.app.plots.series import Section
 from tcprof.profiler.config.script import WORK_UNITS, ScriptSource
 from tcprof.profiler.model.row import Row
@@ -59,9 +61,9 @@ class Wait:
     t0: float | None  # the run's time it began (s), when its event had one
 
 
-class LiveData:
+class LiveData(SectionLayout):
     """Folds `steps`, `memory`, `compile` and `phase` events of one run into plottable
-    buffers."""
+    buffers, placed by its layout (section_layout.py)."""
 
     def __init__(
         self,
@@ -74,31 +76,13 @@ class LiveData:
         eager: list[bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
+        super().__init__(batch_sizes, warmup, steps, replicates, clock)
         flags = eager if eager is not None else [is_eager(n) for n in arm_names]
         self.arms = [ArmTrace(n, eager=e) for n, e in zip(arm_names, flags, strict=False)]
         self.device = device  # what the memory plot's title names (None: decided by the data)
-        self.batch_sizes = list(batch_sizes)
-        self.warmup = warmup
-        self.span = 1 + warmup + steps
-        self.replicates = max(1, replicates)
         self.points = 0
-        self.clock = clock
-        self._sections: list[tuple[int, int, int]] = []  # (x, replicate, batch size)
-        self._section_x: dict[Section, int] = {}
-        self._section_reach: dict[Section, int] = {}  # one past its largest step with data
-        self._extent = 0  # one past the largest x with data
-        self.sections_version = 0
-        self.current_section: Section | None = None  # that of the last event with one
-        # Wall-clock time: whether any event had a `t`, the largest seen, and when it came.
-        self.has_times = False
-        self.t_extent = 0.0
-        self._t_seen_at: float | None = None
-        self.wall_sections: list[tuple[float, Section]] = []  # (t, section) as the run moved
         # The compile cost of each (arm, batch size), once a summary says it (round 1's).
         self.compile_costs: dict[tuple[int, int], float] = {}
-        self.script = False  # a training script's run: its steps carry their loss
-        # The script's source: its phases said in its words.
-        self.script_source: ScriptSource | None = None
         # What throughput counts: a model file's samples (its batch size per step); a
         # script's `--unit`, else tokens where its steps carry them, else samples (as
         # session/script_rows.py decides its figures), fixed by its first steps.
@@ -167,49 +151,6 @@ class LiveData:
             return None
         return float(ys[i])
 
-    def boundaries(self) -> list[tuple[float, int]]:
-        """(x, batch size) where each section (a batch size in a round) starts."""
-        return [(float(x), bs) for x, _rep, bs in self._sections]
-
-    def section_label(self, section: Section) -> str:
-        """'bs=32', with the round when there are several; a script's sweep value
-        ('batch_size=8'), or for a script with none its round ('round 2')."""
-        rep, bs = section
-        if not self.script:
-            return f"r{rep + 1} bs={bs}" if self.replicates > 1 else f"bs={bs}"
-        words = phase_words(bs, self.script_source)
-        if not words:
-            return f"round {rep + 1}"
-        return f"r{rep + 1} {words}" if self.replicates > 1 else words
-
-    def sections(self) -> list[tuple[float, str]]:
-        """(x, label) of each section: 'bs=32', with the round when there are several."""
-        return [(float(x), self.section_label((rep, bs))) for x, rep, bs in self._sections]
-
-    def section_keys(self) -> list[Section]:
-        """The sections in the order they began."""
-        return [(rep, bs) for _x, rep, bs in self._sections]
-
-    def section_start(self, section: Section | None) -> float:
-        """Where a section starts in "all batch sizes in a row"."""
-        return float(self._section_x.get(section, 0)) if section is not None else 0.0
-
-    def section_width(self, section: Section | None) -> float:
-        """The steps a section spans: its planned span, or more if its data went further."""
-        reach = self._section_reach.get(section, 0) if section is not None else 0
-        return float(max(self.span, reach))
-
-    def x_extent(self) -> float:
-        """The x range to show: the planned sections, or further if the data went further."""
-        planned = self.span * max(1, len(self.batch_sizes)) * self.replicates
-        return max(float(planned), self._extent)
-
-    def run_time(self) -> float:
-        """The run's time now (s): the latest event's t, plus the time since it came."""
-        if self._t_seen_at is None:
-            return self.t_extent
-        return self.t_extent + max(0.0, self.clock() - self._t_seen_at)
-
     def waits(self) -> list[Wait]:
         """The arms in a phase that draws nothing yet (loading, compiling, a first step)."""
         now = self.clock()
@@ -242,54 +183,11 @@ class LiveData:
                 marker.text = self._marker_text(i, marker)
             trace.markers_version += 1
 
-    def _offset(self, where: Where) -> tuple[int, Section] | None:
-        """Where the event's section starts in "all batch sizes in a row", and the section (a
-        section is laid out when its first event comes)."""
-        key = self._section_of(where)
-        if key is None:
-            return None
-        x = self._section_x.get(key)
-        if x is None:
-            last = self._sections[-1][0] if self._sections else -self.span
-            x = max(self._extent, last + self.span)
-            self._section_x[key] = x
-            self._sections.append((x, key[0], key[1]))
-            self.sections_version += 1
-        if self.current_section != key:
-            self.current_section = key
-            self.sections_version += 1
-        if where.t is not None and (not self.wall_sections or self.wall_sections[-1][1] != key):
-            self.wall_sections.append((where.t, key))
-            self.sections_version += 1
-        return x, key
-
-    def _section_of(self, where: Where) -> Section | None:
-        bs = where.batch_size
-        if where.untimed or bs is None or bs not in self.batch_sizes:
-            return None  # the untimed accuracy pass, or an unknown batch size
-        return (where.round, bs)
-
-    def _reach(self, x: int, section: Section, step: int) -> None:
-        if x + 1 > self._extent:
-            self._extent = x + 1
-        if step + 1 > self._section_reach.get(section, 0):
-            self._section_reach[section] = step + 1
-
     def _trace(self, where: Where) -> ArmTrace | None:
         idx = where.arm
         if idx is not None and 0 <= idx < len(self.arms):
             return self.arms[idx]
         return None
-
-    def _time(self, where: Where) -> float | None:
-        t = where.t
-        if t is None:
-            return None
-        self.has_times = True
-        if t >= self.t_extent:
-            self.t_extent = t
-            self._t_seen_at = self.clock()
-        return t
 
     def apply(self, raw: Mapping[str, Any]) -> None:
         """Fold one run event (raw JSON, parsed here once: live_events.py) into the buffers."""

@@ -15,13 +15,20 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, fields
 from functools import cache
-from typing import Any, TypeVar, get_type_hints
+from typing import Any, TypeVar, cast, get_type_hints
 
 import numpy as np
 
 from tcprof.profiler.model.json_values import as_float, as_int, as_str
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.protocol.events import EVENT_FIELDS, EventType, Relayed
+from tcprof.profiler.protocol.events import (
+    EVENT_FIELDS,
+    ArmsAddedEvent,
+    CompileEvent,
+    EventType,
+    Relayed,
+    StepsEvent,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +191,14 @@ class _Placed(Relayed, total=False):
     batch_size: int
 
 
+class _Replayed(CompileEvent, total=False):
+    """A compile event as a replayed session's events say it (profiler/folders/replay.py):
+    whether `seconds` is torch's compile timer, or the row's compile cost."""
+
+    timer: bool
+    cost: bool
+
+
 @dataclass(frozen=True, slots=True)
 class _Relay:
     """The relayed fields as the wire spells them (`replicate`: a round or "accuracy")."""
@@ -194,7 +209,7 @@ class _Relay:
     t: float | None
 
 
-def _where(event: Mapping[str, Any]) -> Where:
+def _where(event: _Placed) -> Where:
     relay = _read(_Relay, _Placed, event)
     return Where(
         arm=relay.arm,
@@ -205,7 +220,7 @@ def _where(event: Mapping[str, Any]) -> Where:
     )
 
 
-def _steps(event: Mapping[str, Any], where: Where) -> Steps:
+def _steps(event: StepsEvent, where: Where) -> Steps:
     ms = event.get("ms")
     declared = EVENT_FIELDS[EventType.STEPS]
     scripted = any(name in event for name in ("loss", "own_ms"))
@@ -214,7 +229,7 @@ def _steps(event: Mapping[str, Any], where: Where) -> Steps:
     )
 
 
-def _compile(event: Mapping[str, Any], where: Where) -> Compile:
+def _compile(event: _Replayed, where: Where) -> Compile:
     timer = "compile_id" in event or event.get("timer") is True  # replay.py's, beside the wire's
     kind = str(event.get("kind") or "first")
     cost = bool(event.get("cost"))
@@ -229,7 +244,7 @@ def _compile(event: Mapping[str, Any], where: Where) -> Compile:
     )
 
 
-def _arms_added(event: Mapping[str, Any]) -> ArmsAdded:
+def _arms_added(event: ArmsAddedEvent) -> ArmsAdded:
     arms = [a for a in event.get("arms") or [] if isinstance(a, Mapping)]
     return ArmsAdded(
         tuple(
@@ -239,18 +254,19 @@ def _arms_added(event: Mapping[str, Any]) -> ArmsAdded:
 
 
 def parse(event: Mapping[str, Any]) -> LiveEvent | None:
-    """The event as the plots read it; None for the types they do not draw."""
+    """The event as the plots read it; None for the types they do not draw. Its type says
+    which of the protocol's shapes it has (events.py), and the readers below take that shape."""
     kind = event.get("type")
     if kind == EventType.ARMS_ADDED:
-        return _arms_added(event)
+        return _arms_added(cast(ArmsAddedEvent, event))
     if kind == EventType.SUMMARY:
         session = event.get("session")
         return Summary(SessionModel.from_json(session)) if isinstance(session, dict) else None
-    where = _where(event)
+    where = _where(cast(_Placed, event))
     if kind == EventType.STEPS:
-        return _steps(event, where)
+        return _steps(cast(StepsEvent, event), where)
     if kind == EventType.COMPILE:
-        return _compile(event, where)
+        return _compile(cast(_Replayed, event), where)
     if kind in (EventType.MEMORY, EventType.BLOCK_DONE):
         declared = EVENT_FIELDS[EventType(kind)]
         if kind == EventType.MEMORY:

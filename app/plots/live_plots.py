@@ -11,8 +11,9 @@ in the control row) and its range (x_range.py), y ranges that ignore spikes, cli
 marked (y_range.py), smoothing (smoothing.py), a log step-time axis, a legend whose entries hide
 and show an arm everywhere (legend.py), phase lines (phase_guides.py), compile markers with
 their share of the compile cost, the compile wait (compile_wait.py, redrawn at 4 Hz), contended
-blocks (contention.py) and a distributed arm's rank band (band.py). Before any run the plots
-are replaced by a hint of what to do.
+blocks (contention.py) and a distributed arm's rank band (band.py); what a reader changes of the
+view, and what each change redraws (view_changes.py). Before any run the plots are replaced by a
+hint of what to do.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from tcprof.app.common.theme import arm_qcolours, configure_pyqtgraph
 from tcprof.app.plots import plot_choices
 from tcprof.app.plots.arm_drawing import ArmDrawing
-from tcprof.app.plots.arm_items import PLOT_KEYS, ROBUST, ArmItems, ClipTip
+from tcprof.app.plots.arm_items import ROBUST, ArmItems, ClipTip
 from tcprof.app.plots.compile_wait import CompileWait
 from tcprof.app.plots.contention import ContendedShading
 from tcprof.app.plots.controls import PlotControls
@@ -40,7 +41,6 @@ from tcprof.app.plots.plot_choices import (
     MIDDLE_TITLES,
     THROUGHPUT,
     middle_for,
-    remember_middle,
     throughput_title,
 )
 from tcprof.app.plots.plot_frame import (
@@ -53,8 +53,8 @@ from tcprof.app.plots.plot_frame import (
 )
 from tcprof.app.plots.readout import Crosshair, number_text
 from tcprof.app.plots.redraw_pacing import TICK_MS, RedrawPacer
-from tcprof.app.plots.series import Section
-from tcprof.app.plots.x_axis import AXIS_TITLES, SECTION, WALL, XAxis, axis_titles
+from tcprof.app.plots.view_changes import ViewChanges
+from tcprof.app.plots.x_axis import AXIS_TITLES, SECTION, WALL, XAxis
 from tcprof.app.plots.x_range import XRange
 
 WAIT_MS = 250  # the compile-wait line's redraw period
@@ -63,7 +63,10 @@ STALE_OPACITY = 0.35  # the curves of a run whose setup has since changed
 DEFAULT_X = SECTION
 
 
-class LivePlots(QWidget):
+class LivePlots(QWidget, ViewChanges):
+    """The three plots, their legend and control row, redrawn from a run's buffers on a timer
+    (the reader's changes to the view: view_changes.py)."""
+
     started = Signal()  # a run's or a session's data replaced what was shown
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -141,9 +144,6 @@ class LivePlots(QWidget):
         ):
             signal.connect(lambda *_: plot_choices.remember(self))
 
-    def _invalidate(self) -> None:
-        self.drawing.invalidate()
-
     @property
     def showing_hint(self) -> bool:
         """Whether the empty-state hint stands in for the plots (before any run)."""
@@ -157,117 +157,6 @@ class LivePlots(QWidget):
         for plot in self.plots:
             plot.vb.setOpacity(STALE_OPACITY if stale else 1.0)
         self.legend.setEnabled(not stale)
-
-    # -- the controls -------------------------------------------------------------------------
-    def set_x_axis(self, mode: str) -> None:
-        """Draw against another x (x_axis.MODES): everything is redrawn, the x range reset."""
-        if mode == self.axis.mode:
-            return
-        self.axis.mode = mode
-        if self.controls.mode() != mode:
-            self.controls.x_axis.setCurrentIndex(self.controls.x_axis.findData(mode))
-        self.controls.section.setVisible(mode == SECTION)
-        self.plots[-1].setLabel("bottom", self._axis_title())
-        self._axis_changed()
-
-    def _axis_title(self) -> str:
-        script = self.data.script_source if self.data is not None else None
-        return axis_titles(script)[self.axis.mode]
-
-    def x_mode(self) -> str:
-        return self.axis.mode
-
-    def show_section(self, section: Section | None) -> None:
-        """On "step in batch size": show this section (None: the one the run is in)."""
-        if section == self.axis.chosen:
-            return
-        self.axis.chosen = section
-        if self.axis.mode == SECTION:
-            self._axis_changed()
-
-    def _axis_changed(self) -> None:
-        self.x_range.reset()
-        self._guides_key = None
-        self.drawing.replace_markers()
-        self._invalidate()
-        self.crosshair.hide()
-        if self.data is not None:
-            self._update_layout()
-            self.refresh()
-            self._show_waits()
-
-    def set_smoothing(self, weight: float) -> None:
-        """The EMA weight of step time and throughput (0: off)."""
-        weight = float(weight)
-        if weight == self.smoothing:
-            return
-        was_on = self.smoothing > 0
-        self.smoothing = weight
-        if self.controls.smoothing.value() != weight:
-            self.controls.smoothing.setValue(weight)
-        if was_on != (weight > 0):
-            for i in range(len(self.arm_items)):
-                self.arm_items.pen(i, self.colours[i], self.smoothing)
-        self._invalidate()
-        if self.data is not None:
-            self.refresh()
-
-    def set_log_y(self, log: bool) -> None:
-        """A log step-time axis (on or off)."""
-        if log == self.log_y:
-            return
-        self.log_y = log
-        if self.controls.log_y.isChecked() != log:
-            self.controls.log_y.setChecked(log)
-        self.plots[0].setLogMode(y=log)
-        self._invalidate()
-        if self.data is not None:
-            self.refresh()
-
-    def fit_x(self) -> None:
-        """The whole x range again (after a zoom or a pan)."""
-        self.x_range.fit()
-        self._follow_x()
-
-    def _zoomed(self, _mask: object = None) -> None:
-        """The user zoomed or panned: the x range stays theirs, unless it shows everything."""
-        if self.data is None:
-            return
-        self.x_range.zoomed(*self.axis.extent(self.data))
-
-    def _arm_toggled(self, arm: int, shown: bool) -> None:
-        """The legend hid or showed an arm: its curves and markers in every plot follow."""
-        for item in self.drawing.arm_items(arm):
-            item.setVisible(shown)
-        self._invalidate()  # its curves, and the y ranges: without (or with) it
-        self.drawing.replace_markers(arm)
-        if self.crosshair.step is not None:
-            self.crosshair.show_at(self.crosshair.step)
-        if self.data is not None:
-            self.refresh()
-
-    def _keys(self, index: int) -> tuple[str, ...]:
-        """The buffers plot `index` draws: the middle plot draws only its choice."""
-        return (self.middle,) if index == 1 else PLOT_KEYS[index]
-
-    def set_middle(self, key: str, remember: bool = False) -> None:
-        """What the middle plot shows: throughput, or a script's loss or own time (those only
-        for a script's run: a model file's steps carry neither)."""
-        script = self.data is not None and self.data.script
-        if key not in MIDDLE_TITLES or (key != THROUGHPUT and not script):
-            key = THROUGHPUT
-        if remember:
-            remember_middle(script, key)
-        self.controls.show_middle(key, script)
-        if key == self.middle:
-            return
-        self.middle = key
-        self._set_middle_title(self._title_of(key))
-        self.crosshair.middle = key
-        self.arm_items.show_middle(key)
-        self._invalidate()
-        if self.data is not None:
-            self.refresh()
 
     # -- run lifecycle ------------------------------------------------------------------------
     def start(self, data: LiveData) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcprof.profiler.config import williams_period
+from tcprof.profiler.model.json_values import as_int, as_map, as_str
 
 
 def williams(n: int) -> list[list[int]]:
@@ -125,3 +126,27 @@ def schedule_summary(rounds: Sequence[dict[str, Any]], names: Sequence[str]) -> 
         "note": b.note(names),
         "positions": {name: b.positions[i] for i, name in enumerate(names)},
     }
+
+
+@dataclass(frozen=True)
+class SavedSchedule:
+    """session.json's `schedule` read back (what `schedule_summary` wrote), for the method
+    notes: its design, whether its rounds were balanced, how many, over how many arms (those
+    it placed), and its note (None where a session has none)."""
+
+    design: str | None
+    balanced: bool
+    rounds: int | None
+    arms: int
+    note: str | None
+
+    @classmethod
+    def of(cls, value: Any) -> SavedSchedule:
+        saved = as_map(value)
+        return cls(
+            design=as_str(saved.get("design")),
+            balanced=bool(saved.get("balanced")),
+            rounds=as_int(saved.get("rounds")),
+            arms=len(saved.get("positions") or ()),  # as saved: its arms by name
+            note=as_str(saved.get("note")),
+        )

@@ -5,16 +5,13 @@ window, `tcprof run` and the reports agree: when a speedup is coloured good or b
 memory than eager" spelled out). Qt-free and torch-free.
 
 The sentence functions take the typed model (`SessionModel`, `Arm`, `Row`); a session.json dict
-still enters through `SessionModel.read` (the readers not yet on the model hand one). The row
+is read into it first (`SessionModel.from_json`), by whoever holds the dict. The row
 rules the model applies when it is built live in model/rules.py; the names many readers import
 from here (speedup_interval, speedup_settled, NOT_SETTLED, bound_text, status_text, ...) are
 re-exported below so that they need not change at once.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.row import Row
@@ -40,8 +37,6 @@ from tcprof.profiler.model.verdict import medians_note as _medians_note
 from tcprof.profiler.model.verdict import session_verdicts as _session_verdicts
 from tcprof.profiler.model.verdict import settle_hint as _settle_hint
 from tcprof.profiler.protocol import units
-
-SessionOrDict = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
 
 
 def speedup_tone(row: Row) -> str:
@@ -116,18 +111,17 @@ def arm_verdict(arm: Arm, stopped: bool) -> ArmVerdict:
     return _arm_verdict(arm, stopped)
 
 
-def session_verdicts(session: SessionOrDict) -> list[ArmVerdict]:
+def session_verdicts(session: SessionModel) -> list[ArmVerdict]:
     """One verdict per compiled arm (the baseline, other eager arms and the A/A controls
     have none), with the tone each is coloured in."""
-    model = SessionModel.read(session)
-    return _session_verdicts(model.arms, model.baseline, model.status, model.config.get("script"))
+    return _session_verdicts(session.arms, session.baseline, session.status, session.options.script)
 
 
-def session_notes(session: SessionOrDict) -> list[str]:
+def session_notes(session: SessionModel) -> list[str]:
     """What stands beside the verdicts: comparisons, flagged controls, an unbalanced schedule,
     contended blocks, what would settle each unsettled speedup."""
-    return list(SessionModel.read(session).notes)
+    return list(session.notes)
 
 
-def verdict_lines(session: SessionOrDict) -> list[str]:
-    return list(SessionModel.read(session).verdicts)
+def verdict_lines(session: SessionModel) -> list[str]:
+    return list(session.verdicts)

@@ -3,10 +3,8 @@ TorchDynamo did per arm with its advice."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tcprof.profiler.analysis import regional, stragglers
+from tcprof.profiler.analysis.schedule import SavedSchedule
 from tcprof.profiler.analysis.user_words import plain_reason
 from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
@@ -22,8 +20,8 @@ from tcprof.profiler.report.sections.timeline import summary_line
 from tcprof.profiler.run.apply_advice import before_after
 
 
-def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
-    model = SessionModel.read(session)
+def render_summary(model: SessionModel) -> str:
+    """The summary of a session read into the model (a dict: `SessionModel.from_json` first)."""
     session_dict = model.to_dict()  # for the sections that still read session.json's dict
     header, rows = table_rows(model)
     provenance = provenance_line(model)
@@ -34,7 +32,7 @@ def render_summary(session: SessionModel | Mapping[str, Any]) -> str:
     notes = list(model.notes)
     compared = compared_any(model)
     if not compared:  # no round measured a comparison: its order is no one's concern
-        notes = [n for n in notes if n != (session_dict.get("schedule") or {}).get("note")]
+        notes = [n for n in notes if n != SavedSchedule.of(model.data.get("schedule")).note]
     if notes:
         parts.append("\n".join(f"  note: {line}" for line in notes))
     for arm in model.arms:

@@ -8,9 +8,8 @@ and nothing is judged from it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from tcprof.profiler.analysis import stats
 from tcprof.profiler.model.figures import Interval
@@ -27,7 +26,6 @@ DRIFT_MARGIN = 0.05
 BETTER, WORSE, UNCHANGED, NA = "better", "worse", "unchanged", "n/a"
 
 Bounds = tuple[float, float]  # an interval of a change, both ends finite
-SessionLike = SessionModel | Mapping[str, Any]  # a dict enters through SessionModel.read
 
 
 @dataclass(frozen=True)
@@ -65,10 +63,10 @@ class ComparedRow:
     partial_after: str | None
 
 
-def method_note(before: SessionLike, after: SessionLike) -> str | None:
+def method_note(before: SessionModel, after: SessionModel) -> str | None:
     """Sessions measured by different methods (schema versions) compare step times only."""
-    first = SessionModel.read(before).schema_version or 1
-    second = SessionModel.read(after).schema_version or 1
+    first = before.schema_version or 1
+    second = after.schema_version or 1
     if min(first, METHOD_SCHEMA) == min(second, METHOD_SCHEMA):
         return None
     return (
@@ -248,15 +246,14 @@ def _cold(row: Row) -> float | None:
 
 
 def compare_sessions(
-    before: SessionLike, after: SessionLike, margin: float = DRIFT_MARGIN
+    before: SessionModel, after: SessionModel, margin: float = DRIFT_MARGIN
 ) -> list[ComparedRow]:
     """Every arm (by label) and batch size the two sessions share, in before's order."""
-    first, second = SessionModel.read(before), SessionModel.read(after)
     rows = []
-    same_method = method_note(first, second) is None
-    after_arms = {a.name: a for a in second.arms}
-    base_b, base_a = _baseline_rows(first), _baseline_rows(second)
-    for arm in first.arms:
+    same_method = method_note(before, after) is None
+    after_arms = {a.name: a for a in after.arms}
+    base_b, base_a = _baseline_rows(before), _baseline_rows(after)
+    for arm in before.arms:
         other = after_arms.get(arm.name)
         if other is None:
             continue

@@ -10,8 +10,8 @@ one round has no interval, and nothing is judged from it. The newer session (by 
 is always "after". Warnings say when the two runs measured different models or settings, or
 when a session has a single replicate.
 
-Both sessions are read as the typed model (`SessionModel`); a session.json dict enters
-through `SessionModel.read`. The changes with their intervals are report/changes.py's; this
+Both sessions are read as the typed model (`SessionModel`); saved sessions are read into it
+where they are loaded (`compare_saved`). The changes with their intervals are report/changes.py's; this
 module adds the warnings, the comparison as a whole and its text. The settings compared are
 named by their keys in the run's options as saved (`config`).
 """
@@ -39,7 +39,6 @@ from tcprof.profiler.report.changes import NA as NA
 from tcprof.profiler.report.changes import UNCHANGED as UNCHANGED
 from tcprof.profiler.report.changes import WORSE as WORSE
 from tcprof.profiler.report.changes import ComparedRow as ComparedRow
-from tcprof.profiler.report.changes import SessionLike as SessionLike
 from tcprof.profiler.report.changes import compare_sessions as compare_sessions
 from tcprof.profiler.report.changes import log_speedup as log_speedup
 from tcprof.profiler.report.changes import method_note as method_note
@@ -106,9 +105,8 @@ def _setting(session: SessionModel, key: str) -> Any:
     return _replicates(session) if key == REPLICATES else session.config[key]
 
 
-def comparison_warnings(before: SessionLike, after: SessionLike) -> list[str]:
+def comparison_warnings(first: SessionModel, second: SessionModel) -> list[str]:
     """What makes the comparison less than like for like, in sentences."""
-    first, second = SessionModel.read(before), SessionModel.read(after)
     out = []
     if _model(first) != _model(second):
         out.append(f"the models differ: {_model(first)} before, {_model(second)} after")
@@ -186,12 +184,13 @@ class SessionDiff:
         return out
 
 
-def diff_sessions(a: SessionLike, b: SessionLike, margin: float = DRIFT_MARGIN) -> SessionDiff:
+def diff_sessions(
+    first: SessionModel, second: SessionModel, margin: float = DRIFT_MARGIN
+) -> SessionDiff:
     """Two sessions in either order: the newer is "after"; a change counts where its interval
     lies wholly beyond `margin` (changes.DRIFT_MARGIN)."""
     if not 0 <= margin < 1:
         raise ValueError(f"the margin is a fraction from 0 to under 1, not {margin}")
-    first, second = SessionModel.read(a), SessionModel.read(b)
     before, after = newest_last(first, second)
     rows = compare_sessions(before, after, margin)
     warnings = comparison_warnings(before, after) + machine_warnings(before, after, rows)
@@ -358,7 +357,8 @@ def compare_saved(
     comparison as text, and the comparison itself (its regressions decide an exit code).
 
     Raises SessionLoadError when either cannot be read."""
-    comparison = diff_sessions(read_session(first), read_session(second), margin)
+    a, b = (SessionModel.from_json(read_session(p)) for p in (first, second))
+    comparison = diff_sessions(a, b, margin)
     labels = (_label(first), _label(second))
     before, after = labels[::-1] if comparison.swapped else labels
     return render(comparison, before, after), comparison

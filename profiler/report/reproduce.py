@@ -19,6 +19,7 @@ from typing import Any
 
 from tcprof.profiler.config import (
     DYNAMO_EAGER,
+    ArmSpec,
     ConfigError,
     arms_of,
     loop_text,
@@ -265,8 +266,9 @@ def _mark_dynamic_lines(dim: int) -> list[str]:
     ]
 
 
-def _with_marks(arm: Arm, config: dict[str, Any], block: str) -> str:
-    specs = arms_of(config)
+def _with_marks(arm: Arm, specs: tuple[ArmSpec, ...], block: str) -> str:
+    """The compile block, after the advice's mark_dynamic lines where the arm's spec applied
+    them (its spec among the config's arms, by the arm's index)."""
     index = arm.index
     spec = specs[index] if 0 <= index < len(specs) else None
     if spec is None or spec.mark_dynamic is None:
@@ -312,7 +314,7 @@ def render_reproducer(model: SessionModel, arm_name: str | None = None) -> str:
         "warmup": repr(warmup),
         "total_steps": repr(1 + warmup + steps),
         "expected": repr(expected),
-        "compile_block": textwrap.indent(_with_marks(arm, config, block), "    "),
+        "compile_block": textwrap.indent(_with_marks(arm, arms_of(config), block), "    "),
         "loop_text": _comment(loop_text(config)),
         "where": _comment(where_text(config)),
         "loop": repr("inference" if loop.inference else "train"),

@@ -3,10 +3,10 @@ method notes: shared by the terminal, the Markdown and HTML reports and the wind
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tcprof.profiler.analysis import stopping
+from tcprof.profiler.analysis.schedule import SavedSchedule
 from tcprof.profiler.analysis.stats import EQUIVALENCE_MARGIN, SETTLED_RATIO
 from tcprof.profiler.analysis.verdict import NOT_AFTER_HOLM
 from tcprof.profiler.analysis.verdict import bound_text as bound_text  # the views' import
@@ -14,7 +14,7 @@ from tcprof.profiler.config import DEFAULT_REPLICATES, balanced_rounds, threads_
 from tcprof.profiler.config.script import ScriptSource
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.figures import Interval
-from tcprof.profiler.model.json_values import as_map, thaw
+from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Accuracy, Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
@@ -479,10 +479,10 @@ def _threads_text(model: SessionModel) -> str:
     return f", {threads} threads per arm, {ranks} of a distributed arm ({nproc} ranks per node)"
 
 
-def _rounds_chosen(schedule: Mapping[str, Any]) -> str:
+def _rounds_chosen(schedule: SavedSchedule) -> str:
     """Why a balanced run has the rounds it has, where it is the default's count."""
-    arms, rounds = len(schedule.get("positions") or {}), schedule.get("rounds")
-    if not schedule.get("balanced") or arms < 2 or rounds != balanced_rounds(arms):
+    arms, rounds = schedule.arms, schedule.rounds
+    if not schedule.balanced or arms < 2 or rounds != balanced_rounds(arms):
         return ""
     return (
         f"; {rounds} rounds, the fewest of at least {DEFAULT_REPLICATES} that balance {arms} arms"
@@ -511,7 +511,7 @@ def method_notes(model: SessionModel) -> list[str]:
     methods = {r.speedup.method for r in rows if r.speedup} - {None}
     threads = _threads_text(model)
     stopped = stopping.stop_text(model.stopping)
-    level = float((model.data.get("stopping") or {}).get("level") or 0.95)
+    level = (model.stopping.level if model.stopping else None) or 0.95
     if reps >= 2 and version >= 3:
         notes.append(
             f"speedup: the geometric mean over {reps} rounds of fresh processes{threads} of each "
@@ -541,14 +541,14 @@ def method_notes(model: SessionModel) -> list[str]:
             f"a speedup is settled, and quoted as a figure, when its interval's high end is at "
             f"most {SETTLED_RATIO:g} times its low end; a wider one reads 'not settled'"
         )
-    schedule = as_map(model.data.get("schedule"))  # kept raw: model/raw.py
-    if schedule.get("design") == "williams" and reps >= 2:
+    schedule = SavedSchedule.of(model.data.get("schedule"))  # kept raw: model/raw.py
+    if schedule.design == "williams" and reps >= 2:
         notes.append(
             "order: a Williams design over the rounds (each arm in each position, and right "
             "after each other arm, equally often"
             + (
                 (_rounds_chosen(schedule) if not stopped else "")
-                if schedule.get("balanced")
+                if schedule.balanced
                 else f"; not balanced with {reps} rounds"
             )
             + ")"

@@ -54,7 +54,7 @@ def test_a_rows_figures_read_the_same_in_every_view(qtbot, tmp_path: Path):
 
     views = {
         "the window's Summary": window,
-        "the terminal": render_summary(session),
+        "the terminal": render_summary(SessionModel.read(session)),
         "report.md": render_markdown(SessionModel.read(session)),
         "report.html": html.unescape(render_html(SessionModel.read(session))),
         "the trackers' table": session_log(SessionModel.read(session), tmp_path).table,

@@ -98,3 +98,19 @@ def test_the_summary_reads_the_orders_that_ran():
     }
     lopsided = schedule.schedule_summary(rounds[:1], ["eager", "inductor"])
     assert not lopsided["balanced"] and "eager runs first in 1" in lopsided["note"]
+
+
+def test_a_saved_schedule_reads_back_typed_what_the_summary_wrote():
+    rounds = [{"replicate": r, "order": ["eager", "inductor", "aot_eager"]} for r in range(2)]
+    names = ["eager", "inductor", "aot_eager"]
+    saved = schedule.SavedSchedule.of(schedule.schedule_summary(rounds, names))
+    assert (saved.design, saved.balanced, saved.rounds, saved.arms) == ("williams", False, 2, 3)
+    assert saved.note and "runs first in 2" in saved.note
+    old = schedule.SavedSchedule.of(None)  # a session from before the schedule was saved
+    assert (old.design, old.balanced, old.rounds, old.arms, old.note) == (
+        None,
+        False,
+        None,
+        0,
+        None,
+    )

@@ -20,6 +20,7 @@ from tcprof.profiler.analysis.verdict import (
     speedup_tone,
 )
 from tcprof.profiler.model.row import Row
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import fmt_break_even, fmt_verdict
 from tests.support.simulated_family import family_session, random_family
 from tests.support.typed import row_of
@@ -35,8 +36,10 @@ def test_one_comparison_is_the_plain_95_interval():
     row = d["arms"][1]["results"][0]
     assert row["interval_level"] == pytest.approx(0.95)
     assert row["speedup_ci_simultaneous"] == pytest.approx(row["speedup_ci"])
-    assert session_notes(d)[:1] != ["simultaneous"]  # one comparison: no family to state
-    assert not any("simultaneous" in n for n in session_notes(d))
+    assert session_notes(SessionModel.read(d))[:1] != [
+        "simultaneous"
+    ]  # one comparison: no family to state
+    assert not any("simultaneous" in n for n in session_notes(SessionModel.read(d)))
 
 
 def test_at_level_keeps_the_centre_and_widens_by_t():
@@ -68,7 +71,7 @@ def test_verdict_colour_interval_and_payback_never_disagree():
         d = family_session(random_family(rng, arms, rounds, sizes), batch_sizes=(8, 16)[:sizes])
         m = (arms - 1) * sizes
         assert d["comparisons"]["count"] == m
-        tones = {v.arm: v.tone for v in session_verdicts(d)}
+        tones = {v.arm: v.tone for v in session_verdicts(SessionModel.read(d))}
         for arm, row in _rows(d):
             low, high = speedup_interval(row)
             assert row["interval_level"] == pytest.approx(1 - 0.05 / m)

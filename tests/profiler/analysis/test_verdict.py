@@ -52,7 +52,7 @@ FASTER = {
 
 
 def _only(session: dict) -> tuple[str, str]:
-    (verdict,) = session_verdicts(session)
+    (verdict,) = session_verdicts(SessionModel.read(session))
     return verdict.text, verdict.tone
 
 
@@ -96,8 +96,8 @@ def test_controls_have_no_verdict_and_a_flagged_one_warns():
         "hold": 1,
     }
     session["schedule"] = {"note": "the arms' order is not balanced: 2 round(s) for 3 arms"}
-    assert [v.arm for v in session_verdicts(session)] == ["inductor"]
-    notes = session_notes(session)
+    assert [v.arm for v in session_verdicts(SessionModel.read(session))] == ["inductor"]
+    notes = session_notes(SessionModel.read(session))
     assert notes[0] == (
         "3 comparisons, each a 95% interval (saved before simultaneous intervals); "
         "2 differences, 1 hold after Holm's adjustment (family-wise 5%)"
@@ -107,7 +107,7 @@ def test_controls_have_no_verdict_and_a_flagged_one_warns():
         "(inductor-control against inductor, bs 8): treat differences below that with care"
     )
     assert notes[2].startswith("the arms' order is not balanced")
-    summary = render_summary({**session, "environment": {}})
+    summary = render_summary(SessionModel.read({**session, "environment": {}}))
     assert all(n in summary for n in notes), "tcprof run prints them beside the verdict"
 
 
@@ -176,7 +176,9 @@ def test_several_sizes_are_summarised_in_one_line_and_partial_runs_say_so():
     many = [_row(bs, **{**FASTER, "speedup": 1.1 + bs / 1000}) for bs in (8, 16, 32, 64, 128)]
     text, _tone = _only(_session(*many))
     assert "1.11×–1.23× faster at bs 8, 16, 32, 64, 128" in text, "a range, never the best alone"
-    assert len(session_verdicts(_session(*rows))) == 1, "the baseline has no verdict"
+    assert len(session_verdicts(SessionModel.read(_session(*rows)))) == 1, (
+        "the baseline has no verdict"
+    )
 
 
 def _typed(**fields: Any) -> Row:
@@ -218,7 +220,7 @@ def test_summary_rows_are_grouped_by_batch_size_and_every_column_is_explained():
 
 def test_tcprof_run_prints_the_verdict_under_the_table():
     session = _session(_row(8, **FASTER))
-    text = render_summary(session)
+    text = render_summary(SessionModel.read(session))
     assert "verdict:\n  inductor is 1.21× faster at bs 8" in text
 
 

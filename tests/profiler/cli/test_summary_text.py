@@ -96,9 +96,9 @@ def test_a_run_where_every_arm_failed_ends_on_no_footer_about_intervals_or_round
     both)."""
     from tcprof.profiler.cli.summary import render_summary
 
-    measured = render_summary(_two_arm_session(failed=False))
+    measured = render_summary(SessionModel.read(_two_arm_session(failed=False)))
     assert "run 3 or more rounds" in measured and "not balanced" in measured
-    text = render_summary(_two_arm_session(failed=True))
+    text = render_summary(SessionModel.read(_two_arm_session(failed=True)))
     assert "run 3 or more rounds" not in text and "speedup:" not in text, text
     assert "not balanced" not in text, text
     assert "aot_eager: error (runtime): forward exploded" in text

@@ -28,7 +28,7 @@ def _v1() -> dict:
 
 def test_a_schema_1_session_reports_as_measured_by_the_old_method():
     data = _v1()
-    assert "measured by the old method" in render_summary(data)
+    assert "measured by the old method" in render_summary(SessionModel.read(data))
     assert "measured by the old method" in render_markdown(SessionModel.read(data)).lower()
     assert "measured by the old method" in render_html(SessionModel.read(data)).lower()
     header, rows = table_rows(SessionModel.read(data))
@@ -42,10 +42,10 @@ def test_a_schema_1_session_reports_as_measured_by_the_old_method():
 
 def test_compare_a_schema_1_session_with_a_schema_2_one_says_the_methods_differ():
     old, new = _v1(), synthetic_session(path=_v1()["config"]["source"]["path"])
-    rows = compare_sessions(old, new)
+    rows = compare_sessions(SessionModel.read(old), SessionModel.read(new))
     assert rows and all(r.peak_mb_before is None for r in rows), "memory is not compared"
-    assert "different methods" in method_note(old, new)
-    assert method_note(new, new) is None
+    assert "different methods" in method_note(SessionModel.read(old), SessionModel.read(new))
+    assert method_note(SessionModel.read(new), SessionModel.read(new)) is None
 
 
 def test_the_cli_reports_and_compares_a_schema_1_session(tmp_path):

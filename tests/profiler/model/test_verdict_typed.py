@@ -39,10 +39,10 @@ def test_the_doors_take_the_model_and_say_what_the_dict_says():
     doc = _doc()
     model = SessionModel.from_json(doc)
     assert [(v.arm, v.text, v.tone) for v in session_verdicts(model)] == [
-        (v.arm, v.text, v.tone) for v in session_verdicts(doc)
+        (v.arm, v.text, v.tone) for v in session_verdicts(SessionModel.read(doc))
     ]
-    assert session_notes(model) == session_notes(doc) == list(model.notes)
-    assert verdict_lines(model) == verdict_lines(doc) == list(model.verdicts)
+    assert session_notes(model) == session_notes(SessionModel.read(doc)) == list(model.notes)
+    assert verdict_lines(model) == verdict_lines(SessionModel.read(doc)) == list(model.verdicts)
     assert model.arms[1].verdict == model.verdicts[0]
     compiled = model.arms[1]
     assert arm_verdict(compiled, False) == arm_verdict(Arm.of(doc["arms"][1], False, None), False)

@@ -7,14 +7,22 @@ import math
 import pytest
 
 from tcprof.profiler.cli.main import main
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.compare import (
-    compare_sessions,
-    diff_sessions,
-    render,
-    render_comparison,
-)
+from tcprof.profiler.report import compare
+from tcprof.profiler.report.compare import render, render_comparison
 from tests.support.cli import arm, run_cli
+
+
+def diff_sessions(before, after, **margin):
+    """compare's diff of two session.json dicts, each read into the model first."""
+    return compare.diff_sessions(
+        SessionModel.from_json(before), SessionModel.from_json(after), **margin
+    )
+
+
+def compare_sessions(before, after):
+    return compare.compare_sessions(SessionModel.from_json(before), SessionModel.from_json(after))
 
 
 def _result(median, peak=400.0, processes=None, iqr=0.01, **fields):

@@ -68,7 +68,7 @@ def test_report_html_lists_each_compile_and_the_parts_add_up(session):
 
 
 def test_the_verdict_quotes_the_cost_break_even_is_computed_from(session):
-    (line,) = verdict_lines(session)
+    (line,) = verdict_lines(SessionModel.read(session))
     assert "its 4.00 s compile (and the 0.20 s its first step paid beyond compiling)" in line
 
 

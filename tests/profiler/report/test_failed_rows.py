@@ -59,7 +59,7 @@ def test_an_arm_that_fails_after_its_first_step_keeps_its_first_step_and_compile
     assert cells["compile s cold/warm"] == "4.00 (torch's compile timer)"
     assert cells["break-even cold/warm"] == "-", "no speedup: nothing pays anything back"
     assert _cells(session, 0)["status"] == "ok", "the arm that ran is as it was"
-    summary = render_summary(session)
+    summary = render_summary(SessionModel.read(session))
     assert "error (first step 4.01 s)" in summary and "4.00 (torch's compile timer)" in summary
     markdown = render_markdown(SessionModel.read(session))
     assert (

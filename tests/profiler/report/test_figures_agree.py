@@ -146,7 +146,9 @@ def test_a_single_round_interval_says_there_is_none_yet():
 def test_the_terminal_shows_the_steps_measured_too():
     from tcprof.profiler.cli.summary import render_summary
 
-    assert "measured 5,744–8,292 per process" in render_summary(_session(None, None))
+    assert "measured 5,744–8,292 per process" in render_summary(
+        SessionModel.read(_session(None, None))
+    )
 
 
 def test_recompile_reasons_in_every_table_are_in_the_users_words():

@@ -41,11 +41,13 @@ def _views(session: dict, tmp_path) -> dict[str, str]:
     log = session_log(SessionModel.from_json(session), tmp_path)
     later = {**session, "started_at": session["started_at"] + 100}
     return {
-        "terminal": render_summary(session),
+        "terminal": render_summary(SessionModel.read(session)),
         "report.html summary": _html_summary(session),
         "report.md": render_markdown(SessionModel.read(session)),
         "api": f"{speedup} {api!r} {api.row('aot_eager', 8).verdict}",
-        "compare": render_comparison(diff_sessions(session, later).rows),
+        "compare": render_comparison(
+            diff_sessions(SessionModel.read(session), SessionModel.read(later)).rows
+        ),
         "trackers": f"{log.table}\n{log.verdict}\n{[a.verdict for a in log.arms]}",
     }
 
@@ -68,18 +70,18 @@ def test_a_wide_interval_is_no_headline_in_any_view(rounds, tmp_path):
     assert api is not None and api.settled is False and str(api).startswith("not settled [")
     headline = session_log(SessionModel.from_json(session), tmp_path).arms[1].headline
     assert "speedup" not in headline and headline["speedup_ci_low"] == {8: pytest.approx(low)}
-    notes = " ".join(session_notes(session))
+    notes = " ".join(session_notes(SessionModel.read(session)))
     assert "more rounds (--replicates) or steps would settle it, or a quieter machine" in notes
 
 
 def test_a_verdict_outside_the_wide_interval_is_still_said_without_its_figure():
     session = synthetic_session(rounds=FASTER_WIDE)
-    (line,) = verdict_lines(session)
+    (line,) = verdict_lines(SessionModel.read(session))
     assert line.startswith("aot_eager is faster at bs 8 [1.75–9.88] (not settled)")
 
 
 def test_medians_that_disagree_with_the_speedup_are_explained():
-    notes = " ".join(session_notes(synthetic_session(rounds=WIDE)))
+    notes = " ".join(session_notes(SessionModel.read(synthetic_session(rounds=WIDE))))
     assert "the medians (10.00 / 8.00 ms, a ratio of 1.25×) differ from the speedup" in notes
     assert "rounds that disagree" in notes
     card = _html_summary(synthetic_session(rounds=WIDE))
@@ -89,7 +91,7 @@ def test_medians_that_disagree_with_the_speedup_are_explained():
 def test_the_contended_blocks_are_named_in_what_would_settle_it():
     session = synthetic_session(rounds=WIDE)
     session["arms"][1]["results"][0].update(contended_blocks=12, blocks_measured=30)
-    assert "(12/30 blocks ran contended)" in " ".join(session_notes(session))
+    assert "(12/30 blocks ran contended)" in " ".join(session_notes(SessionModel.read(session)))
 
 
 def test_a_settled_interval_is_the_headline():
@@ -98,8 +100,10 @@ def test_a_settled_interval_is_the_headline():
     row = session["arms"][1]["results"][0]
     assert stats.settled(*row["speedup_ci"])
     figure = f"{row['speedup']:.2f}"
-    assert f"{figure}× [" in render_summary(session)
-    assert verdict_lines(session)[0].startswith(f"aot_eager is {figure}× faster at bs 8 [")
+    assert f"{figure}× [" in render_summary(SessionModel.read(session))
+    assert verdict_lines(SessionModel.read(session))[0].startswith(
+        f"aot_eager is {figure}× faster at bs 8 ["
+    )
     card = re.search(
         r'<div class="big[^"]*">([^<]*)</div>', render_html(SessionModel.read(session))
     )
@@ -127,4 +131,4 @@ def test_one_round_shows_no_95_percent_interval_anywhere(tmp_path):
     assert speedup is not None and speedup.interval is None
     assert speedup.one_process_interval is not None, "kept under its own name"
     assert tcprof.Session.from_dict(session).verdict("aot_eager", 8) == "no interval"
-    assert "no interval yet" in verdict_lines(session)[0]
+    assert "no interval yet" in verdict_lines(SessionModel.read(session))[0]

@@ -55,7 +55,7 @@ def _text(view: str, session, folder: Path) -> str:
     if view == "tracker":
         return session_log(SessionModel.from_json(session), folder).arms[1].table
     return {
-        "terminal": lambda: render_summary({**session, "environment": {}}),
+        "terminal": lambda: render_summary(SessionModel.read({**session, "environment": {}})),
         "markdown": lambda: render_markdown(SessionModel.read(session)),
         "html": lambda: render_html(SessionModel.read(session)),
     }[view]()

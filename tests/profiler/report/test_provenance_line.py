@@ -42,7 +42,7 @@ def test_outside_a_repository_or_before_schema_4_the_line_starts_at_torch():
 
 def test_the_summary_and_both_reports_show_it():
     session, line = _session(), provenance_line(SessionModel.read(_session()))
-    assert render_summary(session).splitlines()[0] == line
+    assert render_summary(SessionModel.read(session)).splitlines()[0] == line
     assert line in render_markdown(SessionModel.read(session))
     assert "commit 3f2a1c9 on main (dirty) · torch 2.13.0" in render_html(
         SessionModel.read(session)

@@ -51,7 +51,7 @@ def _interval(bounds: list[float]) -> str:
 @pytest.mark.parametrize("view", ["terminal", "markdown", "html", "tracker"])
 def test_every_view_shows_the_simultaneous_interval_and_the_level(session, view, tmp_path):
     text = {
-        "terminal": lambda: render_summary({**session, "environment": {}}),
+        "terminal": lambda: render_summary(SessionModel.read({**session, "environment": {}})),
         "markdown": lambda: render_markdown(SessionModel.read(session)),
         "html": lambda: render_html(SessionModel.read(session)),
         "tracker": lambda: _tracker_text(session, Path(tmp_path)),
@@ -86,7 +86,7 @@ def test_an_old_session_keeps_its_stored_interval_with_a_note(session):
         rows.append({**r, "verdict": "faster", "holds_after_adjustment": False})
     old["arms"][1] = {**old["arms"][1], "results": rows}
     old["comparisons"]["level"] = 0.95
-    text = render_summary({**old, "environment": {}})
+    text = render_summary(SessionModel.read({**old, "environment": {}}))
     assert _interval(rows[0]["speedup_ci"]) in text
     assert "(saved before simultaneous intervals)" in text
     assert "does not pay back" in text and "pays back its" not in text.split("aot_eager")[0]

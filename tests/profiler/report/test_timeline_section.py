@@ -47,7 +47,7 @@ def test_the_terminal_says_where_the_time_went_in_one_line() -> None:
     assert section.summary_line(SessionModel.read(session)) == (
         "1 min 2 s: 31 s measuring, 14 s compiling, 9 s start-up, 6 s accuracy, 2 s other"
     )
-    assert "time: 1 min 2 s: 31 s measuring" in render_summary(session)
+    assert "time: 1 min 2 s: 31 s measuring" in render_summary(SessionModel.read(session))
 
 
 def test_report_html_draws_a_lane_per_process_and_the_totals() -> None:
@@ -72,4 +72,4 @@ def test_a_session_from_before_the_timeline_renders_without_it() -> None:
     assert "timeline" not in session
     assert '<section id="timeline">' not in render_html(SessionModel.read(session))
     assert "Where the time went" not in render_markdown(SessionModel.read(session))
-    assert "time:" not in render_summary(session)
+    assert "time:" not in render_summary(SessionModel.read(session))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tcprof.profiler.cli.summary import render_summary
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.run.apply_advice import AppliedAdvice, before_after
 
 pytestmark = pytest.mark.timeout(30)
@@ -32,7 +33,7 @@ def test_applied_advice_is_a_typed_record_the_summary_reads():
     assert applied == AppliedAdvice("inductor", "inductor + mark_dynamic=0", "mark_dynamic=0", 3, 0)
     assert (
         "applied advice (mark_dynamic=0): inductor recompiled 3 time(s), "
-        "inductor + mark_dynamic=0 0" in render_summary(_session())
+        "inductor + mark_dynamic=0 0" in render_summary(SessionModel.read(_session()))
     )
 
 

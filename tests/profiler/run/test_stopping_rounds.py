@@ -102,10 +102,10 @@ def test_the_stop_reason_is_one_line_in_the_terminal_and_both_reports():
     data = _run(_config(), fakes)
     line = stopping.stop_text(SessionModel.from_json(data).stopping)
     assert line and line.startswith("settled after 4 rounds (97.0% intervals")
-    assert f"rounds: {line}" in render_summary(data)
+    assert f"rounds: {line}" in render_summary(SessionModel.read(data))
     assert f"Rounds: {line}." in render_markdown(SessionModel.read(data))
     assert f"Rounds: {line}." in render_html(SessionModel.read(data))
-    assert "paired t 97.0% interval" in render_summary(data)
+    assert "paired t 97.0% interval" in render_summary(SessionModel.read(data))
 
 
 def test_progress_counts_to_the_first_look_then_on_to_the_last():

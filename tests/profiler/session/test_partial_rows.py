@@ -76,9 +76,9 @@ def test_every_view_marks_the_partial_row():
     assert cells["median ms"] == "1.00 (partial)"
     assert cells["speedup [95% CI]"].endswith("(partial)")
     assert rows[0][header.index("median ms")] == "2.00", "the whole row is not marked"
-    (line,) = verdict_lines(session)
+    (line,) = verdict_lines(SessionModel.read(session))
     assert "bs 8 (stopped at 2/4)" in line and "partial" in line
-    assert "stopped at 2/4" in render_summary(session)  # tcprof run's table
+    assert "stopped at 2/4" in render_summary(SessionModel.read(session))  # tcprof run's table
     assert "| stopped at 2/4 |" in render_markdown(SessionModel.read(session))
     html = render_html(SessionModel.read(session))
     assert "stopped at 2/4" in html and "measured 2 of the 4 steps" in html
@@ -91,7 +91,7 @@ def test_a_comparison_says_which_side_was_partial():
     before = _stopped_session({0: [2.0] * 4, 1: [1.0] * 4}, status="completed")
     after = _stopped_session({0: [2.0] * 4, 1: [1.0, 1.0]})
     after["started_at"] = before["started_at"] + 60
-    comparison = diff_sessions(before, after)
+    comparison = diff_sessions(SessionModel.read(before), SessionModel.read(after))
     compiled = next(r for r in comparison.rows if r.arm == "aot_eager")
     assert compiled.partial_before is None and compiled.partial_after == "2/4"
     median = comparison_cells(compiled)[2]

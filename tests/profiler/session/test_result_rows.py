@@ -9,6 +9,7 @@ import re
 
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.session.rows import ResultRow
 from tests.support.paths import DATA, ROOT
 from tests.support.synthetic import synthetic_session
@@ -51,4 +52,4 @@ def test_a_saved_session_keeps_its_keys_and_still_reads():
     for arm in saved["arms"]:
         for row in arm["results"]:
             assert set(row) <= documented, set(row) - documented
-    assert "speedup" in render_summary(saved)
+    assert "speedup" in render_summary(SessionModel.read(saved))

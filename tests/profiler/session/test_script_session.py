@@ -84,7 +84,7 @@ def test_session_json_keeps_to_its_documented_shape(session):
 
 def test_the_summary_and_both_reports_show_the_script(session):
     data, _, _ = session
-    text = render_summary(data)
+    text = render_summary(SessionModel.read(data))
     assert "compute and the script's own time per step (medians):" in text
     assert "(data-bound)" in text and "the script wrote: " in text
     html = render_html(SessionModel.read(data))

@@ -91,7 +91,7 @@ def test_the_rows_throughput_is_tokens_per_second_of_the_measured_step(run):
 def test_the_views_show_tokens_per_step_and_per_second_not_bs_1(run):
     cfg, per_arm, _ = run
     data = _fold(cfg, per_arm)
-    text = render_summary(data)
+    text = render_summary(SessionModel.read(data))
     header = next(line for line in text.splitlines() if line.lstrip().startswith("arm"))
     assert "tokens/s" in header and "per step" in header and "samples/s" not in header
     assert f"{ACCUM * B * T} tokens" in text and "padding counted" in text
@@ -110,7 +110,9 @@ def test_the_unit_given_overrides_what_the_inputs_show(run):
     assert row["script"]["unit"] == "samples"
     assert row["script"]["work_per_s"] == pytest.approx(ACCUM * B * 1000 / row["median_ms"])
     header = next(
-        line for line in render_summary(data).splitlines() if line.lstrip().startswith("arm")
+        line
+        for line in render_summary(SessionModel.read(data)).splitlines()
+        if line.lstrip().startswith("arm")
     )
     assert "samples/s" in header and "tokens/s" not in header
     steps = _fold(cfg, per_arm, unit="steps")["arms"][0]["results"][0]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.analysis.verdict import speedup_interval, speedup_settled, verdict_lines
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
 from tests.support.mlflow_server import free_port
@@ -90,7 +91,7 @@ def test_one_run_per_session_and_a_nested_run_per_arm(logged, saved_session, ser
         f"({server.uri}/#/experiments/{parent.info.experiment_id}/runs/{run_id})"
     ]
     note = parent.data.tags["mlflow.note.content"]  # its description: verdict and table
-    assert md_text(verdict_lines(session)[0]) in note
+    assert md_text(verdict_lines(SessionModel.read(session))[0]) in note
     assert "| arm | bs |" in note
     for arm in session["arms"]:
         arm_note = children[arm["name"]].data.tags["mlflow.note.content"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.analysis.verdict import session_verdicts, speedup_interval, speedup_settled
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.markdown import md_text
 from tcprof.profiler.trackers import log_session
@@ -117,7 +118,7 @@ def test_compile_markers_at_the_step_that_compiled(logged, saved_session):
 def test_table_verdict_and_hparams(logged, saved_session):
     runs, _ = logged
     session = _session(saved_session)
-    verdicts = {v.arm: v.text for v in session_verdicts(session)}
+    verdicts = {v.arm: v.text for v in session_verdicts(SessionModel.read(session))}
     for arm in session["arms"]:
         acc = accumulator(runs / arm["name"])
         table = series(acc, "summary/table")[0]

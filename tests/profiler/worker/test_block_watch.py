@@ -11,6 +11,7 @@ import psutil
 import pytest
 
 from tcprof.profiler.analysis.verdict import session_notes
+from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.sections.table import contention_text
 from tcprof.profiler.worker.quiet_room import BlockWatch
 from tests.support.typed import row_of
@@ -45,6 +46,10 @@ def test_a_contended_row_says_so_in_the_table_and_the_notes():
     row = {"batch_size": 8, "contended_blocks": 4, "unquiet_blocks": 1, "blocks_measured": 30}
     assert contention_text(row_of(row)) == " (4/30 blocks contended)"
     assert contention_text(row_of({"contended_blocks": 0, "unquiet_blocks": 0})) == ""
-    notes = session_notes({"arms": [{"name": "eager", "results": [row]}]})
+    notes = session_notes(SessionModel.read({"arms": [{"name": "eager", "results": [row]}]}))
     assert any("eager at bs 8: 4/30" in n and "busy" in n for n in notes)
-    assert not [n for n in session_notes({"arms": [{"name": "eager", "results": [{}]}]}) if n]
+    assert not [
+        n
+        for n in session_notes(SessionModel.read({"arms": [{"name": "eager", "results": [{}]}]}))
+        if n
+    ]
