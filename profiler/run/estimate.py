@@ -48,9 +48,13 @@ DEFAULT_STEP_MS = 10.0
 # The run's own costs besides the model's steps, in units of `overhead_s`: starting a worker
 # (import torch, build the model) weighs PROCESS_WEIGHT; a measured block (waiting for a quiet
 # machine, starting and ending it) or a batch size's first step and finishing passes one.
-PROCESS_WEIGHT = 10.0
-EXIT_WEIGHT = 0.3  # a worker's last passes (weights, cache artifacts) and its exit
-DEFAULT_OVERHEAD_S = 0.4  # a worker's start-up 4 s, a block 0.4 s, where no history says
+# Measured on a quiet machine (docs/benchmarks.md, "Default runs on a quiet machine after the
+# third sitting" and "The estimate after the frozen heap"): a worker's start-up 3.3 s (26.2 s
+# for 8), a block's own cost 0.09 s (quiet-machine wait 57 ms, random wait 25 ms, the rest
+# 3-4 ms since the heap stays frozen between blocks; 0.4 s before), an exit 0.04 s.
+PROCESS_WEIGHT = 33.0
+EXIT_WEIGHT = 0.4  # a worker's last passes (weights, cache artifacts) and its exit
+DEFAULT_OVERHEAD_S = 0.1  # a worker's start-up 3.3 s, a block 0.1 s, where no history says
 OVERHEAD_S_RANGE = (0.05, 60.0)
 HISTORY_RUNS = 5  # the newest sessions of the model read for prices
 ACCURACY_STEP_FACTOR = 8.0  # the accuracy check: 2 steps each of eager twice, float64, the arm
