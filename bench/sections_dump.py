@@ -12,11 +12,15 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections import (
     compile_list,
-    parts,
+    configuration,
+    insight,
+    page_end,
     regional,
+    run_output,
     script,
     seeding,
     stragglers,
+    summary,
     table,
     top_ops,
 )
@@ -31,13 +35,13 @@ def dump(session):
     out = {}
     model = SessionModel.read(session)  # the sections' door; the ranks' section takes the dict
     fns = {
-        "summary": lambda: parts.summary(model, esc),
-        "insight": lambda: parts.insight(model, esc),
-        "errors": lambda: parts.errors(model, esc),
-        "configuration": lambda: parts.configuration(model, esc),
-        "environment": lambda: parts.environment(model, esc),
-        "logs": lambda: parts.logs(model, esc),
-        "footer": lambda: parts.footer(model, esc),
+        "summary": lambda: summary.summary(model, esc),
+        "insight": lambda: insight.insight(model, esc),
+        "errors": lambda: run_output.errors(model, esc),
+        "configuration": lambda: configuration.configuration(model, esc),
+        "environment": lambda: configuration.environment(model, esc),
+        "logs": lambda: run_output.logs(model, esc),
+        "footer": lambda: page_end.footer(model, esc),
         "top_ops": lambda: top_ops.html_section(model, esc),
         "top_ops_md": lambda: top_ops.markdown_lines(model, md),
         "comparable": lambda: [list(p) for p in top_ops.comparable(model)],

@@ -21,13 +21,15 @@ from tcprof.profiler.protocol.event_text import FELL_BACK
 from tcprof.profiler.report import artefacts
 from tcprof.profiler.report.data import model_label, script_json
 from tcprof.profiler.report.palette import arm_colours, is_eager
+from tcprof.profiler.report.sections import configuration as configuration_section
+from tcprof.profiler.report.sections import insight as insight_section
 from tcprof.profiler.report.sections import ladder as ladder_section
-from tcprof.profiler.report.sections import parts as sections
+from tcprof.profiler.report.sections import page_end, run_output, top_ops
 from tcprof.profiler.report.sections import regional as regional_section
 from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections import stragglers as straggler_section
+from tcprof.profiler.report.sections import summary as summary_section
 from tcprof.profiler.report.sections import timeline as timeline_section
-from tcprof.profiler.report.sections import top_ops
 from tcprof.profiler.report.sections.provenance import provenance_line
 
 ASSETS = resource_path("report")
@@ -292,8 +294,8 @@ def _document(title: str, body: str, model: SessionModel) -> str:
 def render_summary_page(model: SessionModel) -> str:
     """report.html's verdict, summary and charts alone, as one page (a notebook shows it)."""
     body = (
-        f'<main><section id="summary">{sections.verdict_list(model, esc)}'
-        f"{sections.summary_body(model, esc)}</section>{_charts()}</main>"
+        f'<main><section id="summary">{summary_section.verdict_list(model, esc)}'
+        f"{summary_section.summary_body(model, esc)}</section>{_charts()}</main>"
     )
     return _document(f"tcprof: {model_label(model)}", body, model)
 
@@ -313,23 +315,23 @@ def render_html(model: SessionModel, folder: Any = None) -> str:
         [
             _header(model, folder),
             "<main>",
-            sections.summary(model, esc),
+            summary_section.summary(model, esc),
             script_section.html_section(model, esc),
             _charts(),
-            sections.insight(model, esc),
+            insight_section.insight(model, esc),
             ladder_section.html_section(model, esc),
             regional_section.html_section(model, esc),
             straggler_section.html_section(model.to_dict(), esc),  # its section reads the dict
             timeline_section.html_section(model, esc),
-            sections.errors(model, esc),
-            sections.configuration(model, esc),
-            sections.environment(model, esc),
-            sections.logs(model, esc),
+            run_output.errors(model, esc),
+            configuration_section.configuration(model, esc),
+            configuration_section.environment(model, esc),
+            run_output.logs(model, esc),
             top_ops.html_section(model, esc),
             artefacts.html_section(model, esc, folder),
-            sections.code(codes, esc),
+            page_end.code(codes, esc),
             "</main>",
-            sections.footer(model, esc),
+            page_end.footer(model, esc),
         ]
     )
     return _document(f"tcprof report: {model_label(model)}", body, model)

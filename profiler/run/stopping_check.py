@@ -10,7 +10,7 @@ from tcprof.profiler.analysis import stopping
 from tcprof.profiler.analysis.stats import SpeedupInterval
 from tcprof.profiler.config import RunConfig
 from tcprof.profiler.session.records import SessionRecord
-from tcprof.profiler.session.rows import speedup_interval
+from tcprof.profiler.session.speedup import speedup_interval
 
 
 class StopCheck:

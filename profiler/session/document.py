@@ -18,8 +18,9 @@ from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.session.family import apply_comparisons
+from tcprof.profiler.session.graph_breaks import dedupe_graph_breaks
 from tcprof.profiler.session.records import ArmRecord, SessionRecord
-from tcprof.profiler.session.rows import dedupe_graph_breaks, result_row
+from tcprof.profiler.session.rows import result_row
 from tcprof.profiler.session.script_rows import script_arm
 
 ARM_ENVIRONMENT = ("python", "executable", "torch", "triton", "cuda", "device", "device_name")

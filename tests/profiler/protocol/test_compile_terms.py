@@ -18,7 +18,7 @@ from tcprof.profiler.protocol.compile_terms import (
 from tcprof.profiler.protocol.event_text import describe
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.sections.parts import insight
+from tcprof.profiler.report.sections.insight import insight
 from tests.support.typed import row_of
 
 RESUME = "torch_dynamo_resume_in_forward_at_16"
@@ -123,7 +123,7 @@ def test_every_view_writes_a_compile_figure_with_the_same_digits():
     from tcprof.profiler.analysis.verdict import arm_verdict
     from tcprof.profiler.model.arm import Arm
     from tcprof.profiler.model.row import Row
-    from tcprof.profiler.report.sections.parts import _compile_card
+    from tcprof.profiler.report.sections.summary import _compile_card
     from tcprof.profiler.report.sections.table import fmt_compile
 
     row = {

@@ -32,7 +32,7 @@ ALLOWED = {
     ("report/sections/table.py", "{SETTLED_RATIO:g} times"),  # a setting, quoted as declared
     ("report/sections/table.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given
     ("report/sections/table.py", "(rtol {tol.rtol:g}, atol {tol.atol:g})"),
-    ("report/sections/parts.py", "{t:8.3f}"),  # the Logs' clock column, aligned as the log is
+    ("report/sections/run_output.py", "{t:8.3f}"),  # the Logs' clock column, aligned as the log is
     ("model/rules.py", 'return f"{bound:.2f}"'),  # bound_text: an interval's end
 }
 

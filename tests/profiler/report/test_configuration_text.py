@@ -11,14 +11,14 @@ import pytest
 from tcprof.profiler.model.options import RunOptions
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
-from tcprof.profiler.report.sections import parts
+from tcprof.profiler.report.sections.configuration import configuration
 from tests.support.synthetic import synthetic_session
 
 pytestmark = pytest.mark.timeout(60)
 
 
 def _cells(session: dict) -> dict[str, str]:
-    html = parts.configuration(SessionModel.from_json(session), esc)
+    html = configuration(SessionModel.from_json(session), esc)
     return dict(re.findall(r"<tr><th>([^<]*)</th><td class=\"wrap\">([^<]*)</td></tr>", html))
 
 

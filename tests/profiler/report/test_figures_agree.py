@@ -12,7 +12,7 @@ from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
-from tcprof.profiler.report.sections.parts import configuration
+from tcprof.profiler.report.sections.configuration import configuration
 from tcprof.profiler.report.sections.table import steps_text, table_rows, tolerance_text
 from tcprof.profiler.report.sections.top_ops import comparison_problem, html_section
 from tests.support.typed import row_of

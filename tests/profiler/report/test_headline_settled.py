@@ -17,7 +17,7 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.compare import diff_sessions, render_comparison
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.sections.parts import summary as html_summary
+from tcprof.profiler.report.sections.summary import summary as html_summary
 from tcprof.profiler.trackers.content import session_log
 from tests.support.synthetic import synthetic_session
 

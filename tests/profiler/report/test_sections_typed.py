@@ -9,7 +9,17 @@ import pytest
 
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
-from tcprof.profiler.report.sections import parts, script, seeding, table, top_ops
+from tcprof.profiler.report.sections import (
+    configuration,
+    insight,
+    page_end,
+    run_output,
+    script,
+    seeding,
+    summary,
+    table,
+    top_ops,
+)
 from tcprof.profiler.report.sections import regional as regional_section
 from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 from tests.support.script_sessions import script_session
@@ -19,15 +29,15 @@ pytestmark = pytest.mark.timeout(60)
 
 
 SECTIONS = [
-    parts.summary,
-    parts.summary_body,
-    parts.verdict_list,
-    parts.insight,
-    parts.errors,
-    parts.configuration,
-    parts.environment,
-    parts.logs,
-    parts.footer,
+    summary.summary,
+    summary.summary_body,
+    summary.verdict_list,
+    insight.insight,
+    run_output.errors,
+    configuration.configuration,
+    configuration.environment,
+    run_output.logs,
+    page_end.footer,
     top_ops.html_section,
     script.html_section,
 ]

@@ -10,7 +10,7 @@ import re
 from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.session.rows import ResultRow
+from tcprof.profiler.session.result_row import ResultRow
 from tests.support.paths import DATA, ROOT
 from tests.support.synthetic import synthetic_session
 

@@ -272,7 +272,7 @@ def test_channels_last_and_fp16_training_with_a_grad_scaler(tmp_path):
 
 
 def test_the_report_configuration_names_the_loop():
-    from tcprof.profiler.report.sections.parts import configuration
+    from tcprof.profiler.report.sections.configuration import configuration
 
     cfg = RunConfig(ModelSource("m.py"), amp="bf16", channels_last=True)
     html = configuration(SessionModel.read({"config": cfg.to_dict(), "arms": []}), lambda t: str(t))
