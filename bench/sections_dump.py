@@ -12,6 +12,7 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections import (
     compile_list,
+    method,
     parts,
     regional,
     script,
@@ -50,8 +51,8 @@ def dump(session):
         "script_note": lambda: script.accuracy_note(model),
         "work_unit": lambda: script.work_unit(model),
         "table_rows": lambda: table.table_rows(model),
-        "method_notes": lambda: table.method_notes(model),
-        "steps_text": lambda: table.steps_text(model),
+        "method_notes": lambda: method.method_notes(model),
+        "steps_text": lambda: method.steps_text(model),
         "seeding": lambda: seeding.seeding_notes(model),
         "regional": lambda: (
             regional.html_section(model, esc) + "\n".join(regional.markdown_lines(model, md))

@@ -35,19 +35,15 @@ from tcprof.profiler.protocol.compile_terms import (
 from tcprof.profiler.protocol.event_text import FELL_BACK, recompile_limit_hit
 from tcprof.profiler.report.data import short_where
 from tcprof.profiler.report.sections import compile_list
-from tcprof.profiler.report.sections.table import (
+from tcprof.profiler.report.sections.cells import VERDICT_TEXT, accuracy_title
+from tcprof.profiler.report.sections.columns import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
     SPEEDUP,
-    VERDICT_TEXT,
-    accuracy_title,
     column_key,
-    method_notes,
-    steps_text,
-    summary_rows,
-    table_rows,
-    tolerance_text,
 )
+from tcprof.profiler.report.sections.method import method_notes, steps_text, tolerance_text
+from tcprof.profiler.report.sections.table import summary_rows, table_rows
 
 Esc = Callable[[Any], str]
 MAX_LOG_LINES = 2000

@@ -9,7 +9,7 @@ import pytest
 
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import esc
-from tcprof.profiler.report.sections import parts, script, seeding, table, top_ops
+from tcprof.profiler.report.sections import method, parts, script, seeding, table, top_ops
 from tcprof.profiler.report.sections import regional as regional_section
 from tcprof.profiler.report.sections.html_table import table_html, table_markdown
 from tests.support.script_sessions import script_session
@@ -43,7 +43,7 @@ def test_each_section_says_the_same_from_the_model_as_from_the_dict(session):
     assert table.table_rows(SessionModel.read(model)) == table.table_rows(
         SessionModel.read(session)
     )
-    assert table.method_notes(SessionModel.read(model)) == table.method_notes(
+    assert method.method_notes(SessionModel.read(model)) == method.method_notes(
         SessionModel.read(session)
     )
     assert script.text_lines(model, table.render_table) == script.text_lines(
