@@ -17,7 +17,7 @@ from tcprof.profiler.report import compare
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
 from tcprof.profiler.report.reproduce import render_reproducer
-from tcprof.profiler.report.sections.table import method_notes
+from tcprof.profiler.report.sections.method import method_notes
 from tests.support.synthetic import synthetic_session
 
 POSITIONS = {"eager": [3, 3], "aot_eager": [3, 3]}

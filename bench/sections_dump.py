@@ -14,6 +14,7 @@ from tcprof.profiler.report.sections import (
     compile_list,
     configuration,
     insight,
+    method,
     page_end,
     regional,
     run_output,
@@ -54,8 +55,8 @@ def dump(session):
         "script_note": lambda: script.accuracy_note(model),
         "work_unit": lambda: script.work_unit(model),
         "table_rows": lambda: table.table_rows(model),
-        "method_notes": lambda: table.method_notes(model),
-        "steps_text": lambda: table.steps_text(model),
+        "method_notes": lambda: method.method_notes(model),
+        "steps_text": lambda: method.steps_text(model),
         "seeding": lambda: seeding.seeding_notes(model),
         "regional": lambda: (
             regional.html_section(model, esc) + "\n".join(regional.markdown_lines(model, md))

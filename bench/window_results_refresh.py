@@ -27,7 +27,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from tcprof.app.results.results_view import ResultsView
-    from tcprof.profiler.config.model import ArmSpec
+    from tcprof.profiler.config.arm import ArmSpec
     from tcprof.profiler.model.session import SessionModel
     from tests.support.synthetic import synthetic_session
 

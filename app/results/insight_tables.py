@@ -40,7 +40,7 @@ from tcprof.profiler.protocol.compile_terms import (
     split_problem,
 )
 from tcprof.profiler.protocol.event_text import FELL_BACK
-from tcprof.profiler.report.sections.table import fmt_break_even
+from tcprof.profiler.report.sections.cells import fmt_break_even
 
 STATUS_TEXT = {
     "eager": "eager (not compiled)",

@@ -50,16 +50,10 @@ from tcprof.profiler.analysis.verdict import (
 from tcprof.profiler.model.context import Environment
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import (
-    COLUMN_HELP,
-    SPEEDUP,
-    accuracy_title,
-    batch_size_order,
-    column_key,
-    method_notes,
-    summary_results,
-    table_rows,
-)
+from tcprof.profiler.report.sections.cells import accuracy_title
+from tcprof.profiler.report.sections.columns import COLUMN_HELP, SPEEDUP, column_key
+from tcprof.profiler.report.sections.method import method_notes
+from tcprof.profiler.report.sections.table import batch_size_order, summary_results, table_rows
 
 
 def environment_rows(env: Environment) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtWidgets import QMenu, QTableWidget
 
 from tcprof.app.common.settings import Preferences
-from tcprof.profiler.report.sections.table import SPEEDUP, column_key
+from tcprof.profiler.report.sections.columns import SPEEDUP, column_key
 
 DEFAULT_HIDDEN = ("p90 ms", "samples/s")
 MAX_COLUMN_PX = 190  # wider cells elide: "0.42x (one round: no interval yet)" stays readable

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from tcprof.profiler.config import CONTROLS, ArmSpec, DebugOptions, ModelSource, RunConfig
-from tcprof.profiler.config.model import normalize_control
+from tcprof.profiler.config.controls import normalize_control
 from tcprof.profiler.config.script import (
     BATCH_SIZE,
     DEFAULT_NO_STEP_TIMEOUT_S,

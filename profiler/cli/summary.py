@@ -14,8 +14,9 @@ from tcprof.profiler.protocol.compile_terms import frame_text
 from tcprof.profiler.protocol.event_text import recompile_limit_hit
 from tcprof.profiler.report.sections import ladder as ladder_section
 from tcprof.profiler.report.sections import script as script_section
+from tcprof.profiler.report.sections.method import method_notes, steps_text
 from tcprof.profiler.report.sections.provenance import provenance_line
-from tcprof.profiler.report.sections.table import method_notes, render_table, steps_text, table_rows
+from tcprof.profiler.report.sections.table import render_table, table_rows
 from tcprof.profiler.report.sections.timeline import summary_line
 from tcprof.profiler.run.apply_advice import before_after
 

@@ -12,6 +12,7 @@ The names below are the package's face; `backends`, `examples` and `paths` are i
 their own modules.
 """
 
+from tcprof.profiler.config.arm import ArmSpec
 from tcprof.profiler.config.arm_text import interpreter_path, parse_arm, parse_arms
 from tcprof.profiler.config.choices import (
     AMP_DTYPES,
@@ -46,28 +47,24 @@ from tcprof.profiler.config.choices import (
     records_cudagraphs,
     williams_period,
 )
+from tcprof.profiler.config.controls import (
+    control_arms,
+    control_twins,
+    normalize_control,
+    run_arms,
+)
 from tcprof.profiler.config.model import (
-    ArmSpec,
     DebugOptions,
     ModelSource,
     RunConfig,
     arm_artifacts_dir,
-    arms_of,
     check_host,
     check_loop,
     check_nodes,
     check_output_folder,
     check_parallel,
     check_weights_file,
-    control_arms,
-    control_twins,
-    controls_of,
-    normalize_control,
-    resolve_threads,
-    run_arms,
-    threads_per_process,
     validate,
-    world_size_of,
 )
 from tcprof.profiler.config.parse import (
     InputShape,
@@ -75,7 +72,9 @@ from tcprof.profiler.config.parse import (
     parse_endpoint,
     parse_input_shape,
 )
+from tcprof.profiler.config.saved_arms import arms_of, controls_of, world_size_of
 from tcprof.profiler.config.script import ScriptSource
+from tcprof.profiler.config.threads import resolve_threads, threads_per_process
 from tcprof.profiler.config.wording import (
     loop_text,
     where_text,

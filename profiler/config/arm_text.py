@@ -7,8 +7,8 @@ import os
 import re
 from typing import Any
 
+from tcprof.profiler.config.arm import ArmSpec
 from tcprof.profiler.config.choices import PARALLEL, ConfigError
-from tcprof.profiler.config.model import ArmSpec
 
 
 def parse_arms(text: str) -> tuple[ArmSpec, ...]:

@@ -1,5 +1,7 @@
-"""The run's model: `RunConfig` and its arms, model source and debug options, frozen and
-checked as a whole (`validate`) before any worker starts; a worker receives it as JSON."""
+"""The run's model: `RunConfig`, with its model source and debug options, frozen and checked as
+a whole (`validate` and its parts) when it is made, before any worker starts; a worker receives
+it as JSON. The checks sit with the record because making one runs them (`__post_init__`): a
+RunConfig that exists is a valid one. Its arms are `arm.py`'s, its A/A twins `controls.py`'s."""
 
 from __future__ import annotations
 
@@ -9,12 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcprof.profiler.config.arm import ArmSpec
 from tcprof.profiler.config.choices import (
     AMP_DTYPES,
     COMPILE_MODES,
     CONTROL_LABEL,
-    CONTROL_SUFFIX,
-    CONTROLS,
     CUDAGRAPH_MODES,
     CUDAGRAPH_WARMUP,
     DEFAULT_BATCH_SIZES,
@@ -24,7 +25,6 @@ from tcprof.profiler.config.choices import (
     DEFAULT_REPLICATES,
     DEFAULT_STALL_TIMEOUT_S,
     DEVICES,
-    DYNAMO_EAGER,
     LOG_ARTIFACTS,
     LOOPS,
     MIN_BLOCK_MS,
@@ -33,6 +33,7 @@ from tcprof.profiler.config.choices import (
     WEIGHT_SUFFIXES,
     ConfigError,
 )
+from tcprof.profiler.config.controls import control_arms, normalize_control, run_arms
 from tcprof.profiler.config.limits import check_limits
 from tcprof.profiler.config.parse import parse_endpoint, parse_input_shape
 from tcprof.profiler.config.script import (
@@ -41,78 +42,6 @@ from tcprof.profiler.config.script import (
     check_script_options,
     script_parallel,
 )
-
-
-@dataclass(frozen=True)
-class ArmSpec:
-    """One arm: eager, or torch.compile(model, backend=..., mode=..., dynamic=..., fullgraph=...)."""
-
-    backend: str = "eager"  # "eager" means no torch.compile at all
-    mode: str | None = None
-    dynamic: bool | None = None
-    fullgraph: bool = False
-    label: str | None = None
-    regional: bool = False  # compile each repeated block in place instead of the whole model
-    mark_dynamic: int | None = None  # torch._dynamo.mark_dynamic(x, dim) on every input tensor
-    parallel: str | None = None  # ddp | fsdp | none; None: the run's --parallel
-    # another interpreter for this arm's workers (another environment, another torch); None:
-    # the engine's own
-    python: str | None = None
-
-    @property
-    def compiled(self) -> bool:
-        return self.backend != "eager"
-
-    @property
-    def torch_backend(self) -> str:
-        """The name passed to torch.compile: 'dynamo_eager' is torch.compile(backend="eager")
-        (TorchDynamo capture only), since a plain 'eager' arm means no torch.compile at all."""
-        return "eager" if self.backend == DYNAMO_EAGER else self.backend
-
-    @property
-    def name(self) -> str:
-        if self.label:
-            return self.label
-        if not self.compiled and self.python is None:
-            return "eager" if self.parallel is None else f"eager(parallel={self.parallel})"
-        parts = [self.backend]
-        if self.mode and self.mode != "default":
-            parts.append(self.mode)
-        if self.dynamic is not None:
-            parts.append(f"dynamic={self.dynamic}")
-        if self.fullgraph:
-            parts.append("fullgraph")
-        if self.regional:
-            parts.append("regional")
-        if self.mark_dynamic is not None:
-            parts.append(f"mark_dynamic={self.mark_dynamic}")
-        if self.parallel is not None:
-            parts.append(f"parallel={self.parallel}")
-        if self.python is not None:
-            parts.append(f"python={interpreter_name(self.python)}")
-        return " ".join(parts) if len(parts) == 1 else f"{parts[0]}({', '.join(parts[1:])})"
-
-    def options(self) -> dict[str, Any]:
-        return {"mode": self.mode, "dynamic": self.dynamic, "fullgraph": self.fullgraph}
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ArmSpec:
-        known = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-
-def interpreter_name(python: str) -> str:
-    """An interpreter as an arm's name shows it: its environment's folder
-    (`/opt/torch214/bin/python` is 'torch214'), else the file's own name."""
-    path = Path(python)
-    return (
-        path.parent.parent.name
-        if path.parent.name == "bin" and path.parent.parent.name
-        else path.name
-    )
 
 
 @dataclass(frozen=True)
@@ -244,89 +173,6 @@ class RunConfig:
         data["script"] = ScriptSource.from_dict(script) if isinstance(script, dict) else None
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
-
-
-def normalize_control(value: object) -> str | None:
-    """`control` as it is stored now: True (a session before schema 3) is the eager twin."""
-    if value is True:
-        return "eager"
-    if value is False or value is None or value == "":
-        return None
-    if value not in CONTROLS:
-        raise ConfigError(f"--control must be one of {', '.join(CONTROLS)}, not {value!r}")
-    return str(value)
-
-
-def control_arms(arms: tuple[ArmSpec, ...], control: object) -> tuple[ArmSpec, ...]:
-    """The A/A twins `control` adds: eager's (CONTROL_LABEL), and the first compiled arm's
-    (its name + CONTROL_SUFFIX), which carries what only compiled processes carry."""
-    kind = normalize_control(control)
-    out: list[ArmSpec] = []
-    if kind in ("eager", "both"):
-        out.append(ArmSpec("eager", label=CONTROL_LABEL))
-    first = next((a for a in arms if a.compiled), None)
-    if kind in ("compiled", "both") and first is not None:
-        out.append(dataclasses.replace(first, label=first.name + CONTROL_SUFFIX))
-    return tuple(out)
-
-
-def control_twins(arms: tuple[ArmSpec, ...], control: object) -> dict[str, str]:
-    """Each control arm's name -> the name of the arm it is an identical twin of."""
-    first = next((a for a in arms if a.compiled), None)
-    plain = next((a.name for a in arms if not a.compiled), "eager")
-    out = {}
-    for spec in control_arms(arms, control):
-        out[spec.name] = plain if spec.label == CONTROL_LABEL else (first.name if first else "")
-    return out
-
-
-def run_arms(arms: tuple[ArmSpec, ...], control: object) -> tuple[ArmSpec, ...]:
-    return (*arms, *control_arms(arms, control))
-
-
-def arms_of(config: dict[str, Any]) -> tuple[ArmSpec, ...]:
-    """The arms that ran, from a session's config dict (so the control arm is never stored
-    in config['arms'] and re-running a session does not double it)."""
-    arms = tuple(ArmSpec.from_dict(a) for a in config.get("arms", []) if isinstance(a, dict))
-    added = tuple(  # arms --apply-advice added after the rounds, indexed after all others
-        ArmSpec.from_dict(a) for a in config.get("added_arms") or [] if isinstance(a, dict)
-    )
-    control = config.get("control")
-    return (*run_arms(arms, control if control in (True, *CONTROLS) else None), *added)
-
-
-def controls_of(config: dict[str, Any]) -> dict[str, str]:
-    """A session's A/A control arms (from its config dict) -> the arm each is a twin of."""
-    arms = tuple(ArmSpec.from_dict(a) for a in config.get("arms", []) if isinstance(a, dict))
-    control = config.get("control")
-    return control_twins(arms, control if control in (True, *CONTROLS) else None)
-
-
-def world_size_of(config: dict[str, Any], spec: ArmSpec) -> int:
-    """An arm's ranks, from a session's config dict (an older session's arms have one)."""
-    parallel = spec.parallel if spec.parallel is not None else config.get("parallel") or "none"
-    nproc, nnodes = config.get("nproc"), config.get("nnodes")
-    if parallel == "none" or not isinstance(nproc, int):
-        return 1
-    world = nproc * (nnodes if isinstance(nnodes, int) and nnodes > 1 else 1)
-    return world if world > 1 else 1
-
-
-def resolve_threads(concurrent_processes: int = 1) -> int:
-    """The default torch.set_num_threads: the host's physical cores shared among the processes
-    that compute at the same time (one, when arms take turns)."""
-    import psutil
-
-    cores = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
-    return max(1, cores // max(1, concurrent_processes))
-
-
-def threads_per_process(threads: int, ranks_per_node: int = 1) -> int:
-    """torch.set_num_threads in each of an arm's processes: the run's threads (every arm's, as
-    session.json records them), shared by the ranks a distributed arm runs on each node (1 for
-    a single process). The engine computes it once per arm and its `load` command carries it;
-    on --host without --threads the agent computes it there, from that host's cores."""
-    return max(1, threads // max(1, ranks_per_node))
 
 
 def validate(cfg: RunConfig) -> None:

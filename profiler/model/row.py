@@ -103,7 +103,7 @@ class Speedup:
 
     def __str__(self) -> str:
         """'1.21x [1.17-1.28]'; 'not settled [0.55-43.92]'; 'not settled (one round: …)'."""
-        # The one rule: report/sections/table.fmt_speedup says this for every view.
+        # The one rule: report/sections/cells.fmt_speedup says this for every view.
         ci = self.interval
         if ci is None or ci.low is None or ci.high is None:
             return f"{NOT_SETTLED} (one round)"

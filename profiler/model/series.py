@@ -26,7 +26,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.config.model import ArmSpec, RunConfig
+from tcprof.profiler.config.arm import ArmSpec
+from tcprof.profiler.config.model import RunConfig
 from tcprof.profiler.config.provenance import repo_root, source_file
 
 SERIES_VERSION = 1

@@ -15,7 +15,7 @@ from tcprof.profiler.analysis import stats
 from tcprof.profiler.model.figures import Interval
 from tcprof.profiler.model.row import Row, Speedup
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import training_mb
+from tcprof.profiler.report.sections.cells import training_mb
 from tcprof.profiler.session.records import METHOD_SCHEMA
 
 MEMORY_NOISE = 0.02  # memory has no interval: a change under 2% is called unchanged

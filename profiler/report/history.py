@@ -37,12 +37,8 @@ from tcprof.profiler.report.changes import (
 )
 from tcprof.profiler.report.data import script_json
 from tcprof.profiler.report.html import CSP, VENDOR, _resource, esc
-from tcprof.profiler.report.sections.table import (
-    fmt_accuracy,
-    fmt_speedup,
-    render_table,
-    training_mb,
-)
+from tcprof.profiler.report.sections.cells import fmt_accuracy, fmt_speedup, training_mb
+from tcprof.profiler.report.sections.table import render_table
 
 FAMILY_ERROR = 0.05  # the chance that a series with no change flags one
 MIN_SPREAD = 3  # consecutive differences needed to estimate the series' own spread

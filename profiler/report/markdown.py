@@ -20,15 +20,11 @@ from tcprof.profiler.report.sections import regional as regional_section
 from tcprof.profiler.report.sections import script as script_section
 from tcprof.profiler.report.sections import stragglers as straggler_section
 from tcprof.profiler.report.sections import timeline as timeline_section
+from tcprof.profiler.report.sections.cells import accuracy_title
+from tcprof.profiler.report.sections.columns import COLUMN_HELP, NUMERIC_COLUMNS
+from tcprof.profiler.report.sections.method import method_notes, steps_text
 from tcprof.profiler.report.sections.provenance import provenance_line
-from tcprof.profiler.report.sections.table import (
-    COLUMN_HELP,
-    NUMERIC_COLUMNS,
-    accuracy_title,
-    method_notes,
-    steps_text,
-    table_rows,
-)
+from tcprof.profiler.report.sections.table import table_rows
 
 # Characters with a meaning in GitHub Markdown (inline or in a table) get a backslash.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")

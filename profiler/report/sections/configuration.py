@@ -12,7 +12,7 @@ from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
-from tcprof.profiler.report.sections.table import steps_text, tolerance_text
+from tcprof.profiler.report.sections.method import steps_text, tolerance_text
 
 Esc = Callable[[Any], str]
 

@@ -22,17 +22,15 @@ from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.event_text import FELL_BACK
-from tcprof.profiler.report.sections.table import (
+from tcprof.profiler.report.sections.cells import VERDICT_TEXT, accuracy_title
+from tcprof.profiler.report.sections.columns import (
     COLUMN_HELP,
     NUMERIC_COLUMNS,
     SPEEDUP,
-    VERDICT_TEXT,
-    accuracy_title,
     column_key,
-    method_notes,
-    summary_rows,
-    table_rows,
 )
+from tcprof.profiler.report.sections.method import method_notes
+from tcprof.profiler.report.sections.table import summary_rows, table_rows
 
 Esc = Callable[[Any], str]
 

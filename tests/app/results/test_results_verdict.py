@@ -10,7 +10,7 @@ from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.sections.table import COLUMN_HELP
+from tcprof.profiler.report.sections.columns import COLUMN_HELP
 from tests.support.synthetic import synthetic_session
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from tcprof.app.common.theme import good_colour
 from tcprof.app.results.results_view import ResultsView
+from tcprof.profiler.analysis.verdict import bound_text
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import COLUMN_HELP, SPEEDUP, bound_text
+from tcprof.profiler.report.sections.columns import COLUMN_HELP, SPEEDUP
 from tests.support.edge_family import edge_session
 
 pytestmark = pytest.mark.timeout(60)

@@ -51,7 +51,7 @@ def test_no_payback_figure_where_the_speedups_interval_contains_one():
     from tcprof.profiler.model.compiles import CompileCost
     from tcprof.profiler.model.session import SessionModel
     from tcprof.profiler.model.verdict import payback
-    from tcprof.profiler.report.sections.table import fmt_break_even
+    from tcprof.profiler.report.sections.cells import fmt_break_even
     from tests.support.synthetic import synthetic_session
 
     eager = [[2.0, 2.0, 2.0, 2.0], [2.2, 2.2, 2.2, 2.2], [1.9, 1.9, 1.9, 1.9]]

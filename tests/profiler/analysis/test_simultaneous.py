@@ -21,7 +21,7 @@ from tcprof.profiler.analysis.verdict import (
 )
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import fmt_break_even, fmt_verdict
+from tcprof.profiler.report.sections.cells import fmt_break_even, fmt_verdict
 from tests.support.simulated_family import family_session, random_family
 from tests.support.typed import row_of
 

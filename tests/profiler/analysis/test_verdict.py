@@ -19,7 +19,8 @@ from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import COLUMN_HELP, column_key, table_rows
+from tcprof.profiler.report.sections.columns import COLUMN_HELP, column_key
+from tcprof.profiler.report.sections.table import table_rows
 from tests.support.synthetic import synthetic_session
 from tests.support.typed import row_of
 
@@ -243,7 +244,7 @@ def test_a_difference_holm_does_not_keep_is_said_so_and_not_coloured_as_a_win():
 
 def test_an_interval_past_two_decimals_reads_as_a_bound_not_a_figure():
     from tcprof.profiler.analysis.verdict import bound_text
-    from tcprof.profiler.report.sections.table import fmt_speedup
+    from tcprof.profiler.report.sections.cells import fmt_speedup
 
     assert [bound_text(b) for b in (0.0003, 0.01, 1.234, 100.0, 26577.2)] == [
         "<0.01",

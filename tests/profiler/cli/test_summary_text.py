@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tcprof.profiler.model.row import Accuracy
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import accuracy_title
+from tcprof.profiler.report.sections.cells import accuracy_title
 
 
 def _accuracy(saved: dict) -> Accuracy:
@@ -29,7 +29,7 @@ def test_accuracy_title_names_the_worst_tensor_and_a_non_finite_error():
 
 
 def test_method_notes_say_what_the_accuracy_check_compared_and_flag_added_arms():
-    from tcprof.profiler.report.sections.table import method_notes
+    from tcprof.profiler.report.sections.method import method_notes
 
     row = {  # a row as saved: its batch size, an accuracy check's status
         "batch_size": 8,

@@ -10,8 +10,8 @@ from tcprof.profiler.distributed.rank_merge import RankMerger
 from tcprof.profiler.model.ranks import RankFigures
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report import reproduce
+from tcprof.profiler.report.sections import method
 from tcprof.profiler.report.sections import stragglers as straggler_section
-from tcprof.profiler.report.sections import table as summary
 from tcprof.profiler.session.rank_figures import compile_figures
 
 
@@ -190,10 +190,10 @@ def test_the_method_notes_give_threads_per_rank_for_distributed_arms():
     ranked = {"config": config, "schema_version": 3, "arms": [{"world_size": 2, "results": rows}]}
     assert (
         ", 1 thread per rank (2 ranks per node)"
-        in summary.method_notes(SessionModel.read(ranked))[0]
+        in method.method_notes(SessionModel.read(ranked))[0]
     )
     ranked["arms"].insert(0, {"world_size": 1, "results": rows})
     assert (
         ", 2 threads per arm, 1 thread per rank of a distributed arm"
-        in (summary.method_notes(SessionModel.read(ranked))[0])
+        in (method.method_notes(SessionModel.read(ranked))[0])
     )

@@ -11,7 +11,7 @@ import pytest
 
 from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import fmt_speedup
+from tcprof.profiler.report.sections.cells import fmt_speedup
 from tests.support.synthetic import synthetic_session
 from tests.support.typed import row_of
 

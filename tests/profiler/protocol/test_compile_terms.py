@@ -123,8 +123,8 @@ def test_every_view_writes_a_compile_figure_with_the_same_digits():
     from tcprof.profiler.analysis.verdict import arm_verdict
     from tcprof.profiler.model.arm import Arm
     from tcprof.profiler.model.row import Row
+    from tcprof.profiler.report.sections.cells import fmt_compile
     from tcprof.profiler.report.sections.summary import _compile_card
-    from tcprof.profiler.report.sections.table import fmt_compile
 
     row = {
         **ROW,

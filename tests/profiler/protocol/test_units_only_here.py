@@ -28,10 +28,11 @@ ALLOWED = {
     ("report/sections/script.py", "{y:.4g}</text>"),  # a loss value on its axis
     ("report/sections/script.py", "/ 2:.0f}"),  # pixel coordinates of the axis labels
     ("report/sections/script.py", 'return f"{value:.4g}"'),  # a loss value, not a unit
-    ("report/sections/table.py", "{value:.3g}"),  # an error size between tensors, unitless
-    ("report/sections/table.py", "{SETTLED_RATIO:g} times"),  # a setting, quoted as declared
-    ("report/sections/table.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given
-    ("report/sections/table.py", "(rtol {tol.rtol:g}, atol {tol.atol:g})"),
+    ("report/sections/cells.py", "{value:.3g}"),  # an error size between tensors, unitless
+    ("report/sections/columns.py", "{SETTLED_RATIO:g} times"),  # a setting, quoted as declared
+    ("report/sections/method.py", "{SETTLED_RATIO:g} times"),
+    ("report/sections/method.py", "rtol {rtol:g}, atol {atol:g}"),  # a tolerance as given
+    ("report/sections/method.py", "(rtol {tol.rtol:g}, atol {tol.atol:g})"),
     ("report/sections/run_output.py", "{t:8.3f}"),  # the Logs' clock column, aligned as the log is
     ("model/rules.py", 'return f"{bound:.2f}"'),  # bound_text: an interval's end
 }

@@ -13,7 +13,8 @@ from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.protocol import units
 from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections.configuration import configuration
-from tcprof.profiler.report.sections.table import steps_text, table_rows, tolerance_text
+from tcprof.profiler.report.sections.method import steps_text, tolerance_text
+from tcprof.profiler.report.sections.table import table_rows
 from tcprof.profiler.report.sections.top_ops import comparison_problem, html_section
 from tests.support.typed import row_of
 
@@ -125,7 +126,7 @@ def test_the_summary_column_names_tensor_memory_with_units():
 def test_a_single_round_interval_says_there_is_none_yet():
     from tcprof.profiler.analysis.verdict import arm_verdict
     from tcprof.profiler.model.arm import Arm
-    from tcprof.profiler.report.sections.table import fmt_speedup
+    from tcprof.profiler.report.sections.cells import fmt_speedup
 
     row = {
         "batch_size": 8,

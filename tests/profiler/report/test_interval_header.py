@@ -14,13 +14,8 @@ from tcprof.profiler.cli.summary import render_summary
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.report.html import render_html
 from tcprof.profiler.report.markdown import render_markdown
-from tcprof.profiler.report.sections.table import (
-    COLUMN_HELP,
-    SPEEDUP,
-    column_key,
-    speedup_header,
-    table_rows,
-)
+from tcprof.profiler.report.sections.columns import COLUMN_HELP, SPEEDUP, column_key, speedup_header
+from tcprof.profiler.report.sections.table import table_rows
 from tcprof.profiler.trackers.content import session_log
 from tests.support.edge_family import edge_session
 from tests.support.simulated_family import family_session

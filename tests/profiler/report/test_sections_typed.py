@@ -12,6 +12,7 @@ from tcprof.profiler.report.html import esc
 from tcprof.profiler.report.sections import (
     configuration,
     insight,
+    method,
     page_end,
     run_output,
     script,
@@ -53,7 +54,7 @@ def test_each_section_says_the_same_from_the_model_as_from_the_dict(session):
     assert table.table_rows(SessionModel.read(model)) == table.table_rows(
         SessionModel.read(session)
     )
-    assert table.method_notes(SessionModel.read(model)) == table.method_notes(
+    assert method.method_notes(SessionModel.read(model)) == method.method_notes(
         SessionModel.read(session)
     )
     assert script.text_lines(model, table.render_table) == script.text_lines(

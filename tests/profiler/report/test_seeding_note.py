@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from tcprof.profiler.model.session import SessionModel
+from tcprof.profiler.report.sections.method import method_notes
 from tcprof.profiler.report.sections.seeding import seeding_notes
-from tcprof.profiler.report.sections.table import method_notes
 
 
 def _session(seeding: dict[str, Any] | None) -> dict[str, Any]:

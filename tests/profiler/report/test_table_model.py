@@ -10,7 +10,7 @@ from tcprof.profiler.config import ArmSpec
 from tcprof.profiler.model.json_values import thaw
 from tcprof.profiler.model.row import Row
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections import table
+from tcprof.profiler.report.sections import cells, method, table
 from tests.support.synthetic import synthetic_session
 from tests.support.typed import row_of
 
@@ -29,13 +29,13 @@ def test_a_model_and_its_dict_give_the_same_table_and_notes(session: dict) -> No
     assert table.table_rows(SessionModel.read(model)) == table.table_rows(
         SessionModel.read(session)
     )
-    assert table.method_notes(SessionModel.read(model)) == table.method_notes(
+    assert method.method_notes(SessionModel.read(model)) == method.method_notes(
         SessionModel.read(session)
     )
-    assert table.steps_text(SessionModel.read(model)) == table.steps_text(
+    assert method.steps_text(SessionModel.read(model)) == method.steps_text(
         SessionModel.read(session)
     )
-    assert table.tolerance_text(SessionModel.read(model)) == table.tolerance_text(
+    assert method.tolerance_text(SessionModel.read(model)) == method.tolerance_text(
         SessionModel.read(session)
     )
     typed = [
@@ -54,7 +54,7 @@ def test_the_speedup_cell_is_the_models_own_words(session: dict) -> None:
     for row in model.rows:
         expected = "-" if row.speedup is None else str(row.speedup)
         assert (
-            table.fmt_speedup(row_of(row)) == table.fmt_speedup(row_of(thaw(row.data))) == expected
+            cells.fmt_speedup(row_of(row)) == cells.fmt_speedup(row_of(thaw(row.data))) == expected
         )
 
 
@@ -65,15 +65,15 @@ def _row(**fields: object) -> Row:
 def test_a_failed_arms_compile_timer_is_typed() -> None:
     row = _row(status="error", compile_timer_s=4.67)
     assert row.compile is not None and row.compile.timer_s == 4.67
-    assert table.fmt_compile(row_of(row)) == "4.67 (torch's compile timer)"
+    assert cells.fmt_compile(row_of(row)) == "4.67 (torch's compile timer)"
 
 
 def test_contended_blocks_and_a_control_row_are_typed() -> None:
     row = _row(contended_blocks=1, unquiet_blocks=3, blocks_measured=30)
     assert (row.blocks_contended, row.blocks_measured) == (3, 30)
-    assert table.contention_text(row_of(row)) == " (3/30 blocks contended)"
+    assert cells.contention_text(row_of(row)) == " (3/30 blocks contended)"
     control = _row(
         aa_of="eager", speedup=1.04, aa_speedup=1.04, aa_flagged=True, aa_ci=[1.01, 1.07]
     )
     assert control.control_of == "eager"
-    assert table.fmt_verdict(row_of(control)) == "A/A +4% (flagged)"
+    assert cells.fmt_verdict(row_of(control)) == "A/A +4% (flagged)"

@@ -12,7 +12,7 @@ import pytest
 
 from tcprof.profiler.analysis.verdict import session_notes
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.report.sections.table import contention_text
+from tcprof.profiler.report.sections.cells import contention_text
 from tcprof.profiler.worker.quiet_room import BlockWatch
 from tests.support.typed import row_of
 
