@@ -334,6 +334,8 @@ class FakeWorker:
             random_wait_s=float(cmd.get("wait_s") or 0.0),  # drawn, not slept: no time to waste
             busy_elsewhere=0.0,
             contended=False,
+            reference_us=200.0,  # a steady machine's readings (worker/machine_speed.py)
+            reference_after_us=200.0,
         )
 
     def finish(self, cmd: dict[str, Any], fault: Fault | None) -> None:
