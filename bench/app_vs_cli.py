@@ -7,6 +7,7 @@ its events back during a block, so the window's drawing should not reach the tim
 speedups' intervals should overlap, and the medians agree within the machine's noise.
 
 Run: .venv/bin/python -m bench.app_vs_cli [--example mlp] [--batch-size 64] [--pairs 2]
+(the window's untouched run of the built-in example: --example simple --batch-size 32)
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def app_run(example: str, batch_size: int) -> dict:
     window.start_run()
     loop.exec()
     wall = time.perf_counter() - t0
-    session = window.controller.session_dict()
+    session = window.controller.session().to_dict()
     redraws = window.plots.ticks
     window.close()
     row = next(a for a in session["arms"] if a["name"] == "inductor")["results"][0]
