@@ -234,11 +234,14 @@ class ArmWorker(UntimedPasses):
         assert cfg is not None
         arm_setup.check_threads(self.threads)
         self.ch.emit("phase", phase="measuring", batch_size=batch_size)
+        # the machine's speed before the block, read ahead of the quiet room's and the random
+        # waits: read right before the discarded step, it moved the known truth's speedup by
+        # about 2% (docs/benchmarks.md, "The machine's speed probe against the known truth")
+        speed_before = machine_speed.reference_us()
         gc.collect()
         own_job = distributed.own_job_pids() if self.parallel else ()
         quiet, waited_s = quiet_room.wait_for_quiet(peers or [], exclude=own_job)
         quiet_room.random_wait(wait_s)
-        speed_before = machine_speed.reference_us()
         self._run(batch_size, 1, "discard")
         gc.freeze()
         gc.disable()
