@@ -9,30 +9,7 @@ import gc
 
 import pytest
 
-from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.worker.arm_worker import ArmWorker
-from tests.support.cli import MODELS
-from tests.support.script_harness import RecordingChannel
-
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def worker():
-    config = RunConfig(
-        ModelSource(str(MODELS / "relu_model.py")),
-        arms=(ArmSpec("eager"),),
-        warmup=1,
-        steps=4,
-        min_block_ms=1.0,
-        threads=None,
-    )
-    arm = ArmWorker(RecordingChannel())
-    arm.load(config.to_dict(), 0)
-    arm.prepare(8)
-    yield arm
-    gc.unfreeze()
-    gc.enable()
 
 
 def test_the_heap_stays_frozen_between_blocks_and_thaws_when_they_are_done(worker):

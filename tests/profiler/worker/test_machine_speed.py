@@ -4,38 +4,17 @@ model/notes.py): a block whose readings differ by more than 15% ran while it mov
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 
-from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.model.notes import machine_speed_note
 from tcprof.profiler.model.session import SessionModel
 from tcprof.profiler.session import machine_speed
-from tcprof.profiler.worker.arm_worker import ArmWorker
-from tests.support.cli import MODELS
-from tests.support.script_harness import RecordingChannel
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def test_each_block_carries_the_machine_speed_before_and_after_it():
-    config = RunConfig(
-        ModelSource(str(MODELS / "relu_model.py")),
-        arms=(ArmSpec("eager"),),
-        warmup=1,
-        steps=4,
-        min_block_ms=1.0,
-        threads=None,
-    )
-    worker = ArmWorker(RecordingChannel())
-    try:
-        worker.load(config.to_dict(), 0)
-        worker.prepare(8)
-        worker.measure(8, 2, block=0)
-    finally:
-        gc.unfreeze()
-        gc.enable()
+def test_each_block_carries_the_machine_speed_before_and_after_it(worker):
+    worker.measure(8, 2, block=0)
     (block,) = [e for e in worker.ch.events if e["type"] == "block_done"]  # type: ignore[attr-defined]
     assert 0 < block["reference_us"] < 100_000 and 0 < block["reference_after_us"] < 100_000
 
