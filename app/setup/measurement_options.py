@@ -46,6 +46,7 @@ class MeasurementFields:
     control: str | None
     threads: int | None
     warm_cache: bool
+    portable_round: bool
     accuracy: bool
     stall_timeout_s: float | None
     apply_advice: bool
@@ -123,6 +124,13 @@ class MeasurementOptions(QWidget):
             "TORCHINDUCTOR_CACHE_DIR instead of a fresh, empty folder per arm. Faster, but the\n"
             "cold compile time (what a first run in a new environment pays) is not measured."
         )
+        self.portable_round = QCheckBox("Measure a start from portable cache artifacts")
+        self.portable_round.setToolTip(
+            "RunConfig.portable_round (--portable-round): with 3 or more rounds, round 2 starts\n"
+            "from an empty cache folder loaded with the cold round's portable compile-cache\n"
+            "artifacts (torch.compiler.save_cache_artifacts): what a fresh machine given them\n"
+            "pays. On the CPU it costs most of a cold compile, so it is off by default."
+        )
         self.accuracy = QCheckBox("Accuracy check")
         self.accuracy.setChecked(True)
         self.accuracy.setToolTip(
@@ -154,11 +162,12 @@ class MeasurementOptions(QWidget):
         form.addRow("Stall timeout", self.stall_timeout)
         form.addRow("A/A control", self.control)
         form.addRow("", self.warm_cache)
+        form.addRow("", self.portable_round)
         form.addRow("", self.accuracy)
         form.addRow("", self.apply_advice)
         for spin in (self.replicates, self.budget, self.threads, self.stall_timeout):
             spin.valueChanged.connect(self.changed)
-        for box in (self.warm_cache, self.accuracy, self.apply_advice):
+        for box in (self.warm_cache, self.portable_round, self.accuracy, self.apply_advice):
             box.toggled.connect(self.changed)
         self.control.currentIndexChanged.connect(self.changed)
         self.replicates.valueChanged.connect(self._budget_applies)
@@ -177,6 +186,7 @@ class MeasurementOptions(QWidget):
             control=control if isinstance(control, str) else None,
             threads=self.threads.value() or None,
             warm_cache=self.warm_cache.isChecked(),
+            portable_round=self.portable_round.isChecked(),
             accuracy=self.accuracy.isChecked(),
             stall_timeout_s=self.stall_timeout.value() or None,
             apply_advice=self.apply_advice.isChecked(),
@@ -213,6 +223,7 @@ class MeasurementOptions(QWidget):
             self.control.setCurrentIndex(max(0, index))
         for cell, box in (
             (saved.warm_cache, self.warm_cache),
+            (saved.portable_round, self.portable_round),
             (saved.accuracy, self.accuracy),
             (saved.apply_advice, self.apply_advice),
         ):

@@ -230,6 +230,7 @@ class SavedSetup:
     control: Saved[str]
     threads: Saved[int]
     warm_cache: Saved[bool]
+    portable_round: Saved[bool]
     accuracy: Saved[bool]
     stall_timeout_s: Saved[float]
     apply_advice: Saved[bool]

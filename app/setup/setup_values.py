@@ -104,6 +104,7 @@ class SetupValues:
             control=measured.control,
             threads=measured.threads,
             warm_cache=measured.warm_cache,
+            portable_round=measured.portable_round,
             accuracy=measured.accuracy,
             stall_timeout_s=measured.stall_timeout_s,
             apply_advice=measured.apply_advice,

@@ -101,6 +101,8 @@ class RunConfig:
     control: str | None = None
     threads: int | None = None  # torch.set_num_threads in every worker; None: resolve_threads()
     warm_cache: bool = False  # use the user's compile caches instead of a fresh one per arm
+    # round 2 starts from the cold round's portable cache artifacts (run/cache_plan.py)
+    portable_round: bool = False
     min_block_ms: float = MIN_BLOCK_MS  # a measured block runs at least this long
     accuracy: bool = True  # the untimed accuracy check, one process per compiled arm
     accuracy_rtol: float | None = None  # None: the dtype's default tolerance

@@ -228,6 +228,7 @@ CONFIG = Fields(
         "nnodes": INT,
         "parallel": TEXT,
         "warm_cache": FLAG,
+        "portable_round": FLAG,
         "min_block_ms": NUM,
         "accuracy": FLAG,
         "accuracy_rtol": NUM,

@@ -299,6 +299,12 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "compile against your own inductor caches instead of a fresh one per arm "
         "(no cold compile figure)",
     ),
+    _flag(
+        "--portable-round",
+        LOOP,
+        "also measure a fresh start from the cold round's portable compile-cache artifacts "
+        "(round 2, with 3 or more rounds; on the CPU it costs most of a cold compile)",
+    ),
     _flag("--sequential", LOOP, "one arm after another, one worker alive at a time"),
     # where arms run: the device, ranks per node and several nodes
     _value("--device", LOOP, default="cpu", choices=("cpu", "cuda", "mps", "auto")),

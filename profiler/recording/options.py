@@ -145,6 +145,7 @@ def config_from_options(options: Options, *, shipped: str | None = None) -> RunC
         control=options["control"],
         threads=options["threads"],
         warm_cache=options["warm_cache"],
+        portable_round=options["portable_round"],
         min_block_ms=options["min_block_ms"],
         accuracy=not options["no_accuracy"],
         accuracy_rtol=options["rtol"],

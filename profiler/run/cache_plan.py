@@ -2,9 +2,11 @@
 
 Cold and warm compile cost are only measurable with control over the caches: the first round
 compiles into a fresh, empty folder per compiled arm (cold); later rounds compile against what
-it left behind (warm), and with three or more rounds the second starts from an empty folder
-loaded with the first round's portable cache artifacts. With --warm-cache every round uses the
-user's own caches instead.
+it left behind (warm). With --portable-round and three or more rounds the second starts from an
+empty folder loaded with the first round's portable cache artifacts: what a fresh machine given
+them pays. It is asked for, not default, because on the CPU it costs most of a cold compile
+(15.6 s of the nanoGPT-shape script's 24 s: docs/benchmarks.md) for a figure only a user who
+ships caches reads. With --warm-cache every round uses the user's own caches instead.
 
 Each of tcprof's folders starts with inductor's once-per-machine CPU check already done (its
 libraries only, from a folder under the home folder: worker/cpu_check.py), so no compile figure
@@ -24,14 +26,14 @@ from tcprof.profiler.folders.home import cpu_check_dir
 PORTABLE_MIN_ROUNDS = 3  # a portable round needs a cold one before it and a warm one after
 
 
-def cache_plan(replicates: int, warm_cache: bool) -> list[str]:
+def cache_plan(replicates: int, warm_cache: bool, portable_round: bool = False) -> list[str]:
     """Where each round's compiled arms find their caches: 'cold' (a fresh, empty folder),
     'portable' (a fresh folder loaded with the cold round's cache artifacts), 'warm' (the
     folder the cold round filled) or 'user' (the user's own caches, --warm-cache)."""
     if warm_cache:
         return ["user"] * replicates
     plan = ["cold"] + ["warm"] * (replicates - 1)
-    if replicates >= PORTABLE_MIN_ROUNDS:
+    if portable_round and replicates >= PORTABLE_MIN_ROUNDS:
         plan[1] = "portable"
     return plan
 
@@ -58,7 +60,12 @@ class CacheFolders:
 
     def saves_portable(self, spec: ArmSpec, cache: str) -> bool:
         """After the cold round, compiled arms save artifacts for the portable round."""
-        return cache == "cold" and self.config.replicates >= PORTABLE_MIN_ROUNDS and spec.compiled
+        return (
+            cache == "cold"
+            and self.config.portable_round
+            and self.config.replicates >= PORTABLE_MIN_ROUNDS
+            and spec.compiled
+        )
 
     def load_fields(self, index: int, spec: ArmSpec, cache: str) -> dict[str, Any]:
         """The cache fields of an arm's `load` command."""

@@ -31,6 +31,7 @@ from tcprof.profiler.analysis import stopping
 from tcprof.profiler.config import MIN_BLOCK_MS, arms_of
 from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Json
+from tcprof.profiler.run.cache_plan import PORTABLE_MIN_ROUNDS
 
 # Guesses for a model never run before (bench/estimate_error.py measures how far they are):
 # a cold compile costs a fixed part plus a part per leaf module of the model.
@@ -41,6 +42,9 @@ DEFAULT_COMPILE_S = {  # the guess for a model of DEFAULT_MODULES leaf modules
     name: base + per * DEFAULT_MODULES for name, (base, per) in COMPILE_GUESS.items()
 }
 WARM_COMPILE_SHARE = 0.1  # a warm cache's compile, as a share of the cold one (no history)
+# --portable-round's compile, of a cold one: 0.65, 0.7 and 0.9 on the CPU (nanoGPT shape, simple,
+# mlp; quiet runs of 2026-12-06): the artifacts carry the graphs, not the C++ kernels
+PORTABLE_COMPILE_SHARE = 0.7
 RECOMPILE_SHARE = {None: 0.5, False: 0.8, True: 0.05}  # the 2nd size's compile, by dynamic=
 ACCURACY_COMPILE_SHARE = 0.3  # the accuracy process's compiles (float64 ones cold), of a cold
 LATER_SIZE_SHARE = {None: 0.05, False: 0.8, True: 0.05}  # the 3rd and later sizes'
@@ -170,6 +174,11 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
     warmup = max(0, int(config.get("warmup") or 0))
     blocks = max(1, min(int(config.get("blocks") or 1), steps))
     rounds = max(1, int(config.get("replicates") or 1))
+    portable = (
+        config.get("portable_round")
+        and rounds >= PORTABLE_MIN_ROUNDS
+        and not config.get("warm_cache")
+    )
     min_block_s = float(config.get("min_block_ms") or MIN_BLOCK_MS) / 1000.0
     per_block = [steps // blocks + (1 if i < steps % blocks else 0) for i in range(blocks)]
     over = prices.overhead_s
@@ -185,6 +194,10 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
                 first = prices.compile(
                     keys, arm.backend, bs, warm=rep > 0, nth=nth, dynamic=arm.dynamic
                 )
+                if portable and rep == 1 and arm.compiled:
+                    first = PORTABLE_COMPILE_SHARE * prices.compile(
+                        keys, arm.backend, bs, warm=False, nth=nth, dynamic=arm.dynamic
+                    )
                 first += step_s
                 sized.append(
                     [Unit("first_step", i, bs, rep, first + warmup * step_s + over)]

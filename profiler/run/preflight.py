@@ -14,6 +14,9 @@ An arm with its own interpreter (`python=PATH`: another environment, another tor
 in that interpreter, one probe per interpreter: it must start, import torch and reach tcprof's
 worker, or the run is refused with one line naming what is missing; its backends and devices
 are that torch's.
+
+Backends every torch 2 registers (inductor, eager, aot_eager) on the CPU need no probe: asking
+took 2.3-3.8 s of every default run (docs/benchmarks.md, "Where a run's time goes").
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, RunConfig
-from tcprof.profiler.config.backends import unknown_backend
+from tcprof.profiler.config.backends import ALWAYS_REGISTERED, unknown_backend
 from tcprof.profiler.process.inspection import probe_environment
 
 PROBE_TIMEOUT_S = 60.0
@@ -57,7 +60,8 @@ def _check_own(
 ) -> str | None:
     """This interpreter's arms: asked only when a backend or a device needs it."""
     device = config.device.split(":")[0]
-    if not any(arm.compiled for arm in arms) and device in ("cpu", "auto"):
+    unsure = [arm for arm in arms if arm.compiled and arm.torch_backend not in ALWAYS_REGISTERED]
+    if not unsure and device in ("cpu", "auto"):
         return None  # nothing a worker must be asked
     env = probe_environment(PROBE_TIMEOUT_S, cancel)
     if env.get("error"):

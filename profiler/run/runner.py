@@ -170,7 +170,9 @@ class Runner:
         status = "completed"
         try:
             self._meet_other_nodes()
-            plan = cache_plan(self.config.replicates, self.config.warm_cache)
+            plan = cache_plan(
+                self.config.replicates, self.config.warm_cache, self.config.portable_round
+            )
             for round_no, cache in enumerate(plan):
                 self._run_round(round_no, cache)
                 if self._stop.after_round(self.session, round_no + 1, self._clock() - self._t0):

@@ -183,7 +183,9 @@ def compile_costs(session: SessionRecord, arm: ArmRecord, res: BatchResult) -> d
     if portable is None:
         saved = [e for e in arm.cache_events if e.get("event") == "saved"]
         missing["portable"] = (
-            "needs 3 or more replicates"
+            "not asked for (--portable-round)"
+            if session.config.get("portable_round") is False
+            else "needs 3 or more replicates"
             if replicates < 3
             else (saved[0].get("reason") if saved and not saved[0].get("saved") else None)
             or "no portable round was measured"

@@ -47,6 +47,7 @@ def _unlike_the_defaults(model_path: str, weights: str) -> RunConfig:
         control=True,
         threads=2,
         warm_cache=True,
+        portable_round=True,
         min_block_ms=0.0,
         accuracy=False,
         accuracy_rtol=1e-3,

@@ -180,3 +180,18 @@ def test_the_built_in_examples_rough_estimate_is_within_its_factor_of_a_quiet_ru
     quiet_4_rounds, quiet_6_rounds = 46.5, 64.9
     assert quiet_4_rounds / 1.5 <= est.seconds <= quiet_4_rounds * 1.5
     assert est.most_seconds is not None and est.most_seconds >= quiet_6_rounds / 1.5
+
+
+def test_the_portable_round_is_priced_only_when_asked_for():
+    """--portable-round's round 2 compiles at most of a cold compile's cost on the CPU (the
+    artifacts carry graphs, not C++ kernels); without it round 2 is warm."""
+    from tcprof.profiler.run.estimate import PORTABLE_COMPILE_SHARE, WARM_COMPILE_SHARE
+
+    arms = (ArmSpec("eager"), ArmSpec("inductor"))
+    plain = estimate(_config(arms=arms, replicates=3), Prices())
+    portable = estimate(_config(arms=arms, replicates=3, portable_round=True), Prices())
+    cold = Prices().compile(("inductor", "inductor"), "inductor", 8, warm=False)
+    extra = cold * (PORTABLE_COMPILE_SHARE - WARM_COMPILE_SHARE)
+    assert abs(portable.seconds - plain.seconds - extra) < 1e-6
+    two = (_config(arms=arms, replicates=2), _config(arms=arms, replicates=2, portable_round=True))
+    assert estimate(two[0], Prices()).seconds == estimate(two[1], Prices()).seconds

@@ -184,7 +184,7 @@ def test_cold_portable_and_warm_compiles_use_their_own_caches(tmp_path, private_
     rc, stdout, _, s = run_cli(
         ["--example", "simple", "--arms", "eager,inductor:mode=reduce-overhead"]
         + ["--batch-sizes", "16", "--warmup", "3", "--replicates", "3", "--steps", "2"]
-        + ["--blocks", "1", "--no-accuracy", *args],
+        + ["--blocks", "1", "--no-accuracy", "--portable-round", *args],
         tmp_path,
     )
     assert rc == 0, stdout

@@ -152,7 +152,7 @@ def test_sequential_runs_each_arm_to_the_end_before_starting_the_next():
 # -- rounds and caches ----------------------------------------------------------------------------
 def test_each_round_has_fresh_workers_and_the_planned_caches():
     fakes = FakeWorkers()
-    session, _ = _run(_config(replicates=3), fakes)
+    session, _ = _run(_config(replicates=3, portable_round=True), fakes)
     assert [r["cache"] for r in session.rounds] == ["cold", "portable", "warm"]
     assert [(w.index, w.process) for w in fakes.workers] == [
         (0, 0), (1, 0), (1, 1), (0, 1), (0, 2), (1, 2),
@@ -175,19 +175,24 @@ def test_each_round_has_fresh_workers_and_the_planned_caches():
 
 
 @pytest.mark.parametrize(
-    ("replicates", "warm_cache", "plan"),
-    [(2, False, ["cold", "warm"]), (2, True, ["user", "user"])],
+    ("replicates", "warm_cache", "portable_round", "plan"),
+    [
+        (2, False, True, ["cold", "warm"]),
+        (2, True, False, ["user", "user"]),
+        (3, False, False, ["cold", "warm", "warm"]),  # the default: not asked for
+    ],
 )
-def test_cache_plan_without_a_portable_round(replicates, warm_cache, plan):
+def test_cache_plan_without_a_portable_round(replicates, warm_cache, portable_round, plan):
     fakes = FakeWorkers()
-    session, _ = _run(_config(replicates=replicates, warm_cache=warm_cache), fakes)
+    config = _config(replicates=replicates, warm_cache=warm_cache, portable_round=portable_round)
+    session, _ = _run(config, fakes)
     assert [r["cache"] for r in session.rounds] == plan
     assert fakes.commands("save_cache") == []
     dirs = [r.command["cache_dir"] for r in fakes.commands("load", arm=1)]
     if warm_cache:
-        assert dirs == [None, None]  # the user's own caches
+        assert dirs == [None] * replicates  # the user's own caches
     else:
-        assert dirs[0] == dirs[1] and dirs[0].endswith("main")
+        assert len(set(dirs)) == 1 and dirs[0].endswith("main")
 
 
 # -- errors ---------------------------------------------------------------------------------------

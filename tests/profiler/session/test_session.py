@@ -202,6 +202,32 @@ def _round_events(rep, cache, arm, first_ms, ms, block_split=2, cache_hits=0, co
     return out
 
 
+def test_a_run_that_did_not_ask_for_the_portable_round_says_so():
+    """--portable-round is off by default: three rounds are cold, warm, warm, and the missing
+    portable figure names the option rather than blaming the run."""
+    cfg = RunConfig(
+        ModelSource("m.py"),
+        arms=(ArmSpec("eager"), ArmSpec("inductor")),
+        batch_sizes=(8,),
+        replicates=3,
+    )
+    ev = [{"type": "run_start", "config": cfg.to_dict(), "wall_time": 1.0}]
+    for rep, cache in enumerate(["cold", "warm", "warm"]):
+        ev += _round_events(rep, None, 0, 54.0, [4.0] * 4)
+        comp = 20_000.0 if rep == 0 else 2_000.0
+        ev += _round_events(
+            rep, cache, 1, 52.0 + comp, [2.0] * 4, cache_hits=int(rep > 0), compile_s=comp / 1e3
+        )
+    ev.append({"type": "run_end", "status": "completed", "wall_time": 2.0})
+    s = SessionFold()
+    for e in ev:
+        s.apply(e)
+    ind = s.to_dict()["arms"][1]["results"][0]
+    assert ind["compile_portable_s"] is None
+    assert ind["compile_missing"]["portable"] == "not asked for (--portable-round)"
+    assert ind["compile_warm_s"] == pytest.approx(2.0)
+
+
 def test_replicates_cold_warm_portable_and_the_control():
     cfg = RunConfig(
         ModelSource("m.py"),
