@@ -382,6 +382,8 @@ class AccuracyEvent(Relayed, total=False):
     failed_quantities: list[str]  # what differed at that step, named as in `checked`
     # a script's loss parity: the first steps' losses of eager, eager again and the arm
     curves: dict[str, list[float | None]]
+    # a script's: the judged run had inductor's fallback_random on (its first run's curve parted)
+    fallback_random: bool
 
 
 class ProfileEvent(Relayed, total=False):

@@ -133,6 +133,7 @@ ACCURACY = Fields(
         "rtol": NUM,
         "atol": NUM,
         "compared": INT,
+        "fallback_random": FLAG,  # a script's judged run had fallback_random on
     },
     also=_tolerances_together,
 )

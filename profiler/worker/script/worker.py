@@ -170,18 +170,18 @@ class ScriptWorker:
         return note
 
     def accuracy(self, batch_sizes: list[int]) -> None:
-        """Loss parity per phase: eager, eager again, and this arm with fallback_random."""
+        """Loss parity per phase: eager, eager again, and this arm as it is; where its curve
+        parts from eager's, the arm once more with fallback_random (script/parity.py)."""
         cfg, arm = self.cfg, self.arm
         assert cfg is not None and arm is not None
         steps = min(script_parity.STEPS, 1 + cfg.warmup + cfg.steps)
         for bs in batch_sizes:
             self.ch.emit("phase", phase="accuracy", batch_size=bs)
             curves: list[list[float | None]] = []
-            for spec, fallback in (
-                (ArmSpec("eager"), False),
-                (ArmSpec("eager"), False),
-                (arm, True),
-            ):
+            runs = [(ArmSpec("eager"), False), (ArmSpec("eager"), False), (arm, False)]
+            result: dict[str, Any] | None = None
+            while runs:
+                spec, fallback = runs.pop(0)
                 losses, end = self._record(bs, spec, steps, fallback)
                 if end.how not in ("stopped", "returned") and not (
                     end.how == "exit" and not end.code
@@ -195,12 +195,18 @@ class ScriptWorker:
                         reason=f"the accuracy run failed: {what}",
                         checked=["loss"],
                     )
+                    result = None
                     break
                 curves.append(losses)
-            else:
+                if len(curves) < 3:
+                    continue
                 result = script_parity.compare_losses(
-                    curves[0], curves[1], curves[2], cfg.accuracy_rtol, cfg.accuracy_atol
+                    curves[0], curves[1], curves[-1], cfg.accuracy_rtol, cfg.accuracy_atol
                 )
+                result["fallback_random"] = fallback
+                if script_parity.retry_with_fallback_random(result, arm.compiled, fallback):
+                    runs.append((arm, True))
+            if result is not None:
                 self.ch.emit("accuracy", batch_size=bs, **result)
         self.ch.emit("phase", phase="idle", batch_size=None)
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import math
 
-from tcprof.profiler.worker.script.parity import ATOL, RTOL, compare_losses
+import pytest
+
+from tcprof.profiler.worker.script.parity import (
+    ATOL,
+    RTOL,
+    compare_losses,
+    retry_with_fallback_random,
+)
 
 
 def test_identical_curves_pass_and_report_the_worst_step():
@@ -68,3 +75,44 @@ def test_a_wrong_compile_parts_from_eager_at_the_first_step_and_a_right_one_does
     assert wrong["status"] == "fail" and wrong["failed_step"] == 0
     assert wrong["reason"].startswith("the loss curves part at step 0: eager ")
     assert wrong["curves"]["eager"][0] == pytest.approx(right["curves"]["eager"][0])
+    # the right arm was judged as it is, from the warm cache; the wrong one parted from eager,
+    # so it ran once more with fallback_random (in case only its random draws differed)
+    assert right["fallback_random"] is False and wrong["fallback_random"] is True
+
+
+def test_only_a_compiled_curve_that_parts_runs_again_with_fallback_random():
+    """fallback_random is part of inductor's cache key: running with it first recompiled every
+    graph of the script. It is needed only where random draws may be all that differs."""
+    failed = compare_losses([2.0, 1.5], [2.0, 1.5], [2.0, 1.9])
+    passed = compare_losses([2.0, 1.5], [2.0, 1.5], [2.0, 1.5])
+    unsure = compare_losses([2.0, 1.5], [2.0, 1.6], [2.0, 1.9])
+    assert retry_with_fallback_random(failed, compiled=True, fallback=False)
+    assert not retry_with_fallback_random(failed, compiled=True, fallback=True), "once"
+    assert not retry_with_fallback_random(failed, compiled=False, fallback=False)
+    assert not retry_with_fallback_random(passed, compiled=True, fallback=False)
+    assert not retry_with_fallback_random(unsure, compiled=True, fallback=False)
+
+
+@pytest.mark.inductor
+@pytest.mark.timeout(300)
+def test_inductors_dropout_parts_from_eager_and_is_judged_again_with_fallback_random(tmp_path):
+    """A script with dropout under inductor: its first curve parts from eager's (other masks),
+    the run with fallback_random draws eager's and passes; the verdict says which was judged."""
+    import json
+
+    from tcprof.profiler.config import ArmSpec
+    from tcprof.profiler.worker.command_stream import CommandReader
+    from tcprof.profiler.worker.script.commands import serve_script
+    from tests.support.paths import ROOT
+    from tests.support.script_harness import RecordingChannel, of_type, script_config
+
+    path = ROOT / "tests" / "support" / "scripts" / "dropout_net.py"
+    cfg = script_config(path, arms=(ArmSpec("eager"), ArmSpec("inductor")))
+    channel = RecordingChannel()
+    lines = [json.dumps({"cmd": "accuracy", "batch_sizes": [1]}) + "\n"]
+    load = {"cmd": "load", "config": cfg.to_dict(), "arm_index": 1}
+    load["cache_dir"] = str(tmp_path / "cache")
+    serve_script(channel, CommandReader(lines, channel), load)
+    verdict = of_type(channel.events, "accuracy")[0]
+    assert verdict["status"] == "pass", verdict.get("reason")
+    assert verdict["fallback_random"] is True
