@@ -26,7 +26,8 @@ from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, examples
 from tcprof.profiler.folders.files import EVENTS_JSONL, iter_events
 from tcprof.profiler.process.inspection import inspect_model
 from tcprof.profiler.protocol import units
-from tcprof.profiler.run.estimate import Estimate, estimate, history_prices
+from tcprof.profiler.run.estimate import Estimate, estimate
+from tcprof.profiler.run.estimate_history import history_prices
 from tcprof.profiler.run.recorded import RecordedRun
 
 EXAMPLES = ("simple", "mlp", "cnn", "tiny_gpt", "graph_break")

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QLabel, QToolBar, QWidget
 
 from tcprof.profiler.config import ConfigError, RunConfig
 from tcprof.profiler.process.inspected import Inspection
-from tcprof.profiler.run.estimate import Estimate, Prices, estimate, history_prices
+from tcprof.profiler.run.estimate import Estimate, Prices, estimate
+from tcprof.profiler.run.estimate_history import history_prices
 
 REFRESH_MS = 500
 ModelKey = tuple[object, object, object]  # the source's path, model and factory

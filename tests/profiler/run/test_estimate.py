@@ -10,12 +10,8 @@ from typing import Any
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.protocol import units
-from tcprof.profiler.run.estimate import (
-    DEFAULT_COMPILE_S,
-    Prices,
-    estimate,
-    history_prices,
-)
+from tcprof.profiler.run.estimate import DEFAULT_COMPILE_S, Prices, estimate
+from tcprof.profiler.run.estimate_history import history_prices
 from tcprof.profiler.run.time_left import TimeLeft
 from tests.support.synthetic import synthetic_session
 
@@ -195,3 +191,21 @@ def test_the_portable_round_is_priced_only_when_asked_for():
     assert abs(portable.seconds - plain.seconds - extra) < 1e-6
     two = (_config(arms=arms, replicates=2), _config(arms=arms, replicates=2, portable_round=True))
     assert estimate(two[0], Prices()).seconds == estimate(two[1], Prices()).seconds
+
+
+def test_a_session_that_ran_a_portable_round_has_it_priced_out_of_its_overhead():
+    """Sessions before --portable-round ran a portable round with 3 or more rounds: its compile
+    is priced as such when the session's own overhead is worked out, not counted as overhead."""
+    from tcprof.profiler.run.estimate_history import prices_from
+
+    arms = (ArmSpec("eager"), ArmSpec("inductor"))
+    session = synthetic_session(arms=arms)
+    session["config"] = _config(arms=arms, replicates=3)
+    plain = prices_from([session])
+    for arm in session["arms"]:
+        for row in arm["results"]:
+            if arm["backend"] != "eager":
+                row["compile_portable_s"] = 1.0
+    portable = prices_from([session])
+    assert plain.runs == portable.runs == 1
+    assert portable.overhead_s < plain.overhead_s
