@@ -82,11 +82,16 @@ def _own_prices(session: Json) -> Prices | None:
 
 def _overhead(session: Json, own: Prices) -> float | None:
     """Seconds per unit of the run's own costs (see PROCESS_WEIGHT): the session's wall time
-    less its compiles and steps, over the units its schedule had."""
+    less its compiles and steps, over the units of the rounds it ran (a run that stopped when
+    settled ran fewer than its config's most: priced at the most, a 4-round nanoGPT-shape run's
+    unit came out a third too cheap and its next estimate ×0.67 of its wall time)."""
     start, end = nonnegative(session.get("started_at")), nonnegative(session.get("ended_at"))
     config = session.get("config") or {}
     if _ran_portable(session):  # sessions before --portable-round ran it with 3 or more rounds
         config = {**config, "portable_round": True}
+    rounds = session.get("rounds")
+    if isinstance(rounds, list) and rounds:  # a run that stopped when settled ran fewer
+        config = {**config, "replicates": len(rounds)}
     if start is None or end is None or end <= start or session.get("status") != "completed":
         return None
 

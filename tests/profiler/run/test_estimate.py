@@ -209,3 +209,20 @@ def test_a_session_that_ran_a_portable_round_has_it_priced_out_of_its_overhead()
     portable = prices_from([session])
     assert plain.runs == portable.runs == 1
     assert portable.overhead_s < plain.overhead_s
+
+
+def test_a_run_that_stopped_when_settled_prices_its_next_look_at_its_own_wall_time():
+    """The unit of a session's own costs is fitted over the rounds it ran: a run that stopped
+    at its first look (4 of at most 8 rounds) and is run again is priced at its own wall time,
+    where fitting over 8 rounds priced it at about two thirds of it."""
+    from tcprof.profiler.run.estimate_history import prices_from
+
+    arms = (ArmSpec("eager"), ArmSpec("inductor"))
+    session = synthetic_session(arms=arms)
+    session["config"] = _config(arms=arms, replicates=8, stop_early=True)
+    session["rounds"] = [{"replicate": r, "cache": "warm"} for r in range(4)]
+    session["status"] = "completed"
+    session["started_at"], session["ended_at"] = 1000.0, 1090.0
+    again = estimate(session["config"], prices_from([session]))
+    assert abs(again.seconds - 90.0) < 1e-6
+    assert again.most_seconds is not None and again.most_seconds > 90.0
