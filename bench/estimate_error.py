@@ -1,7 +1,7 @@
 """How far the run estimate is from the run's real duration, for the built-in examples.
 
-Each example is run the way the window runs it by default (eager against inductor at batch
-sizes 32 and 64, the default rounds, steps, blocks and accuracy check), twice, into a fresh
+Each example is run the way the window runs it by default (eager against inductor at the
+default batch sizes, the default rounds, steps, blocks and accuracy check), twice, into a fresh
 sessions folder: the first run is priced without history (the estimate a new user sees), the
 second from the first run's session (what every later run sees); both with the inspection's
 step probe, as the window has it. For each run it prints the
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig, examples
+from tcprof.profiler.config import DEFAULT_BATCH_SIZES, ArmSpec, ModelSource, RunConfig, examples
 from tcprof.profiler.folders.files import EVENTS_JSONL, iter_events
 from tcprof.profiler.process.inspection import inspect_model
 from tcprof.profiler.protocol import units
@@ -41,11 +41,13 @@ DONE_BY = {  # the event that completes each kind of unit (profiler/run/time_lef
 
 
 def window_config(example: str) -> RunConfig:
-    """The window's defaults for a built-in example (app/setup: eager and inductor, 32, 64)."""
+    """The window's defaults for a built-in example (app/setup: eager and inductor at the
+    command line's batch sizes, DEFAULT_BATCH_SIZES; it ran 32 and 64 before 2026-12-06)."""
     return RunConfig(
         source=ModelSource(path=str(examples.example_path(example))),
         arms=(ArmSpec("eager"), ArmSpec("inductor")),
-        batch_sizes=(32, 64),
+        batch_sizes=DEFAULT_BATCH_SIZES,
+        stop_early=True,
     )
 
 
