@@ -141,6 +141,9 @@ class Accuracy:
     parity: bool = False  # a script's loss parity ran: its curves were saved
     eager_curve: tuple[float | None, ...] = ()  # the parity runs' losses, step by step
     arm_curve: tuple[float | None, ...] = ()
+    # a script's parity: the judged run had fallback_random (None: before 2026-12-06's fifth
+    # sitting, when every parity run had it)
+    fallback_random: bool | None = None
 
     @classmethod
     def of(cls, value: Any) -> Accuracy | None:
@@ -164,6 +167,9 @@ class Accuracy:
             bool(value.get("curves")),
             curve(as_map(value.get("curves")).get("eager")),
             curve(as_map(value.get("curves")).get("arm")),
+            value.get("fallback_random")
+            if isinstance(value.get("fallback_random"), bool)
+            else None,
         )
 
 

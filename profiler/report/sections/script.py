@@ -199,10 +199,18 @@ def accuracy_note(session: SessionModel) -> str | None:
     if not acc:
         return None
     tol = acc[0]
+    if all(a.fallback_random is None for a in acc):  # recorded when every run had the switch
+        arm = "the arm with inductor's fallback_random"
+    else:
+        again = sum(1 for a in acc if a.fallback_random)
+        arm = (
+            "the arm as it is (run again with inductor's fallback_random where its curve "
+            f"parted, as dropout's own masks make it: {again} of {len(acc)} check(s))"
+        )
     return (
         f"accuracy (loss parity): the script's first {tol.steps} steps run untimed three "
         "times from the same seeds, eager, eager again (the two must agree, else the script is "
-        "nondeterministic) and the arm with inductor's fallback_random, in a process of its "
+        f"nondeterministic) and {arm}, in a process of its "
         f"own; a step passes when |arm - eager| <= {tol.atol:g} + {tol.rtol:g} x "
         "|eager|, and a failure names the first step where the curves part"
     )
@@ -211,7 +219,7 @@ def accuracy_note(session: SessionModel) -> str | None:
 # -- loss curves ------------------------------------------------------------------------------
 def curves(session: SessionModel) -> list[tuple[str, int, Curve]]:
     """(label, phase, [(step, loss), ...]): each timed arm's first round, and the untimed parity
-    runs (eager, and the arm with fallback_random) of each compiled arm."""
+    runs (eager, and the arm's judged run) of each compiled arm."""
     out: list[tuple[str, int, Curve]] = []
     for arm in session.arms:
         for row in arm.rows:
@@ -349,8 +357,9 @@ def html_section(model: SessionModel, esc: Esc) -> str:
             parts.append(f"<h3>Loss per step: {esc(phase_text(script, phase))}</h3>{svg}")
             parts.append(
                 '<p class="note">Solid: each arm\'s first round (a compiled arm draws dropout '
-                "its own way); dashed: the untimed parity runs from the same seeds, with "
-                "inductor's fallback_random, whose curves a correct compile follows.</p>"
+                "its own way); dashed: the untimed parity runs from the same seeds (with "
+                "inductor's fallback_random where the arm's curve first parted), whose curves "
+                "a correct compile follows.</p>"
             )
     written = files(model)
     if written:

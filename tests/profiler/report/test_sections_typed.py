@@ -162,3 +162,17 @@ def test_the_compile_lists_checks_are_typed_records():
     old = SessionModel.from_json(older).arms[1]
     assert old.cpu_check is None and old.cudagraph_skipped == ()
     assert old.rows[0].compile_check is None
+
+
+def test_the_parity_note_says_which_run_was_judged():
+    """Since the parity's compiled run is judged as it is first, the note says so, and how many
+    checks ran again with fallback_random; an older session's note keeps its wording."""
+    raw = script_session()
+    rows = [row for arm in raw["arms"] for row in arm["results"] if row.get("accuracy")]
+    older = script.accuracy_note(SessionModel.read(SessionModel.from_json(raw))) or ""
+    assert "and the arm with inductor's fallback_random, in a process" in older
+    for row in rows:
+        row["accuracy"]["fallback_random"] = False
+    rows[-1]["accuracy"]["fallback_random"] = True
+    note = script.accuracy_note(SessionModel.read(SessionModel.from_json(raw))) or ""
+    assert f"1 of {len(rows)} check(s)" in note and "the arm as it is" in note
