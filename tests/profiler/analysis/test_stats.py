@@ -239,3 +239,17 @@ def test_t_quantiles():
     assert stats.t_two_sided_p(2.5706, 5) == pytest.approx(0.05, abs=1e-4)
     with pytest.raises(ValueError):
         stats.t_quantile_975(0)
+
+
+def test_a_process_figure_is_the_median_of_its_block_medians():
+    """A contended block keeps its step count with every step many times longer: pooled, one
+    such block in five moves the median (to 3.5 here); the median of block medians stays at
+    the calm blocks' 3.0."""
+    calm = [[2.0, 2.5, 3.0, 3.5, 4.0]] * 4
+    contended = [[40.0, 45.0, 50.0, 44.0, 46.0]]
+    assert stats.process_median(calm + contended) == pytest.approx(3.0)
+    pooled = float(np.median(np.concatenate([np.asarray(b) for b in calm + contended])))
+    assert pooled == pytest.approx(3.5)
+    assert stats.process_median([[1.0, 2.0, 3.0]]) == 2.0
+    assert stats.process_median(np.array([[1.0, 2.0, 9.0], [2.0, 3.0, 4.0]])) == 2.5
+    assert stats.process_median([]) is None and stats.process_median([[]]) is None
