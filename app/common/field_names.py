@@ -24,7 +24,7 @@ FLAG_FIELDS = {
     "--stall-timeout": "the Stall timeout field",
     "--control": "the A/A control option",
     "--warm-cache": "the Use my compile caches option",
-    "--portable-round": "the Measure a start from portable cache artifacts option",
+    "--portable-round": "the Measure portable caches option",
     "--apply-advice": "the Apply advice after the run option",
     "--loop": "the Loop field",
     "--amp": "the Mixed precision field",

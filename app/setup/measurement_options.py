@@ -124,7 +124,7 @@ class MeasurementOptions(QWidget):
             "TORCHINDUCTOR_CACHE_DIR instead of a fresh, empty folder per arm. Faster, but the\n"
             "cold compile time (what a first run in a new environment pays) is not measured."
         )
-        self.portable_round = QCheckBox("Measure a start from portable cache artifacts")
+        self.portable_round = QCheckBox("Measure portable caches")
         self.portable_round.setToolTip(
             "RunConfig.portable_round (--portable-round): with 3 or more rounds, round 2 starts\n"
             "from an empty cache folder loaded with the cold round's portable compile-cache\n"
