@@ -24,10 +24,6 @@ GROUP_DESCRIPTIONS = {
     TESTING: "fault injection and minifiers that test torch itself: not for measuring",
 }
 
-# Registered by torch._dynamo itself in every torch 2 build: a run of these on the CPU is not
-# probed before it starts (profiler/run/preflight.py).
-ALWAYS_REGISTERED = frozenset({"inductor", "eager", "aot_eager"})
-
 # name -> (group, description); names not here are OTHER with no description.
 KNOWN: dict[str, tuple[str, str]] = {
     "inductor": (

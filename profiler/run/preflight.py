@@ -14,9 +14,6 @@ An arm with its own interpreter (`python=PATH`: another environment, another tor
 in that interpreter, one probe per interpreter: it must start, import torch and reach tcprof's
 worker, or the run is refused with one line naming what is missing; its backends and devices
 are that torch's.
-
-Backends every torch 2 registers (inductor, eager, aot_eager) on the CPU need no probe: asking
-took 2.3-3.8 s of every default run (docs/benchmarks.md, "Where a run's time goes").
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.config import ArmSpec, RunConfig
-from tcprof.profiler.config.backends import ALWAYS_REGISTERED, unknown_backend
+from tcprof.profiler.config.backends import unknown_backend
 from tcprof.profiler.process.inspection import probe_environment
 
 PROBE_TIMEOUT_S = 60.0
@@ -60,9 +57,11 @@ def _check_own(
 ) -> str | None:
     """This interpreter's arms: asked only when a backend or a device needs it."""
     device = config.device.split(":")[0]
-    unsure = [arm for arm in arms if arm.compiled and arm.torch_backend not in ALWAYS_REGISTERED]
-    if not unsure and device in ("cpu", "auto"):
+    if not any(arm.compiled for arm in arms) and device in ("cpu", "auto"):
         return None  # nothing a worker must be asked
+    # asked even for backends every torch registers: the probe starts the fork server that the
+    # accuracy pass forks from, while nothing else runs (skipped, the server started cold at the
+    # accuracy pass instead: 3.8 s there against 2.3 s here, docs/benchmarks.md, fifth sitting)
     env = probe_environment(PROBE_TIMEOUT_S, cancel)
     if env.get("error"):
         return None

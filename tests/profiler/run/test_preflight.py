@@ -90,28 +90,3 @@ def test_a_backend_the_model_file_registers_itself_is_left_to_its_arm(tmp_path, 
     assert preflight.check_before_run(config) is None
     config = dataclasses.replace(config, arms=(ArmSpec("eager"), ArmSpec("inducter")))
     assert "did you mean 'inductor'" in (preflight.check_before_run(config) or "")
-
-
-def test_inductor_on_the_cpu_asks_no_worker_but_a_backend_torch_may_lack_does(monkeypatch):
-    """Asking a worker for torch's backends cost 2.3-3.8 s of every default run; inductor,
-    eager and aot_eager are registered by every torch 2, so a CPU run of them is not probed."""
-    from tcprof.profiler.run import preflight
-
-    asked: list[object] = []
-
-    def probe(*a: object, **k: object) -> dict:
-        asked.append(a)
-        return {"backends": ["inductor", "eager", "aot_eager"], "devices": ["cpu"]}
-
-    monkeypatch.setattr(preflight, "probe_environment", probe)
-    config = _simple(arms=(ArmSpec("eager"), ArmSpec("inductor"), ArmSpec("aot_eager")))
-    assert preflight.check_before_run(config) is None
-    assert asked == []
-    config = dataclasses.replace(config, arms=(ArmSpec("eager"), ArmSpec("inducter")))
-    assert "did you mean 'inductor'" in (preflight.check_before_run(config) or "")
-    assert len(asked) == 1
-    config = dataclasses.replace(
-        config, arms=(ArmSpec("eager"), ArmSpec("inductor")), device="cuda"
-    )
-    assert "device 'cuda' was asked for" in (preflight.check_before_run(config) or "")
-    assert len(asked) == 2
