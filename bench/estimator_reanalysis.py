@@ -1,13 +1,15 @@
 """The known-truth series recorded by bench/known_truth.py, re-estimated from their blocks: what
-the interval would have said had each process's figure been the median of its blocks' medians
-instead of the median of all its steps pooled.
+the interval says when each process's figure is the median of its blocks' medians, and when it
+is the median of all its steps pooled.
 
 Each record keeps every measured block (arm, round, busy share of the rest of the machine, the
-block's median step). Per round, the paired log ratio of the two arms' figures; the speedup is
-their geometric mean, the interval a t interval at the run's own level with rounds - 1 degrees of
-freedom, as tcprof's paired interval is (analysis/stats.py). tcprof's own figures (pooled steps)
-are in the record beside it. Every run of these series went to its last look (8 rounds), so the
-stopping rule, which read tcprof's estimator, chose nothing the other would have changed.
+block's median step); records made since tcprof moved to block medians also keep each process's
+pooled-steps median, so both figures come from the same fresh runs. Per round, the paired log
+ratio of the two arms' figures; the speedup is their geometric mean, the interval a t interval
+at the run's own level with rounds - 1 degrees of freedom, as tcprof's paired interval is
+(analysis/stats.py). tcprof's own figures are in the record beside them. Where every run went to
+its last look, the stopping rule, which read tcprof's estimator, chose nothing the other would
+have changed.
 
 Run: .venv/bin/python -m bench.estimator_reanalysis FILE [FILE ...]
 """
@@ -28,13 +30,16 @@ PAIRS = (("repeat2", "eager", "repeat2"), ("eager-control", "eager", "eager-cont
 PAIRS += (("repeat2-control", "repeat2", "repeat2-control"),)
 
 
-def block_median_interval(run: dict[str, Any], base: str, arm: str) -> tuple[float, float, float]:
+def block_median_interval(
+    run: dict[str, Any], base: str, arm: str, table: str = "blocks"
+) -> tuple[float, float, float]:
     """The speedup of `arm` over `base` and its interval, each process's figure the median of
-    its blocks' medians."""
+    its rows in `table`: its blocks' medians ("blocks") or, where the record keeps it, the
+    median of all its steps pooled ("pooled", one row per process)."""
     logs = []
     for rnd in range(int(run["rounds"])):
-        b = [x["ms"] for x in run["blocks"] if x["arm"] == base and x["round"] == rnd]
-        a = [x["ms"] for x in run["blocks"] if x["arm"] == arm and x["round"] == rnd]
+        b = [x["ms"] for x in run[table] if x["arm"] == base and x["round"] == rnd]
+        a = [x["ms"] for x in run[table] if x["arm"] == arm and x["round"] == rnd]
         if a and b:
             logs.append(math.log(statistics.median(b) / statistics.median(a)))
     mean = statistics.fmean(logs)
@@ -76,8 +81,11 @@ def main(argv: list[str] | None = None) -> int:
             true = truth if label == "repeat2" else 1.0
             pooled = [(r[label][0], *r[label][1]) for r in runs]
             blocks = [block_median_interval(r, base, arm) for r in runs]
-            print(f"  {label:16s} steps pooled (tcprof): {figures(pooled, true)}")
+            print(f"  {label:16s} as recorded (tcprof): {figures(pooled, true)}")
             print(f"  {'':16s} median of blocks:     {figures(blocks, true)}")
+            if all(r.get("pooled") for r in runs):
+                steps = [block_median_interval(r, base, arm, "pooled") for r in runs]
+                print(f"  {'':16s} steps pooled:         {figures(steps, true)}")
     return 0
 
 

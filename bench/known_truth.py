@@ -213,6 +213,7 @@ def tcprof_run(seed: int, extra: list[str]) -> dict[str, Any]:
             raise RuntimeError(f"tcprof run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
         session = json.loads((Path(out) / "session.json").read_text())
         session["_blocks"] = block_table(Path(out), session)
+        session["_pooled"] = pooled_table(Path(out), session)
         return session
 
 
@@ -249,6 +250,24 @@ def block_table(folder: Path, session: dict[str, Any]) -> list[dict[str, Any]]:
     return blocks
 
 
+def pooled_table(folder: Path, session: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each process's median over all its measured steps pooled (arm, round, ms): the figure
+    tcprof took before a process's figure became the median of its blocks' medians, kept so
+    the two can be compared on the same fresh runs (bench/estimator_reanalysis.py)."""
+    import csv
+
+    del session  # the arm names are already in steps.csv
+    steps: dict[tuple[str, int], list[float]] = {}
+    with (folder / "steps.csv").open(newline="") as f:
+        for row in csv.DictReader(f):
+            if row["replicate"].lstrip("-").isdigit() and row["block"].isdigit():
+                steps.setdefault((row["arm"], int(row["replicate"])), []).append(float(row["ms"]))
+    return [
+        {"arm": arm, "round": rnd, "ms": statistics.median(ms)}
+        for (arm, rnd), ms in sorted(steps.items())
+    ]
+
+
 def figures(session: dict[str, Any]) -> dict[str, Any]:
     """repeat2's speedup and interval, each twin's, and what a test over runs needs of
     repeat2's: the rounds its interval rests on, that interval's level (the stopping rule's,
@@ -274,6 +293,7 @@ def figures(session: dict[str, Any]) -> dict[str, Any]:
                 positions.setdefault(names.index(name), []).append(math.log(medians[r] / centre))
     out["positions"] = positions
     out["blocks"] = session.get("_blocks", [])
+    out["pooled"] = session.get("_pooled", [])
     return out
 
 
