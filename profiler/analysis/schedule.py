@@ -8,10 +8,19 @@ n rows balances position and first-order carry-over for even n; odd n needs the 
 its mirror (2n rows). Rounds cycle through the rows, so a run is balanced when its number of
 rounds is a multiple of the design's period (`period`); `balance` says how far from it a run
 is. Within a round, blocks alternate direction (A B, B A, ...), as before.
+
+A run's design is randomised from its seed, as a crossover's should be: the arms take the
+square's letters in a random order, and each cycle of rows runs in a random order. Relabelling
+a Williams square and reordering its rows keep both balances, so a run is balanced after the
+same rounds; but no arm is first in the cold round, or in any given round, in every run. With a
+fixed square the same arm led round 0 in all 30 runs of a known-truth series, so whatever the
+first blocks of a run meet (docs/benchmarks.md: +5 to +12% in round 0's first block under the
+neighbour) fell on the same arm in every run, a bias no number of runs averages out.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,10 +53,18 @@ def period(n_arms: int) -> int:
     return williams_period(n_arms)
 
 
-def round_order(n_arms: int, round_no: int) -> list[int]:
-    """The arms' order in round `round_no` (0-based): the design's rows in turn."""
+def round_order(n_arms: int, round_no: int, seed: int | None = None) -> list[int]:
+    """The arms' order in round `round_no` (0-based): the design's rows in turn; with the
+    run's `seed`, the design randomised (the module's docstring), the same for the same seed."""
     rows = williams(n_arms)
-    return rows[round_no % len(rows)] if rows else []
+    if not rows:
+        return []
+    if seed is None:
+        return rows[round_no % len(rows)]
+    labels = random.Random(f"tcprof arm labels {seed}").sample(range(n_arms), n_arms)
+    cycle = random.Random(f"tcprof rows {seed} {round_no // len(rows)}")
+    row = cycle.sample(range(len(rows)), len(rows))[round_no % len(rows)]
+    return [labels[x] for x in rows[row]]
 
 
 def block_order(round_arms: Sequence[int], block_no: int) -> list[int]:

@@ -50,7 +50,7 @@ from tcprof.profiler.process.local import (
     worker_env,
 )
 from tcprof.profiler.process.log_limit import LogLimiter
-from tcprof.profiler.protocol.events import decode
+from tcprof.profiler.protocol.wire import decode
 
 # Read by profiler/worker/distributed.py (no import: it is the worker's side).
 CONNECT_ENV = "TCPROF_CONNECT"

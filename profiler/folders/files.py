@@ -33,9 +33,9 @@ from tcprof.profiler.folders.steps_csv import steps_csv_text
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.protocol import safe_json
 from tcprof.profiler.protocol.event_schema import event_problem
-from tcprof.profiler.protocol.events import jsonsafe
 from tcprof.profiler.protocol.session_schema import session_problem
 from tcprof.profiler.protocol.types import Event
+from tcprof.profiler.protocol.wire import jsonsafe
 
 SESSION_JSON = "session.json"
 EVENTS_JSONL = "events.jsonl"

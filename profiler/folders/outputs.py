@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from tcprof.profiler.protocol.events import encode
 from tcprof.profiler.protocol.types import Event
+from tcprof.profiler.protocol.wire import encode
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -11,7 +11,7 @@ from tcprof.profiler.config import ModelSource
 from tcprof.profiler.process.handle import Inbox
 from tcprof.profiler.process.local import WorkerProcess
 from tcprof.profiler.process.worker_end import end_message, output_details, with_last_words
-from tcprof.profiler.protocol.events import screen_hello
+from tcprof.profiler.protocol.wire import screen_hello
 
 EXIT_WAIT_S = 2.0  # for a worker whose channel closed to end by itself
 

@@ -42,7 +42,7 @@ from tcprof.profiler.process.forked import (
 )
 from tcprof.profiler.process.handle import Inbox, OwnProcess, classify_exit
 from tcprof.profiler.process.log_limit import LogLimiter
-from tcprof.profiler.protocol.events import decode
+from tcprof.profiler.protocol.wire import decode
 
 # The folder that holds the `tcprof` package: a checkout, or a site-packages folder.
 IMPORT_ROOT = Path(tcprof.__file__).resolve().parent.parent

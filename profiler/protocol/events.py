@@ -3,10 +3,11 @@
 Events are small JSON objects, one per line, on the worker's event channel. Every event has a
 `type`; the engine adds the fields of `Relayed` when it relays one. The set is versioned by
 PROTOCOL_VERSION, which the worker states in `ready` and `hello`; the engine refuses a worker of
-another version (check_hello). A reader ignores types and fields it does not know.
+another version (wire.check_hello). A reader ignores types and fields it does not know.
 
 Each type's fields are its TypedDict below (EVENT_FIELDS), their one declaration: the runtime
-shapes of profiler/protocol/event_schema.py take their keys from there.
+shapes of profiler/protocol/event_schema.py take their keys from there. How an event travels
+(one line of strict JSON) and the version check are profiler/protocol/wire.py's.
 
 Worker -> engine:
   ready        the worker is up (before torch is imported)
@@ -53,12 +54,8 @@ Inside the engine and the application only (never written by a worker):
 
 from __future__ import annotations
 
-import json
-import math
 from enum import Enum
 from typing import Any, Literal, TypedDict
-
-from tcprof.profiler.protocol.types import Event
 
 PROTOCOL_VERSION = 2  # 2: the accuracy check is two steps, may say "nondeterministic"
 
@@ -488,7 +485,8 @@ class RunStartEvent(Relayed, total=False):
     config: dict[str, Any]
     wall_time: float
     provenance: dict[str, Any]  # tcprof's version and the source's git facts (config/provenance)
-    # how rounds are seeded: {per_round, accuracy_seed, wait_max_s, script_own_seed} (run/draws)
+    # how rounds are seeded: {per_round, accuracy_seed, wait_max_s, script_own_seed,
+    # order_randomised} (run/draws)
     seeding: dict[str, Any]
     # the check before any arm runs (run/preflight.py), in seconds: the time before `t` 0
     preflight_s: float
@@ -580,52 +578,3 @@ EVENT_FIELDS: dict[EventType, type] = {
 def field_names(declared: type) -> tuple[str, ...]:
     """The fields an event TypedDict declares, Relayed's first, in declaration order."""
     return tuple(declared.__annotations__)
-
-
-# -- the version check ---------------------------------------------------------------------------
-def check_hello(event: Event) -> str | None:
-    """Why a `hello` cannot be accepted (a worker of another protocol version), or None.
-
-    Useful once a worker runs from another install (a remote host): both sides must read the
-    same events the same way. A hello without `protocol` comes from version 1."""
-    theirs = event.get("protocol", 1)
-    if theirs == PROTOCOL_VERSION:
-        return None
-    return (
-        f"worker speaks protocol {theirs}, this tcprof speaks {PROTOCOL_VERSION}: "
-        "install the same tcprof on both sides"
-    )
-
-
-def screen_hello(event: Event) -> Event:
-    """The event itself, or, for a hello of another protocol version, a fatal `protocol` error
-    to relay in its place (the receiving side then fails the arm as for any fatal error)."""
-    if event.get("type") != EventType.HELLO:
-        return event
-    problem = check_hello(event)
-    if problem is None:
-        return event
-    return {"type": EventType.ERROR.value, "kind": "protocol", "message": problem, "fatal": True}
-
-
-# -- the wire format -----------------------------------------------------------------------------
-def jsonsafe(value: Any) -> Any:
-    """NaN and infinity become null, so every file we write is strict JSON."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): jsonsafe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonsafe(v) for v in value]
-    return value
-
-
-def encode(event: Event) -> bytes:
-    return (json.dumps(jsonsafe(event), allow_nan=False, separators=(",", ":")) + "\n").encode()
-
-
-def decode(line: bytes | str) -> Event:
-    event = json.loads(line)
-    if not isinstance(event, dict) or "type" not in event:
-        raise ValueError("not an event")
-    return event

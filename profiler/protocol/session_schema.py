@@ -460,7 +460,13 @@ SAMPLE = Fields(
 )
 # how the rounds were seeded (run/draws.py); a session before it has none
 SEEDING = Fields(
-    {"per_round": FLAG, "accuracy_seed": INT, "wait_max_s": NUM, "script_own_seed": TEXT}
+    {
+        "per_round": FLAG,
+        "accuracy_seed": INT,
+        "wait_max_s": NUM,
+        "script_own_seed": TEXT,
+        "order_randomised": FLAG,
+    }
 )
 ROUND = Fields(
     {"replicate": REPLICATE, "cache": TEXT, "order": TEXTS, "seed": INT, "block_wait_s": NUM}

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from tcprof.profiler.config.provenance import tcprof_version
-from tcprof.profiler.protocol.events import PROTOCOL_VERSION, encode
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
+from tcprof.profiler.protocol.wire import encode
 from tcprof.profiler.remote import frames
 from tcprof.profiler.remote.ssh import torch_version
 

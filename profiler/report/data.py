@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.protocol.events import jsonsafe
+from tcprof.profiler.protocol.wire import jsonsafe
 
 # Characters that could end a <script> element, open a comment, or break a JS string literal.
 _SCRIPT_ESCAPES = {

@@ -25,8 +25,8 @@ from tcprof.profiler.process import worker_end
 from tcprof.profiler.process.handle import Inbox, WorkerFactory, WorkerHandle
 from tcprof.profiler.process.pool import WorkerPool
 from tcprof.profiler.process.stall_watch import CpuTime, ProgressWatch, process_tree_cpu_s
-from tcprof.profiler.protocol.events import screen_hello
 from tcprof.profiler.protocol.types import Event
+from tcprof.profiler.protocol.wire import screen_hello
 
 POLL_S = 0.1
 EXIT_WAIT_S = 10.0  # an `exit` command is answered within this, else the worker is stopped

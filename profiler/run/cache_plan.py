@@ -44,6 +44,8 @@ class CacheFolders:
 
     def __init__(self, config: RunConfig) -> None:
         self.config = config
+        self.plan = cache_plan(config.replicates, config.warm_cache, config.portable_round)
+        """Each round's cache, in order (the rounds a run may go to)."""
         self.root: Path | None = None
         if not config.warm_cache and any(s.compiled for s in config.run_arms):
             self.root = Path(tempfile.mkdtemp(prefix="tcprof-cache-"))
@@ -59,13 +61,9 @@ class CacheFolders:
         return cache
 
     def saves_portable(self, spec: ArmSpec, cache: str) -> bool:
-        """After the cold round, compiled arms save artifacts for the portable round."""
-        return (
-            cache == "cold"
-            and self.config.portable_round
-            and self.config.replicates >= PORTABLE_MIN_ROUNDS
-            and spec.compiled
-        )
+        """After the cold round, compiled arms save artifacts for a portable round the plan
+        holds."""
+        return cache == "cold" and spec.compiled and "portable" in self.plan
 
     def load_fields(self, index: int, spec: ArmSpec, cache: str) -> dict[str, Any]:
         """The cache fields of an arm's `load` command."""

@@ -9,7 +9,8 @@ reproduces a run, however many rounds it has.
 
 The wait before a block is uniform in [0, WAIT_MAX_S): a load with a period up to that long no
 longer meets one arm's blocks at the same phase in every round, so it adds noise to each round
-instead of the same push to one arm. Each round has its own generator, so adding rounds (or
+instead of the same push to one arm. The arms' order is drawn from the same seed
+(analysis/schedule.round_order). Each round has its own generator, so adding rounds (or
 stopping early) never changes the earlier rounds' draws.
 """
 
@@ -77,4 +78,5 @@ def seeding(config: RunConfig) -> dict[str, Any]:
         "accuracy_seed": config.seed,
         "wait_max_s": WAIT_MAX_S,
         "script_own_seed": own,
+        "order_randomised": True,  # analysis/schedule.round_order with the run's seed
     }

@@ -58,7 +58,7 @@ from tcprof.profiler.remote.worker import remove_remote_cache, start_remote_work
 from tcprof.profiler.run import draws
 from tcprof.profiler.run.apply_advice import apply_advice
 from tcprof.profiler.run.arm_supervisor import ArmState, ArmSupervisor, RunStopped
-from tcprof.profiler.run.cache_plan import CacheFolders, cache_plan
+from tcprof.profiler.run.cache_plan import CacheFolders
 from tcprof.profiler.run.debug_artifacts import debug_env, render_tlparse
 from tcprof.profiler.run.stopping_check import StopCheck
 from tcprof.profiler.session.fold import SessionFold
@@ -170,10 +170,7 @@ class Runner:
         status = "completed"
         try:
             self._meet_other_nodes()
-            plan = cache_plan(
-                self.config.replicates, self.config.warm_cache, self.config.portable_round
-            )
-            for round_no, cache in enumerate(plan):
+            for round_no, cache in enumerate(self._caches.plan):
                 self._run_round(round_no, cache)
                 if self._stop.after_round(self.session, round_no + 1, self._clock() - self._t0):
                     break
@@ -254,7 +251,8 @@ class Runner:
     def _run_round(self, round_no: int, cache: str) -> None:
         """A round of the arms still alive; none left (each failed in a way that repeats), no
         round: nothing is started and nothing announced."""
-        order = [i for i in schedule.round_order(len(self._specs), round_no) if i not in self._dead]
+        order = schedule.round_order(len(self._specs), round_no, self.config.seed)
+        order = [i for i in order if i not in self._dead]
         if not order:
             return
         arms = self._workers.begin(round_no, self._specs)

@@ -16,7 +16,7 @@ from tcprof.profiler.analysis.timeline import build_timeline
 from tcprof.profiler.model.arm import Arm
 from tcprof.profiler.model.series import series_of
 from tcprof.profiler.model.session import SessionModel
-from tcprof.profiler.protocol.events import jsonsafe
+from tcprof.profiler.protocol.wire import jsonsafe
 from tcprof.profiler.session.family import apply_comparisons
 from tcprof.profiler.session.graph_breaks import dedupe_graph_breaks
 from tcprof.profiler.session.records import ArmRecord, SessionRecord

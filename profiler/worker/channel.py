@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.protocol.wire import encode
 
 FLUSH_INTERVAL_S = 0.05
 

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.protocol.wire import encode
 
 CONNECT_ENV = "TCPROF_CONNECT"  # host:port of the engine's socket, set by distributed_worker.py
 TOKEN_ENV = "TCPROF_TOKEN"

@@ -68,7 +68,7 @@ def triton_version() -> str | None:
 def describe(device: str, with_backends: bool = True) -> dict[str, Any]:
     """with_backends imports TorchDynamo (about a second): only compiled arms and probes need it."""
     info: dict[str, Any] = {
-        "protocol": PROTOCOL_VERSION,  # checked by the engine (events.check_hello)
+        "protocol": PROTOCOL_VERSION,  # checked by the engine (wire.check_hello)
         "torch": torch.__version__,
         "triton": triton_version(),
         "python": sys.version.split()[0],

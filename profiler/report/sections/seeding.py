@@ -19,6 +19,12 @@ def seeding_notes(session: SessionModel) -> list[str]:
         f"({units.seconds(seeding.waited_s)} in all) so a periodic load is noise, not a push on "
         f"one arm; the accuracy check uses the run's seed ({seeding.accuracy_seed}) for every arm"
     ]
+    if seeding.order_randomised:
+        notes.append(
+            "the arms' order: the Williams square randomised from the run's seed (which arm "
+            "takes which of its letters, and each cycle's rows in a random order), so no arm "
+            "leads the first round in every run"
+        )
     if seeding.script_own_seed:
         notes.append(
             f"the script sets its own seed ({seeding.script_own_seed}): rounds differ only in "

@@ -187,6 +187,10 @@ class ScriptWorker:
                     end.how == "exit" and not end.code
                 ):
                     what = script_error(end, cfg, bs, len(losses), False, spec.compiled)["message"]
+                    if fallback and result is not None:  # the retry failed: the first judgment
+                        retry = f"run again with fallback_random, the arm failed: {what}"
+                        result["reason"] = "; ".join(filter(None, [result.get("reason"), retry]))
+                        break
                     self.ch.emit(
                         "accuracy",
                         batch_size=bs,
@@ -223,10 +227,11 @@ class ScriptWorker:
                 tracker.stop()
 
         tracker = StepTracker(self.source.step_on, on_step)
-        if spec.compiled:
-            import torch._inductor.config as inductor_config
+        # set for every run, eager's too: the pass runs in a compiled arm's process, where a
+        # retry's switch would otherwise stay on for the next batch size's eager runs
+        import torch._inductor.config as inductor_config
 
-            inductor_config.fallback_random = fallback_random
+        inductor_config.fallback_random = fallback_random
         return losses, self._run_script(bs, spec, tracker)
 
     def save_cache(self, path: str) -> None:

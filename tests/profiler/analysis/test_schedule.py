@@ -114,3 +114,21 @@ def test_a_saved_schedule_reads_back_typed_what_the_summary_wrote():
         0,
         None,
     )
+
+
+@pytest.mark.parametrize("n_arms", [2, 3, 4, 5])
+def test_a_seeded_design_is_randomised_and_balanced_at_the_end_of_every_cycle(n_arms):
+    """The arms take the square's letters at random and each cycle's rows run in a random
+    order: still balanced after every whole cycle, and no arm leads the cold round in every
+    run (a fixed square put the same arm first in round 0 of all 30 runs of a series)."""
+    period = schedule.period(n_arms)
+    firsts = set()
+    for seed in range(40):
+        orders = [schedule.round_order(n_arms, r, seed) for r in range(3 * period)]
+        assert orders == [schedule.round_order(n_arms, r, seed) for r in range(3 * period)]
+        for cycles in (1, 2, 3):
+            b = schedule.balance_of(orders[: cycles * period], n_arms)
+            assert b.balanced, (seed, cycles, orders)
+        firsts.add(orders[0][0])
+    assert firsts == set(range(n_arms))
+    assert schedule.round_order(n_arms, 0) == schedule.williams(n_arms)[0], "unseeded: as drawn"

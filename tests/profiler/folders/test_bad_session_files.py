@@ -29,8 +29,8 @@ from tcprof.profiler.folders.files import (
     write_session_files,
 )
 from tcprof.profiler.protocol.event_schema import event_problem
-from tcprof.profiler.protocol.events import encode
 from tcprof.profiler.protocol.session_schema import session_problem
+from tcprof.profiler.protocol.wire import encode
 from tcprof.profiler.report.sections.source_context import source_context
 from tcprof.profiler.run.runner import Runner
 from tcprof.profiler.session.fold import SessionFold

@@ -20,7 +20,7 @@ from tcprof.profiler.folders.files import (
     write_session_files,
 )
 from tcprof.profiler.folders.replay import compile_events, memory_events, step_events
-from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.protocol.wire import encode
 from tests.support.cli import FAST, arm, run_cli
 
 ARM_DIR = "artifacts/1-aot_eager"

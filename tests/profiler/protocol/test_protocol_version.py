@@ -6,7 +6,8 @@ from __future__ import annotations
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.config.examples import example_path
 from tcprof.profiler.protocol import events
-from tcprof.profiler.protocol.events import PROTOCOL_VERSION, check_hello, screen_hello
+from tcprof.profiler.protocol.events import PROTOCOL_VERSION
+from tcprof.profiler.protocol.wire import check_hello, screen_hello
 from tcprof.profiler.run.runner import Runner
 
 

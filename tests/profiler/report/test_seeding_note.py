@@ -44,3 +44,9 @@ def test_a_script_that_seeds_itself_is_said_to_vary_only_in_the_rest():
 def test_an_older_session_gets_no_note():
     assert seeding_notes(SessionModel.read(_session(None))) == []
     assert not any(n.startswith("rounds:") for n in method_notes(SessionModel.read(_session(None))))
+
+
+def test_a_randomised_order_is_said_and_an_older_fixed_one_is_not():
+    notes = seeding_notes(SessionModel.read(_session({**SEEDING, "order_randomised": True})))
+    assert any(n.startswith("the arms' order: the Williams square randomised") for n in notes)
+    assert not any("randomised" in n for n in seeding_notes(SessionModel.read(_session(SEEDING))))

@@ -108,6 +108,7 @@ def test_each_block_waits_a_drawn_time_and_the_round_records_its_total():
         "accuracy_seed": 11,
         "wait_max_s": draws.WAIT_MAX_S,
         "script_own_seed": None,
+        "order_randomised": True,
     }
     assert session_problem(document) is None
 

@@ -72,15 +72,16 @@ def test_interleaved_blocks_take_turns_abba_within_and_across_rounds():
     fakes = FakeWorkers()
     session, _ = _run(_config(batch_sizes=(8, 16), steps=7, blocks=3, replicates=2), fakes)
     assert session.status == "completed" and session.errors == []
-    # 7 steps in 3 blocks: 3, 2, 2. Round 0 starts with arm 0, round 1 with arm 1 (ABBA).
-    for bs in (8, 16):
-        assert _measures(fakes, 0, bs) == [
-            (0, 0, 3), (1, 0, 3), (1, 1, 2), (0, 1, 2), (0, 2, 2), (1, 2, 2),
-        ]  # fmt: skip
-        assert _measures(fakes, 1, bs) == [
-            (1, 0, 3), (0, 0, 3), (0, 1, 2), (1, 1, 2), (1, 2, 2), (0, 2, 2),
-        ]  # fmt: skip
-    assert [e["order"] for e in session.rounds] == [["eager", "aot_eager"], ["aot_eager", "eager"]]
+    # 7 steps in 3 blocks: 3, 2, 2. Each round starts with its order's first arm, the next
+    # round with the other (the seeded Williams rows), and blocks alternate (ABBA).
+    names = [a.name for a in session.arms]
+    orders = [[names.index(n) for n in e["order"]] for e in session.rounds]
+    assert sorted(orders) == [[0, 1], [1, 0]]
+    for rep, (a, b) in enumerate(orders):
+        for bs in (8, 16):
+            assert _measures(fakes, rep, bs) == [
+                (a, 0, 3), (b, 0, 3), (b, 1, 2), (a, 1, 2), (a, 2, 2), (b, 2, 2),
+            ]  # fmt: skip
 
 
 def test_every_arm_compiles_and_warms_up_before_any_arm_is_timed():
@@ -141,10 +142,12 @@ def test_sequential_runs_each_arm_to_the_end_before_starting_the_next():
     assert session.status == "completed"
     per_size = ["prepare", "measure", "measure", "finish"]
     one_arm = ["load", *per_size, *per_size, "exit"]
-    first = [(r.arm, r.cmd) for r in fakes.commands(process=0)]  # one worker alive at a time
-    assert first == [(0, c) for c in one_arm] + [(1, c) for c in one_arm]
-    second = [(r.arm, r.cmd) for r in fakes.commands(process=1)]
-    assert second == [(1, c) for c in one_arm] + [(0, c) for c in one_arm]
+    names = [a.name for a in session.arms]
+    orders = [[names.index(n) for n in e["order"]] for e in session.rounds]
+    assert sorted(orders) == [[0, 1], [1, 0]]
+    for rep, (a, b) in enumerate(orders):  # one worker alive at a time, in the round's order
+        cmds = [(r.arm, r.cmd) for r in fakes.commands(process=rep)]
+        assert cmds == [(a, c) for c in one_arm] + [(b, c) for c in one_arm]
     sizes = [r.command["batch_size"] for r in fakes.commands("prepare", arm=0, process=0)]
     assert sizes == [8, 16]
 
@@ -154,9 +157,10 @@ def test_each_round_has_fresh_workers_and_the_planned_caches():
     fakes = FakeWorkers()
     session, _ = _run(_config(replicates=3, portable_round=True), fakes)
     assert [r["cache"] for r in session.rounds] == ["cold", "portable", "warm"]
+    names = [a.name for a in session.arms]
     assert [(w.index, w.process) for w in fakes.workers] == [
-        (0, 0), (1, 0), (1, 1), (0, 1), (0, 2), (1, 2),
-    ]  # fmt: skip
+        (names.index(name), rep) for rep, e in enumerate(session.rounds) for name in e["order"]
+    ]  # each round's workers start in its order
     assert len({w.pid for w in fakes.workers}) == 6
     for worker in fakes.workers:  # each worker loads once, then only its own round's commands
         assert [
@@ -202,7 +206,7 @@ def test_a_fatal_error_ends_that_arm_and_the_others_go_on():
     session, _ = _run(cfg, fakes)
     assert session.status == "completed_with_errors"
     assert [r.cmd for r in fakes.commands(arm=1)] == ["load", "prepare", "exit"]
-    assert [r["order"] for r in session.rounds] == [["eager", "aot_eager"], ["eager"]]
+    assert [sorted(r["order"]) for r in session.rounds] == [["aot_eager", "eager"], ["eager"]]
     assert session.arms[1].error["kind"] == "runtime"
     for rep in (0, 1):
         finished = [r.command["batch_size"] for r in fakes.commands("finish", arm=0, process=rep)]

@@ -10,7 +10,7 @@ import pytest
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
 from tcprof.profiler.folders.files import iter_events, write_session_files
 from tcprof.profiler.folders.steps_csv import steps_rows
-from tcprof.profiler.protocol.events import encode
+from tcprof.profiler.protocol.wire import encode
 from tcprof.profiler.session.fold import SessionFold
 
 

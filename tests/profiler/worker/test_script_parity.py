@@ -116,3 +116,30 @@ def test_inductors_dropout_parts_from_eager_and_is_judged_again_with_fallback_ra
     verdict = of_type(channel.events, "accuracy")[0]
     assert verdict["status"] == "pass", verdict.get("reason")
     assert verdict["fallback_random"] is True
+
+
+def test_a_retry_with_fallback_random_that_fails_keeps_the_first_verdict_and_says_why():
+    """The retry is a second chance, not the verdict: a script that fails under the switch
+    keeps the fail of the run it was judged by, and the reason names the retry's error."""
+    import json
+
+    from tcprof.profiler.config import ArmSpec
+    from tcprof.profiler.worker.command_stream import CommandReader
+    from tcprof.profiler.worker.script.commands import serve_script
+    from tests.support.paths import ROOT
+    from tests.support.script_harness import RecordingChannel, of_type, script_config
+
+    path = ROOT / "tests" / "support" / "scripts" / "relu_net_no_fallback.py"
+    cfg = script_config(path, arms=(ArmSpec("eager"), ArmSpec("relu_accuracy_error_TESTING_ONLY")))
+    channel = RecordingChannel()
+    serve_script(
+        channel,
+        CommandReader([json.dumps({"cmd": "accuracy", "batch_sizes": [1]}) + "\n"], channel),
+        {"cmd": "load", "config": cfg.to_dict(), "arm_index": 1},
+    )
+    (verdict,) = of_type(channel.events, "accuracy")
+    assert verdict["status"] == "fail" and verdict["failed_step"] == 0
+    assert verdict["fallback_random"] is False
+    assert verdict["reason"].startswith("the loss curves part at step 0: eager ")
+    assert "run again with fallback_random, the arm failed: " in verdict["reason"]
+    assert "this script refuses fallback_random" in verdict["reason"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tcprof.profiler.config import ArmSpec, ModelSource, RunConfig
-from tcprof.profiler.protocol.events import decode
+from tcprof.profiler.protocol.wire import decode
 from tcprof.profiler.worker.arm_worker import ArmWorker
 from tcprof.profiler.worker.channel import EventChannel
 from tcprof.profiler.worker.commands import serve
