@@ -14,8 +14,8 @@ square's letters in a random order, and each cycle of rows runs in a random orde
 a Williams square and reordering its rows keep both balances, so a run is balanced after the
 same rounds; but no arm is first in the cold round, or in any given round, in every run. With a
 fixed square the same arm led round 0 in all 30 runs of a known-truth series, so whatever the
-first blocks of a run meet (docs/benchmarks.md: +5 to +12% in round 0's first block under the
-neighbour) fell on the same arm in every run, a bias no number of runs averages out.
+first blocks of a run meet (docs/benchmarks.md: round 0 read repeat2 against eager 8-10% low)
+fell on the same arms in every run, a bias no number of runs averages out.
 """
 
 from __future__ import annotations
