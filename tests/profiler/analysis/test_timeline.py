@@ -43,7 +43,7 @@ def _slowed(handler: Callable[..., None], seconds: float) -> Callable[..., None]
 
 
 def _fake_run(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    for name, seconds in (("load", 0.02), ("prepare", 0.03), ("measure", 0.01)):
+    for name, seconds in (("load", 0.02), ("prepare", 0.03)):
         monkeypatch.setitem(
             fake_worker._HANDLERS, name, _slowed(fake_worker._HANDLERS[name], seconds)
         )
@@ -66,9 +66,13 @@ def _fake_run(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], list[dic
     return session.to_dict(), events
 
 
-# In the serial pass: twice in a loaded parallel pass (three pytest processes on two cores) the
-# baseline's first lane had no "blocks" span; alone, and under three parallel copies, it passes.
-# Left to find: whether the engine's relay times reorder a process's phases under load.
+# A mark's `t` is when the engine relays the event. A fake worker's command runs inside the
+# runner's `send`, so a block's `phase`, steps and `block_done` are all relayed after it, and the
+# block has a length only when the relaying happens to cross a 0.1 ms tick: under load often not
+# (the baseline's round-0 lane had no block span in a loaded parallel pass, then in a serial one;
+# 1 run in 40 beside three busy loops; a compile's span too, under heavier load). What a span is
+# called is therefore checked on marks built by hand (the compile's, the blocks' compaction),
+# and here only what holds whatever the relay times: the lanes, their caches, the totals.
 @pytest.mark.serial
 def test_a_fake_run_has_a_lane_per_process_and_totals_that_add_up_to_its_wall_time(
     monkeypatch: pytest.MonkeyPatch,
@@ -88,8 +92,9 @@ def test_a_fake_run_has_a_lane_per_process_and_totals_that_add_up_to_its_wall_ti
         for lane in timeline["lanes"]
         for s in lane["spans"]
     }
-    assert ("aot_eager", 0, "cold compile") in whats
-    assert ("eager", 0, "blocks") in whats  # consecutive blocks are one span (their count)
+    caches = {(lane["name"], lane["round"]): lane["cache"] for lane in timeline["lanes"]}
+    assert caches[("aot_eager", 0)] == "cold" and caches[("aot_eager", 1)] == "warm"
+    assert not any(what == "block" for _, _, what in whats)  # only compacted, where any
     accuracy_lane = next(lane for lane in timeline["lanes"] if lane["round"] == "accuracy")
     assert {s["category"] for s in accuracy_lane["spans"]} == {ACCURACY}  # its start-up too
     assert timeline["totals"][ACCURACY] > 0
@@ -146,6 +151,10 @@ def test_totals_match_a_run_whose_answer_is_known_by_construction() -> None:
     timeline = build_timeline(marks, ["eager", "inductor"])
     totals = timeline["totals"]
     assert timeline["wall_s"] == 20.0
+    inductor = next(lane for lane in timeline["lanes"] if lane["round"] == 0 and lane["arm"] == 1)
+    assert ("cold compile", 3.0, 8.0) in [
+        (s["what"], s["start"], s["end"]) for s in inductor["spans"]
+    ]
     assert totals[MEASUREMENT] == pytest.approx(1.5 + 1.25)
     assert totals[WAITING] == pytest.approx(0.5 + 0.5)
     assert totals[COMPILING] == pytest.approx(5.0)
@@ -158,6 +167,30 @@ def test_totals_match_a_run_whose_answer_is_known_by_construction() -> None:
     assert sum(totals.values()) == pytest.approx(20.0)
     assert timeline["gaps_s"] == pytest.approx(0.5 + 0.5 + 2.0 + 2.0)
     assert [c for c, _ in totals_line(Timeline.of(timeline))][:3] == [OTHER, COMPILING, MEASUREMENT]
+
+
+def test_consecutive_blocks_are_one_span_with_their_count() -> None:
+    """Three blocks of one process at one batch size, their waits between them: one span
+    `blocks` of count 3 in the lane; the totals keep the waits in their own categories."""
+    marks = [
+        _mark(0.0, "run_start"),
+        _mark(0.0, "arm_start", 0, cache=None),
+        _mark(1.0, "loaded", 0),
+        _mark(1.0, "phase", 0, phase="measuring", batch_size=8),
+        _mark(2.0, "block_done", 0, batch_size=8, random_wait_s=0.25),
+        _mark(2.0, "phase", 0, phase="measuring", batch_size=8),
+        _mark(3.0, "block_done", 0, batch_size=8, waited_s=0.5),
+        _mark(3.0, "phase", 0, phase="measuring", batch_size=8),
+        _mark(4.0, "block_done", 0, batch_size=8),
+        _mark(4.5, "worker_exit", 0),
+        _mark(5.0, "run_end"),
+    ]
+    timeline = build_timeline(marks, ["eager"])
+    (lane,) = timeline["lanes"]
+    blocks = [s for s in lane["spans"] if s["what"] == "blocks"]
+    assert [(s["start"], s["end"], s["count"]) for s in blocks] == [(1.0, 4.0, 3)]
+    assert timeline["totals"][MEASUREMENT] == pytest.approx(3.0 - 0.25 - 0.5)
+    assert timeline["totals"][WAITING] == pytest.approx(0.5)
 
 
 def test_a_session_without_its_marks_has_no_timeline_and_a_missing_one_reads_as_nothing() -> None:
