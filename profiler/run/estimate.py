@@ -10,8 +10,10 @@ size, and the run's own costs (worker start-up, each block's quiet-machine wait)
 time the steps and compiles leave unexplained. Without history they are
 guesses, and the estimate says "rough: no earlier run of this model": a figure is never
 presented as measured when it is not. The guesses rest on what the window's inspection saw of
-the model (worker/step_probe.py): its eager step timed at two small batch sizes, and its leaf
-modules, which a compile's cost grows with; and on what torch will compile: under dynamic=None
+the model (worker/step_probe.py): its eager step timed at two small batch sizes, the operators
+one training step dispatches, which a compile's cost grows with, the time its file took to load,
+and the machine's pace now (a compile and a worker's start-up are Python-bound, and a busy
+stretch of a shared machine runs them at half speed); and on what torch will compile: under dynamic=None
 the second batch size compiles once more with dynamic shapes and later sizes reuse it, under
 dynamic=False each size compiles, and a warm cache's compile is a fraction of the cold one.
 
@@ -31,14 +33,24 @@ from tcprof.profiler.protocol import units
 from tcprof.profiler.protocol.types import Json
 from tcprof.profiler.run.cache_plan import PORTABLE_MIN_ROUNDS
 
-# Guesses for a model never run before (bench/estimate_error.py measures how far they are):
-# a cold compile costs a fixed part plus a part per leaf module of the model.
-COMPILE_GUESS = {"aot_eager": (2.0, 0.2), "inductor": (10.0, 1.5)}  # (s, s per leaf module)
-OTHER_COMPILE_GUESS = (10.0, 1.5)  # a backend tcprof does not know: priced as inductor
+# Guesses for a model never run before (bench/estimate_error.py measures how far they are): a
+# cold compile costs a fixed part plus a part per operator one training step dispatches (the
+# inspection's probe counts them), at the pace the probe read. Fitted to the built-in examples'
+# cold compiles on a quiet stretch (docs/benchmarks.md, "The estimate at the machine's pace").
+COMPILE_GUESS = {"aot_eager": (0.5, 0.012), "inductor": (1.0, 0.06)}  # (s, s per operator)
+OTHER_COMPILE_GUESS = COMPILE_GUESS["inductor"]  # a backend tcprof does not know
+OPS_PER_MODULE = 8.0  # operators per leaf module, where the probe counted none (the examples: 6-20)
 DEFAULT_MODULES = 20  # leaf modules, where the inspection saw none
 DEFAULT_COMPILE_S = {  # the guess for a model of DEFAULT_MODULES leaf modules
-    name: base + per * DEFAULT_MODULES for name, (base, per) in COMPILE_GUESS.items()
+    name: base + per * OPS_PER_MODULE * DEFAULT_MODULES
+    for name, (base, per) in COMPILE_GUESS.items()
 }
+# The machine's pace: the probe's fixed torch.fx trace (worker/step_probe.py's pace_ms) took this
+# long on the quiet stretch the guesses were fitted on; a slower reading scales what is
+# Python-bound (a compile, a worker's start-up) by its ratio, within PACE_RANGE.
+REFERENCE_PACE_MS = 2.9
+PACE_RANGE = (0.5, 4.0)
+WORKER_START_S = 1.5  # a worker forked and ready for its model, at the reference pace
 WARM_COMPILE_SHARE = 0.1  # a warm cache's compile, as a share of the cold one (no history)
 # --portable-round's compile, of a cold one: 0.65, 0.7 and 0.9 on the CPU (nanoGPT shape, simple,
 # mlp; quiet runs of 2026-12-06): the artifacts carry the graphs, not the C++ kernels
@@ -76,6 +88,9 @@ class Prices:
     model: str = ""
     probe_ms: dict[int, float] = field(default_factory=dict)  # eager step ms at small sizes
     modules: int | None = None  # the model's leaf modules (the inspection's)
+    ops: int | None = None  # operators one training step dispatches (the inspection's)
+    pace_ms: float | None = None  # the probe's reading of the machine's pace
+    load_s: float | None = None  # the model file imported and the model built (the inspection's)
 
     def with_probe(self, probe: Json | None) -> Prices:
         """These prices with the inspection's step probe (worker/step_probe.py) for guesses."""
@@ -84,10 +99,31 @@ class Prices:
         sizes = probe.get("ms_at")
         sizes = sizes if isinstance(sizes, dict) else {}
         ms = {int(b): float(v) for b, v in sizes.items() if nonnegative(v) is not None}
-        modules = probe.get("modules")
+        modules, ops = probe.get("modules"), probe.get("ops")
+        pace = nonnegative(probe.get("pace_ms"))
         return dataclasses.replace(
-            self, probe_ms=ms, modules=modules if isinstance(modules, int) else self.modules
+            self,
+            probe_ms=ms,
+            modules=modules if _count(modules) else self.modules,
+            ops=ops if _count(ops) else self.ops,
+            pace_ms=pace if pace else self.pace_ms,
+            load_s=nonnegative(probe.get("load_s")),
         )
+
+    def pace(self) -> float:
+        """How much slower than the guesses' reference this machine runs Python-bound work now
+        (1.0 where the probe did not read it)."""
+        if not self.pace_ms:
+            return 1.0
+        low, high = PACE_RANGE
+        return min(high, max(low, self.pace_ms / REFERENCE_PACE_MS))
+
+    def process(self) -> float:
+        """A worker's start-up: from history, the run's own cost; without it, a fork's at the
+        machine's pace plus the model's load as the inspection timed it."""
+        if self.runs or self.load_s is None:
+            return PROCESS_WEIGHT * self.overhead_s
+        return self.pace() * WORKER_START_S + self.load_s
 
     def _probe_step(self, bs: int) -> float | None:
         """The eager step at `bs`, a fixed cost plus a cost per sample fitted to the probe."""
@@ -146,7 +182,11 @@ class Prices:
             cold = self.compile(keys, backend, bs, warm=False, nth=nth, dynamic=dynamic)
             return cold * WARM_COMPILE_SHARE
         base, per = COMPILE_GUESS.get(backend, OTHER_COMPILE_GUESS)
-        first = base + per * (self.modules if self.modules is not None else DEFAULT_MODULES)
+        ops = self.ops
+        if ops is None:
+            modules = self.modules if self.modules is not None else DEFAULT_MODULES
+            ops = round(OPS_PER_MODULE * modules)
+        first = self.pace() * (base + per * ops)
         if nth == 0:
             return first
         shares = RECOMPILE_SHARE if nth == 1 else LATER_SIZE_SHARE
@@ -204,7 +244,7 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
                         for n in per_block
                     ]
                 )
-            process = Unit("process", i, None, rep, PROCESS_WEIGHT * over)
+            process = Unit("process", i, None, rep, prices.process())
             lanes.append((process, sized, Unit("exit", i, None, rep, EXIT_WEIGHT * over)))
         units += _schedule_order(lanes, bool(config.get("sequential")))
     if config.get("accuracy", True):
@@ -212,7 +252,7 @@ def plan(config: Json, prices: Prices) -> list[Unit]:
             if not arm.compiled:
                 continue
             keys = (arm.name, arm.backend)
-            units.append(Unit("process", i, None, ACCURACY, PROCESS_WEIGHT * over))
+            units.append(Unit("process", i, None, ACCURACY, prices.process()))
             for nth, bs in enumerate(sizes):
                 cold = prices.compile(
                     keys, arm.backend, bs, warm=False, nth=nth, dynamic=arm.dynamic
@@ -303,6 +343,10 @@ def _unpriced(config: Json, prices: Prices) -> bool:
     """Whether an arm of the run has no step time from history at any batch size."""
     priced = {k for k, _bs in prices.step_ms}
     return any(a.name not in priced and a.backend not in priced for a in arms_of(config))
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def nonnegative(value: Any) -> float | None:

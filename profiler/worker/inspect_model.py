@@ -8,6 +8,7 @@ a build error carries its cause in one line and whether the constructor wants ar
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import torch
@@ -28,6 +29,7 @@ def inspect_source(channel: EventChannel, source: dict[str, Any]) -> None:
         "input": None,
     }
     stage = "import"
+    began = time.perf_counter()
     try:
         module = model_source.import_file(path)
         info["candidates"] = [c.to_dict() for c in model_source.list_candidates(module)]
@@ -43,7 +45,8 @@ def inspect_source(channel: EventChannel, source: dict[str, Any]) -> None:
         if source.get("probe"):  # the window's estimate of a model with no earlier run
             from tcprof.profiler.worker.step_probe import probe_step
 
-            info["probe"] = probe_step(model, module, plan)
+            load_s = round(time.perf_counter() - began, 4)  # what each of the run's workers repeats
+            info["probe"] = {**probe_step(model, module, plan), "load_s": load_s}
     except inputs.InputError as exc:
         info["error"] = {"kind": "load", "message": str(exc), "stage": stage}
     except Exception as exc:

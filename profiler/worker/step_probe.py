@@ -1,6 +1,12 @@
 """A quick price of the model's eager training step, for the estimate of a run that has no
 earlier session to price it from: a few eager steps (forward, loss, backward, SGD) at two small
 batch sizes, timed after one untimed step each, fitted as a fixed cost plus a cost per sample.
+The first untimed step also counts the operators torch dispatches (forward and backward): what
+a compile traces and lowers, so the compile's guess grows with it (profiler/run/estimate.py).
+And it reads the machine's pace for Python-bound work, which compiles and worker start-ups are:
+a fixed module traced by torch.fx, the median of a few (a run on a busy stretch of a shared
+machine took twice as long as the same run on a quiet one: docs/benchmarks.md; the median, not
+the fastest, since a run pays the machine's usual pace, not its best moments).
 
 It runs in the inspection worker, on CPU, right after the model is built, and is bounded: it
 stops at the first size whose step takes longer than `BUDGET_S` (that size's time stands alone).
@@ -9,25 +15,54 @@ the run itself reports the problem."""
 
 from __future__ import annotations
 
+import statistics
 import time
 from types import ModuleType
 from typing import Any
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from tcprof.profiler.worker import inputs
 
 SIZES = (2, 8)
 STEPS = 4
 BUDGET_S = 1.0  # one step longer than this: no further size is timed
+PACE_REPEATS = 7  # traces of the pace's module: about 3 ms each on this project's machine
+
+
+def pace_ms() -> float:
+    """Milliseconds to trace and recompile a fixed 16-module network with torch.fx: Python-bound
+    graph work, like a compile's, on this machine as it is now (the median of a few)."""
+    model = nn.Sequential(*[m for _ in range(8) for m in (nn.Linear(8, 8), nn.ReLU())])
+    torch.fx.symbolic_trace(model).recompile()  # torch.fx's own first use, untimed
+    times = []
+    for _ in range(PACE_REPEATS):
+        began = time.perf_counter()
+        torch.fx.symbolic_trace(model).recompile()
+        times.append(time.perf_counter() - began)
+    return round(statistics.median(times) * 1000.0, 3)
+
+
+class _OpCount(TorchDispatchMode):
+    """Counts the operators dispatched while it is on (each runs as it would without it)."""
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # torch's is untyped
+        self.ops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        self.ops += 1
+        return func(*args, **(kwargs or {}))
 
 
 def probe_step(model: nn.Module, module: ModuleType, plan: inputs.InputPlan) -> dict[str, Any]:
-    """{'ms_at': {2: 0.41, 8: 0.93}, 'modules': 13}: eager step milliseconds per batch size
-    (possibly only the first size), and the model's leaf modules (a compile's size, roughly)."""
+    """{'ms_at': {2: 0.41, 8: 0.93}, 'modules': 13, 'ops': 86, 'pace_ms': 2.9}: eager step
+    milliseconds per batch size (possibly only the first size), the model's leaf modules, the
+    operators one training step dispatches (a compile's size) and the machine's pace."""
     leaves = sum(1 for m in model.modules() if not any(True for _ in m.children()))
-    out: dict[str, Any] = {"modules": leaves, "ms_at": {}}
+    out: dict[str, Any] = {"modules": leaves, "ms_at": {}, "pace_ms": pace_ms()}
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # lr 0: the weights stay as built
     loss_of = inputs.LossOf(seed=0)
     device = torch.device("cpu")
@@ -43,7 +78,12 @@ def probe_step(model: nn.Module, module: ModuleType, plan: inputs.InputPlan) -> 
                 optimizer.zero_grad(set_to_none=True)
 
             began = time.perf_counter()
-            step()
+            if "ops" in out:
+                step()
+            else:  # the first step of all: counted, untimed
+                with _OpCount() as count:
+                    step()
+                out["ops"] = count.ops
             steps[bs] = step
             if time.perf_counter() - began > BUDGET_S:
                 break

@@ -151,5 +151,7 @@ def test_workers_die_with_their_fork_server_and_the_engine_hears_of_it():
 
 def test_a_model_is_inspected_by_a_forked_worker(monkeypatch):
     monkeypatch.delenv(forked.FORK_ENV, raising=False)  # the default: untimed ones are forked
-    info = inspect_model(ModelSource(str(example_path("simple"))))
+    info = inspect_model(ModelSource(str(example_path("simple"))), probe=True)
     assert info.get("chosen") and not info.get("error")
+    probe = info["probe"]  # what the estimate prices a model never run before with
+    assert probe["ops"] > 0 and probe["pace_ms"] > 0 and 0 <= probe["load_s"] < 30

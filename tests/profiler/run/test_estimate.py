@@ -4,6 +4,7 @@ falls as progress events arrive."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -123,13 +124,13 @@ def test_the_workers_pace_is_not_applied_to_the_compiles_after_them():
 
 
 def test_without_history_the_inspections_probe_and_torchs_compile_rules_price_the_run():
-    from tcprof.profiler.run.estimate import COMPILE_GUESS, WARM_COMPILE_SHARE
+    from tcprof.profiler.run.estimate import COMPILE_GUESS, OPS_PER_MODULE, WARM_COMPILE_SHARE
 
-    prices = Prices().with_probe({"ms_at": {"2": 1.0, "8": 4.0}, "modules": 10})
+    prices = Prices().with_probe({"ms_at": {"2": 1.0, "8": 4.0}, "modules": 10, "ops": 100})
     keys = ("inductor", "inductor")
     assert prices.step(keys, 32) == 16.0  # 0.5 ms per sample, no fixed cost
     base, per = COMPILE_GUESS["inductor"]
-    first = base + per * 10
+    first = base + per * 100
     assert prices.compile(keys, "inductor", 32, warm=False) == first
     # dynamic=None: the second size compiles once more, dynamic; the third reuses it
     second = prices.compile(keys, "inductor", 64, warm=False, nth=1, dynamic=None)
@@ -138,11 +139,40 @@ def test_without_history_the_inspections_probe_and_torchs_compile_rules_price_th
     assert third < second < first and static > second
     warm = prices.compile(keys, "inductor", 32, warm=True)
     assert warm == first * WARM_COMPILE_SHARE
+    # without an operator count, the leaf modules stand in for it
+    modules_only = Prices().with_probe({"ms_at": {"2": 1.0}, "modules": 10})
+    expected = base + per * OPS_PER_MODULE * 10
+    assert modules_only.compile(keys, "inductor", 32, warm=False) == expected
     # a larger model is priced longer to compile and to step
-    big = Prices().with_probe({"ms_at": {"2": 10.0, "8": 40.0}, "modules": 40})
+    big = Prices().with_probe({"ms_at": {"2": 10.0, "8": 40.0}, "modules": 40, "ops": 400})
     config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")), batch_sizes=(32, 64))
     assert estimate(config, big).seconds > estimate(config, prices).seconds
     assert Prices().with_probe(None) == Prices()
+
+
+def test_a_slower_pace_prices_compiles_and_start_ups_longer_and_a_failed_reading_is_ignored():
+    """The probe's pace reading scales what is Python-bound (a guessed compile, a worker's
+    start-up, which also pays the model's load as timed); the steps are the probe's own."""
+    from tcprof.profiler.run.estimate import PACE_RANGE, REFERENCE_PACE_MS, WORKER_START_S
+
+    probe = {"ms_at": {"2": 1.0, "8": 4.0}, "ops": 100, "load_s": 0.2}
+    at_reference = Prices().with_probe({**probe, "pace_ms": REFERENCE_PACE_MS})
+    slow = Prices().with_probe({**probe, "pace_ms": 2 * REFERENCE_PACE_MS})
+    keys = ("inductor", "inductor")
+    assert at_reference.pace() == 1.0 and slow.pace() == 2.0
+    cold = at_reference.compile(keys, "inductor", 32, warm=False)
+    assert slow.compile(keys, "inductor", 32, warm=False) == 2 * cold
+    assert at_reference.process() == WORKER_START_S + 0.2
+    assert slow.process() == 2 * WORKER_START_S + 0.2
+    assert slow.step(keys, 32) == at_reference.step(keys, 32)
+    crawling = Prices().with_probe({**probe, "pace_ms": 1000 * REFERENCE_PACE_MS})
+    assert crawling.pace() == PACE_RANGE[1], "one odd reading is bounded"
+    for odd in (None, "fast", -1.0, 0.0, float("nan")):
+        assert Prices().with_probe({**probe, "pace_ms": odd}).pace() == 1.0
+    config = _config(arms=(ArmSpec("eager"), ArmSpec("inductor")))
+    assert estimate(config, slow).seconds > estimate(config, at_reference).seconds
+    # with history, a worker's start-up is the sessions' own measured cost
+    assert dataclasses.replace(slow, runs=2).process() == Prices().process()
 
 
 def test_a_run_that_stops_when_settled_says_its_range_and_its_budget():

@@ -20,6 +20,22 @@ def test_the_probe_times_each_size_and_counts_leaf_modules():
     assert probe["modules"] == 3 and "error" not in probe
     assert set(probe["ms_at"]) == set(SIZES) and all(v > 0 for v in probe["ms_at"].values())
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert probe["pace_ms"] > 0
+
+
+@pytest.mark.timeout(60)
+def test_the_probe_counts_the_operators_a_training_step_dispatches():
+    """Twice the layers, about twice the operators: the compile's guess grows with them."""
+
+    def net(layers: int) -> torch.nn.Module:
+        return torch.nn.Sequential(
+            *[m for _ in range(layers) for m in (torch.nn.Linear(16, 16), torch.nn.Tanh())]
+        )
+
+    small, large = net(2), net(4)
+    ops = [probe_step(m, None, inputs.plan_inputs(m, None, "16"))["ops"] for m in (small, large)]
+    assert 10 < ops[0] < ops[1]
+    assert 1.6 < ops[1] / ops[0] < 2.4
 
 
 @pytest.mark.timeout(60)
