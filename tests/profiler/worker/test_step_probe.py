@@ -51,3 +51,18 @@ def test_a_model_that_cannot_step_leaves_the_probe_empty_not_failed():
     model = Broken()
     probe = probe_step(model, None, inputs.plan_inputs(model, None, "4"))
     assert probe["ms_at"] == {} and "RuntimeError: no" in probe["error"]
+
+
+@pytest.mark.timeout(60)
+def test_a_step_that_cannot_run_under_a_dispatch_mode_is_still_timed_without_a_count(monkeypatch):
+    from tcprof.profiler.worker import step_probe
+
+    class Refuses(step_probe._OpCount):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            raise RuntimeError("not under a mode")
+
+    monkeypatch.setattr(step_probe, "_OpCount", Refuses)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh())
+    probe = probe_step(model, None, inputs.plan_inputs(model, None, "8"))
+    assert "ops" not in probe and "error" not in probe
+    assert set(probe["ms_at"]) == set(SIZES)
