@@ -96,11 +96,11 @@ def probe_step(model: nn.Module, module: ModuleType, plan: inputs.InputPlan) -> 
             steps[bs] = step
             if time.perf_counter() - began > BUDGET_S:
                 break
-        for bs, step in steps.items():
+        for bs, timed in steps.items():
             times = []
             for _ in range(STEPS):  # the fastest of a few: a busy machine only adds time
                 began = time.perf_counter()
-                step()
+                timed()
                 times.append(time.perf_counter() - began)
             out["ms_at"][bs] = round(min(times) * 1000.0, 4)
             if min(times) > BUDGET_S:
