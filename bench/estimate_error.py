@@ -142,6 +142,7 @@ def run_once(config: RunConfig, sessions: Path, name: str) -> dict[str, Any]:
         "most_s": round(est.most_seconds, 1) if est.most_seconds is not None else None,
         "range_ratio": range_ratio(est, wall),
         "status": live.get("status"),
+        "rounds": len(live.get("rounds") or []),
         "priced": {k: round(v, 1) for k, v in priced_by_kind(est).items()},
         "units": {k: sum(1 for u in est.units if u.kind == k) for k in DONE_BY.values()},
         "actual": {k: round(v, 1) for k, v in actual_by_kind(folder).items()},
@@ -188,7 +189,7 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                     f"estimate {units.duration(row['estimate_s'])}, actual "
                     f"{units.duration(row['actual_s'])}, estimate/actual {row['ratio']:.2f}, "
                     f"at most {row['most_s']} s, range/actual {row['range_ratio']} "
-                    f"[{row['status']}]",
+                    f"[{row['status']}, {row['rounds']} rounds]",
                     flush=True,
                 )
                 print(f"    compiles: {row['compile']}")

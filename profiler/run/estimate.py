@@ -37,7 +37,7 @@ from tcprof.profiler.run.cache_plan import PORTABLE_MIN_ROUNDS
 # cold compile costs a fixed part plus a part per operator one training step dispatches (the
 # inspection's probe counts them), at the pace the probe read. Fitted to the built-in examples'
 # cold compiles on a quiet stretch (docs/benchmarks.md, "The estimate at the machine's pace").
-COMPILE_GUESS = {"aot_eager": (0.5, 0.012), "inductor": (1.0, 0.06)}  # (s, s per operator)
+COMPILE_GUESS = {"aot_eager": (0.5, 0.01), "inductor": (1.0, 0.05)}  # (s, s per operator)
 OTHER_COMPILE_GUESS = COMPILE_GUESS["inductor"]  # a backend tcprof does not know
 OPS_PER_MODULE = 8.0  # operators per leaf module, where the probe counted none (the examples: 6-20)
 DEFAULT_MODULES = 20  # leaf modules, where the inspection saw none
@@ -48,9 +48,9 @@ DEFAULT_COMPILE_S = {  # the guess for a model of DEFAULT_MODULES leaf modules
 # The machine's pace: the probe's fixed torch.fx trace (worker/step_probe.py's pace_ms) took this
 # long on the quiet stretch the guesses were fitted on; a slower reading scales what is
 # Python-bound (a compile, a worker's start-up) by its ratio, within PACE_RANGE.
-REFERENCE_PACE_MS = 2.9
+REFERENCE_PACE_MS = 3.2
 PACE_RANGE = (0.5, 4.0)
-WORKER_START_S = 1.5  # a worker forked and ready for its model, at the reference pace
+WORKER_START_S = 2.0  # a worker started and ready for its model, at the reference pace
 WARM_COMPILE_SHARE = 0.1  # a warm cache's compile, as a share of the cold one (no history)
 # --portable-round's compile, of a cold one: 0.65, 0.7 and 0.9 on the CPU (nanoGPT shape, simple,
 # mlp; quiet runs of 2026-12-06): the artifacts carry the graphs, not the C++ kernels
