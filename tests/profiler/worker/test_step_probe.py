@@ -16,7 +16,9 @@ def test_the_probe_times_each_size_and_counts_leaf_modules():
     model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
     plan = inputs.plan_inputs(model, None, "16")
     before = [p.detach().clone() for p in model.parameters()]
+    threads = torch.get_num_threads()
     probe = probe_step(model, None, plan)
+    assert torch.get_num_threads() == threads, "timed with one thread too, then put back"
     assert probe["modules"] == 3 and "error" not in probe
     assert set(probe["ms_at"]) == set(SIZES) and all(v > 0 for v in probe["ms_at"].values())
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
