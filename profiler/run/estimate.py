@@ -48,7 +48,7 @@ DEFAULT_COMPILE_S = {  # the guess for a model of DEFAULT_MODULES leaf modules
 # The machine's pace: the probe's fixed torch.fx trace (worker/step_probe.py's pace_ms) took this
 # long on the quiet stretch the guesses were fitted on; a slower reading scales what is
 # Python-bound (a compile, a worker's start-up) by its ratio, within PACE_RANGE.
-REFERENCE_PACE_MS = 3.2
+REFERENCE_PACE_MS = 3.0
 PACE_RANGE = (0.5, 4.0)
 WORKER_START_S = 2.0  # a worker started and ready for its model, at the reference pace
 WARM_COMPILE_SHARE = 0.1  # a warm cache's compile, as a share of the cold one (no history)

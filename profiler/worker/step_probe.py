@@ -19,6 +19,7 @@ the run itself reports the problem."""
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from types import ModuleType
@@ -34,17 +35,25 @@ SIZES = (2, 8)
 STEPS = 4
 BUDGET_S = 1.0  # one step longer than this: no further size is timed
 PACE_REPEATS = 15  # traces of the pace's module: about 3 ms each on this project's machine
+PACE_WARM = 3  # untimed first: a fresh process's first traces took twice as long
 
 
 def pace_ms() -> float:
     """Milliseconds to trace and recompile a fixed 16-module network with torch.fx: Python-bound
     graph work, like a compile's, on this machine as it is now (the mean of a few)."""
     model = nn.Sequential(*[m for _ in range(8) for m in (nn.Linear(8, 8), nn.ReLU())])
-    torch.fx.symbolic_trace(model).recompile()  # torch.fx's own first use, untimed
-    began = time.perf_counter()
-    for _ in range(PACE_REPEATS):
+    for _ in range(PACE_WARM):  # torch.fx's and the interpreter's first uses, untimed
         torch.fx.symbolic_trace(model).recompile()
-    return round((time.perf_counter() - began) / PACE_REPEATS * 1000.0, 3)
+    collecting = gc.isenabled()
+    gc.disable()  # the machine's pace, not a collection that these objects happen to trigger
+    try:
+        began = time.perf_counter()
+        for _ in range(PACE_REPEATS):
+            torch.fx.symbolic_trace(model).recompile()
+        return round((time.perf_counter() - began) / PACE_REPEATS * 1000.0, 3)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _OpCount(TorchDispatchMode):
