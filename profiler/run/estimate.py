@@ -156,12 +156,14 @@ class Prices:
 
     def step(self, keys: tuple[str, ...], bs: int) -> float:
         """Milliseconds per step; from another batch size, scaled with the batch; without
-        history, the probe's eager step (a compiled step is priced as eager's)."""
+        history, the probe's eager step (a compiled step is priced as eager's) at the machine's
+        pace: the probe keeps the fastest of its steps, the machine's best moments, and a run
+        pays its share of the machine."""
         found = self._lookup(self.step_ms, keys, bs)
         if found is not None:
             return found[0] * bs / found[1]
         probed = self._probe_step(bs)
-        return DEFAULT_STEP_MS if probed is None else probed
+        return DEFAULT_STEP_MS if probed is None else probed * self.pace()
 
     def compile(
         self,
