@@ -7,7 +7,7 @@ a step where the run's own steps took 15-46 ms), and one thread does not wait.
 The first untimed step also counts the operators torch dispatches (forward and backward): what
 a compile traces and lowers, so the compile's guess grows with it (profiler/run/estimate.py).
 And it reads the machine's pace for Python-bound work, which compiles and worker start-ups are:
-a fixed module traced by torch.fx, the mean over about 50 ms (a run on a busy stretch of a
+a fixed module traced by torch.fx, the mean over about 120 ms (a run on a busy stretch of a
 shared machine took twice as long as the same run on a quiet one: docs/benchmarks.md; the mean
 over several of the scheduler's slices, not the fastest trace or the median, since a run pays
 its share of the machine, not its best moments).
@@ -34,7 +34,7 @@ from tcprof.profiler.worker import inputs
 SIZES = (2, 8)
 STEPS = 4
 BUDGET_S = 1.0  # one step longer than this: no further size is timed
-PACE_REPEATS = 15  # traces of the pace's module: about 3 ms each on this project's machine
+PACE_REPEATS = 40  # traces of the pace's module: about 3 ms each on this project's machine
 PACE_WARM = 3  # untimed first: a fresh process's first traces took twice as long
 
 
