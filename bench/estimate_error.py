@@ -118,14 +118,13 @@ def range_ratio(est: Estimate, wall: float) -> float | None:
 def run_once(config: RunConfig, sessions: Path, name: str) -> dict[str, Any]:
     """Priced as the window prices it: history, and the inspection's step probe."""
     probe = inspect_model(config.source, probe=True).get("probe")
-    prices = history_prices(config.to_dict(), root=sessions).with_probe(probe)
+    history = history_prices(config.to_dict(), root=sessions)  # read once, priced twice
+    prices = history.with_probe(probe)
     est = estimate(config.to_dict(), prices)
     unpaced = (
         {k: v for k, v in probe.items() if k != "pace_ms"} if isinstance(probe, dict) else None
     )
-    at_reference = estimate(
-        config.to_dict(), history_prices(config.to_dict(), root=sessions).with_probe(unpaced)
-    )
+    at_reference = estimate(config.to_dict(), history.with_probe(unpaced))
     folder = sessions / name
     recorded = RecordedRun(config, folder)
     began = time.monotonic()

@@ -36,7 +36,8 @@ from tcprof.profiler.run.cache_plan import PORTABLE_MIN_ROUNDS
 # Guesses for a model never run before (bench/estimate_error.py measures how far they are): a
 # cold compile costs a fixed part plus a part per operator one training step dispatches (the
 # inspection's probe counts them), at the pace the probe read. Fitted to the built-in examples'
-# cold compiles on a quiet stretch (docs/benchmarks.md, "The estimate at the machine's pace").
+# cold compiles on two quiet stretches (docs/benchmarks.md, "... the estimate at the machine's
+# pace", seventh sitting).
 COMPILE_GUESS = {"aot_eager": (0.5, 0.01), "inductor": (1.0, 0.05)}  # (s, s per operator)
 OTHER_COMPILE_GUESS = COMPILE_GUESS["inductor"]  # a backend tcprof does not know
 OPS_PER_MODULE = 8.0  # operators per leaf module, where the probe counted none (the examples: 6-20)
@@ -119,8 +120,8 @@ class Prices:
         return min(high, max(low, self.pace_ms / REFERENCE_PACE_MS))
 
     def process(self) -> float:
-        """A worker's start-up: from history, the run's own cost; without it, a fork's at the
-        machine's pace plus the model's load as the inspection timed it."""
+        """A worker's start-up: from history, the run's own cost; without it, a fresh worker's
+        at the machine's pace plus the model's load as the inspection timed it."""
         if self.runs or self.load_s is None:
             return PROCESS_WEIGHT * self.overhead_s
         return self.pace() * WORKER_START_S + self.load_s

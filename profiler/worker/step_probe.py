@@ -3,7 +3,7 @@ earlier session to price it from: a few eager steps (forward, loss, backward, SG
 batch sizes, timed after one untimed step each, fitted as a fixed cost plus a cost per sample.
 Each size is timed with torch's threads and with one, and the faster stands: beside a busy
 program, small steps with two threads waited for a descheduled thread at every operator (280 ms
-a step where the run's own steps took 15-46 ms), and one thread does not wait.
+a step where the run's own steps took 15-48 ms), and one thread does not wait.
 The first untimed step also counts the operators torch dispatches (forward and backward): what
 a compile traces and lowers, so the compile's guess grows with it (profiler/run/estimate.py).
 And it reads the machine's pace for Python-bound work, which compiles and worker start-ups are:
@@ -40,7 +40,7 @@ PACE_WARM = 3  # untimed first: a fresh process's first traces took twice as lon
 
 def pace_ms() -> float:
     """Milliseconds to trace and recompile a fixed 16-module network with torch.fx: Python-bound
-    graph work, like a compile's, on this machine as it is now (the mean of a few)."""
+    graph work, like a compile's, on this machine as it is now (the mean of PACE_REPEATS)."""
     model = nn.Sequential(*[m for _ in range(8) for m in (nn.Linear(8, 8), nn.ReLU())])
     for _ in range(PACE_WARM):  # torch.fx's and the interpreter's first uses, untimed
         torch.fx.symbolic_trace(model).recompile()
